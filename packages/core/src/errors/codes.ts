@@ -1,0 +1,54 @@
+/**
+ * Every error code tenxgraph publishes, listed once. A published code never changes meaning;
+ * new failures get new codes.
+ */
+export const ERROR_CODES = {
+  /** Another execution committed to the thread after this run read it. */
+  STORAGE_CONFLICT_001: "STORAGE_CONFLICT_001",
+  /** A checkpointer could not read or write (engine failure, closed store). */
+  STORAGE_FAILURE_001: "STORAGE_FAILURE_001",
+  /** A node ran past its deadline. */
+  NODE_TIMEOUT_001: "NODE_TIMEOUT_001",
+  /** A tool call ran past its deadline. */
+  NODE_TIMEOUT_002: "NODE_TIMEOUT_002",
+  /** The run took more steps than `recursionLimit`. */
+  RECURSION_001: "RECURSION_001",
+  /** An edge names a node that does not exist. */
+  GRAPH_001: "GRAPH_001",
+  /** The graph has no entry point. */
+  GRAPH_002: "GRAPH_002",
+  /** A node name is used twice, or is reserved. */
+  GRAPH_003: "GRAPH_003",
+  /** A node has no outgoing edge. */
+  GRAPH_004: "GRAPH_004",
+  /** A node has both a fixed edge and conditional edges, or two of either. */
+  GRAPH_005: "GRAPH_005",
+  /** A conditional edge returned a node that is not in its path map or graph. */
+  GRAPH_006: "GRAPH_006",
+  /** A tool threw. */
+  TOOL_ERROR_001: "TOOL_ERROR_001",
+  /** A tool call's arguments are not JSON or fail the tool's schema. */
+  TOOL_ARGS_001: "TOOL_ARGS_001",
+  /** The model asked for a tool the node does not have. */
+  TOOL_NOT_FOUND_001: "TOOL_NOT_FOUND_001",
+  /** A call was started before but never recorded, and its policy is `"fail"`. */
+  TOOL_IN_DOUBT_001: "TOOL_IN_DOUBT_001",
+  /** Another live execution holds the claim on this call and did not finish in time. */
+  TOOL_CONFLICT_001: "TOOL_CONFLICT_001",
+  /** `{ resume }` without `interruptId` while several interrupts are pending. */
+  RESUME_001: "RESUME_001",
+  /** `interruptId` names no pending interrupt. */
+  RESUME_002: "RESUME_002",
+  /** `{ resume }` on a thread that is not interrupted. */
+  RESUME_003: "RESUME_003",
+  /** The answer to an in-doubt interrupt is not a valid decision. */
+  RESUME_004: "RESUME_004",
+  /** `invoke(null)` on a thread that does not exist. */
+  THREAD_001: "THREAD_001",
+  /** New input on a thread that waits for an interrupt answer. */
+  THREAD_002: "THREAD_002",
+  /** The input or config passed to `invoke`/`stream` is malformed. */
+  INPUT_001: "INPUT_001",
+} as const;
+
+export type ErrorCode = keyof typeof ERROR_CODES;

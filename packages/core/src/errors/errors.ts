@@ -1,0 +1,91 @@
+import { TenxgraphError } from "./tenxgraph-error.js";
+import type { ErrorCode } from "./codes.js";
+
+/** Another execution committed to this thread after this run read it; nothing was overwritten. */
+export class StaleStateError extends TenxgraphError {
+  constructor(
+    readonly threadId: string,
+    readonly expectedVersion: number,
+    readonly actualVersion: number | null,
+  ) {
+    super(
+      "STORAGE_CONFLICT_001",
+      `State of thread '${threadId}' was modified by another execution ` +
+        `(expected version ${expectedVersion}, found ${actualVersion ?? "none"})`,
+    );
+  }
+}
+
+/** A checkpointer failed to read or write; the engine error is the `cause`. */
+export class StorageError extends TenxgraphError {
+  constructor(
+    readonly operation: string,
+    cause: unknown,
+  ) {
+    super("STORAGE_FAILURE_001", `Storage operation '${operation}' failed: ${describe(cause)}`, {
+      cause,
+    });
+  }
+}
+
+/** A node (`NODE_TIMEOUT_001`) or a tool call (`NODE_TIMEOUT_002`) ran past its deadline. */
+export class NodeTimeoutError extends TenxgraphError {
+  constructor(
+    readonly scope: "node" | "tool",
+    /** The node or tool that timed out. */
+    readonly target: string,
+    readonly timeoutSeconds: number,
+  ) {
+    super(
+      scope === "node" ? "NODE_TIMEOUT_001" : "NODE_TIMEOUT_002",
+      `${scope === "node" ? "Node" : "Tool"} '${target}' timed out after ${timeoutSeconds} s`,
+    );
+  }
+}
+
+/** The run took more steps than its `recursionLimit`. */
+export class GraphRecursionError extends TenxgraphError {
+  constructor(
+    readonly threadId: string,
+    readonly recursionLimit: number,
+  ) {
+    super(
+      "RECURSION_001",
+      `Run on thread '${threadId}' reached the recursion limit of ${recursionLimit} steps ` +
+        `without reaching END (raise recursionLimit if the graph really needs more steps)`,
+    );
+  }
+}
+
+/** The graph is malformed; raised by `compile()` and by routing at run time. */
+export class GraphValidationError extends TenxgraphError {
+  constructor(code: Extract<ErrorCode, `GRAPH_${string}`>, message: string) {
+    super(code, message);
+  }
+}
+
+/** A tool failed; the run does not reject with it: it becomes a tool message with `isError`. */
+export class ToolError extends TenxgraphError {
+  constructor(
+    code: Extract<ErrorCode, `TOOL_${string}` | "NODE_TIMEOUT_002">,
+    readonly toolName: string,
+    message: string,
+    options?: { cause?: unknown },
+  ) {
+    super(code, message, options);
+  }
+}
+
+/** A resume, input or thread lookup that cannot be carried out as asked. */
+export class InvalidRunError extends TenxgraphError {
+  constructor(
+    code: Extract<ErrorCode, `RESUME_${string}` | `THREAD_${string}` | "INPUT_001">,
+    message: string,
+  ) {
+    super(code, message);
+  }
+}
+
+export function describe(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}

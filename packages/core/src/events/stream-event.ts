@@ -1,0 +1,39 @@
+import type { Message, ToolMessage } from "../messages/message.js";
+import type { Interrupt } from "../runtime/interrupt.js";
+import type { ThreadStatus } from "../storage/checkpointer.js";
+
+/** How a run ended without an error. */
+export type RunStatus = "completed" | "interrupted" | "stopped";
+
+/** What `stream()` yields, discriminated on `type`. `invoke()` runs the same loop silently. */
+export type StreamEvent =
+  | { type: "run_start"; threadId: string; runId: string; mode: RunMode }
+  | { type: "node_start"; node: string; step: number }
+  | { type: "message"; node: string; message: Message }
+  | { type: "message_delta"; node: string; messageId: string; delta: string }
+  | { type: "tool_start"; node: string; key: string | null; toolCallId: string; toolName: string }
+  | {
+      type: "tool_result";
+      node: string;
+      key: string | null;
+      toolCallId: string;
+      toolName: string;
+      replayed: boolean;
+      isError: boolean;
+      message: ToolMessage;
+    }
+  | {
+      type: "state";
+      version: number;
+      step: number;
+      currentNode: string | null;
+      status: ThreadStatus;
+    }
+  | { type: "interrupt"; interrupts: Interrupt[] }
+  | { type: "run_end"; status: RunStatus; version: number }
+  | { type: "error"; code: string | null; message: string };
+
+/** `new` starts a turn from input; `resume` answers an interrupt; `continue` picks up after a crash, stop or failure. */
+export type RunMode = "new" | "resume" | "continue";
+
+export type EmitEvent = (event: StreamEvent) => void;

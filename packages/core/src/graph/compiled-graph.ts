@@ -1,0 +1,171 @@
+import type { Meter } from "@opentelemetry/api";
+import { jsonLogger, type Logger } from "../events/logger.js";
+import { RuntimeMetrics } from "../events/metrics.js";
+import type { StreamEvent } from "../events/stream-event.js";
+import type { LedgerEntry } from "../ledger/ledger-entry.js";
+import { uuidv7, type IdGenerator } from "../messages/ids.js";
+import { EventQueue } from "../runtime/event-queue.js";
+import type { FaultInjector } from "../runtime/fault-points.js";
+import type { Interrupt } from "../runtime/interrupt.js";
+import { resolveRunConfig, type RunConfig } from "../runtime/run-config.js";
+import { Run, type RunDependencies } from "../runtime/run-loop.js";
+import type { RunInput, RunResult } from "../runtime/run-result.js";
+import { StopSignal } from "../runtime/stop.js";
+import { loadThread } from "../runtime/thread-snapshot.js";
+import type { Checkpointer, ThreadStatus } from "../storage/checkpointer.js";
+import { InMemoryCheckpointer } from "../storage/in-memory-checkpointer.js";
+import type { GraphDefinition } from "./graph-definition.js";
+import type { BaseState } from "./reducers.js";
+
+/** Options of `StateGraph.compile()`. */
+export interface CompileOptions {
+  /** Where threads, messages and the tool ledger live (default: a new `InMemoryCheckpointer`). */
+  checkpointer?: Checkpointer;
+  /** A pino-compatible logger (default: JSON lines on stderr from `warn` up). */
+  logger?: Logger;
+  /** OpenTelemetry meter (default: the global meter named `10xgraph`). */
+  meter?: Meter;
+  /** Id generator for runs and messages created by the runtime (default: UUIDv7). */
+  ids?: IdGenerator;
+  /** Named fault points for crash and fault tests (see `FaultPoints` in `@tenxgraph/core/testing`). */
+  faultPoints?: FaultInjector;
+  /** How often a running run polls the store for stop requests and heartbeats its claims (default 1000 ms). */
+  stopPollIntervalMs?: number;
+  /**
+   * How old a started claim's heartbeat must be before the call counts as left by a dead
+   * execution, i.e. in doubt (default 3000 ms). Younger claims belong to a live execution,
+   * whose result is awaited instead of running the call twice.
+   */
+  claimStaleAfterMs?: number;
+}
+
+/** A thread as `getState` reports it. */
+export interface ThreadState<S extends BaseState> {
+  values: S;
+  version: number;
+  currentNode: string | null;
+  step: number;
+  status: ThreadStatus;
+  interrupts: Interrupt[];
+}
+
+const ENDED_RUNS_REMEMBERED = 1000;
+
+/** A runnable graph: `invoke`, `stream`, `stop`, and thread inspection. Made by `StateGraph.compile()`. */
+export class CompiledGraph<S extends BaseState> {
+  readonly #deps: RunDependencies<S>;
+  readonly #activeRuns = new Map<string, Set<AbortController>>();
+  readonly #endedRuns = new Set<string>();
+
+  constructor(graph: GraphDefinition<S>, options: CompileOptions) {
+    this.#deps = {
+      graph,
+      checkpointer: options.checkpointer ?? new InMemoryCheckpointer(),
+      logger: options.logger ?? jsonLogger(),
+      metrics: new RuntimeMetrics(options.meter),
+      ids: options.ids ?? uuidv7,
+      faultPoints: options.faultPoints,
+      stopPollIntervalMs: options.stopPollIntervalMs ?? 1000,
+      claimStaleAfterMs: options.claimStaleAfterMs ?? 3000,
+      isEndedLocalRun: (runId) => this.#endedRuns.has(runId),
+    };
+  }
+
+  get checkpointer(): Checkpointer {
+    return this.#deps.checkpointer;
+  }
+
+  /**
+   * Runs the graph on a thread until END, an interrupt or a stop. Rejects with coded errors
+   * (`StaleStateError`, `NodeTimeoutError`, `GraphRecursionError`, ...); tool failures are
+   * tool messages, never rejections.
+   */
+  async invoke(input: RunInput<S>, config: RunConfig = {}): Promise<RunResult<S>> {
+    return this.#execute(input, config, () => {}, new AbortController());
+  }
+
+  /**
+   * The same run as `invoke`, yielding its events. Breaking out of the loop stops the run
+   * cleanly: the thread is left `stopped` and `invoke(null, { threadId })` continues it.
+   */
+  async *stream(input: RunInput<S>, config: RunConfig = {}): AsyncGenerator<StreamEvent> {
+    const queue = new EventQueue<StreamEvent>();
+    const abort = new AbortController();
+    let finished = false;
+    const run = this.#execute(input, config, (event) => queue.push(event), abort).then(
+      () => queue.close(),
+      (error: unknown) => queue.fail(error),
+    );
+    try {
+      for await (const event of queue) yield event;
+      finished = true;
+    } finally {
+      if (!finished) abort.abort(new StopSignal("stream closed"));
+      await run;
+    }
+  }
+
+  /** Stops the thread's running run, in this process at once, in others within a poll interval. */
+  async stop({ threadId }: { threadId: string }): Promise<void> {
+    await this.#deps.checkpointer.requestStop(threadId);
+    for (const controller of this.#activeRuns.get(threadId) ?? []) {
+      controller.abort(new StopSignal("stop()"));
+    }
+  }
+
+  /** The thread's latest committed state, or `null` when it does not exist. */
+  async getState({ threadId }: { threadId: string }): Promise<ThreadState<S> | null> {
+    const snapshot = await loadThread(this.#deps.checkpointer, threadId);
+    if (!snapshot) return null;
+    const { checkpoint, messages } = snapshot;
+    return {
+      values: { ...checkpoint.values, messages } as unknown as S,
+      version: checkpoint.version,
+      currentNode: checkpoint.currentNode,
+      step: checkpoint.step,
+      status: checkpoint.status,
+      interrupts: checkpoint.interrupts,
+    };
+  }
+
+  /** Every tool call recorded for the thread, oldest first. */
+  async getToolLedger({ threadId }: { threadId: string }): Promise<LedgerEntry[]> {
+    return this.#deps.checkpointer.listCalls(threadId);
+  }
+
+  /** Deletes the thread's state, messages and ledger. */
+  async deleteThread({ threadId }: { threadId: string }): Promise<void> {
+    await this.#deps.checkpointer.deleteThread(threadId);
+  }
+
+  async #execute(
+    input: RunInput<S>,
+    config: RunConfig,
+    emit: (event: StreamEvent) => void,
+    abort: AbortController,
+  ): Promise<RunResult<S>> {
+    const resolved = resolveRunConfig(config, this.#deps.logger, this.#deps.ids);
+    const runId = this.#deps.ids();
+    const external = resolved.signal;
+    const onExternalAbort = () => abort.abort(new StopSignal("signal"));
+    if (external?.aborted) onExternalAbort();
+    external?.addEventListener("abort", onExternalAbort, { once: true });
+    const active = this.#activeRuns.get(resolved.threadId) ?? new Set();
+    this.#activeRuns.set(resolved.threadId, active.add(abort));
+    try {
+      return await new Run(this.#deps, resolved, emit, abort, runId).execute(input);
+    } finally {
+      external?.removeEventListener("abort", onExternalAbort);
+      active.delete(abort);
+      if (active.size === 0) this.#activeRuns.delete(resolved.threadId);
+      this.#rememberEnded(runId);
+    }
+  }
+
+  #rememberEnded(runId: string): void {
+    this.#endedRuns.add(runId);
+    if (this.#endedRuns.size > ENDED_RUNS_REMEMBERED) {
+      this.#endedRuns.delete(this.#endedRuns.values().next().value!);
+    }
+  }
+}

@@ -1,0 +1,13 @@
+import type { Edge } from "./edges.js";
+import type { NodeLike } from "./graph-node.js";
+import type { BaseState, Reducers } from "./reducers.js";
+
+/** A validated graph, frozen by `compile()`: what the run loop executes. */
+export interface GraphDefinition<S extends BaseState> {
+  nodes: ReadonlyMap<string, NodeLike<S>>;
+  /** Exactly one way out of every node. */
+  edges: ReadonlyMap<string, Edge<S>>;
+  entryPoint: string;
+  reducers: Reducers<S>;
+  initialState: Partial<Omit<S, "messages">>;
+}

@@ -1,0 +1,23 @@
+import type { Message } from "../messages/message.js";
+import type { NodeContext } from "../runtime/node-context.js";
+import type { BaseState, StateUpdate } from "./reducers.js";
+
+/** What a node may return: an update, a message or messages to append, or nothing. */
+export type NodeOutput<S extends BaseState> = StateUpdate<S> | Message | Message[] | void;
+
+/** A node as a function. `state` is the node's own copy: change the thread by returning an update. */
+export type NodeFunction<S extends BaseState> = (
+  state: S,
+  ctx: NodeContext,
+) => NodeOutput<S> | Promise<NodeOutput<S>>;
+
+/** A node as an object, such as `ToolNode` or a model `Agent`. */
+export interface GraphNode<S extends BaseState> {
+  run(state: S, ctx: NodeContext): Promise<NodeOutput<S>>;
+}
+
+export type NodeLike<S extends BaseState> = NodeFunction<S> | GraphNode<S>;
+
+export function isGraphNode<S extends BaseState>(node: NodeLike<S>): node is GraphNode<S> {
+  return typeof node === "object" && node !== null && typeof node.run === "function";
+}

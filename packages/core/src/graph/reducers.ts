@@ -1,0 +1,48 @@
+import type { Message } from "../messages/message.js";
+
+/** The state every graph has: the transcript, plus fields of the graph's own. */
+export interface BaseState {
+  messages: Message[];
+}
+
+/** Combines a field's current value with an update to it. */
+export type Reducer<T> = (current: T, update: T) => T;
+
+/** Reducers for a state's fields; a field without one is replaced by its update. */
+export type Reducers<S> = { [K in Exclude<keyof S, "messages">]?: Reducer<S[K]> };
+
+/** A node's update: messages are appended, other fields replaced or reduced. */
+export type StateUpdate<S extends BaseState> = Partial<S>;
+
+/**
+ * Appends the messages whose id is not in the transcript yet. The transcript is append-only:
+ * re-sending a message (as a parallel branch or a replay does) never duplicates it.
+ */
+export function appendMessages(current: Message[], update: readonly Message[]): Message[] {
+  if (update.length === 0) return current;
+  const known = new Set(current.map((message) => message.id));
+  const appended = current.slice();
+  for (const message of update) {
+    if (known.has(message.id)) continue;
+    known.add(message.id);
+    appended.push(message);
+  }
+  return appended;
+}
+
+/** Applies `update` to `state` in place: messages appended, other fields replaced or reduced. */
+export function applyUpdate<S extends BaseState>(
+  state: S,
+  update: StateUpdate<S>,
+  reducers: Reducers<S>,
+): void {
+  for (const field of Object.keys(update) as (keyof S & string)[]) {
+    const value = update[field];
+    if (field === "messages") {
+      state.messages = appendMessages(state.messages, value as Message[]);
+      continue;
+    }
+    const reducer = reducers[field as Exclude<keyof S, "messages">] as Reducer<unknown> | undefined;
+    state[field] = (reducer ? reducer(state[field], value) : value) as S[typeof field];
+  }
+}

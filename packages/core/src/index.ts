@@ -1,0 +1,88 @@
+/**
+ * tenxgraph: a graph runtime for AI agents that stays correct when processes die.
+ * @module
+ */
+export { StateGraph } from "./graph/state-graph.js";
+export type { StateOptions } from "./graph/state-graph.js";
+export { CompiledGraph } from "./graph/compiled-graph.js";
+export type { CompileOptions, ThreadState } from "./graph/compiled-graph.js";
+export { END } from "./graph/edges.js";
+export type { Router } from "./graph/edges.js";
+export type { GraphNode, NodeFunction, NodeLike, NodeOutput } from "./graph/graph-node.js";
+export { appendMessages } from "./graph/reducers.js";
+export type { BaseState, Reducer, Reducers, StateUpdate } from "./graph/reducers.js";
+
+export { Message, messageSchema } from "./messages/message.js";
+export type {
+  AssistantMessage,
+  ContentBlock,
+  Role,
+  SystemMessage,
+  TokenUsage,
+  ToolCall,
+  ToolMessage,
+  UserMessage,
+} from "./messages/message.js";
+export { uuidv7 } from "./messages/ids.js";
+export type { IdGenerator } from "./messages/ids.js";
+
+export { tool } from "./tools/tool.js";
+export type { InDoubtPolicy, Tool, ToolDefinition, ToolOutput } from "./tools/tool.js";
+export type { ToolContext } from "./tools/tool-context.js";
+export { ToolNode } from "./tools/tool-node.js";
+
+export { ledgerKey } from "./ledger/ledger-key.js";
+export { decodeEnvelope } from "./ledger/envelope.js";
+export type { ResultEnvelope } from "./ledger/envelope.js";
+export { IN_DOUBT_INTERRUPT_KIND, inDoubtDecisionSchema } from "./ledger/in-doubt.js";
+export type { InDoubtDecision } from "./ledger/in-doubt.js";
+export type {
+  AttemptRef,
+  ClaimResult,
+  CompletedLedgerEntry,
+  InterruptedLedgerEntry,
+  LedgerClaim,
+  LedgerEntry,
+  LedgerStatus,
+  StartedLedgerEntry,
+} from "./ledger/ledger-entry.js";
+
+export { interrupt } from "./runtime/interrupt.js";
+export type { Interrupt } from "./runtime/interrupt.js";
+export {
+  DEFAULT_NODE_TIMEOUT_SECONDS,
+  DEFAULT_RECURSION_LIMIT,
+  DEFAULT_TOOL_TIMEOUT_SECONDS,
+} from "./runtime/run-config.js";
+export type { RunConfig } from "./runtime/run-config.js";
+export type { ResumeInput, RunInput, RunResult } from "./runtime/run-result.js";
+export type { NodeContext, NodeRuntime } from "./runtime/node-context.js";
+export { FAULT_POINTS } from "./runtime/fault-points.js";
+export type { FaultContext, FaultInjector, FaultPointName } from "./runtime/fault-points.js";
+
+export type {
+  Checkpointer,
+  CheckpointWrite,
+  ThreadCheckpoint,
+  ThreadStatus,
+  ThreadSummary,
+} from "./storage/checkpointer.js";
+export { InMemoryCheckpointer } from "./storage/in-memory-checkpointer.js";
+
+export { TenxgraphError, isTenxgraphError } from "./errors/tenxgraph-error.js";
+export {
+  GraphRecursionError,
+  GraphValidationError,
+  InvalidRunError,
+  NodeTimeoutError,
+  StaleStateError,
+  StorageError,
+  ToolError,
+} from "./errors/errors.js";
+export { ERROR_CODES } from "./errors/codes.js";
+export type { ErrorCode } from "./errors/codes.js";
+
+export type { EmitEvent, RunMode, RunStatus, StreamEvent } from "./events/stream-event.js";
+export { jsonLogger, withFields } from "./events/logger.js";
+export type { Logger } from "./events/logger.js";
+export { METER_NAME } from "./events/metrics.js";

@@ -1,0 +1,53 @@
+import { sleep } from "../runtime/deadline.js";
+import type { NodeContext } from "../runtime/node-context.js";
+import type { ReadyCall } from "../tools/prepared-call.js";
+import { toolErrorMessage } from "../tools/tool-result.js";
+import type { CallPlan } from "./call-plan.js";
+import { claimOne, planFromEntry } from "./claim.js";
+import type { LedgerEntry } from "./ledger-entry.js";
+import { toolTimeoutMs } from "../tools/tool-timeout.js";
+
+const POLL_MS = 100;
+
+/**
+ * Another live execution holds this call's claim: wait for its result rather than run the call
+ * a second time. Ends with the recorded result, a claim of our own if the holder went away, or
+ * `TOOL_CONFLICT_001` once the holder ran past the tool's deadline.
+ */
+export async function awaitClaim(
+  call: ReadyCall,
+  held: LedgerEntry,
+  ctx: NodeContext,
+): Promise<CallPlan> {
+  call.log.info(
+    { key: call.key, tool: call.tool.name, ownerRunId: held.ownerRunId },
+    "Tool call is held by another execution: waiting for its result",
+  );
+  const timeout = toolTimeoutMs(call, ctx);
+  const deadline =
+    timeout === null ? Infinity : Date.now() + timeout + ctx.runtime.claimStaleAfterMs;
+  for (;;) {
+    await sleep(POLL_MS, ctx.signal);
+    let entry: LedgerEntry | undefined;
+    try {
+      [entry] = await ctx.runtime.checkpointer.getCalls(ctx.threadId, [call.key!]);
+    } catch (error) {
+      call.log.warn({ err: error, key: call.key }, "Ledger read failed while waiting; retrying");
+      continue;
+    }
+    const plan = planFromEntry(call, entry, ctx);
+    if (plan.kind === "claim") return claimOne(call, plan.expectedAttempt, ctx);
+    if (plan.kind !== "wait") return plan;
+    if (Date.now() > deadline) {
+      return {
+        kind: "settled",
+        message: toolErrorMessage(
+          call.tool.name,
+          call.call.id,
+          "TOOL_CONFLICT_001",
+          `another execution (run ${held.ownerRunId}) is running this call and did not finish in time; it was not run twice`,
+        ),
+      };
+    }
+  }
+}

@@ -1,0 +1,122 @@
+import type { NodeContext } from "../runtime/node-context.js";
+import type { ReadyCall } from "../tools/prepared-call.js";
+import type { CallPlan } from "./call-plan.js";
+import { decodeEnvelope } from "./envelope.js";
+import type { ClaimResult, LedgerClaim, LedgerEntry } from "./ledger-entry.js";
+
+/**
+ * Decides every keyed call of a node from the ledger: one read for all of them, then one batch
+ * of claims (a single transaction in SQL stores) for those that must run.
+ */
+export async function planCalls(
+  calls: readonly ReadyCall[],
+  ctx: NodeContext,
+): Promise<CallPlan[]> {
+  const entries = await readEntries(calls, ctx);
+  const plans: (CallPlan | { kind: "claim"; expectedAttempt: number })[] = calls.map((call) =>
+    call.key === null
+      ? { kind: "run", attempt: null }
+      : planFromEntry(call, entries.get(call.key), ctx),
+  );
+  const toClaim = calls.flatMap((call, index) => {
+    const plan = plans[index]!;
+    return plan.kind === "claim" ? [{ index, call, expectedAttempt: plan.expectedAttempt }] : [];
+  });
+  if (toClaim.length > 0) {
+    const results = await claim(
+      toClaim.map(({ call, expectedAttempt }) => ({ call, expectedAttempt })),
+      ctx,
+    );
+    toClaim.forEach(({ index, call }, i) => (plans[index] = planFromClaim(call, results[i]!, ctx)));
+  }
+  return plans as CallPlan[];
+}
+
+/** Claims one call (an in-doubt takeover, or after waiting) and says what to do next. */
+export async function claimOne(
+  call: ReadyCall,
+  expectedAttempt: number,
+  ctx: NodeContext,
+): Promise<CallPlan> {
+  const [result] = await claim([{ call, expectedAttempt }], ctx);
+  return planFromClaim(call, result!, ctx);
+}
+
+/** A claim left by an execution that is gone: its heartbeat is stale, or it is a run here that ended. */
+export function isAbandoned(entry: LedgerEntry, ctx: NodeContext): boolean {
+  if (entry.status !== "started") return false;
+  if (ctx.runtime.isEndedLocalRun(entry.ownerRunId)) return true;
+  return Date.now() - Date.parse(entry.heartbeatAt) > ctx.runtime.claimStaleAfterMs;
+}
+
+/** What an existing entry (or none) means for a call. */
+export function planFromEntry(
+  call: ReadyCall,
+  entry: LedgerEntry | undefined,
+  ctx: NodeContext,
+): CallPlan | { kind: "claim"; expectedAttempt: number } {
+  if (!entry) return { kind: "claim", expectedAttempt: 0 };
+  switch (entry.status) {
+    case "completed": {
+      const result = decodeEnvelope(entry.result, call.call.id);
+      if (result) return { kind: "replay", result };
+      call.log.warn(
+        { key: entry.key, tool: entry.toolName },
+        "Ledger entry is not a well-formed result: treated as no record, the tool runs",
+      );
+      return { kind: "claim", expectedAttempt: entry.attempt };
+    }
+    case "interrupted":
+      return { kind: "claim", expectedAttempt: entry.attempt };
+    case "started":
+      return isAbandoned(entry, ctx) ? { kind: "in_doubt", entry } : { kind: "wait", entry };
+  }
+}
+
+function planFromClaim(call: ReadyCall, result: ClaimResult | null, ctx: NodeContext): CallPlan {
+  // The claim itself failed: run without ledger protection, as the read-failure rule does.
+  if (result === null) return { kind: "run", attempt: null };
+  if (result.won) return { kind: "run", attempt: result.attempt };
+  const next = planFromEntry(call, result.entry, ctx);
+  // Lost the race to an entry that is not running any more: try once more to wait on it.
+  return next.kind === "claim" ? { kind: "wait", entry: result.entry } : next;
+}
+
+async function readEntries(
+  calls: readonly ReadyCall[],
+  ctx: NodeContext,
+): Promise<Map<string, LedgerEntry>> {
+  const keys = [...new Set(calls.flatMap((call) => (call.key === null ? [] : [call.key])))];
+  if (keys.length === 0) return new Map();
+  try {
+    const entries = await ctx.runtime.checkpointer.getCalls(ctx.threadId, keys);
+    return new Map(entries.map((entry) => [entry.key, entry]));
+  } catch (error) {
+    ctx.logger.error(
+      { err: error, keys },
+      "Tool ledger read failed: treated as no record, the tools run (at least once)",
+    );
+    return new Map();
+  }
+}
+
+async function claim(
+  requests: readonly { call: ReadyCall; expectedAttempt: number }[],
+  ctx: NodeContext,
+): Promise<(ClaimResult | null)[]> {
+  const claims: LedgerClaim[] = requests.map(({ call, expectedAttempt }) => ({
+    key: call.key!,
+    toolName: call.tool.name,
+    ownerRunId: ctx.runId,
+    expectedAttempt,
+  }));
+  try {
+    return await ctx.runtime.checkpointer.claimCalls(ctx.threadId, claims);
+  } catch (error) {
+    ctx.logger.error(
+      { err: error, keys: claims.map((c) => c.key) },
+      "Tool ledger claim failed: the tools run without ledger protection (at least once)",
+    );
+    return requests.map(() => null);
+  }
+}

@@ -1,0 +1,137 @@
+import { z } from "zod";
+import { InvalidRunError, NodeTimeoutError } from "../errors/errors.js";
+import type { ToolMessage } from "../messages/message.js";
+import { runWithDeadline } from "../runtime/deadline.js";
+import { interrupt } from "../runtime/interrupt.js";
+import type { NodeContext } from "../runtime/node-context.js";
+import type { ReadyCall } from "../tools/prepared-call.js";
+import type { ToolContext } from "../tools/tool-context.js";
+import { toolErrorMessage, toToolMessage } from "../tools/tool-result.js";
+import { toolTimeoutMs } from "../tools/tool-timeout.js";
+import type { CallPlan } from "./call-plan.js";
+import { claimOne } from "./claim.js";
+import { messageEnvelope } from "./envelope.js";
+import type { StartedLedgerEntry } from "./ledger-entry.js";
+import { recordResult } from "./record.js";
+
+/** `value.kind` of the interrupt an in-doubt call raises under the `"interrupt"` policy. */
+export const IN_DOUBT_INTERRUPT_KIND = "tool_in_doubt";
+
+/** The answer to an in-doubt interrupt. */
+export const inDoubtDecisionSchema = z.discriminatedUnion("action", [
+  /** Run the tool again. */
+  z.object({ action: z.literal("retry") }),
+  /** It did happen: record `result` as what the tool returned. */
+  z.object({ action: z.literal("complete"), result: z.unknown() }),
+  /** Tell the model the call failed. */
+  z.object({ action: z.literal("fail"), reason: z.string().optional() }),
+]);
+export type InDoubtDecision = z.infer<typeof inDoubtDecisionSchema>;
+
+/** Checks an answer to an in-doubt interrupt before it is stored, so a typo cannot wedge the thread. */
+export function parseInDoubtDecision(answer: unknown): InDoubtDecision {
+  const parsed = inDoubtDecisionSchema.safeParse(answer);
+  if (parsed.success) return parsed.data;
+  throw new InvalidRunError(
+    "RESUME_004",
+    `The answer to an in-doubt tool call must be { action: "retry" }, ` +
+      `{ action: "complete", result } or { action: "fail", reason? }; got ${JSON.stringify(answer)}`,
+  );
+}
+
+/**
+ * A call was claimed by an execution that is gone and never recorded: it may or may not have
+ * taken effect. The tool's `onInDoubt` policy decides; whatever it decides is claimed first
+ * (a compare-and-swap on the dead attempt), so two resuming executions cannot both act on it.
+ */
+export async function resolveInDoubt(
+  call: ReadyCall,
+  entry: StartedLedgerEntry,
+  ctx: NodeContext,
+  toolContext: (attempt: number, signal: AbortSignal) => ToolContext,
+): Promise<CallPlan> {
+  const policy = call.tool.onInDoubt;
+  const policyName = typeof policy === "string" ? policy : "reconcile";
+  ctx.runtime.metrics.inDoubt.add(1, { tool: call.tool.name, policy: policyName });
+  call.log.warn(
+    { key: entry.key, tool: call.tool.name, attempt: entry.attempt, policy: policyName },
+    "Tool call is IN DOUBT: it started but was never recorded, so it may or may not have taken effect",
+  );
+  const decision = policy === "interrupt" ? askHuman(call, entry) : null;
+  const taken = await claimOne(call, entry.attempt, ctx);
+  if (taken.kind !== "run" || taken.attempt === null) return taken;
+  const attempt = taken.attempt;
+  const settle = async (message: ToolMessage): Promise<CallPlan> => {
+    await recordResult(call, attempt, messageEnvelope(message, {}), ctx);
+    return { kind: "settled", message };
+  };
+  if (decision) {
+    if (decision.action === "retry") return taken;
+    if (decision.action === "complete") return settle(toToolMessage(decision.result, call.call.id));
+    return settle(inDoubtFailure(call, decision.reason ?? "a human marked it failed"));
+  }
+  if (policy === "retry") return taken;
+  if (policy === "fail") {
+    return settle(inDoubtFailure(call, `attempt ${entry.attempt} started but was never recorded`));
+  }
+  if (typeof policy === "object") {
+    const reconciled = await reconcile(call, policy.reconcile, attempt, ctx, toolContext);
+    if (reconciled.kind === "did_not_happen") return taken;
+    return settle(reconciled.message);
+  }
+  return taken;
+}
+
+function askHuman(call: ReadyCall, entry: StartedLedgerEntry): InDoubtDecision {
+  const answer = interrupt(
+    {
+      kind: IN_DOUBT_INTERRUPT_KIND,
+      tool: call.tool.name,
+      arguments: call.args,
+      key: entry.key,
+      attempt: entry.attempt,
+    },
+    {
+      id: "in-doubt",
+      message:
+        `Tool '${call.tool.name}' started but its result was never recorded: it may or may not have ` +
+        `taken effect. Answer { action: "retry" }, { action: "complete", result } or { action: "fail" }.`,
+    },
+  );
+  return parseInDoubtDecision(answer);
+}
+
+async function reconcile(
+  call: ReadyCall,
+  fn: (args: unknown, ctx: ToolContext) => unknown,
+  attempt: number,
+  ctx: NodeContext,
+  toolContext: (attempt: number, signal: AbortSignal) => ToolContext,
+): Promise<{ kind: "did_not_happen" } | { kind: "happened"; message: ToolMessage }> {
+  const timeoutMs = toolTimeoutMs(call, ctx);
+  try {
+    const value = await runWithDeadline((signal) => fn(call.args, toolContext(attempt, signal)), {
+      parent: ctx.signal,
+      timeoutMs,
+      onTimeout: () => new NodeTimeoutError("tool", call.tool.name, (timeoutMs ?? 0) / 1000),
+    });
+    if (value === undefined) return { kind: "did_not_happen" };
+    return { kind: "happened", message: toToolMessage(value, call.call.id) };
+  } catch (error) {
+    if (ctx.signal.aborted) throw error;
+    const message = `reconcile() failed, outcome still unknown: ${(error as Error).message}`;
+    return {
+      kind: "happened",
+      message: toolErrorMessage(call.tool.name, call.call.id, "TOOL_IN_DOUBT_001", message),
+    };
+  }
+}
+
+function inDoubtFailure(call: ReadyCall, why: string): ToolMessage {
+  return toolErrorMessage(
+    call.tool.name,
+    call.call.id,
+    "TOOL_IN_DOUBT_001",
+    `outcome unknown: ${why}; it may or may not have taken effect, so check before calling it again`,
+  );
+}

@@ -1,0 +1,62 @@
+/**
+ * One row of the tool ledger: what is known about one tool call on one thread.
+ *
+ * - `started`: claimed by `attempt`; the call may or may not have taken effect until it is
+ *   completed. If its claimant stops heartbeating, the call is *in doubt*.
+ * - `interrupted`: the call paused in `interrupt()`; it did not complete and is not in doubt.
+ * - `completed`: the call returned; `result` is the recorded envelope, replayed instead of the tool.
+ */
+export type LedgerEntry = StartedLedgerEntry | InterruptedLedgerEntry | CompletedLedgerEntry;
+
+interface LedgerEntryBase {
+  /** `<assistant message id>:<tool call id>`, or the tool's domain key. Scoped by thread. */
+  key: string;
+  toolName: string;
+  /** 1 for the first claim; each later claim of the same key adds one. */
+  attempt: number;
+  /** The run that made the latest claim. */
+  ownerRunId: string;
+  /** ISO-8601 time of the latest claim. */
+  startedAt: string;
+}
+
+export interface StartedLedgerEntry extends LedgerEntryBase {
+  status: "started";
+  /** ISO-8601 time the claimant last said it is still running the call. */
+  heartbeatAt: string;
+}
+
+export interface InterruptedLedgerEntry extends LedgerEntryBase {
+  status: "interrupted";
+}
+
+export interface CompletedLedgerEntry extends LedgerEntryBase {
+  status: "completed";
+  /** The recorded result, as stored: a {@link ResultEnvelope} when written by tenxgraph. */
+  result: unknown;
+  completedAt: string;
+}
+
+export type LedgerStatus = LedgerEntry["status"];
+
+/** A request to claim one call. */
+export interface LedgerClaim {
+  key: string;
+  toolName: string;
+  ownerRunId: string;
+  /**
+   * The attempt the claimant saw: `0` claims a call with no entry (an insert that only one
+   * execution wins); `n` takes over an entry whose attempt is still `n` (compare-and-swap).
+   */
+  expectedAttempt: number;
+}
+
+/** The outcome of one claim: won with the new attempt number, or lost to the entry that is there. */
+export type ClaimResult =
+  { won: true; key: string; attempt: number } | { won: false; key: string; entry: LedgerEntry };
+
+/** Identifies one claimed attempt, for fenced writes. */
+export interface AttemptRef {
+  key: string;
+  attempt: number;
+}

@@ -1,0 +1,33 @@
+import { randomBytes } from "node:crypto";
+
+/** Produces unique ids; pass your own to `compile({ ids })` for deterministic tests. */
+export type IdGenerator = () => string;
+
+let lastMillis = 0;
+let sequence = 0;
+
+/**
+ * UUIDv7 (RFC 9562): 48-bit millisecond time, then a 12-bit counter that keeps ids created in
+ * the same millisecond in creation order, then random bits. Sorting ids sorts by creation.
+ */
+export const uuidv7: IdGenerator = () => {
+  let now = Date.now();
+  if (now <= lastMillis) {
+    sequence += 1;
+    if (sequence > 0xfff) {
+      lastMillis += 1;
+      sequence = 0;
+    }
+    now = lastMillis;
+  } else {
+    lastMillis = now;
+    sequence = 0;
+  }
+  const bytes = randomBytes(16);
+  bytes.writeUIntBE(now, 0, 6);
+  bytes[6] = 0x70 | (sequence >> 8);
+  bytes[7] = sequence & 0xff;
+  bytes[8] = 0x80 | (bytes[8]! & 0x3f);
+  const hex = bytes.toString("hex");
+  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
+};

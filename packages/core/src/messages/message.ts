@@ -1,0 +1,153 @@
+import { z } from "zod";
+import { uuidv7 } from "./ids.js";
+
+/** One content block of a multi-part message. */
+export type ContentBlock =
+  | { type: "text"; text: string }
+  | { type: "image"; url?: string; data?: string; mediaType?: string }
+  | { type: "file"; url?: string; data?: string; mediaType: string; filename?: string };
+
+/** A tool call as the model produced it; `arguments` is the model's raw JSON text. */
+export interface ToolCall {
+  id: string;
+  name: string;
+  arguments: string;
+}
+
+/** Token counts a model reported for the message that carries them. */
+export interface TokenUsage {
+  inputTokens?: number;
+  outputTokens?: number;
+  totalTokens?: number;
+}
+
+interface MessageBase {
+  /** Unique, generated at creation (UUIDv7); never changes once persisted. */
+  id: string;
+  content: string | ContentBlock[];
+  /** ISO-8601 creation time. */
+  createdAt: string;
+}
+
+export interface SystemMessage extends MessageBase {
+  role: "system";
+}
+export interface UserMessage extends MessageBase {
+  role: "user";
+}
+export interface AssistantMessage extends MessageBase {
+  role: "assistant";
+  toolCalls?: ToolCall[];
+  usage?: TokenUsage;
+}
+export interface ToolMessage extends MessageBase {
+  role: "tool";
+  toolCallId: string;
+  isError?: boolean;
+}
+
+/** A message of the transcript. Plain JSON: `JSON.parse(JSON.stringify(m))` is the same message. */
+export type Message = SystemMessage | UserMessage | AssistantMessage | ToolMessage;
+export type Role = Message["role"];
+
+const contentBlockSchema = z.union([
+  z.object({ type: z.literal("text"), text: z.string() }),
+  z.object({
+    type: z.literal("image"),
+    url: z.string().optional(),
+    data: z.string().optional(),
+    mediaType: z.string().optional(),
+  }),
+  z.object({
+    type: z.literal("file"),
+    url: z.string().optional(),
+    data: z.string().optional(),
+    mediaType: z.string(),
+    filename: z.string().optional(),
+  }),
+]);
+
+const base = {
+  id: z.string().min(1),
+  content: z.union([z.string(), z.array(contentBlockSchema)]),
+  createdAt: z.string(),
+};
+
+/** Validates message JSON read back from storage or received over the wire. */
+export const messageSchema: z.ZodType<Message> = z.discriminatedUnion("role", [
+  z.object({ ...base, role: z.literal("system") }),
+  z.object({ ...base, role: z.literal("user") }),
+  z.object({
+    ...base,
+    role: z.literal("assistant"),
+    toolCalls: z
+      .array(z.object({ id: z.string(), name: z.string(), arguments: z.string() }))
+      .optional(),
+    usage: z
+      .object({
+        inputTokens: z.number().optional(),
+        outputTokens: z.number().optional(),
+        totalTokens: z.number().optional(),
+      })
+      .optional(),
+  }),
+  z.object({
+    ...base,
+    role: z.literal("tool"),
+    toolCallId: z.string(),
+    isError: z.boolean().optional(),
+  }),
+]) as z.ZodType<Message>;
+
+function stamp() {
+  return { id: uuidv7(), createdAt: new Date().toISOString() };
+}
+
+/**
+ * Message factories. Each gives the message a fresh id at creation.
+ *
+ * @example
+ * Message.user("charge order 4821");
+ * Message.assistant("", [{ id: "call_1", name: "charge_card", arguments: '{"order_id":"4821"}' }]);
+ * Message.tool("call_1", "Charged 42 USD");
+ */
+export const Message = {
+  system(content: string | ContentBlock[]): SystemMessage {
+    return { ...stamp(), role: "system", content };
+  },
+  user(content: string | ContentBlock[]): UserMessage {
+    return { ...stamp(), role: "user", content };
+  },
+  assistant(
+    content: string | ContentBlock[],
+    toolCalls?: ToolCall[],
+    extra?: { usage?: TokenUsage },
+  ): AssistantMessage {
+    const message: AssistantMessage = { ...stamp(), role: "assistant", content };
+    if (toolCalls?.length) message.toolCalls = toolCalls;
+    if (extra?.usage) message.usage = extra.usage;
+    return message;
+  },
+  tool(
+    toolCallId: string,
+    content: string | ContentBlock[],
+    options?: { isError?: boolean },
+  ): ToolMessage {
+    const message: ToolMessage = { ...stamp(), role: "tool", content, toolCallId };
+    if (options?.isError) message.isError = true;
+    return message;
+  },
+  /** Parses message JSON (a string or a parsed object); throws a zod error naming the bad field. */
+  parse(json: unknown): Message {
+    return messageSchema.parse(typeof json === "string" ? JSON.parse(json) : json);
+  },
+  /** True for a value shaped like a message. */
+  is(value: unknown): value is Message {
+    return messageSchema.safeParse(value).success;
+  },
+  /** The text of a message's content, content blocks joined. */
+  text(message: Message): string {
+    if (typeof message.content === "string") return message.content;
+    return message.content.map((block) => (block.type === "text" ? block.text : "")).join("");
+  },
+};

@@ -1,0 +1,74 @@
+import { AsyncLocalStorage } from "node:async_hooks";
+
+/** A pause waiting for an answer from outside the run (usually a human). */
+export interface Interrupt {
+  /** Derived from the tool call (or node and step) that paused; stable across replays. */
+  id: string;
+  /** What the node or tool asked, as given to `interrupt()`. Plain JSON. */
+  value: unknown;
+  message?: string;
+  node: string;
+  toolCallId?: string;
+}
+
+/** Thrown through user code by `interrupt()`; never escapes the run loop. */
+export class InterruptSignal {
+  constructor(readonly interrupts: Interrupt[]) {}
+}
+
+export function isInterruptSignal(value: unknown): value is InterruptSignal {
+  return value instanceof InterruptSignal;
+}
+
+/** Where `interrupt()` is being called from: the answers it may return and how it names itself. */
+interface InterruptScope {
+  /** Prefix of the ids of interrupts raised in this scope. */
+  idBase: string;
+  node: string;
+  toolCallId?: string;
+  answers: Readonly<Record<string, unknown>>;
+  /** How many times `interrupt()` ran in this scope so far; the n-th gets suffix `:n` (n > 0). */
+  calls: number;
+}
+
+const scopes = new AsyncLocalStorage<InterruptScope>();
+
+/** Runs `fn` with `interrupt()` bound to a scope. */
+export function withInterruptScope<T>(scope: Omit<InterruptScope, "calls">, fn: () => T): T {
+  return scopes.run({ ...scope, calls: 0 }, fn);
+}
+
+/** The id the n-th `interrupt()` of a scope gets. */
+export function interruptId(idBase: string, index: number): string {
+  return index === 0 ? idBase : `${idBase}:${index}`;
+}
+
+/**
+ * Pauses the run for an answer from outside, from inside a node or a tool.
+ *
+ * The first time, it throws a signal the runtime catches: the run ends with status
+ * `"interrupted"` and reports `{ id, value, message }`. Resuming with `{ resume: answer }` runs
+ * the node again, and this call then returns `answer`. Code before `interrupt()` runs again on
+ * resume, so put side effects after it.
+ *
+ * @example
+ * const decision = interrupt({ order_id, amount }, { message: `Refund ${amount}?` });
+ * if (!decision?.approved) return "Refund declined";
+ * return issueRefund(order_id, amount);   // after the interrupt: runs once
+ */
+export function interrupt<Answer = unknown>(
+  value: unknown,
+  options: { message?: string; id?: string } = {},
+): Answer {
+  const scope = scopes.getStore();
+  if (!scope) {
+    throw new Error("interrupt() was called outside a running node or tool");
+  }
+  const id = options.id ? `${scope.idBase}:${options.id}` : interruptId(scope.idBase, scope.calls);
+  scope.calls += 1;
+  if (Object.hasOwn(scope.answers, id)) return scope.answers[id] as Answer;
+  const raised: Interrupt = { id, value, node: scope.node };
+  if (options.message !== undefined) raised.message = options.message;
+  if (scope.toolCallId !== undefined) raised.toolCallId = scope.toolCallId;
+  throw new InterruptSignal([raised]);
+}

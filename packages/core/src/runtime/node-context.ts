@@ -1,0 +1,46 @@
+import type { Logger } from "../events/logger.js";
+import type { RuntimeMetrics } from "../events/metrics.js";
+import type { EmitEvent } from "../events/stream-event.js";
+import type { IdGenerator } from "../messages/ids.js";
+import type { Checkpointer } from "../storage/checkpointer.js";
+import type { Reducer } from "../graph/reducers.js";
+import type { FaultInjector } from "./fault-points.js";
+import type { RunWatch } from "./stop.js";
+
+/** What a node gets besides its state. */
+export interface NodeContext {
+  readonly threadId: string;
+  readonly runId: string;
+  readonly userId: string | null;
+  readonly node: string;
+  /** The thread's step this node runs as. */
+  readonly step: number;
+  /** Aborts on the node's deadline, on stop, and when the stream is closed. */
+  readonly signal: AbortSignal;
+  /** Bound to `threadId`, `runId` and `node`. */
+  readonly logger: Logger;
+  /** Sends an event to `stream()` consumers (model nodes send `message_delta`). */
+  readonly emit: EmitEvent;
+  /** Services of the runtime that `ToolNode` and model nodes use. */
+  readonly runtime: NodeRuntime;
+}
+
+/** The runtime's services for nodes that run tools. */
+export interface NodeRuntime {
+  readonly checkpointer: Checkpointer;
+  readonly metrics: RuntimeMetrics;
+  readonly ids: IdGenerator;
+  /** Default deadline of a tool call; `null` disables it. */
+  readonly toolTimeoutMs: number | null;
+  /** Answers to interrupts of this node, keyed by interrupt id. */
+  readonly resumeAnswers: Readonly<Record<string, unknown>>;
+  /** Heartbeats claims while their tools run. */
+  readonly watch: RunWatch;
+  /** A `started` claim is left by a dead execution once its heartbeat is this old. */
+  readonly claimStaleAfterMs: number;
+  /** True when `runId` is a run of this graph instance that has ended. */
+  isEndedLocalRun(runId: string): boolean;
+  readonly faultPoints: FaultInjector | undefined;
+  /** The graph's field reducers, for merging parallel branches. */
+  readonly reducers: Readonly<Record<string, Reducer<unknown> | undefined>>;
+}

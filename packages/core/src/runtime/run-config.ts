@@ -1,0 +1,106 @@
+import type { Logger } from "../events/logger.js";
+import type { IdGenerator } from "../messages/ids.js";
+
+/** Per-run options of `invoke` and `stream`. All optional. */
+export interface RunConfig {
+  /** The conversation to run on. A random one is generated, with a warning, when absent. */
+  threadId?: string;
+  userId?: string;
+  /** Seconds a node may run, tools included (default 900). `null`, 0 or negative disables. */
+  nodeTimeout?: number | null;
+  /** Seconds one tool call may run (default 300); a tool's own `timeout` wins. */
+  toolTimeout?: number | null;
+  /** Steps one run may take before `GraphRecursionError` (default 25). */
+  recursionLimit?: number;
+  /**
+   * Write state durably after every step (default `true`). With `false` only terminal points
+   * (completed, interrupted, stopped, failed) are written: fewer writes, but a crash replays
+   * the run from its last terminal point, and a replayed model node asks for new tool calls.
+   */
+  durableCheckpointEveryStep?: boolean;
+  /** Aborting it stops the run like `stop()`. */
+  signal?: AbortSignal;
+}
+
+export const DEFAULT_NODE_TIMEOUT_SECONDS = 900;
+export const DEFAULT_TOOL_TIMEOUT_SECONDS = 300;
+export const DEFAULT_RECURSION_LIMIT = 25;
+
+/** A {@link RunConfig} with every default applied and every value checked. */
+export interface ResolvedRunConfig {
+  threadId: string;
+  userId: string | null;
+  /** `null`: no deadline. */
+  nodeTimeoutMs: number | null;
+  toolTimeoutMs: number | null;
+  recursionLimit: number;
+  durableCheckpointEveryStep: boolean;
+  signal: AbortSignal | undefined;
+}
+
+export function resolveRunConfig(
+  config: RunConfig,
+  logger: Logger,
+  newId: IdGenerator,
+): ResolvedRunConfig {
+  let threadId = config.threadId;
+  if (threadId === undefined || threadId === "") {
+    threadId = newId();
+    logger.warn(
+      { threadId },
+      "No threadId given: generated one. This run can be neither resumed nor stopped by id unless you keep it.",
+    );
+  }
+  return {
+    threadId,
+    userId: config.userId ?? null,
+    nodeTimeoutMs: resolveTimeout(
+      config.nodeTimeout,
+      "nodeTimeout",
+      DEFAULT_NODE_TIMEOUT_SECONDS,
+      logger,
+    ),
+    toolTimeoutMs: resolveTimeout(
+      config.toolTimeout,
+      "toolTimeout",
+      DEFAULT_TOOL_TIMEOUT_SECONDS,
+      logger,
+    ),
+    recursionLimit: resolveRecursionLimit(config.recursionLimit, logger),
+    durableCheckpointEveryStep: config.durableCheckpointEveryStep ?? true,
+    signal: config.signal,
+  };
+}
+
+/**
+ * Seconds to milliseconds. `null`, 0 or a negative number disable the deadline; anything that is
+ * not a finite number logs a warning and falls back to the default, so a typo in a config file
+ * never removes the protection silently.
+ */
+export function resolveTimeout(
+  value: unknown,
+  name: string,
+  defaultSeconds: number,
+  logger: Logger,
+): number | null {
+  if (value === undefined) return defaultSeconds * 1000;
+  if (value === null) return null;
+  if (typeof value !== "number" || !Number.isFinite(value)) {
+    logger.warn(
+      { setting: name, value: String(value), defaultSeconds },
+      `Invalid ${name}: using the default`,
+    );
+    return defaultSeconds * 1000;
+  }
+  return value <= 0 ? null : value * 1000;
+}
+
+function resolveRecursionLimit(value: unknown, logger: Logger): number {
+  if (value === undefined) return DEFAULT_RECURSION_LIMIT;
+  if (typeof value === "number" && Number.isInteger(value) && value > 0) return value;
+  logger.warn(
+    { setting: "recursionLimit", value: String(value), default: DEFAULT_RECURSION_LIMIT },
+    "Invalid recursionLimit: using the default",
+  );
+  return DEFAULT_RECURSION_LIMIT;
+}

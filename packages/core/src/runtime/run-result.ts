@@ -1,0 +1,30 @@
+import type { RunStatus } from "../events/stream-event.js";
+import type { BaseState } from "../graph/reducers.js";
+import type { Interrupt } from "./interrupt.js";
+
+/** How `invoke` ends when it does not reject. */
+export interface RunResult<S extends BaseState> {
+  status: RunStatus;
+  /** The whole state, transcript included, as committed. */
+  state: S;
+  /** Pending interrupts when `status` is `"interrupted"`, else empty. */
+  interrupts: Interrupt[];
+  threadId: string;
+  runId: string;
+  /** The thread's version after the run's last write. */
+  version: number;
+}
+
+/** Answers one pending interrupt: `invoke({ resume: answer, interruptId? }, { threadId })`. */
+export interface ResumeInput {
+  resume: unknown;
+  /** Required when several interrupts are pending. */
+  interruptId?: string;
+}
+
+/** What `invoke` and `stream` take: a state update to start a turn, a resume, or `null` to continue. */
+export type RunInput<S extends BaseState> = Partial<S> | ResumeInput | null;
+
+export function isResumeInput(input: unknown): input is ResumeInput {
+  return typeof input === "object" && input !== null && Object.hasOwn(input, "resume");
+}

@@ -1,0 +1,170 @@
+import { InvalidRunError } from "../errors/errors.js";
+import type { RunMode } from "../events/stream-event.js";
+import { applyUpdate, type BaseState } from "../graph/reducers.js";
+import { IN_DOUBT_INTERRUPT_KIND, parseInDoubtDecision } from "../ledger/in-doubt.js";
+import { Message } from "../messages/message.js";
+import type { ResolvedRunConfig } from "./run-config.js";
+import { isResumeInput, type ResumeInput, type RunInput } from "./run-result.js";
+import type { Progress, RunDependencies } from "./run-loop.js";
+import { loadThread, type ThreadSnapshot } from "./thread-snapshot.js";
+
+/** Where a run begins: at a node to run, or already finished (continuing a completed thread). */
+export type RunStart<S extends BaseState> =
+  | { kind: "run"; mode: RunMode; progress: Progress<S> }
+  | { kind: "finished"; progress: Progress<S> };
+
+/**
+ * Loads the thread and turns the input into the run's starting point: a new turn from the entry
+ * point, an answer to a pending interrupt, or a continuation from the current node.
+ */
+export async function resolveStart<S extends BaseState>(
+  deps: RunDependencies<S>,
+  config: ResolvedRunConfig,
+  input: RunInput<S>,
+): Promise<RunStart<S>> {
+  const snapshot = await loadThread(deps.checkpointer, config.threadId);
+  if (input === null) return continueRun(snapshot, config);
+  if (isResumeInput(input)) return resumeRun(snapshot, config, input);
+  return newTurn(deps, snapshot, config, input);
+}
+
+function continueRun<S extends BaseState>(
+  snapshot: ThreadSnapshot | null,
+  config: ResolvedRunConfig,
+): RunStart<S> {
+  if (!snapshot) {
+    throw new InvalidRunError(
+      "THREAD_001",
+      `Thread '${config.threadId}' does not exist: nothing to continue (start it with an input)`,
+    );
+  }
+  requireNotInterrupted(snapshot);
+  const progress = toProgress<S>(snapshot, config);
+  if (progress.currentNode === null) return { kind: "finished", progress };
+  return { kind: "run", mode: "continue", progress };
+}
+
+function resumeRun<S extends BaseState>(
+  snapshot: ThreadSnapshot | null,
+  config: ResolvedRunConfig,
+  input: ResumeInput,
+): RunStart<S> {
+  if (!snapshot || snapshot.checkpoint.status !== "interrupted") {
+    throw new InvalidRunError(
+      "RESUME_003",
+      `Thread '${config.threadId}' is not waiting for an answer ` +
+        `(status: ${snapshot?.checkpoint.status ?? "no such thread"}); nothing to resume`,
+    );
+  }
+  const pending = snapshot.checkpoint.interrupts;
+  const id = pickInterrupt(
+    pending.map((i) => i.id),
+    input.interruptId,
+    config.threadId,
+  );
+  // Checked before it is stored, so a malformed answer cannot wedge the thread.
+  const answered = pending.find((i) => i.id === id)!;
+  if ((answered.value as { kind?: unknown } | null)?.kind === IN_DOUBT_INTERRUPT_KIND) {
+    parseInDoubtDecision(input.resume);
+  }
+  const progress = toProgress<S>(snapshot, config);
+  progress.resumeAnswers = { ...progress.resumeAnswers, [id]: input.resume };
+  return { kind: "run", mode: "resume", progress };
+}
+
+function pickInterrupt(
+  pendingIds: string[],
+  requested: string | undefined,
+  threadId: string,
+): string {
+  if (requested !== undefined) {
+    if (!pendingIds.includes(requested)) {
+      throw new InvalidRunError(
+        "RESUME_002",
+        `No pending interrupt '${requested}' on thread '${threadId}' (pending: ${pendingIds.join(", ")})`,
+      );
+    }
+    return requested;
+  }
+  if (pendingIds.length !== 1) {
+    throw new InvalidRunError(
+      "RESUME_001",
+      `Thread '${threadId}' has ${pendingIds.length} pending interrupts: ` +
+        `name the one you answer with interruptId (one of: ${pendingIds.join(", ")})`,
+    );
+  }
+  return pendingIds[0]!;
+}
+
+function newTurn<S extends BaseState>(
+  deps: RunDependencies<S>,
+  snapshot: ThreadSnapshot | null,
+  config: ResolvedRunConfig,
+  input: Partial<S>,
+): RunStart<S> {
+  validateInput(input);
+  if (snapshot) requireNotInterrupted(snapshot);
+  const progress: Progress<S> = snapshot
+    ? toProgress<S>(snapshot, config)
+    : {
+        version: 0,
+        step: 0,
+        currentNode: null,
+        state: { ...structuredClone(deps.graph.initialState), messages: [] } as unknown as S,
+        persisted: 0,
+        resumeAnswers: {},
+        userId: config.userId,
+      };
+  applyUpdate(progress.state, input, deps.graph.reducers);
+  progress.currentNode = deps.graph.entryPoint;
+  progress.resumeAnswers = {};
+  return { kind: "run", mode: "new", progress };
+}
+
+function validateInput(input: unknown): void {
+  if (typeof input !== "object" || input === null || Array.isArray(input)) {
+    throw new InvalidRunError(
+      "INPUT_001",
+      "Input must be a state update object (e.g. { messages: [Message.user('hi')] }), { resume }, or null",
+    );
+  }
+  const messages = (input as { messages?: unknown }).messages;
+  if (messages === undefined) return;
+  if (!Array.isArray(messages)) {
+    throw new InvalidRunError("INPUT_001", "input.messages must be an array of messages");
+  }
+  messages.forEach((message, index) => {
+    if (!Message.is(message)) {
+      throw new InvalidRunError(
+        "INPUT_001",
+        `input.messages[${index}] is not a message: build it with Message.user(text) or another factory`,
+      );
+    }
+  });
+}
+
+function requireNotInterrupted(snapshot: ThreadSnapshot): void {
+  const { status, interrupts, threadId } = snapshot.checkpoint;
+  if (status !== "interrupted") return;
+  throw new InvalidRunError(
+    "THREAD_002",
+    `Thread '${threadId}' waits for an answer to ${interrupts.map((i) => `'${i.id}'`).join(", ")}: ` +
+      `resume it with invoke({ resume: answer, interruptId }, { threadId })`,
+  );
+}
+
+function toProgress<S extends BaseState>(
+  snapshot: ThreadSnapshot,
+  config: ResolvedRunConfig,
+): Progress<S> {
+  const { checkpoint, messages } = snapshot;
+  return {
+    version: checkpoint.version,
+    step: checkpoint.step,
+    currentNode: checkpoint.currentNode,
+    state: { ...checkpoint.values, messages } as unknown as S,
+    persisted: messages.length,
+    resumeAnswers: { ...checkpoint.resumeAnswers },
+    userId: config.userId ?? checkpoint.userId,
+  };
+}

@@ -1,0 +1,172 @@
+import { GraphValidationError, NodeTimeoutError } from "../errors/errors.js";
+import { withFields, type Logger } from "../events/logger.js";
+import type { EmitEvent } from "../events/stream-event.js";
+import { END, type Edge } from "../graph/edges.js";
+import { isGraphNode, type NodeLike, type NodeOutput } from "../graph/graph-node.js";
+import { applyUpdate, type BaseState, type Reducer, type StateUpdate } from "../graph/reducers.js";
+import type { Message } from "../messages/message.js";
+import { runWithDeadline } from "./deadline.js";
+import { isInterruptSignal, withInterruptScope, type Interrupt } from "./interrupt.js";
+import type { NodeContext } from "./node-context.js";
+import type { ResolvedRunConfig } from "./run-config.js";
+import type { Progress, RunDependencies } from "./run-loop.js";
+import type { RunWatch } from "./stop.js";
+
+/** What one step produced: the node's state with its update applied and where to go next. */
+export type StepOutcome<S extends BaseState> =
+  | { kind: "updated"; node: string; state: S; next: string | null }
+  | { kind: "interrupted"; interrupts: Interrupt[] };
+
+export interface StepArgs<S extends BaseState> {
+  progress: Progress<S>;
+  config: ResolvedRunConfig;
+  runId: string;
+  signal: AbortSignal;
+  watch: RunWatch;
+  emit: EmitEvent;
+  logger: Logger;
+}
+
+/**
+ * Runs the current node as a cancellable task under its deadline, on a copy of the state: a
+ * node that fails, times out, is stopped or pauses leaves the run's state untouched.
+ */
+export async function runStep<S extends BaseState>(
+  deps: RunDependencies<S>,
+  args: StepArgs<S>,
+): Promise<StepOutcome<S>> {
+  const { progress, config } = args;
+  const name = progress.currentNode!;
+  const node = requireNode(deps, name, config.threadId);
+  args.emit({ type: "node_start", node: name, step: progress.step });
+  const working = copyForNode(progress.state);
+  let output: NodeOutput<S>;
+  try {
+    output = await runWithDeadline(
+      (signal) =>
+        withInterruptScope(
+          { idBase: `${name}:${progress.step}`, node: name, answers: progress.resumeAnswers },
+          () => callNode(node, working, nodeContext(deps, args, name, signal)),
+        ),
+      {
+        parent: args.signal,
+        timeoutMs: config.nodeTimeoutMs,
+        onTimeout: () => new NodeTimeoutError("node", name, (config.nodeTimeoutMs ?? 0) / 1000),
+      },
+    );
+  } catch (error) {
+    if (isInterruptSignal(error)) return { kind: "interrupted", interrupts: error.interrupts };
+    if (error instanceof NodeTimeoutError && error.code === "NODE_TIMEOUT_001") {
+      deps.metrics.nodeTimeouts.add(1, { node: name });
+    }
+    throw error;
+  }
+  applyUpdate(working, toUpdate(output, name), deps.graph.reducers);
+  const next = await route(deps, name, working);
+  return { kind: "updated", node: name, state: working, next: next === END ? null : next };
+}
+
+function requireNode<S extends BaseState>(
+  deps: RunDependencies<S>,
+  name: string,
+  threadId: string,
+): NodeLike<S> {
+  const node = deps.graph.nodes.get(name);
+  if (node) return node;
+  throw new GraphValidationError(
+    "GRAPH_001",
+    `Thread '${threadId}' stands at node '${name}', which this graph does not have`,
+  );
+}
+
+function nodeContext<S extends BaseState>(
+  deps: RunDependencies<S>,
+  args: StepArgs<S>,
+  node: string,
+  signal: AbortSignal,
+): NodeContext {
+  return {
+    threadId: args.config.threadId,
+    runId: args.runId,
+    userId: args.progress.userId,
+    node,
+    step: args.progress.step,
+    signal,
+    logger: withFields(args.logger, { node }),
+    emit: args.emit,
+    runtime: {
+      checkpointer: deps.checkpointer,
+      metrics: deps.metrics,
+      ids: deps.ids,
+      toolTimeoutMs: args.config.toolTimeoutMs,
+      resumeAnswers: args.progress.resumeAnswers,
+      watch: args.watch,
+      claimStaleAfterMs: deps.claimStaleAfterMs,
+      isEndedLocalRun: deps.isEndedLocalRun,
+      faultPoints: deps.faultPoints,
+      reducers: deps.graph.reducers as Record<string, Reducer<unknown> | undefined>,
+    },
+  };
+}
+
+async function callNode<S extends BaseState>(
+  node: NodeLike<S>,
+  state: S,
+  ctx: NodeContext,
+): Promise<NodeOutput<S>> {
+  return isGraphNode(node) ? node.run(state, ctx) : node(state, ctx);
+}
+
+/** The node's own copy: fields deep-copied, the transcript shallow (messages are immutable). */
+function copyForNode<S extends BaseState>(state: S): S {
+  const { messages, ...values } = state;
+  return { ...structuredClone(values), messages: messages.slice() } as unknown as S;
+}
+
+function toUpdate<S extends BaseState>(output: NodeOutput<S>, node: string): StateUpdate<S> {
+  if (output === undefined || output === null) return {};
+  if (Array.isArray(output)) {
+    if (!output.every(isMessageLike)) {
+      throw new TypeError(`Node '${node}' returned an array that is not all messages`);
+    }
+    return { messages: output } as StateUpdate<S>;
+  }
+  if (isMessageLike(output)) return { messages: [output] } as StateUpdate<S>;
+  if (typeof output !== "object") {
+    throw new TypeError(
+      `Node '${node}' returned ${typeof output}: return a state update, a message, messages, or nothing`,
+    );
+  }
+  return output as StateUpdate<S>;
+}
+
+function isMessageLike(value: unknown): value is Message {
+  const v = value as Partial<Message> | null;
+  return (
+    typeof v === "object" &&
+    v !== null &&
+    typeof v.id === "string" &&
+    typeof v.role === "string" &&
+    typeof v.createdAt === "string" &&
+    "content" in v
+  );
+}
+
+async function route<S extends BaseState>(
+  deps: RunDependencies<S>,
+  from: string,
+  state: S,
+): Promise<string> {
+  const edge = deps.graph.edges.get(from) as Edge<S>;
+  if (edge.kind === "direct") return edge.to;
+  const choice = await edge.router(state);
+  const target = edge.pathMap ? edge.pathMap[choice] : choice;
+  if (target === undefined || (target !== END && !deps.graph.nodes.has(target))) {
+    const allowed = edge.pathMap ? Object.keys(edge.pathMap) : [...deps.graph.nodes.keys(), "END"];
+    throw new GraphValidationError(
+      "GRAPH_006",
+      `The conditional edge from '${from}' returned '${String(choice)}', which is not one of: ${allowed.join(", ")}`,
+    );
+  }
+  return target;
+}

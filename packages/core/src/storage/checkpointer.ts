@@ -1,0 +1,108 @@
+import type { Message } from "../messages/message.js";
+import type { AttemptRef, ClaimResult, LedgerClaim, LedgerEntry } from "../ledger/ledger-entry.js";
+import type { Interrupt } from "../runtime/interrupt.js";
+
+/** Where a thread stands. `running` is also what a crashed run leaves behind. */
+export type ThreadStatus = "running" | "completed" | "interrupted" | "stopped" | "failed";
+
+/** The latest committed checkpoint of a thread, without its transcript. */
+export interface ThreadCheckpoint {
+  threadId: string;
+  userId: string | null;
+  /** Increases by one with every committed write; 0 means the thread does not exist. */
+  version: number;
+  /** Steps the thread has taken over all its runs. */
+  step: number;
+  /** The node to run next; `null` once a run reached END. */
+  currentNode: string | null;
+  status: ThreadStatus;
+  /** State fields other than `messages`. Plain JSON. */
+  values: Record<string, unknown>;
+  /** Interrupts waiting for an answer (status `interrupted`). */
+  interrupts: Interrupt[];
+  /** Answers given to interrupts of the current node, keyed by interrupt id. */
+  resumeAnswers: Record<string, unknown>;
+  /** Messages in the transcript; the next appended message gets this index. */
+  messageCount: number;
+  /** ISO-8601 time of the write. */
+  updatedAt: string;
+}
+
+/** One versioned write: the new checkpoint plus the messages not yet persisted. */
+export interface CheckpointWrite {
+  threadId: string;
+  userId: string | null;
+  /** The version this write was computed from; 0 to create the thread. */
+  expectedVersion: number;
+  step: number;
+  currentNode: string | null;
+  status: ThreadStatus;
+  values: Record<string, unknown>;
+  interrupts: Interrupt[];
+  resumeAnswers: Record<string, unknown>;
+  /** Appended to the transcript in order, in the same transaction as the checkpoint. */
+  newMessages: Message[];
+}
+
+/** A thread in a listing. */
+export interface ThreadSummary {
+  threadId: string;
+  userId: string | null;
+  status: ThreadStatus;
+  version: number;
+  updatedAt: string;
+}
+
+/**
+ * The storage contract every checkpointer implements (in-memory, SQLite, PostgreSQL) and the
+ * conformance suite in `@tenxgraph/core/testing` checks. Implementations translate their engine's
+ * failures into tenxgraph errors and never return partially applied writes.
+ */
+export interface Checkpointer {
+  /** Creates or migrates the schema. Idempotent; also run on first use. */
+  setup(): Promise<void>;
+  /** Releases connections so the process can exit. Further calls fail. */
+  close(): Promise<void>;
+
+  // Threads and state.
+  /** The latest checkpoint, or `null` when the thread does not exist. */
+  getCheckpoint(threadId: string): Promise<ThreadCheckpoint | null>;
+  /**
+   * Commits `write` as version `expectedVersion + 1`, appending `newMessages`, atomically.
+   * Throws `StaleStateError` when the thread's version is not `expectedVersion`
+   * (for `expectedVersion` 0: when the thread exists). Returns the new version.
+   */
+  putCheckpoint(write: CheckpointWrite): Promise<number>;
+  /** Messages in transcript order, from index `offset` (default 0), at most `limit`. */
+  listMessages(threadId: string, page?: { offset?: number; limit?: number }): Promise<Message[]>;
+  /** Threads, most recently updated first. */
+  listThreads(filter?: {
+    userId?: string;
+    limit?: number;
+    offset?: number;
+  }): Promise<ThreadSummary[]>;
+  /** Deletes the thread with its checkpoints, messages, ledger and stop request. */
+  deleteThread(threadId: string): Promise<void>;
+
+  // Stop requests, visible to every process that shares the store.
+  requestStop(threadId: string): Promise<void>;
+  isStopRequested(threadId: string): Promise<boolean>;
+  clearStop(threadId: string): Promise<void>;
+
+  // The tool ledger.
+  /** The entries for `keys` that exist, in any order. */
+  getCalls(threadId: string, keys: string[]): Promise<LedgerEntry[]>;
+  /** Claims calls in one transaction; each claim is won by exactly one caller. */
+  claimCalls(threadId: string, claims: LedgerClaim[]): Promise<ClaimResult[]>;
+  /**
+   * Records `result` for the attempt that claimed the call. Fenced: returns `false` and writes
+   * nothing unless the entry is `started` with exactly this attempt.
+   */
+  completeCall(threadId: string, attempt: AttemptRef, result: unknown): Promise<boolean>;
+  /** Marks a claimed call `interrupted` (paused, not done). Fenced like `completeCall`. */
+  releaseCall(threadId: string, attempt: AttemptRef): Promise<boolean>;
+  /** Refreshes `heartbeatAt` of started calls still held by these attempts. */
+  heartbeatCalls(threadId: string, attempts: AttemptRef[]): Promise<void>;
+  /** Every entry of the thread, oldest claim first. */
+  listCalls(threadId: string): Promise<LedgerEntry[]>;
+}

@@ -1,0 +1,272 @@
+import { StaleStateError, StorageError } from "../errors/errors.js";
+import type {
+  AttemptRef,
+  ClaimResult,
+  LedgerClaim,
+  LedgerEntry,
+  StartedLedgerEntry,
+} from "../ledger/ledger-entry.js";
+import type { Message } from "../messages/message.js";
+import type {
+  Checkpointer,
+  CheckpointWrite,
+  ThreadCheckpoint,
+  ThreadSummary,
+} from "./checkpointer.js";
+
+/** Options of {@link InMemoryCheckpointer}. */
+export interface InMemoryCheckpointerOptions {
+  /** Source of the timestamps it writes; defaults to the system clock. */
+  clock?: () => Date;
+}
+
+interface ThreadRecord {
+  checkpoint: ThreadCheckpoint;
+  messages: Message[];
+  messageIds: Set<string>;
+  /** The store's write counter at this thread's last write: orders `listThreads`. */
+  writeSeq: number;
+}
+
+/**
+ * A checkpointer that keeps every thread in this process's memory: for tests, examples and
+ * single-process apps that can lose their threads on exit. Values are deep-copied on the way in
+ * and out, so no caller can change what is stored by mutating an object it passed or received.
+ *
+ * @example
+ * const app = new StateGraph()
+ *   .addNode("MAIN", mainNode)
+ *   .addEdge("MAIN", END)
+ *   .setEntryPoint("MAIN")
+ *   .compile({ checkpointer: new InMemoryCheckpointer() });
+ * await app.invoke({ messages: [Message.user("hi")] }, { threadId: "t1" });
+ */
+export class InMemoryCheckpointer implements Checkpointer {
+  readonly #clock: () => Date;
+  readonly #threads = new Map<string, ThreadRecord>();
+  /** Per thread, entries by key; a Map keeps first-claim order, which `listCalls` returns. */
+  readonly #ledgers = new Map<string, Map<string, LedgerEntry>>();
+  readonly #stops = new Set<string>();
+  #writeSeq = 0;
+  #closed = false;
+
+  constructor(options: InMemoryCheckpointerOptions = {}) {
+    this.#clock = options.clock ?? (() => new Date());
+  }
+
+  async setup(): Promise<void> {
+    this.#assertOpen("setup");
+  }
+
+  /** Idempotent, so a test harness may close a store that a test already closed. */
+  async close(): Promise<void> {
+    this.#closed = true;
+  }
+
+  async getCheckpoint(threadId: string): Promise<ThreadCheckpoint | null> {
+    this.#assertOpen("getCheckpoint");
+    const record = this.#threads.get(threadId);
+    return record ? structuredClone(record.checkpoint) : null;
+  }
+
+  async putCheckpoint(write: CheckpointWrite): Promise<number> {
+    this.#assertOpen("putCheckpoint");
+    const { threadId, expectedVersion } = write;
+    const previous = this.#threads.get(threadId);
+    const actualVersion = previous?.checkpoint.version ?? null;
+    if ((actualVersion ?? 0) !== expectedVersion) {
+      throw new StaleStateError(threadId, expectedVersion, actualVersion);
+    }
+    assertNewMessageIds(threadId, previous?.messageIds, write.newMessages);
+    // Copy before changing anything: a value structuredClone rejects must not leave half a write.
+    const copy = structuredClone(write);
+    const messages = previous?.messages ?? [];
+    const messageIds = previous?.messageIds ?? new Set<string>();
+    for (const message of copy.newMessages) {
+      messages.push(message);
+      messageIds.add(message.id);
+    }
+    const checkpoint: ThreadCheckpoint = {
+      threadId,
+      userId: write.userId ?? previous?.checkpoint.userId ?? null,
+      version: expectedVersion + 1,
+      step: write.step,
+      currentNode: write.currentNode,
+      status: write.status,
+      values: copy.values,
+      interrupts: copy.interrupts,
+      resumeAnswers: copy.resumeAnswers,
+      messageCount: messages.length,
+      updatedAt: this.#now(),
+    };
+    this.#writeSeq += 1;
+    this.#threads.set(threadId, { checkpoint, messages, messageIds, writeSeq: this.#writeSeq });
+    return checkpoint.version;
+  }
+
+  async listMessages(
+    threadId: string,
+    page: { offset?: number; limit?: number } = {},
+  ): Promise<Message[]> {
+    this.#assertOpen("listMessages");
+    const { offset = 0, limit = Infinity } = page;
+    const messages = this.#threads.get(threadId)?.messages ?? [];
+    return structuredClone(messages.slice(offset, offset + limit));
+  }
+
+  async listThreads(
+    filter: { userId?: string; limit?: number; offset?: number } = {},
+  ): Promise<ThreadSummary[]> {
+    this.#assertOpen("listThreads");
+    const { userId, limit = Infinity, offset = 0 } = filter;
+    return (
+      [...this.#threads.values()]
+        .filter((record) => userId === undefined || record.checkpoint.userId === userId)
+        // The write counter is the order writes happened in, even within one clock tick.
+        .sort((a, b) => b.writeSeq - a.writeSeq)
+        .slice(offset, offset + limit)
+        .map(({ checkpoint }) => summarize(checkpoint))
+    );
+  }
+
+  async deleteThread(threadId: string): Promise<void> {
+    this.#assertOpen("deleteThread");
+    this.#threads.delete(threadId);
+    this.#ledgers.delete(threadId);
+    this.#stops.delete(threadId);
+  }
+
+  async requestStop(threadId: string): Promise<void> {
+    this.#assertOpen("requestStop");
+    this.#stops.add(threadId);
+  }
+
+  async isStopRequested(threadId: string): Promise<boolean> {
+    this.#assertOpen("isStopRequested");
+    return this.#stops.has(threadId);
+  }
+
+  async clearStop(threadId: string): Promise<void> {
+    this.#assertOpen("clearStop");
+    this.#stops.delete(threadId);
+  }
+
+  async getCalls(threadId: string, keys: string[]): Promise<LedgerEntry[]> {
+    this.#assertOpen("getCalls");
+    const ledger = this.#ledgers.get(threadId);
+    const entries = [...new Set(keys)].flatMap((key) => ledger?.get(key) ?? []);
+    return structuredClone(entries);
+  }
+
+  async claimCalls(threadId: string, claims: LedgerClaim[]): Promise<ClaimResult[]> {
+    this.#assertOpen("claimCalls");
+    // Claims apply to a staged copy that replaces the ledger only once every claim succeeded:
+    // the batch is one transaction.
+    const staged = new Map(this.#ledgers.get(threadId));
+    const results = claims.map((claim) => this.#claim(threadId, staged, claim));
+    this.#ledgers.set(threadId, staged);
+    return structuredClone(results);
+  }
+
+  async completeCall(threadId: string, attempt: AttemptRef, result: unknown): Promise<boolean> {
+    this.#assertOpen("completeCall");
+    return this.#replaceHeld(threadId, attempt, ({ heartbeatAt: _, ...held }) => ({
+      ...held,
+      status: "completed",
+      result: structuredClone(result),
+      completedAt: this.#now(),
+    }));
+  }
+
+  async releaseCall(threadId: string, attempt: AttemptRef): Promise<boolean> {
+    this.#assertOpen("releaseCall");
+    return this.#replaceHeld(threadId, attempt, ({ heartbeatAt: _, ...held }) => ({
+      ...held,
+      status: "interrupted",
+    }));
+  }
+
+  async heartbeatCalls(threadId: string, attempts: AttemptRef[]): Promise<void> {
+    this.#assertOpen("heartbeatCalls");
+    const heartbeatAt = this.#now();
+    for (const attempt of attempts) {
+      this.#replaceHeld(threadId, attempt, (held) => ({ ...held, heartbeatAt }));
+    }
+  }
+
+  async listCalls(threadId: string): Promise<LedgerEntry[]> {
+    this.#assertOpen("listCalls");
+    return structuredClone([...(this.#ledgers.get(threadId)?.values() ?? [])]);
+  }
+
+  /** One claim against `ledger`: expected attempt 0 inserts, n takes over attempt n. */
+  #claim(threadId: string, ledger: Map<string, LedgerEntry>, claim: LedgerClaim): ClaimResult {
+    const existing = ledger.get(claim.key);
+    if (!existing) {
+      if (claim.expectedAttempt !== 0) {
+        // A loss must report the entry that won, and there is none: the thread or its ledger
+        // was deleted since the claimant read it. Failing the batch is the only honest answer.
+        const attempt = `attempt ${claim.expectedAttempt} of call '${claim.key}'`;
+        throw new Error(`Cannot take over ${attempt} on thread '${threadId}': it has no entry`);
+      }
+    } else if (existing.attempt !== claim.expectedAttempt) {
+      return { won: false, key: claim.key, entry: existing };
+    }
+    const now = this.#now();
+    const entry: StartedLedgerEntry = {
+      key: claim.key,
+      toolName: claim.toolName,
+      attempt: claim.expectedAttempt + 1,
+      ownerRunId: claim.ownerRunId,
+      startedAt: now,
+      status: "started",
+      heartbeatAt: now,
+    };
+    ledger.set(claim.key, entry);
+    return { won: true, key: claim.key, attempt: entry.attempt };
+  }
+
+  /**
+   * Fencing: replaces the entry only while it is `started` by exactly `ref.attempt`, so a zombie
+   * attempt (timed out, stopped, superseded) can never overwrite the ledger.
+   */
+  #replaceHeld(
+    threadId: string,
+    ref: AttemptRef,
+    next: (held: StartedLedgerEntry) => LedgerEntry,
+  ): boolean {
+    const ledger = this.#ledgers.get(threadId);
+    const held = ledger?.get(ref.key);
+    if (!ledger || held?.status !== "started" || held.attempt !== ref.attempt) return false;
+    ledger.set(ref.key, next(held));
+    return true;
+  }
+
+  #now(): string {
+    return this.#clock().toISOString();
+  }
+
+  #assertOpen(method: string): void {
+    if (this.#closed) throw new StorageError(method, new Error("checkpointer is closed"));
+  }
+}
+
+function summarize(checkpoint: ThreadCheckpoint): ThreadSummary {
+  const { threadId, userId, status, version, updatedAt } = checkpoint;
+  return { threadId, userId, status, version, updatedAt };
+}
+
+/** Transcripts are append-only: an id already in the thread, or twice in one write, is refused. */
+function assertNewMessageIds(
+  threadId: string,
+  known: ReadonlySet<string> | undefined,
+  messages: Message[],
+): void {
+  const incoming = new Set<string>();
+  for (const { id } of messages) {
+    if (known?.has(id) || incoming.has(id)) {
+      throw new Error(`Message '${id}' is already in the append-only transcript of '${threadId}'`);
+    }
+    incoming.add(id);
+  }
+}

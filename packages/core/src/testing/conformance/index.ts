@@ -1,0 +1,7 @@
+/**
+ * The checkpointer conformance suite: every checkpointer runs it through a short harness.
+ *
+ * @module
+ */
+export { checkpointerConformance } from "./checkpointer-conformance.js";
+export type { CheckpointerHarness } from "./checkpointer-conformance.js";

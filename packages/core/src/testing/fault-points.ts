@@ -1,0 +1,55 @@
+import type { FaultContext, FaultInjector, FaultPointName } from "../runtime/fault-points.js";
+
+/** What an armed point does when reached: throw, wait, or end the process. */
+export type FaultAction = (context: FaultContext) => void | Promise<void>;
+
+interface Armed {
+  action: FaultAction;
+  when: (context: FaultContext) => boolean;
+  remaining: number;
+}
+
+/**
+ * Fault points armed per compiled graph (never globally): pass to `compile({ faultPoints })`.
+ *
+ * @example
+ * const faults = new FaultPoints().arm("tool.after_return", () => process.kill(process.pid, "SIGKILL"), {
+ *   when: (at) => at.toolName === "charge_card",
+ * });
+ */
+export class FaultPoints implements FaultInjector {
+  readonly #armed = new Map<FaultPointName, Armed>();
+  readonly #hits = new Map<FaultPointName, number>();
+
+  /** Arms `point`; `times` limits how often it fires (default: every time `when` holds). */
+  arm(
+    point: FaultPointName,
+    action: FaultAction,
+    options: { when?: (context: FaultContext) => boolean; times?: number } = {},
+  ): this {
+    this.#armed.set(point, {
+      action,
+      when: options.when ?? (() => true),
+      remaining: options.times ?? Infinity,
+    });
+    return this;
+  }
+
+  disarm(point: FaultPointName): this {
+    this.#armed.delete(point);
+    return this;
+  }
+
+  /** How often the runtime reached `point`, armed or not. */
+  hits(point: FaultPointName): number {
+    return this.#hits.get(point) ?? 0;
+  }
+
+  async hit(point: FaultPointName, context: FaultContext): Promise<void> {
+    this.#hits.set(point, this.hits(point) + 1);
+    const armed = this.#armed.get(point);
+    if (!armed || armed.remaining <= 0 || !armed.when(context)) return;
+    armed.remaining -= 1;
+    await armed.action(context);
+  }
+}

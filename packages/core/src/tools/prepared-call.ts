@@ -1,0 +1,103 @@
+import { withFields, type Logger } from "../events/logger.js";
+import type { ToolCall, ToolMessage } from "../messages/message.js";
+import { ledgerKey } from "../ledger/ledger-key.js";
+import type { NodeContext } from "../runtime/node-context.js";
+import type { AnyTool } from "./tool.js";
+import { toolErrorMessage } from "./tool-result.js";
+
+/** A call checked and keyed before any ledger work: ready to run, or already answered with an error. */
+export type PreparedCall = ReadyCall | RejectedCall;
+
+export interface ReadyCall {
+  ok: true;
+  call: ToolCall;
+  tool: AnyTool;
+  args: unknown;
+  /** The assistant message that issued the call. */
+  messageId: string;
+  /** The ledger key, or `null` when the call cannot be keyed (it then runs without the ledger). */
+  key: string | null;
+  idempotencyKey: string;
+  /** Prefix of the ids of interrupts raised by this call: derived from the call, never from order. */
+  interruptBase: string;
+  log: Logger;
+}
+
+/** Unknown tool or bad arguments: deterministic, no side effect, so never ledgered. */
+export interface RejectedCall {
+  ok: false;
+  call: ToolCall;
+  message: ToolMessage;
+}
+
+/**
+ * Finds the tool, parses and validates the model's arguments, and derives the call's keys.
+ * Malformed JSON and schema failures become `TOOL_ARGS_001` messages the model can correct.
+ */
+export function prepareCall(
+  call: ToolCall,
+  messageId: string,
+  tools: ReadonlyMap<string, AnyTool>,
+  ctx: NodeContext,
+): PreparedCall {
+  const tool = tools.get(call.name);
+  if (!tool) {
+    const known = [...tools.keys()].join(", ");
+    return reject(call, "TOOL_NOT_FOUND_001", `no tool named '${call.name}' (tools: ${known})`);
+  }
+  let json: unknown;
+  try {
+    json = call.arguments.trim() === "" ? {} : JSON.parse(call.arguments);
+  } catch (error) {
+    return reject(
+      call,
+      "TOOL_ARGS_001",
+      `arguments are not valid JSON (${(error as Error).message})`,
+    );
+  }
+  const parsed = tool.schema.safeParse(json);
+  if (!parsed.success) {
+    const issues = parsed.error.issues
+      .map((issue) => `${issue.path.join(".") || "(root)"}: ${issue.message}`)
+      .join("; ");
+    return reject(call, "TOOL_ARGS_001", `arguments do not match the schema: ${issues}`);
+  }
+  const log = withFields(ctx.logger, { toolCallId: call.id, tool: call.name });
+  let key = ledgerKey(messageId, call.id);
+  if (tool.idempotencyKey) {
+    try {
+      key = tool.idempotencyKey(parsed.data);
+    } catch (error) {
+      return reject(
+        call,
+        "TOOL_ERROR_001",
+        `idempotencyKey(args) threw: ${(error as Error).message}`,
+      );
+    }
+  }
+  if (key === null) {
+    log.warn(
+      { toolCallId: call.id, tool: call.name },
+      "Tool call has no message id or call id: the ledger is skipped and it runs at least once",
+    );
+  }
+  return {
+    ok: true,
+    call,
+    tool,
+    args: parsed.data,
+    messageId,
+    key,
+    idempotencyKey: key ?? `${ctx.threadId}:${ctx.runtime.ids()}`,
+    interruptBase: ledgerKey(messageId, call.id) ?? `${ctx.node}:${ctx.step}:${call.id}`,
+    log,
+  };
+
+  function reject(
+    call: ToolCall,
+    code: Parameters<typeof toolErrorMessage>[2],
+    message: string,
+  ): RejectedCall {
+    return { ok: false, call, message: toolErrorMessage(call.name, call.id, code, message) };
+  }
+}

@@ -1,0 +1,141 @@
+import type { GraphNode, NodeOutput } from "../graph/graph-node.js";
+import type { BaseState } from "../graph/reducers.js";
+import { Message, type AssistantMessage, type ToolMessage } from "../messages/message.js";
+import { planCalls } from "../ledger/claim.js";
+import type { CallPlan } from "../ledger/call-plan.js";
+import { InterruptSignal, isInterruptSignal, type Interrupt } from "../runtime/interrupt.js";
+import type { NodeContext } from "../runtime/node-context.js";
+import { executeCall, type Branch, type CallOutcome } from "./execute-call.js";
+import { branchState, mergeBranches, snapshotFields } from "./parallel-calls.js";
+import { prepareCall, type ReadyCall } from "./prepared-call.js";
+import type { AnyTool } from "./tool.js";
+import { toolErrorMessage } from "./tool-result.js";
+
+/**
+ * Runs the tool calls of the last assistant message, in parallel, each through the tool ledger:
+ * a call recorded before is replayed instead of run, so a crash, stop or resume never repeats a
+ * tool that already completed. Every call settles before the node returns; each failure becomes
+ * that call's tool error message.
+ *
+ * @example
+ * graph.addNode("TOOL", new ToolNode([lookupOrder, chargeCard, sendReceipt]));
+ */
+export class ToolNode<S extends BaseState = BaseState> implements GraphNode<S> {
+  readonly #tools: ReadonlyMap<string, AnyTool>;
+
+  constructor(tools: readonly AnyTool[]) {
+    const byName = new Map<string, AnyTool>();
+    for (const tool of tools) {
+      if (byName.has(tool.name))
+        throw new TypeError(`ToolNode: two tools are named '${tool.name}'`);
+      byName.set(tool.name, tool as unknown as AnyTool);
+    }
+    this.#tools = byName;
+  }
+
+  /** The tools, for model adapters that send their schemas. */
+  get tools(): AnyTool[] {
+    return [...this.#tools.values()];
+  }
+
+  async run(state: S, ctx: NodeContext): Promise<NodeOutput<S>> {
+    const issuer = state.messages.at(-1);
+    if (issuer?.role !== "assistant" || !issuer.toolCalls?.length) {
+      ctx.logger.warn({}, "ToolNode ran but the last message has no tool calls: nothing to do");
+      return;
+    }
+    const prepared = issuer.toolCalls.map((call) => prepareCall(call, issuer.id, this.#tools, ctx));
+    const ready = prepared.filter((call): call is ReadyCall => call.ok);
+    const plans = new Map<ReadyCall, CallPlan>();
+    (await planCalls(ready, ctx)).forEach((plan, i) => plans.set(ready[i]!, plan));
+
+    // One call works on the node's state directly; parallel calls each get a private copy.
+    const baseline = snapshotFields(state);
+    const parallel = prepared.length > 1;
+    const settled = await Promise.allSettled(
+      prepared.map((call) => {
+        if (!call.ok) return Promise.resolve(this.#rejected(call.message, call.call.id, ctx));
+        const branch: Branch<S> = {
+          state: parallel ? branchState(state, baseline) : state,
+          baseline,
+        };
+        return this.#runOne(call, plans.get(call)!, branch, ctx);
+      }),
+    );
+    return this.#collect(issuer, settled, state, baseline, ctx);
+  }
+
+  async #runOne(
+    call: ReadyCall,
+    plan: CallPlan,
+    branch: Branch<S>,
+    ctx: NodeContext,
+  ): Promise<CallOutcome> {
+    ctx.emit({
+      type: "tool_start",
+      node: ctx.node,
+      key: call.key,
+      toolCallId: call.call.id,
+      toolName: call.tool.name,
+    });
+    const outcome = await executeCall(call, plan, branch, ctx);
+    ctx.emit({
+      type: "tool_result",
+      node: ctx.node,
+      key: call.key,
+      toolCallId: call.call.id,
+      toolName: call.tool.name,
+      replayed: outcome.replayed,
+      isError: outcome.message.isError === true,
+      message: outcome.message,
+    });
+    return outcome;
+  }
+
+  #rejected(message: ToolMessage, toolCallId: string, ctx: NodeContext): CallOutcome {
+    ctx.runtime.metrics.toolErrors.add(1, { tool: "unknown" });
+    ctx.logger.warn({ toolCallId }, Message.text(message));
+    return { message, replayed: false, changes: {} };
+  }
+
+  /**
+   * Turns the settled calls into the node's update. If any call paused, all pauses are raised
+   * together; the calls that finished are already in the ledger and replay on resume.
+   */
+  #collect(
+    issuer: AssistantMessage,
+    settled: PromiseSettledResult<CallOutcome>[],
+    state: S,
+    baseline: Record<string, unknown>,
+    ctx: NodeContext,
+  ): NodeOutput<S> {
+    const interrupts: Interrupt[] = [];
+    const messages: ToolMessage[] = [];
+    const branches: { toolCallId: string; changes: Record<string, unknown> }[] = [];
+    settled.forEach((result, i) => {
+      const call = issuer.toolCalls![i]!;
+      if (result.status === "fulfilled") {
+        messages.push(result.value.message);
+        branches.push({ toolCallId: call.id, changes: result.value.changes });
+      } else if (isInterruptSignal(result.reason)) {
+        interrupts.push(...result.reason.interrupts);
+      } else if (ctx.signal.aborted) {
+        throw ctx.signal.reason;
+      } else {
+        // A failure of the machinery around the tool (not the tool itself): still one message.
+        const text = result.reason instanceof Error ? result.reason.message : String(result.reason);
+        ctx.logger.error(
+          { err: result.reason, toolCallId: call.id },
+          "Tool call failed outside the tool",
+        );
+        messages.push(toolErrorMessage(call.name, call.id, "TOOL_ERROR_001", text));
+      }
+    });
+    if (interrupts.length > 0) throw new InterruptSignal(interrupts);
+    if (settled.length > 1) {
+      mergeBranches(state, baseline, branches, ctx.runtime.reducers, ctx.logger);
+    }
+    // Field changes are already on `state` (the node's own copy); only the messages are new.
+    return messages;
+  }
+}
