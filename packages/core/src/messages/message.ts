@@ -29,11 +29,14 @@ interface MessageBase {
   createdAt: string;
 }
 
+// `toolCalls?: never` on the other roles lets `messages.at(-1)?.toolCalls` read naturally.
 export interface SystemMessage extends MessageBase {
   role: "system";
+  toolCalls?: never;
 }
 export interface UserMessage extends MessageBase {
   role: "user";
+  toolCalls?: never;
 }
 export interface AssistantMessage extends MessageBase {
   role: "assistant";
@@ -42,6 +45,7 @@ export interface AssistantMessage extends MessageBase {
 }
 export interface ToolMessage extends MessageBase {
   role: "tool";
+  toolCalls?: never;
   toolCallId: string;
   isError?: boolean;
 }

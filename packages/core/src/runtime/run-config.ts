@@ -1,4 +1,4 @@
-import type { Logger } from "../events/logger.js";
+import { withFields, type Logger } from "../events/logger.js";
 import type { IdGenerator } from "../messages/ids.js";
 
 /** Per-run options of `invoke` and `stream`. All optional. */
@@ -51,6 +51,8 @@ export function resolveRunConfig(
       "No threadId given: generated one. This run can be neither resumed nor stopped by id unless you keep it.",
     );
   }
+  // Warnings about the config name the thread, like every other record of the run.
+  const log = withFields(logger, { threadId });
   return {
     threadId,
     userId: config.userId ?? null,
@@ -58,15 +60,15 @@ export function resolveRunConfig(
       config.nodeTimeout,
       "nodeTimeout",
       DEFAULT_NODE_TIMEOUT_SECONDS,
-      logger,
+      log,
     ),
     toolTimeoutMs: resolveTimeout(
       config.toolTimeout,
       "toolTimeout",
       DEFAULT_TOOL_TIMEOUT_SECONDS,
-      logger,
+      log,
     ),
-    recursionLimit: resolveRecursionLimit(config.recursionLimit, logger),
+    recursionLimit: resolveRecursionLimit(config.recursionLimit, log),
     durableCheckpointEveryStep: config.durableCheckpointEveryStep ?? true,
     signal: config.signal,
   };

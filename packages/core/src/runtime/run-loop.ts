@@ -77,11 +77,6 @@ export class Run<S extends BaseState> {
       runId: this.runId,
       mode: start.mode,
     });
-    await this.#deps.checkpointer.clearStop(this.#config.threadId);
-    // The start write records the input (or the resume answer) durably and claims the thread's
-    // version: of two executions started from one version, the second fails here, before any
-    // node or tool runs.
-    await this.#commit("running", [], true);
     const watch = new RunWatch({
       checkpointer: this.#deps.checkpointer,
       threadId: this.#config.threadId,
@@ -90,6 +85,11 @@ export class Run<S extends BaseState> {
       onStopRequested: () => this.#abort.abort(new StopSignal("stop()")),
     });
     try {
+      await this.#deps.checkpointer.clearStop(this.#config.threadId);
+      // The start write records the input (or the resume answer) durably and claims the
+      // thread's version: of two executions started from one version, the second fails here,
+      // before any node or tool runs.
+      await this.#commit("running", [], true);
       return await this.#loop(watch);
     } catch (error) {
       return await this.#finishAbnormally(error);

@@ -62,14 +62,22 @@ async function settle<S extends BaseState>(
   let plan = initial;
   for (;;) {
     switch (plan.kind) {
-      case "replay":
+      case "replay": {
         ctx.runtime.metrics.ledgerHits.add(1, { tool: call.tool.name });
         call.log.info(
           { key: call.key, tool: call.tool.name },
           "Tool call replayed from the ledger",
         );
         Object.assign(branch.state, structuredClone(plan.result.stateChanges));
-        return { message: plan.result.message, replayed: true, changes: plan.result.stateChanges };
+        // A domain key replays a fact recorded for an earlier turn, whose call may have had the
+        // same id (providers reuse `call_1`): that message is already in the transcript, where
+        // re-appending it is a no-op that would leave this call unanswered. Answer with a new one.
+        const recorded = plan.result.message;
+        const message = branch.state.messages.some((m) => m.id === recorded.id)
+          ? toToolMessage(recorded, call.call.id)
+          : recorded;
+        return { message, replayed: true, changes: plan.result.stateChanges };
+      }
       case "settled":
         return { message: plan.message, replayed: false, changes: {} };
       case "run":

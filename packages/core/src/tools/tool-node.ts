@@ -9,7 +9,6 @@ import { executeCall, type Branch, type CallOutcome } from "./execute-call.js";
 import { branchState, mergeBranches, snapshotFields } from "./parallel-calls.js";
 import { prepareCall, type ReadyCall } from "./prepared-call.js";
 import type { AnyTool } from "./tool.js";
-import { toolErrorMessage } from "./tool-result.js";
 
 /**
  * Runs the tool calls of the last assistant message, in parallel, each through the tool ledger:
@@ -110,6 +109,7 @@ export class ToolNode<S extends BaseState = BaseState> implements GraphNode<S> {
     ctx: NodeContext,
   ): NodeOutput<S> {
     const interrupts: Interrupt[] = [];
+    const failures: unknown[] = [];
     const messages: ToolMessage[] = [];
     const branches: { toolCallId: string; changes: Record<string, unknown> }[] = [];
     settled.forEach((result, i) => {
@@ -119,18 +119,14 @@ export class ToolNode<S extends BaseState = BaseState> implements GraphNode<S> {
         branches.push({ toolCallId: call.id, changes: result.value.changes });
       } else if (isInterruptSignal(result.reason)) {
         interrupts.push(...result.reason.interrupts);
-      } else if (ctx.signal.aborted) {
-        throw ctx.signal.reason;
       } else {
-        // A failure of the machinery around the tool (not the tool itself): still one message.
-        const text = result.reason instanceof Error ? result.reason.message : String(result.reason);
-        ctx.logger.error(
-          { err: result.reason, toolCallId: call.id },
-          "Tool call failed outside the tool",
-        );
-        messages.push(toolErrorMessage(call.name, call.id, "TOOL_ERROR_001", text));
+        failures.push(result.reason);
       }
     });
+    if (ctx.signal.aborted) throw ctx.signal.reason;
+    // A tool's own failure is already a message; what is left failed around the tool (a fault,
+    // a bug): the node fails as a crash would, after every sibling settled and was recorded.
+    if (failures.length > 0) throw failures[0];
     if (interrupts.length > 0) throw new InterruptSignal(interrupts);
     if (settled.length > 1) {
       mergeBranches(state, baseline, branches, ctx.runtime.reducers, ctx.logger);

@@ -3,11 +3,9 @@ import { claim, createThread, entryOf, tick } from "./fixtures.js";
 import { ledgerRecordsConformance } from "./ledger-records.js";
 import type { GetCheckpointer } from "./fixtures.js";
 
-/** The tool ledger: claims only one execution wins, and writes fenced by the claiming attempt. */
+/** The tool ledger: claims that only one execution wins, takeovers, listing; then its records. */
 export function ledgerConformance(get: GetCheckpointer): void {
   describe("ledger", () => {
-    ledgerRecordsConformance(get);
-
     it("wins a first claim as attempt 1 with a started entry", async () => {
       const checkpointer = get();
       const threadId = await createThread(checkpointer);
@@ -176,5 +174,7 @@ export function ledgerConformance(get: GetCheckpointer): void {
       expect(await checkpointer.getCalls(threadId, ["missing"])).toEqual([]);
       expect(await checkpointer.getCalls(threadId, [])).toEqual([]);
     });
+
+    ledgerRecordsConformance(get);
   });
 }

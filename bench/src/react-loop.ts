@@ -1,0 +1,62 @@
+import { z } from "zod";
+import {
+  END,
+  InMemoryCheckpointer,
+  Message,
+  StateGraph,
+  ToolNode,
+  tool,
+  type Checkpointer,
+} from "@tenxgraph/core";
+import { ScriptedModel } from "@tenxgraph/core/testing";
+
+const silent = { debug() {}, info() {}, warn() {}, error() {} };
+
+/** The workload: a ReAct loop of `turns` model turns, each asking for `toolsPerTurn` trivial tools. */
+export interface Workload {
+  turns: number;
+  toolsPerTurn: number;
+}
+
+const echo = tool({
+  name: "echo",
+  description: "Returns its input.",
+  schema: z.object({ n: z.number() }),
+  execute: async (args) => `echo ${args.n}`,
+});
+
+export function buildApp(
+  workload: Workload,
+  checkpointer: Checkpointer = new InMemoryCheckpointer(),
+) {
+  const turns = Array.from({ length: workload.turns }, (_, turn) => ({
+    toolCalls: Array.from({ length: workload.toolsPerTurn }, (_, i) => ({
+      name: "echo",
+      args: { n: turn * 10 + i },
+    })),
+  }));
+  const model = new ScriptedModel([...turns, "done"]);
+  return new StateGraph()
+    .addNode("MAIN", model)
+    .addNode("TOOL", new ToolNode([echo]))
+    .addConditionalEdges("MAIN", (s) => (s.messages.at(-1)?.toolCalls?.length ? "TOOL" : END))
+    .addEdge("TOOL", "MAIN")
+    .setEntryPoint("MAIN")
+    .compile({ checkpointer, logger: silent });
+}
+
+/** Runs one whole loop on a fresh thread; returns node steps taken and elapsed ms. */
+export async function runOnce(
+  app: ReturnType<typeof buildApp>,
+  workload: Workload,
+  threadId: string,
+): Promise<{ steps: number; ms: number }> {
+  const started = performance.now();
+  const result = await app.invoke(
+    { messages: [Message.user("go")] },
+    { threadId, recursionLimit: workload.turns * 2 + 5 },
+  );
+  const ms = performance.now() - started;
+  if (result.status !== "completed") throw new Error(`run ended ${result.status}`);
+  return { steps: workload.turns * 2 + 1, ms };
+}

@@ -1,0 +1,252 @@
+import { describe, expect, it } from "vitest";
+import { GraphValidationError } from "../errors/errors.js";
+import { isTenxgraphError } from "../errors/tenxgraph-error.js";
+import { Message } from "../messages/message.js";
+import { InMemoryCheckpointer } from "../storage/in-memory-checkpointer.js";
+import { recordingLogger } from "../testing/run-test-support.js";
+import { CompiledGraph } from "./compiled-graph.js";
+import { END } from "./edges.js";
+import type { BaseState } from "./reducers.js";
+import { StateGraph } from "./state-graph.js";
+
+interface RouteState extends BaseState {
+  route?: string;
+  visited?: string[];
+}
+
+const noop = () => undefined;
+
+/** A node that records its name in `visited`. */
+const visit = (name: string) => (state: RouteState) => ({
+  visited: [...(state.visited ?? []), name],
+});
+
+function expectGraphError(fn: () => unknown, code: string): GraphValidationError {
+  let thrown: unknown;
+  try {
+    fn();
+  } catch (error) {
+    thrown = error;
+  }
+  expect(thrown).toBeInstanceOf(GraphValidationError);
+  expect(isTenxgraphError(thrown)).toBe(true);
+  expect((thrown as GraphValidationError).code).toBe(code);
+  expect((thrown as GraphValidationError).name).toBe("GraphValidationError");
+  return thrown as GraphValidationError;
+}
+
+function compileQuiet<S extends BaseState>(graph: StateGraph<S>) {
+  return graph.compile({ checkpointer: new InMemoryCheckpointer(), logger: recordingLogger() });
+}
+
+describe("StateGraph builder", () => {
+  it("chains every builder method and compiles to a runnable graph", async () => {
+    const graph = new StateGraph();
+    expect(graph.addNode("A", noop)).toBe(graph);
+    expect(graph.addEdge("A", END)).toBe(graph);
+    expect(graph.setEntryPoint("A")).toBe(graph);
+    const app = compileQuiet(graph);
+    expect(app).toBeInstanceOf(CompiledGraph);
+
+    const result = await app.invoke({ messages: [Message.user("hi")] }, { threadId: "t1" });
+    expect(result.status).toBe("completed");
+    expect(result.state.messages.map((m) => m.content)).toEqual(["hi"]);
+  });
+
+  it("accepts an object node with run() as well as a function", async () => {
+    const app = compileQuiet(
+      new StateGraph<RouteState>()
+        .addNode("A", { run: async (state) => visit("A")(state) })
+        .addNode("B", visit("B"))
+        .addEdge("A", "B")
+        .addEdge("B", END)
+        .setEntryPoint("A"),
+    );
+    const result = await app.invoke({}, { threadId: "t1" });
+    expect(result.state.visited).toEqual(["A", "B"]);
+  });
+
+  it("starts a new thread from initialState", async () => {
+    const app = compileQuiet(
+      new StateGraph<RouteState>({ initialState: { visited: ["start"] } })
+        .addNode("A", visit("A"))
+        .addEdge("A", END)
+        .setEntryPoint("A"),
+    );
+    const result = await app.invoke({}, { threadId: "t1" });
+    expect(result.state.visited).toEqual(["start", "A"]);
+  });
+
+  it("compiles independent apps: changing the builder afterwards does not change a compiled graph", async () => {
+    const graph = new StateGraph<RouteState>()
+      .addNode("A", visit("A"))
+      .addEdge("A", END)
+      .setEntryPoint("A");
+    const app = compileQuiet(graph);
+    graph.addNode("B", visit("B")).setEntryPoint("B").addEdge("B", END);
+    const result = await app.invoke({}, { threadId: "t1" });
+    expect(result.state.visited).toEqual(["A"]);
+  });
+});
+
+describe("compile-time validation", () => {
+  it("GRAPH_001: an edge to an unknown node", () => {
+    const graph = new StateGraph().addNode("A", noop).addEdge("A", "B").setEntryPoint("A");
+    const error = expectGraphError(() => graph.compile(), "GRAPH_001");
+    expect(error.message).toContain("'B'");
+  });
+
+  it("GRAPH_001: an edge from an unknown node", () => {
+    const graph = new StateGraph()
+      .addNode("A", noop)
+      .addEdge("A", END)
+      .addEdge("GHOST", "A")
+      .setEntryPoint("A");
+    expect(expectGraphError(() => graph.compile(), "GRAPH_001").message).toContain("GHOST");
+  });
+
+  it("GRAPH_001: an unknown entry point", () => {
+    const graph = new StateGraph().addNode("A", noop).addEdge("A", END).setEntryPoint("MAIN");
+    expect(expectGraphError(() => graph.compile(), "GRAPH_001").message).toContain("MAIN");
+  });
+
+  it("GRAPH_001: an unknown node in a path map, record and array forms", () => {
+    const record = new StateGraph()
+      .addNode("A", noop)
+      .addConditionalEdges("A", () => "go", { go: "NOWHERE", stop: END })
+      .setEntryPoint("A");
+    expect(expectGraphError(() => record.compile(), "GRAPH_001").message).toContain("NOWHERE");
+
+    const array = new StateGraph()
+      .addNode("A", noop)
+      .addConditionalEdges("A", () => END, ["NOWHERE", END])
+      .setEntryPoint("A");
+    expectGraphError(() => array.compile(), "GRAPH_001");
+  });
+
+  it("GRAPH_002: no entry point", () => {
+    const graph = new StateGraph().addNode("A", noop).addEdge("A", END);
+    expectGraphError(() => graph.compile(), "GRAPH_002");
+  });
+
+  it("GRAPH_003: a duplicate, reserved, empty or non-callable node", () => {
+    const graph = new StateGraph().addNode("A", noop);
+    expect(expectGraphError(() => graph.addNode("A", noop), "GRAPH_003").message).toContain("'A'");
+    expectGraphError(() => graph.addNode(END, noop), "GRAPH_003");
+    expectGraphError(() => graph.addNode("  ", noop), "GRAPH_003");
+    expectGraphError(() => graph.addNode("B", {} as never), "GRAPH_003");
+    expectGraphError(() => graph.addNode("C", "not a node" as never), "GRAPH_003");
+  });
+
+  it("GRAPH_004: a node with no outgoing edge", () => {
+    const graph = new StateGraph()
+      .addNode("A", noop)
+      .addNode("B", noop)
+      .addEdge("A", "B")
+      .setEntryPoint("A");
+    const error = expectGraphError(() => graph.compile(), "GRAPH_004");
+    expect(error.message).toContain("'B'");
+  });
+
+  it("GRAPH_005: a node with both a fixed edge and conditional edges, or two fixed edges", () => {
+    const mixed = new StateGraph()
+      .addNode("A", noop)
+      .addNode("B", noop)
+      .addEdge("A", "B")
+      .addConditionalEdges("A", () => END)
+      .addEdge("B", END)
+      .setEntryPoint("A");
+    expectGraphError(() => mixed.compile(), "GRAPH_005");
+
+    const twice = new StateGraph()
+      .addNode("A", noop)
+      .addEdge("A", END)
+      .addEdge("A", END)
+      .setEntryPoint("A");
+    expectGraphError(() => twice.compile(), "GRAPH_005");
+  });
+
+  it("accepts END as a path map destination", () => {
+    const graph = new StateGraph()
+      .addNode("A", noop)
+      .addConditionalEdges("A", () => "done", { done: END })
+      .setEntryPoint("A");
+    expect(graph.compile({ logger: recordingLogger() })).toBeInstanceOf(CompiledGraph);
+  });
+});
+
+describe("conditional edges", () => {
+  /** A → (router) → B or C, both → END. */
+  function branching(
+    router: (state: RouteState) => string | Promise<string>,
+    pathMap?: Record<string, string> | string[],
+  ) {
+    return compileQuiet(
+      new StateGraph<RouteState>()
+        .addNode("A", (state) => ({ visited: [...(state.visited ?? []), "A"] }))
+        .addNode("B", visit("B"))
+        .addNode("C", visit("C"))
+        .addConditionalEdges("A", router, pathMap)
+        .addEdge("B", END)
+        .addEdge("C", END)
+        .setEntryPoint("A"),
+    );
+  }
+
+  it("without a path map: the router returns a node name or END, and sees the node's update", async () => {
+    const seen: (string[] | undefined)[] = [];
+    const app = branching((state) => {
+      seen.push(state.visited);
+      return state.route === "end" ? END : (state.route ?? "B");
+    });
+    expect((await app.invoke({ route: "C" }, { threadId: "c" })).state.visited).toEqual(["A", "C"]);
+    expect((await app.invoke({ route: "B" }, { threadId: "b" })).state.visited).toEqual(["A", "B"]);
+    expect((await app.invoke({ route: "end" }, { threadId: "e" })).state.visited).toEqual(["A"]);
+    expect(seen).toEqual([["A"], ["A"], ["A"]]);
+  });
+
+  it("an async router", async () => {
+    const app = branching(async (state) => (state.route === "c" ? "C" : "B"));
+    expect((await app.invoke({ route: "c" }, { threadId: "t" })).state.visited).toEqual(["A", "C"]);
+  });
+
+  it("with a record path map: the router returns a key, the run goes to its value", async () => {
+    const app = branching((state) => state.route ?? "left", { left: "B", right: "C", stop: END });
+    expect((await app.invoke({ route: "right" }, { threadId: "r" })).state.visited).toEqual([
+      "A",
+      "C",
+    ]);
+    expect((await app.invoke({ route: "left" }, { threadId: "l" })).state.visited).toEqual([
+      "A",
+      "B",
+    ]);
+    expect((await app.invoke({ route: "stop" }, { threadId: "s" })).state.visited).toEqual(["A"]);
+  });
+
+  it("with an array path map: the router returns one of its entries", async () => {
+    const app = branching((state) => state.route ?? END, ["C", END]);
+    expect((await app.invoke({ route: "C" }, { threadId: "c" })).state.visited).toEqual(["A", "C"]);
+    expect((await app.invoke({}, { threadId: "e" })).state.visited).toEqual(["A"]);
+  });
+
+  it("GRAPH_006 at run time: the router returns a node the graph does not have", async () => {
+    const app = branching(() => "NOWHERE");
+    const error = await app.invoke({}, { threadId: "t" }).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(GraphValidationError);
+    expect((error as GraphValidationError).code).toBe("GRAPH_006");
+    expect((error as Error).message).toContain("'NOWHERE'");
+    const state = await app.getState({ threadId: "t" });
+    expect(state).toMatchObject({ status: "failed", currentNode: "A" });
+  });
+
+  it("GRAPH_006 at run time: the router returns a key outside its record path map", async () => {
+    // "C" is a node, but not a key of the map: the map is the whole set of choices.
+    const app = branching(() => "C", { left: "B" });
+    await expect(app.invoke({}, { threadId: "t" })).rejects.toMatchObject({ code: "GRAPH_006" });
+  });
+
+  it("GRAPH_006 at run time: the router returns a node outside its array path map", async () => {
+    const app = branching(() => "B", ["C", END]);
+    await expect(app.invoke({}, { threadId: "t" })).rejects.toMatchObject({ code: "GRAPH_006" });
+  });
+});

@@ -1,0 +1,463 @@
+import { describe, expect, it } from "vitest";
+import { z } from "zod";
+import { ToolError } from "../errors/errors.js";
+import { StateGraph } from "../graph/state-graph.js";
+import { END } from "../graph/edges.js";
+import type { CompletedLedgerEntry } from "../ledger/ledger-entry.js";
+import { Message, type ToolMessage } from "../messages/message.js";
+import { InMemoryCheckpointer } from "../storage/in-memory-checkpointer.js";
+import {
+  callsTurn,
+  captureLogger,
+  collect,
+  ofType,
+  pause,
+  supportAgent,
+  testMeter,
+  toolMessages,
+  toolText,
+} from "../testing/test-support.js";
+import type { ToolContext } from "./tool-context.js";
+import { ToolNode } from "./tool-node.js";
+import { tool } from "./tool.js";
+
+const orderArgs = z.object({ order_id: z.string() });
+
+/** The seed's three tools, each logging its side effect to `effects`. */
+function supportTools(effects: string[]) {
+  const lookupOrder = tool({
+    name: "lookup_order",
+    description: "Look up an order.",
+    schema: orderArgs,
+    execute: (args) => {
+      effects.push(`lookup ${args.order_id}`);
+      return { order_id: args.order_id, amount_cents: 4200 };
+    },
+  });
+  const chargeCard = tool({
+    name: "charge_card",
+    description: "Charge the card.",
+    schema: z.object({ order_id: z.string(), amount_cents: z.number().int() }),
+    execute: (args) => {
+      effects.push(`charge ${args.order_id} ${args.amount_cents}`);
+      return `Charged ${args.amount_cents / 100} USD`;
+    },
+  });
+  const sendReceipt = tool({
+    name: "send_receipt",
+    description: "Email the receipt.",
+    schema: orderArgs,
+    execute: async (args) => {
+      await pause(5);
+      effects.push(`receipt ${args.order_id}`);
+      return "Receipt sent";
+    },
+  });
+  return { lookupOrder, chargeCard, sendReceipt };
+}
+
+const user = (text: string) => ({ messages: [Message.user(text)] });
+
+describe("ToolNode: parallel calls and failures", () => {
+  it("runs three calls; one throws: siblings are recorded, the model gets one error message, the node continues", async () => {
+    const effects: string[] = [];
+    const { lookupOrder, sendReceipt } = supportTools(effects);
+    const chargeCard = tool({
+      name: "charge_card",
+      description: "Charge the card.",
+      schema: orderArgs,
+      execute: () => {
+        effects.push("charge attempted");
+        throw new Error("card network down");
+      },
+    });
+    const metrics = testMeter();
+    const app = supportAgent({
+      model: [
+        callsTurn("m-1", [
+          ["lookup_order", { order_id: "4821" }],
+          ["charge_card", { order_id: "4821" }],
+          ["send_receipt", { order_id: "4821" }],
+        ]),
+        "The card could not be charged.",
+      ],
+      tools: [lookupOrder, chargeCard, sendReceipt],
+      meter: metrics.meter,
+      logger: captureLogger(),
+    });
+
+    const result = await app.invoke(user("charge order 4821"), { threadId: "t-par" });
+
+    expect(result.status).toBe("completed");
+    expect(effects.sort()).toEqual(["charge attempted", "lookup 4821", "receipt 4821"]);
+    const tools = toolMessages(result.state);
+    expect(tools.map((m) => m.toolCallId)).toEqual(["call_1", "call_2", "call_3"]);
+    const errors = tools.filter((m) => m.isError);
+    expect(errors).toHaveLength(1);
+    expect(Message.text(errors[0]!)).toBe(
+      "Tool 'charge_card' failed: [TOOL_ERROR_001] card network down",
+    );
+    expect(toolText(result.state, "call_1")).toBe('{"order_id":"4821","amount_cents":4200}');
+    expect(toolText(result.state, "call_3")).toBe("Receipt sent");
+    expect(Message.text(result.state.messages.at(-1)!)).toBe("The card could not be charged.");
+
+    const ledger = await app.getToolLedger({ threadId: "t-par" });
+    const byKey = new Map(ledger.map((e) => [e.key, e]));
+    for (const key of ["m-1:call_1", "m-1:call_3"]) {
+      expect(byKey.get(key)).toMatchObject({ status: "completed", attempt: 1 });
+    }
+    expect(byKey.get("m-1:call_1")?.toolName).toBe("lookup_order");
+    expect(byKey.get("m-1:call_3")?.toolName).toBe("send_receipt");
+    expect(await metrics.sum("tenxgraph.tool.errors")).toBe(1);
+  });
+
+  it("answers malformed JSON and schema failures with TOOL_ARGS_001, never runs the tool, writes no ledger entry", async () => {
+    const effects: string[] = [];
+    const { chargeCard, lookupOrder } = supportTools(effects);
+    const app = supportAgent({
+      model: [
+        callsTurn("m-1", [
+          ["charge_card", '{"order_id": "4821", amount_cents: 42'],
+          ["charge_card", { order_id: "4821", amount_cents: 42.5 }],
+          ["lookup_order", { order_id: 4821 }],
+          ["lookup_order", { order_id: "4821" }],
+        ]),
+        "Let me fix those arguments.",
+      ],
+      tools: [chargeCard, lookupOrder],
+      logger: captureLogger(),
+    });
+
+    const result = await app.invoke(user("charge"), { threadId: "t-args" });
+
+    expect(effects).toEqual(["lookup 4821"]);
+    expect(toolText(result.state, "call_1")).toMatch(
+      /^Tool 'charge_card' failed: \[TOOL_ARGS_001\] arguments are not valid JSON \(.+\)$/,
+    );
+    expect(toolText(result.state, "call_2")).toMatch(
+      /^Tool 'charge_card' failed: \[TOOL_ARGS_001\] arguments do not match the schema: amount_cents: /,
+    );
+    expect(toolText(result.state, "call_3")).toMatch(
+      /^Tool 'lookup_order' failed: \[TOOL_ARGS_001\] arguments do not match the schema: order_id: /,
+    );
+    expect(toolMessages(result.state).map((m) => m.isError === true)).toEqual([
+      true,
+      true,
+      true,
+      false,
+    ]);
+    const ledger = await app.getToolLedger({ threadId: "t-args" });
+    expect(ledger.map((e) => e.key)).toEqual(["m-1:call_4"]);
+  });
+
+  it("treats empty arguments as {} and validates them", async () => {
+    const seen: unknown[] = [];
+    const ping = tool({
+      name: "ping",
+      description: "Ping.",
+      schema: z.object({}),
+      execute: (args) => {
+        seen.push(args);
+        return "pong";
+      },
+    });
+    const app = supportAgent({ model: [callsTurn("m-1", [["ping", ""]]), "ok"], tools: [ping] });
+    const result = await app.invoke(user("ping"), { threadId: "t-empty" });
+    expect(seen).toEqual([{}]);
+    expect(toolText(result.state, "call_1")).toBe("pong");
+  });
+
+  it("answers an unknown tool with TOOL_NOT_FOUND_001 listing the tools, and counts it", async () => {
+    const effects: string[] = [];
+    const { chargeCard, lookupOrder } = supportTools(effects);
+    const metrics = testMeter();
+    const logger = captureLogger();
+    const app = supportAgent({
+      model: [callsTurn("m-1", [["refund_payment", { order_id: "4821" }]]), "Sorry."],
+      tools: [chargeCard, lookupOrder],
+      meter: metrics.meter,
+      logger,
+    });
+
+    const result = await app.invoke(user("refund"), { threadId: "t-404" });
+
+    expect(result.status).toBe("completed");
+    expect(effects).toEqual([]);
+    const [message] = toolMessages(result.state);
+    expect(message).toMatchObject({ toolCallId: "call_1", isError: true });
+    expect(Message.text(message!)).toBe(
+      "Tool 'refund_payment' failed: [TOOL_NOT_FOUND_001] no tool named 'refund_payment' (tools: charge_card, lookup_order)",
+    );
+    expect(await app.getToolLedger({ threadId: "t-404" })).toEqual([]);
+    expect(await metrics.sum("tenxgraph.tool.errors", { tool: "unknown" })).toBe(1);
+    expect(logger.find("warn", "[TOOL_NOT_FOUND_001]")[0]?.fields.toolCallId).toBe("call_1");
+  });
+
+  it("keeps a TOOL_ code of a ToolError the tool throws", async () => {
+    const picky = tool({
+      name: "picky",
+      description: "Refuses.",
+      schema: z.object({}),
+      execute: () => {
+        throw new ToolError("TOOL_ARGS_001", "picky", "order 4821 is already refunded");
+      },
+    });
+    const app = supportAgent({ model: [callsTurn("m-1", [["picky", {}]]), "ok"], tools: [picky] });
+    const result = await app.invoke(user("go"), { threadId: "t-code" });
+    expect(toolText(result.state, "call_1")).toBe(
+      "Tool 'picky' failed: [TOOL_ARGS_001] order 4821 is already refunded",
+    );
+  });
+});
+
+describe("ToolNode: results and context", () => {
+  it("gives the tool its context: key, ids, attempt, run, user, signal and state", async () => {
+    const contexts: ToolContext[] = [];
+    const lastMessageIds: (string | undefined)[] = [];
+    const inspect = tool({
+      name: "inspect",
+      description: "Looks at its context.",
+      schema: z.object({}),
+      execute: (_args, ctx) => {
+        contexts.push(ctx);
+        lastMessageIds.push(ctx.state.messages.at(-1)?.id);
+        expect(ctx.signal.aborted).toBe(false);
+        return "seen";
+      },
+    });
+    const app = supportAgent({
+      model: [callsTurn("m-ctx", [["inspect", {}, "call_9"]]), "done"],
+      tools: [inspect],
+    });
+
+    const result = await app.invoke(user("look"), { threadId: "t-ctx", userId: "customer-118" });
+
+    expect(contexts).toHaveLength(1);
+    const ctx = contexts[0]!;
+    expect(ctx).toMatchObject({
+      idempotencyKey: "m-ctx:call_9",
+      threadId: "t-ctx",
+      messageId: "m-ctx",
+      toolCallId: "call_9",
+      attempt: 1,
+      runId: result.runId,
+      userId: "customer-118",
+    });
+    expect(ctx.signal).toBeInstanceOf(AbortSignal);
+    expect(lastMessageIds).toEqual(["m-ctx"]);
+    expect(typeof ctx.logger.info).toBe("function");
+  });
+
+  it("turns outputs into tool messages: text, JSON, nothing, content blocks, a tool message", async () => {
+    const outputs: Record<string, unknown> = {
+      text: "plain",
+      json: { ok: true, n: [1, 2] },
+      nothing: undefined,
+      blocks: [{ type: "text", text: "block text" }],
+      message: Message.tool("ignored-id", "custom body", { isError: true }),
+    };
+    const echo = tool({
+      name: "echo",
+      description: "Returns a canned output.",
+      schema: z.object({ kind: z.string() }),
+      execute: (args) => outputs[args.kind],
+    });
+    const kinds = Object.keys(outputs);
+    const app = supportAgent({
+      model: [
+        callsTurn(
+          "m-1",
+          kinds.map((kind) => ["echo", { kind }, kind]),
+        ),
+        "ok",
+      ],
+      tools: [echo],
+    });
+
+    const result = await app.invoke(user("echo"), { threadId: "t-out" });
+
+    const byCall = new Map(toolMessages(result.state).map((m) => [m.toolCallId, m]));
+    expect(byCall.get("text")?.content).toBe("plain");
+    expect(byCall.get("json")?.content).toBe('{"ok":true,"n":[1,2]}');
+    expect(byCall.get("nothing")?.content).toBe("");
+    expect(byCall.get("blocks")?.content).toEqual([{ type: "text", text: "block text" }]);
+    const custom = byCall.get("message") as ToolMessage;
+    expect(custom).toMatchObject({ content: "custom body", isError: true, toolCallId: "message" });
+    expect(custom.id).not.toBe((outputs.message as ToolMessage).id);
+  });
+
+  it("lets a single call change the state in place", async () => {
+    type S = { messages: Message[]; notes: string[]; order: { status: string } };
+    const annotate = tool<z.ZodObject<{ note: z.ZodString }>, S>({
+      name: "annotate",
+      description: "Adds a note.",
+      schema: z.object({ note: z.string() }),
+      execute: (args, ctx) => {
+        ctx.state.notes.push(args.note);
+        ctx.state.order.status = "annotated";
+        return "noted";
+      },
+    });
+    const app = supportAgent<S>({
+      model: [callsTurn("m-1", [["annotate", { note: "VIP customer" }]]), "ok"],
+      tools: [annotate],
+      state: { initialState: { notes: ["first"], order: { status: "new" } } },
+    });
+
+    const result = await app.invoke(user("note it"), { threadId: "t-single" });
+
+    expect(result.state.notes).toEqual(["first", "VIP customer"]);
+    expect(result.state.order).toEqual({ status: "annotated" });
+    const saved = await app.getState({ threadId: "t-single" });
+    expect(saved?.values.notes).toEqual(["first", "VIP customer"]);
+  });
+
+  it("streams tool_start before tool_result for every call, with keys and error flags", async () => {
+    const effects: string[] = [];
+    const { lookupOrder, chargeCard } = supportTools(effects);
+    const app = supportAgent({
+      model: [
+        callsTurn("m-1", [
+          ["lookup_order", { order_id: "1" }],
+          ["nope", {}],
+        ]),
+        "ok",
+      ],
+      tools: [lookupOrder, chargeCard],
+    });
+
+    const events = await collect(app.stream(user("go"), { threadId: "t-events" }));
+
+    const toolEvents = events.filter((e) => e.type === "tool_start" || e.type === "tool_result");
+    expect(ofType(toolEvents, "tool_start")).toEqual([
+      {
+        type: "tool_start",
+        node: "TOOL",
+        key: "m-1:call_1",
+        toolCallId: "call_1",
+        toolName: "lookup_order",
+      },
+    ]);
+    const results = ofType(events, "tool_result");
+    expect(results).toHaveLength(1);
+    expect(results[0]).toMatchObject({ key: "m-1:call_1", replayed: false, isError: false });
+    expect(toolEvents.map((e) => e.type)).toEqual(["tool_start", "tool_result"]);
+    // The rejected call is answered without tool events, but its message is streamed.
+    const streamed = ofType(events, "message").map((e) => e.message);
+    expect(streamed.some((m) => m.role === "tool" && m.toolCallId === "call_2" && m.isError)).toBe(
+      true,
+    );
+    expect(ofType(events, "run_end")[0]?.status).toBe("completed");
+  });
+});
+
+describe("ToolNode: timeouts", () => {
+  it("settles a tool that ignores its signal at its timeout; its late result changes nothing", async () => {
+    const late = { resolved: false, aborted: false };
+    const zombie = tool({
+      name: "slow_lookup",
+      description: "Hangs past its deadline.",
+      schema: z.object({}),
+      timeout: 0.05,
+      execute: async (_args, ctx) => {
+        await pause(200);
+        late.aborted = ctx.signal.aborted;
+        late.resolved = true;
+        return "late result";
+      },
+    });
+    const metrics = testMeter();
+    const app = supportAgent({
+      model: [callsTurn("m-1", [["slow_lookup", {}]]), "It timed out."],
+      tools: [zombie],
+      meter: metrics.meter,
+      logger: captureLogger(),
+    });
+
+    const started = Date.now();
+    const result = await app.invoke(user("go"), { threadId: "t-zombie" });
+
+    expect(Date.now() - started).toBeLessThan(190);
+    expect(result.status).toBe("completed");
+    expect(toolText(result.state, "call_1")).toBe(
+      "Tool 'slow_lookup' failed: [NODE_TIMEOUT_002] Tool 'slow_lookup' timed out after 0.05 s",
+    );
+    expect(await metrics.sum("tenxgraph.tool.timeouts", { tool: "slow_lookup" })).toBe(1);
+    const ledger = await app.getToolLedger({ threadId: "t-zombie" });
+    expect(ledger).toHaveLength(1);
+    const entry = ledger[0] as CompletedLedgerEntry;
+    expect(entry.status).toBe("completed");
+    expect(JSON.stringify(entry.result)).toContain("[NODE_TIMEOUT_002]");
+    const stateBefore = await app.getState({ threadId: "t-zombie" });
+
+    await pause(250);
+
+    expect(late).toEqual({ resolved: true, aborted: true });
+    expect(await app.getToolLedger({ threadId: "t-zombie" })).toEqual(ledger);
+    expect(await app.getState({ threadId: "t-zombie" })).toEqual(stateBefore);
+    expect(JSON.stringify(stateBefore)).not.toContain("late result");
+  });
+
+  it("uses the run's toolTimeout unless the tool sets its own (null disables it)", async () => {
+    const make = (name: string, timeout?: number | null) =>
+      tool({
+        name,
+        description: "Sleeps 80 ms.",
+        schema: z.object({}),
+        ...(timeout === undefined ? {} : { timeout }),
+        execute: async () => {
+          await pause(80);
+          return `${name} done`;
+        },
+      });
+    const app = supportAgent({
+      model: [
+        callsTurn("m-1", [
+          ["default_timeout", {}],
+          ["no_timeout", {}],
+          ["long_timeout", {}],
+        ]),
+        "ok",
+      ],
+      tools: [make("default_timeout"), make("no_timeout", null), make("long_timeout", 5)],
+      logger: captureLogger(),
+    });
+
+    const result = await app.invoke(user("go"), { threadId: "t-timeouts", toolTimeout: 0.02 });
+
+    expect(toolText(result.state, "call_1")).toMatch(/\[NODE_TIMEOUT_002\] .* after 0.02 s$/);
+    expect(toolText(result.state, "call_2")).toBe("no_timeout done");
+    expect(toolText(result.state, "call_3")).toBe("long_timeout done");
+  });
+});
+
+describe("ToolNode construction and misuse", () => {
+  it("refuses two tools with one name and lists its tools", () => {
+    const effects: string[] = [];
+    const { chargeCard, lookupOrder } = supportTools(effects);
+    expect(() => new ToolNode([chargeCard, lookupOrder, chargeCard])).toThrow(
+      new TypeError("ToolNode: two tools are named 'charge_card'"),
+    );
+    expect(new ToolNode([chargeCard, lookupOrder]).tools.map((t) => t.name)).toEqual([
+      "charge_card",
+      "lookup_order",
+    ]);
+  });
+
+  it("warns and changes nothing when the last message has no tool calls", async () => {
+    const logger = captureLogger();
+    const app = new StateGraph()
+      .addNode("TOOL", new ToolNode([]))
+      .addEdge("TOOL", END)
+      .setEntryPoint("TOOL")
+      .compile({ logger, checkpointer: new InMemoryCheckpointer() });
+
+    const result = await app.invoke(user("hello"), { threadId: "t-idle" });
+
+    expect(result.status).toBe("completed");
+    expect(result.state.messages.map((m) => m.role)).toEqual(["user"]);
+    expect(
+      logger.find("warn", "ToolNode ran but the last message has no tool calls"),
+    ).toHaveLength(1);
+  });
+});
