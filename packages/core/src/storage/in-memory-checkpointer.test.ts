@@ -1,14 +1,18 @@
+import * as vitest from "vitest";
 import { describe, expect, it } from "vitest";
 import { Message } from "../messages/message.js";
 import { checkpointerConformance } from "../testing/conformance/index.js";
 import { InMemoryCheckpointer } from "./in-memory-checkpointer.js";
 import type { CheckpointWrite } from "./checkpointer.js";
 
-checkpointerConformance({
-  name: "InMemoryCheckpointer",
-  create: async () => new InMemoryCheckpointer(),
-  destroy: (checkpointer) => checkpointer.close(),
-});
+checkpointerConformance(
+  {
+    name: "InMemoryCheckpointer",
+    create: async () => new InMemoryCheckpointer(),
+    destroy: (checkpointer) => checkpointer.close(),
+  },
+  vitest,
+);
 
 function firstWrite(threadId: string, overrides: Partial<CheckpointWrite> = {}): CheckpointWrite {
   return {

@@ -4,7 +4,7 @@
  * @module
  */
 export { checkpointerConformance } from "./conformance/index.js";
-export type { CheckpointerHarness } from "./conformance/index.js";
+export type { CheckpointerHarness, TestApi } from "./conformance/index.js";
 export { ScriptedModel } from "./scripted-model.js";
 export type { ScriptedTurn } from "./scripted-model.js";
 export { FaultPoints } from "./fault-points.js";

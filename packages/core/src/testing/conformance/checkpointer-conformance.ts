@@ -1,9 +1,9 @@
-import { afterAll, afterEach, beforeAll, beforeEach, describe } from "vitest";
 import type { Checkpointer } from "../../storage/checkpointer.js";
 import { ledgerConformance } from "./ledger.js";
 import { messagesConformance } from "./messages.js";
 import { stateConformance } from "./state.js";
 import { stopConformance } from "./stop.js";
+import type { TestApi } from "./test-api.js";
 import { threadsConformance } from "./threads.js";
 
 /**
@@ -24,15 +24,23 @@ export interface CheckpointerHarness {
  * threads), under `describe("checkpointer conformance: <name>")`. Call it from a test file.
  * The suite never calls `setup()` before a test: stores must set themselves up on first use.
  *
+ * The suite does not import a test framework: pass it as `test`. The vitest module fits as is
+ * (`await import("vitest")`, or a namespace import of "vitest"), and so do jest's globals
+ * (`{ describe, it, expect, beforeAll, afterAll, beforeEach, afterEach }`).
+ *
  * @example
  * // sqlite-checkpointer.int.test.ts
- * checkpointerConformance({
- *   name: "SqliteCheckpointer",
- *   create: async () => new SqliteCheckpointer({ path: join(tmpdir(), `${randomUUID()}.db`) }),
- *   destroy: (checkpointer) => checkpointer.close(),
- * });
+ * checkpointerConformance(
+ *   {
+ *     name: "SqliteCheckpointer",
+ *     create: async () => new SqliteCheckpointer({ path: join(tmpdir(), `${randomUUID()}.db`) }),
+ *     destroy: (checkpointer) => checkpointer.close(),
+ *   },
+ *   await import("vitest"),
+ * );
  */
-export function checkpointerConformance(harness: CheckpointerHarness): void {
+export function checkpointerConformance(harness: CheckpointerHarness, test: TestApi): void {
+  const { describe, beforeAll, afterAll, beforeEach, afterEach } = test;
   describe(`checkpointer conformance: ${harness.name}`, () => {
     let current: Checkpointer | undefined;
     const get = (): Checkpointer => {
@@ -51,10 +59,10 @@ export function checkpointerConformance(harness: CheckpointerHarness): void {
       if (checkpointer) await harness.destroy?.(checkpointer);
     });
 
-    stateConformance(get);
-    messagesConformance(get);
-    ledgerConformance(get);
-    stopConformance(get);
-    threadsConformance(get, harness);
+    stateConformance(get, test);
+    messagesConformance(get, test);
+    ledgerConformance(get, test);
+    stopConformance(get, test);
+    threadsConformance(get, test, harness);
   });
 }

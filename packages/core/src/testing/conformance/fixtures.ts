@@ -1,9 +1,9 @@
 import { randomUUID } from "node:crypto";
-import { expect } from "vitest";
 import type { ErrorCode } from "../../errors/codes.js";
 import { isTenxgraphError } from "../../errors/tenxgraph-error.js";
 import type { LedgerClaim, LedgerEntry } from "../../ledger/ledger-entry.js";
 import type { Checkpointer, CheckpointWrite } from "../../storage/checkpointer.js";
+import type { Expect } from "./test-api.js";
 
 /** Returns the checkpointer of the test that is running. */
 export type GetCheckpointer = () => Checkpointer;
@@ -52,33 +52,34 @@ export function claim(key: string, ownerRunId: string, expectedAttempt = 0): Led
   return { key, toolName: "charge_card", ownerRunId, expectedAttempt };
 }
 
-/** The entry of `key` as listed by the store, failing the test when there is none. */
-export async function entryOf(
-  checkpointer: Checkpointer,
-  threadId: string,
-  key: string,
-): Promise<LedgerEntry> {
-  const [entry] = await checkpointer.getCalls(threadId, [key]);
-  expect(entry, `ledger entry '${key}'`).toBeDefined();
-  return entry!;
-}
-
 const RESOLVED = Symbol("resolved");
 
-/** Asserts that `promise` rejects with a tenxgraph error carrying `code` (and `fields`). */
-export async function expectErrorCode(
-  promise: Promise<unknown>,
-  code: ErrorCode,
-  fields?: Record<string, unknown>,
-  label = "",
-): Promise<void> {
-  const error = await promise.then(
-    () => RESOLVED,
-    (reason: unknown) => reason,
-  );
-  expect(error, `${label} should reject`).not.toBe(RESOLVED);
-  expect(isTenxgraphError(error) ? error.code : error, label).toBe(code);
-  if (fields) expect(error).toMatchObject(fields);
+/** Fixtures that assert, bound to the test framework's `expect`. */
+export function assertions(expect: Expect) {
+  return {
+    /** The entry of `key` as listed by the store, failing the test when there is none. */
+    async entryOf(checkpointer: Checkpointer, threadId: string, key: string): Promise<LedgerEntry> {
+      const [entry] = await checkpointer.getCalls(threadId, [key]);
+      expect(entry, `ledger entry '${key}'`).toBeDefined();
+      return entry!;
+    },
+
+    /** Asserts that `promise` rejects with a tenxgraph error carrying `code` (and `fields`). */
+    async expectErrorCode(
+      promise: Promise<unknown>,
+      code: ErrorCode,
+      fields?: Record<string, unknown>,
+      label = "",
+    ): Promise<void> {
+      const error = await promise.then(
+        () => RESOLVED,
+        (reason: unknown) => reason,
+      );
+      expect(error, `${label} should reject`).not.toBe(RESOLVED);
+      expect(isTenxgraphError(error) ? error.code : error, label).toBe(code);
+      if (fields) expect(error).toMatchObject(fields);
+    },
+  };
 }
 
 /** Waits long enough for a store's clock (millisecond ISO timestamps) to move on. */

@@ -5,3 +5,4 @@
  */
 export { checkpointerConformance } from "./checkpointer-conformance.js";
 export type { CheckpointerHarness } from "./checkpointer-conformance.js";
+export type { Assertion, AsyncMatchers, Expect, Matchers, TestApi, TestFn } from "./test-api.js";

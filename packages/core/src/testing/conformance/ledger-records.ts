@@ -1,10 +1,12 @@
-import { describe, expect, it } from "vitest";
 import { Message } from "../../messages/message.js";
-import { claim, createThread, entryOf, tick } from "./fixtures.js";
+import { assertions, claim, createThread, tick } from "./fixtures.js";
 import type { GetCheckpointer } from "./fixtures.js";
+import type { TestApi } from "./test-api.js";
 
 /** Ledger writes after a claim: completion, release and heartbeats, each fenced by attempt. */
-export function ledgerRecordsConformance(get: GetCheckpointer): void {
+export function ledgerRecordsConformance(get: GetCheckpointer, test: TestApi): void {
+  const { describe, it, expect } = test;
+  const { entryOf } = assertions(expect);
   describe("records", () => {
     it("records a completion for the claiming attempt", async () => {
       const checkpointer = get();

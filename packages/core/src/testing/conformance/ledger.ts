@@ -1,10 +1,12 @@
-import { describe, expect, it } from "vitest";
-import { claim, createThread, entryOf, tick } from "./fixtures.js";
+import { assertions, claim, createThread, tick } from "./fixtures.js";
 import { ledgerRecordsConformance } from "./ledger-records.js";
 import type { GetCheckpointer } from "./fixtures.js";
+import type { TestApi } from "./test-api.js";
 
 /** The tool ledger: claims that only one execution wins, takeovers, listing; then its records. */
-export function ledgerConformance(get: GetCheckpointer): void {
+export function ledgerConformance(get: GetCheckpointer, test: TestApi): void {
+  const { describe, it, expect } = test;
+  const { entryOf } = assertions(expect);
   describe("ledger", () => {
     it("wins a first claim as attempt 1 with a started entry", async () => {
       const checkpointer = get();
@@ -175,6 +177,6 @@ export function ledgerConformance(get: GetCheckpointer): void {
       expect(await checkpointer.getCalls(threadId, [])).toEqual([]);
     });
 
-    ledgerRecordsConformance(get);
+    ledgerRecordsConformance(get, test);
   });
 }

@@ -1,10 +1,11 @@
-import { describe, expect, it } from "vitest";
 import { Message } from "../../messages/message.js";
 import { checkpointWrite, createThread, newThreadId } from "./fixtures.js";
 import type { GetCheckpointer } from "./fixtures.js";
+import type { TestApi } from "./test-api.js";
 
 /** The transcript: append-only, in append order, paged, and stored as exact message JSON. */
-export function messagesConformance(get: GetCheckpointer): void {
+export function messagesConformance(get: GetCheckpointer, test: TestApi): void {
+  const { describe, it, expect } = test;
   describe("messages", () => {
     it("keeps append order across many writes", async () => {
       const checkpointer = get();

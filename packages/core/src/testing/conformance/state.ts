@@ -1,10 +1,12 @@
-import { describe, expect, it } from "vitest";
 import { Message } from "../../messages/message.js";
-import { checkpointWrite, createThread, expectErrorCode, newThreadId } from "./fixtures.js";
+import { assertions, checkpointWrite, createThread, newThreadId } from "./fixtures.js";
 import type { GetCheckpointer } from "./fixtures.js";
+import type { TestApi } from "./test-api.js";
 
 /** Versioned state: compare-and-swap writes, conflicts that change nothing, JSON round-trips. */
-export function stateConformance(get: GetCheckpointer): void {
+export function stateConformance(get: GetCheckpointer, test: TestApi): void {
+  const { describe, it, expect } = test;
+  const { expectErrorCode } = assertions(expect);
   describe("state", () => {
     it("creates a thread with expectedVersion 0 as version 1", async () => {
       const checkpointer = get();

@@ -1,9 +1,10 @@
-import { describe, expect, it } from "vitest";
 import { createThread, newThreadId } from "./fixtures.js";
 import type { GetCheckpointer } from "./fixtures.js";
+import type { TestApi } from "./test-api.js";
 
 /** Stop requests: a per-thread flag that any process sharing the store can set and clear. */
-export function stopConformance(get: GetCheckpointer): void {
+export function stopConformance(get: GetCheckpointer, test: TestApi): void {
+  const { describe, it, expect } = test;
   describe("stop requests", () => {
     it("reports no stop request by default", async () => {
       const checkpointer = get();

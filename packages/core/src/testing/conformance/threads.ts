@@ -1,16 +1,9 @@
-import { describe, expect, it } from "vitest";
 import type { Checkpointer } from "../../storage/checkpointer.js";
 import { Message } from "../../messages/message.js";
 import type { CheckpointerHarness } from "./checkpointer-conformance.js";
-import {
-  checkpointWrite,
-  claim,
-  createThread,
-  expectErrorCode,
-  newThreadId,
-  tick,
-} from "./fixtures.js";
+import { assertions, checkpointWrite, claim, createThread, newThreadId, tick } from "./fixtures.js";
 import type { GetCheckpointer } from "./fixtures.js";
+import type { TestApi } from "./test-api.js";
 
 /** Creates a thread with a message, a completed and a started call, and a stop request. */
 async function populatedThread(checkpointer: Checkpointer, userId: string) {
@@ -36,7 +29,13 @@ async function snapshot(checkpointer: Checkpointer, threadId: string) {
 }
 
 /** Thread listing and deletion, isolation between threads, and the store's lifecycle. */
-export function threadsConformance(get: GetCheckpointer, harness: CheckpointerHarness): void {
+export function threadsConformance(
+  get: GetCheckpointer,
+  test: TestApi,
+  harness: CheckpointerHarness,
+): void {
+  const { describe, it, expect } = test;
+  const { expectErrorCode } = assertions(expect);
   describe("threads", () => {
     it("lists threads most recently updated first, paged", async () => {
       const checkpointer = get();

@@ -1,0 +1,255 @@
+import { describe, expect, it } from "vitest";
+import { z } from "zod";
+import { NodeTimeoutError } from "../errors/errors.js";
+import type { CompileOptions } from "../graph/compiled-graph.js";
+import { END } from "../graph/edges.js";
+import type { NodeFunction } from "../graph/graph-node.js";
+import type { BaseState } from "../graph/reducers.js";
+import { StateGraph } from "../graph/state-graph.js";
+import { Message } from "../messages/message.js";
+import {
+  deferred,
+  nextMacrotask,
+  RecordingCheckpointer,
+  recordingLogger,
+  testMeter,
+  untilAborted,
+} from "../testing/run-test-support.js";
+import { ScriptedModel } from "../testing/scripted-model.js";
+import { ToolNode } from "../tools/tool-node.js";
+import { tool, type AnyTool } from "../tools/tool.js";
+import { runWithDeadline, sleep } from "./deadline.js";
+
+const never = () => new AbortController().signal;
+
+describe("runWithDeadline", () => {
+  it("returns what the work returns", async () => {
+    const value = await runWithDeadline(async () => 42, {
+      parent: never(),
+      timeoutMs: 1000,
+      onTimeout: () => new Error("timeout"),
+    });
+    expect(value).toBe(42);
+  });
+
+  it("rejects with onTimeout() and aborts the work's signal when the deadline passes", async () => {
+    let seen: AbortSignal | undefined;
+    const timeout = new Error("deadline");
+    const run = runWithDeadline(
+      (signal) => {
+        seen = signal;
+        return untilAborted(signal);
+      },
+      { parent: never(), timeoutMs: 10, onTimeout: () => timeout },
+    );
+    await expect(run).rejects.toBe(timeout);
+    expect(seen?.aborted).toBe(true);
+    expect(seen?.reason).toBe(timeout);
+  });
+
+  it("settles when the parent aborts, even if the work ignores its signal", async () => {
+    const parent = new AbortController();
+    const run = runWithDeadline(() => new Promise<never>(() => {}), {
+      parent: parent.signal,
+      timeoutMs: null,
+      onTimeout: () => new Error("unused"),
+    });
+    parent.abort("stop");
+    await expect(run).rejects.toBe("stop");
+  });
+
+  it("sleep resolves after its time, or rejects with the signal's reason", async () => {
+    await expect(sleep(1)).resolves.toBeUndefined();
+    const controller = new AbortController();
+    const pending = sleep(60_000, controller.signal);
+    controller.abort("enough");
+    await expect(pending).rejects.toBe("enough");
+  });
+});
+
+/** START → NODE → END. */
+type State = BaseState & Record<string, unknown>;
+
+function oneNode(node: NodeFunction<State>, options: CompileOptions = {}) {
+  return new StateGraph()
+    .addNode("NODE", node)
+    .addEdge("NODE", END)
+    .setEntryPoint("NODE")
+    .compile({ checkpointer: new RecordingCheckpointer(), logger: recordingLogger(), ...options });
+}
+
+/** MAIN asks for one call of `t`, then answers "done". */
+function oneToolCall(t: AnyTool, options: CompileOptions = {}) {
+  return new StateGraph()
+    .addNode("MAIN", new ScriptedModel([{ toolCalls: [{ name: t.name, args: {} }] }, "done"]))
+    .addNode("TOOL", new ToolNode([t]))
+    .addConditionalEdges("MAIN", (s) => (s.messages.length < 3 ? "TOOL" : END))
+    .addEdge("TOOL", "MAIN")
+    .setEntryPoint("MAIN")
+    .compile({ checkpointer: new RecordingCheckpointer(), logger: recordingLogger(), ...options });
+}
+
+function slowTool(
+  options: { timeout?: number | null; workMs?: number; signals?: AbortSignal[] } = {},
+) {
+  return tool({
+    name: "slow",
+    description: "Takes its time",
+    schema: z.object({}),
+    timeout: options.timeout,
+    async execute(_, ctx) {
+      options.signals?.push(ctx.signal);
+      if (options.workMs === undefined) return untilAborted(ctx.signal);
+      await sleep(options.workMs, ctx.signal);
+      return "finished";
+    },
+  });
+}
+
+describe("node deadline", () => {
+  it("NodeTimeoutError NODE_TIMEOUT_001: counted, the node's signal aborted, the thread failed there", async () => {
+    const meter = testMeter();
+    const signals: AbortSignal[] = [];
+    let calls = 0;
+    const app = oneNode(
+      (_, ctx) => {
+        calls += 1;
+        signals.push(ctx.signal);
+        return calls === 1 ? untilAborted(ctx.signal) : { messages: [Message.assistant("ok")] };
+      },
+      { meter: meter.meter },
+    );
+    const error = await app
+      .invoke({}, { threadId: "t", nodeTimeout: 0.05 })
+      .catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(NodeTimeoutError);
+    expect(error).toMatchObject({
+      code: "NODE_TIMEOUT_001",
+      scope: "node",
+      target: "NODE",
+      timeoutSeconds: 0.05,
+    });
+    expect((error as Error).message).toBe("Node 'NODE' timed out after 0.05 s");
+    expect(signals[0]?.aborted).toBe(true);
+    expect(signals[0]?.reason).toBe(error);
+    expect(await meter.points("tenxgraph.node.timeouts")).toEqual([
+      expect.objectContaining({ attributes: { node: "NODE" }, value: 1 }),
+    ]);
+    expect(await app.getState({ threadId: "t" })).toMatchObject({
+      status: "failed",
+      currentNode: "NODE",
+    });
+
+    // The timed-out node runs again on continue.
+    const result = await app.invoke(null, { threadId: "t", nodeTimeout: 0.05 });
+    expect(result.status).toBe("completed");
+    expect(result.state.messages.map((m) => m.content)).toEqual(["ok"]);
+  });
+
+  it("a node that ignores its signal cannot hold the run, and its late update never lands", async () => {
+    const store = new RecordingCheckpointer();
+    const gate = deferred();
+    const returned = deferred();
+    const app = oneNode(
+      async () => {
+        await gate.promise;
+        returned.resolve();
+        return { late: true, messages: [Message.assistant("late")] };
+      },
+      { checkpointer: store },
+    );
+    // The node is still waiting on the gate when invoke rejects: it did not hold the run.
+    await expect(app.invoke({}, { threadId: "t", nodeTimeout: 0.05 })).rejects.toMatchObject({
+      code: "NODE_TIMEOUT_001",
+    });
+    const before = await app.getState({ threadId: "t" });
+    const writes = store.writes.length;
+
+    gate.resolve();
+    await returned.promise;
+    await nextMacrotask();
+    const after = await app.getState({ threadId: "t" });
+    expect(after).toEqual(before);
+    expect(after?.values).not.toHaveProperty("late");
+    expect(after?.values.messages).toEqual([]);
+    expect(store.writes).toHaveLength(writes);
+  });
+
+  it.each([0, -1, null])("nodeTimeout %s disables the deadline", async (nodeTimeout) => {
+    const app = oneNode(async (_, ctx) => {
+      await sleep(30, ctx.signal);
+      return { messages: [Message.assistant("slow but fine")] };
+    });
+    const result = await app.invoke({}, { threadId: "t", nodeTimeout });
+    expect(result.status).toBe("completed");
+    expect(result.state.messages).toHaveLength(1);
+  });
+
+  it("covers the node's tools: a hung tool under a node deadline fails the node, not the call", async () => {
+    const signals: AbortSignal[] = [];
+    const app = oneToolCall(slowTool({ signals }));
+    const error = await app
+      .invoke({}, { threadId: "t", nodeTimeout: 0.05, toolTimeout: null })
+      .catch((e: unknown) => e);
+    expect(error).toMatchObject({ code: "NODE_TIMEOUT_001", target: "TOOL" });
+    expect(signals).toHaveLength(1);
+    expect(signals[0]?.aborted).toBe(true);
+    const state = await app.getState({ threadId: "t" });
+    expect(state).toMatchObject({ status: "failed", currentNode: "TOOL" });
+    expect(state?.values.messages.map((m) => m.role)).toEqual(["assistant"]);
+    // The call may have taken effect: its claim stays open, never recorded as completed.
+    expect((await app.getToolLedger({ threadId: "t" })).map((e) => e.status)).toEqual(["started"]);
+  });
+});
+
+describe("tool deadline", () => {
+  it("a timed-out tool becomes a NODE_TIMEOUT_002 tool message; the run goes on", async () => {
+    const meter = testMeter();
+    const signals: AbortSignal[] = [];
+    const app = oneToolCall(slowTool({ signals }), { meter: meter.meter });
+    const result = await app.invoke({}, { threadId: "t", toolTimeout: 0.05 });
+    expect(result.status).toBe("completed");
+    const toolMessage = result.state.messages[1];
+    expect(toolMessage).toMatchObject({
+      role: "tool",
+      toolCallId: "call_1",
+      isError: true,
+      content: "Tool 'slow' failed: [NODE_TIMEOUT_002] Tool 'slow' timed out after 0.05 s",
+    });
+    expect(result.state.messages.at(-1)?.content).toBe("done");
+    expect(signals[0]?.aborted).toBe(true);
+    expect(signals[0]?.reason).toMatchObject({ code: "NODE_TIMEOUT_002" });
+    expect(await meter.points("tenxgraph.tool.timeouts")).toEqual([
+      expect.objectContaining({ attributes: { tool: "slow" }, value: 1 }),
+    ]);
+    expect(await meter.counter("tenxgraph.node.timeouts")).toBe(0);
+    // The error is the call's recorded outcome: a replay returns it instead of running again.
+    expect((await app.getToolLedger({ threadId: "t" })).map((e) => e.status)).toEqual([
+      "completed",
+    ]);
+  });
+
+  it("a tool's own timeout wins over a disabled run toolTimeout", async () => {
+    const app = oneToolCall(slowTool({ timeout: 0.05 }));
+    const result = await app.invoke({}, { threadId: "t", toolTimeout: null });
+    expect(result.state.messages[1]?.content).toBe(
+      "Tool 'slow' failed: [NODE_TIMEOUT_002] Tool 'slow' timed out after 0.05 s",
+    );
+  });
+
+  it.each([null, 0, 5])(
+    "a tool's own timeout (%s) wins over a shorter run toolTimeout",
+    async (timeout) => {
+      const app = oneToolCall(slowTool({ timeout, workMs: 40 }));
+      const result = await app.invoke({}, { threadId: "t", toolTimeout: 0.01 });
+      expect(result.state.messages[1]).toMatchObject({ role: "tool", content: "finished" });
+      expect(result.state.messages[1]).not.toHaveProperty("isError");
+    },
+  );
+
+  it.each([0, -5, null])("toolTimeout %s disables the tool deadline", async (toolTimeout) => {
+    const app = oneToolCall(slowTool({ workMs: 30 }));
+    const result = await app.invoke({}, { threadId: "t", toolTimeout });
+    expect(result.state.messages[1]?.content).toBe("finished");
+  });
+});
