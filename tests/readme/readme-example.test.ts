@@ -13,7 +13,8 @@ describe("README", () => {
   });
 
   it("runs the example as written: crash, resume, charged once", async () => {
-    const { stdout } = await promisify(execFile)("npm", ["run", "--silent", "example"], {
+    // dist/ is built by the global setup, as `npm run example` builds it for a user.
+    const { stdout } = await promisify(execFile)("npx", ["tsx", "examples/support-agent.ts"], {
       cwd: root,
       timeout: 120_000,
     });
