@@ -5,7 +5,11 @@ import type { BaseState, StateUpdate } from "./reducers.js";
 /** What a node may return: an update, a message or messages to append, or nothing. */
 export type NodeOutput<S extends BaseState> = StateUpdate<S> | Message | Message[] | void;
 
-/** A node as a function. `state` is the node's own copy: change the thread by returning an update. */
+/**
+ * A node as a function. `state` is the node's own copy: the update it returns (and any change
+ * it made to the copy) is kept only if the node completes, so a node that fails, times out, is
+ * stopped or pauses leaves the thread as it was. Prefer returning an update.
+ */
 export type NodeFunction<S extends BaseState> = (
   state: S,
   ctx: NodeContext,

@@ -150,20 +150,29 @@ describe("node output forms", () => {
   });
 
   it("a node that fails leaves no trace of what it did to its copy of the state", async () => {
-    let attempt = 0;
+    const seen: unknown[] = [];
     const app = oneNode((state) => {
-      attempt += 1;
+      seen.push({ total: state.total, items: [...state.items], count: state.messages.length });
+      if (seen.length > 1) return { note: "second attempt" };
       state.total = 999;
       state.items.push("sneaky");
       state.messages.push(Message.assistant("sneaky"));
-      if (attempt === 1) throw new Error("node failed after mutating its state");
-      return { note: "second attempt" };
+      throw new Error("node failed after mutating its state");
     });
     const input = { total: 1, items: ["a"], messages: [Message.user("q")] };
     await expect(app.invoke(input, { threadId: "t" })).rejects.toThrow(/mutating/);
     const failed = await app.getState({ threadId: "t" });
     expect(failed?.values).toMatchObject({ total: 1, items: ["a"] });
     expect(failed?.values.messages.map((m) => m.content)).toEqual(["q"]);
+
+    // Run again, the node gets the state as it was before the failed attempt.
+    const result = await app.invoke(null, { threadId: "t" });
+    expect(seen).toEqual([
+      { total: 1, items: ["a"], count: 1 },
+      { total: 1, items: ["a"], count: 1 },
+    ]);
+    expect(result.state).toMatchObject({ total: 1, items: ["a"], note: "second attempt" });
+    expect(result.state.messages.map((m) => m.content)).toEqual(["q"]);
   });
 
   it("anything else fails the run with a clear error", async () => {

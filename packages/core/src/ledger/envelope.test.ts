@@ -11,6 +11,7 @@ import {
 } from "../testing/test-support.js";
 import { tool } from "../tools/tool.js";
 import { decodeEnvelope, messageEnvelope } from "./envelope.js";
+import type { CompletedLedgerEntry } from "./ledger-entry.js";
 import { ledgerKey } from "./ledger-key.js";
 
 describe("messageEnvelope / decodeEnvelope", () => {
@@ -56,7 +57,7 @@ describe("messageEnvelope / decodeEnvelope", () => {
       content: "ok",
     });
     expect(
-      decodeEnvelope({ __kind__: "raw", value: { n: 1 }, stateChanges: { a: 1 } }, "c")
+      decodeEnvelope({ __kind__: "raw", value: { n: 1 }, stateChanges: { a: 1 } }, "c"),
     ).toMatchObject({ message: { content: '{"n":1}' }, stateChanges: { a: 1 } });
     expect(decodeEnvelope({ __kind__: "raw", value: null }, "c")?.message.content).toBe("null");
   });
@@ -76,7 +77,10 @@ describe("messageEnvelope / decodeEnvelope", () => {
     ["an unknown kind", { __kind__: "json", value: "x" }],
     ["a raw envelope without value", { __kind__: "raw" }],
     ["a message envelope with a bad value", { __kind__: "message", value: { bad: true } }],
-    ["a message envelope holding a user message", { __kind__: "message", value: Message.user("hi") }],
+    [
+      "a message envelope holding a user message",
+      { __kind__: "message", value: Message.user("hi") },
+    ],
     [
       "state changes that are not an object",
       { __kind__: "message", value: Message.tool("call_1", "ok"), stateChanges: [1] },
@@ -95,10 +99,40 @@ describe("ledgerKey", () => {
   });
 });
 
-describe("a malformed record in the ledger", () => {
+describe("records in the ledger", () => {
+  it("lists entries with their envelope, owner and times; deleteThread removes them", async () => {
+    const lookupOrder = tool({
+      name: "lookup_order",
+      description: "Look up an order.",
+      schema: z.object({ order_id: z.string() }),
+      execute: () => "order 4821: 42 USD",
+    });
+    const app = supportAgent({
+      model: [callsTurn("m-1", [["lookup_order", { order_id: "4821" }]]), "ok"],
+      tools: [lookupOrder],
+    });
+    const result = await app.invoke({ messages: [Message.user("look")] }, { threadId: "t-list" });
+
+    const [entry] = (await app.getToolLedger({ threadId: "t-list" })) as CompletedLedgerEntry[];
+    expect(entry).toMatchObject({
+      key: "m-1:call_1",
+      toolName: "lookup_order",
+      status: "completed",
+      attempt: 1,
+      ownerRunId: result.runId,
+      result: { __kind__: "message", value: { role: "tool", content: "order 4821: 42 USD" } },
+    });
+    expect(Date.parse(entry!.completedAt)).toBeGreaterThanOrEqual(Date.parse(entry!.startedAt));
+    await app.deleteThread({ threadId: "t-list" });
+    expect(await app.getToolLedger({ threadId: "t-list" })).toEqual([]);
+  });
+
   it.each([
     ["an object without an envelope", { foo: 1 }],
-    ["a message envelope whose value is not a message", { __kind__: "message", value: { bad: true } }],
+    [
+      "a message envelope whose value is not a message",
+      { __kind__: "message", value: { bad: true } },
+    ],
     ["a bare string", "Charged 42 USD"],
   ])("counts %s as no record: the tool runs and its result replaces it", async (_label, bad) => {
     const checkpointer = new InMemoryCheckpointer();
@@ -129,10 +163,7 @@ describe("a malformed record in the ledger", () => {
       meter: metrics.meter,
     });
 
-    const result = await app.invoke(
-      { messages: [Message.user("charge")] },
-      { threadId: "t-bad" },
-    );
+    const result = await app.invoke({ messages: [Message.user("charge")] }, { threadId: "t-bad" });
 
     expect(effects).toEqual(["charge 4821"]);
     expect(toolText(result.state, "call_1")).toBe("Charged 42 USD");

@@ -15,7 +15,11 @@ import {
 } from "../testing/test-support.js";
 import type { ToolContext } from "../tools/tool-context.js";
 import { tool, type InDoubtPolicy } from "../tools/tool.js";
-import { IN_DOUBT_INTERRUPT_KIND, inDoubtDecisionSchema, parseInDoubtDecision } from "./in-doubt.js";
+import {
+  IN_DOUBT_INTERRUPT_KIND,
+  inDoubtDecisionSchema,
+  parseInDoubtDecision,
+} from "./in-doubt.js";
 import type { CompletedLedgerEntry } from "./ledger-entry.js";
 
 const KEY = "m-1:call_1";
@@ -220,10 +224,7 @@ describe("in doubt under 'interrupt'", () => {
     const { app, effects, entry } = await interrupted("t-ask-complete");
 
     const events = await collect(
-      app.stream(
-        { resume: { action: "complete", result: "x" } },
-        { threadId: "t-ask-complete" },
-      ),
+      app.stream({ resume: { action: "complete", result: "x" } }, { threadId: "t-ask-complete" }),
     );
 
     expect(effects).toEqual([]);

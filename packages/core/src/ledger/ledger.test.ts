@@ -3,6 +3,7 @@ import { z } from "zod";
 import { isTenxgraphError } from "../errors/tenxgraph-error.js";
 import { Message } from "../messages/message.js";
 import { InMemoryCheckpointer } from "../storage/in-memory-checkpointer.js";
+import { FaultPoints } from "../testing/fault-points.js";
 import {
   callsTurn,
   captureLogger,
@@ -91,7 +92,9 @@ describe("ledger keys", () => {
     const result = await app.invoke(user("refund it please"), { threadId: "t-reuse" });
 
     expect(effects).toEqual(["charge 4821", "refund 4821"]);
-    const [turn1, turn2] = result.state.messages.filter((m) => m.role === "assistant" && m.toolCalls);
+    const [turn1, turn2] = result.state.messages.filter(
+      (m) => m.role === "assistant" && m.toolCalls,
+    );
     expect(turn1!.role === "assistant" && turn1!.toolCalls?.[0]?.id).toBe("call_1");
     expect(turn2!.role === "assistant" && turn2!.toolCalls?.[0]?.id).toBe("call_1");
     expect(toolMessages(result.state).map((m) => Message.text(m))).toEqual([
@@ -104,49 +107,52 @@ describe("ledger keys", () => {
       [`${turn2!.id}:call_1`, "refund_payment", "completed", 1],
     ]);
   });
-
-  it("lists entries with their envelope, owner and times; deleteThread removes them", async () => {
-    const effects: string[] = [];
-    const app = supportAgent({
-      model: [callsTurn("m-1", [["lookup_order", { order_id: "4821" }]]), "ok"],
-      tools: supportTools(effects),
-    });
-    const result = await app.invoke(user("look"), { threadId: "t-list" });
-
-    const [entry] = (await app.getToolLedger({ threadId: "t-list" })) as CompletedLedgerEntry[];
-    expect(entry).toMatchObject({
-      key: "m-1:call_1",
-      toolName: "lookup_order",
-      status: "completed",
-      attempt: 1,
-      ownerRunId: result.runId,
-      result: { __kind__: "message", value: { role: "tool", content: "order 4821: 42 USD" } },
-    });
-    expect(Date.parse(entry!.completedAt)).toBeGreaterThanOrEqual(Date.parse(entry!.startedAt));
-    await app.deleteThread({ threadId: "t-list" });
-    expect(await app.getToolLedger({ threadId: "t-list" })).toEqual([]);
-  });
-
-  it("skips the ledger, with a warning, for a call without an id, and still runs it", async () => {
-    const effects: string[] = [];
-    const contexts: ToolContext[] = [];
-    const logger = captureLogger();
-    const app = supportAgent<S>({
-      model: [callsTurn("m-1", [["charge_card", { order_id: "1" }, ""]]), "ok"],
-      tools: supportTools(effects, contexts),
-      logger,
-    });
-    await app.invoke(user("go"), { threadId: "t-nokey" });
-
-    expect(effects).toEqual(["charge 1"]);
-    expect(await app.getToolLedger({ threadId: "t-nokey" })).toEqual([]);
-    expect(contexts[0]?.attempt).toBe(0);
-    expect(contexts[0]?.idempotencyKey).toMatch(/^t-nokey:.+/);
-    expect(logger.find("warn", "the ledger is skipped and it runs at least once")).toHaveLength(1);
-  });
 });
 
 describe("replay after a crash", () => {
+  it("continues a run failed by a fault after the record: invoke(null) elsewhere replays every call", async () => {
+    const checkpointer = new InMemoryCheckpointer();
+    const effects: string[] = [];
+    const faults = new FaultPoints().arm(
+      "ledger.after_record",
+      () => {
+        throw new Error("crashed after the record");
+      },
+      { when: isCharge, times: 1 },
+    );
+    const first = supportAgent<S>({
+      model: [threeCalls, "All done."],
+      tools: supportTools(effects),
+      checkpointer,
+      faultPoints: faults,
+    });
+    await expect(first.invoke(user("charge"), { threadId: "t-fault" })).rejects.toThrow(
+      "crashed after the record",
+    );
+    const failed = await first.getState({ threadId: "t-fault" });
+    expect([failed?.status, failed?.currentNode]).toEqual(["failed", "TOOL"]);
+    expect((await first.getToolLedger({ threadId: "t-fault" })).map((e) => e.status)).toEqual([
+      "completed",
+      "completed",
+      "completed",
+    ]);
+
+    const metrics = testMeter();
+    const second = supportAgent<S>({
+      model: [threeCalls, "All done."],
+      tools: supportTools(effects),
+      checkpointer,
+      meter: metrics.meter,
+    });
+    const result = await second.invoke(null, { threadId: "t-fault" });
+
+    expect(result.status).toBe("completed");
+    expect([...effects].sort()).toEqual(["charge 4821", "lookup 4821", "receipt 4821"]);
+    expect(result.state.charged).toBe(true);
+    expect(await metrics.sum("tenxgraph.tool.ledger_hits")).toBe(3);
+    expect(await metrics.sum("tenxgraph.tool.in_doubt")).toBe(0);
+  });
+
   it("replays calls recorded before the crash: each side effect once, events say replayed, state changes re-applied", async () => {
     const checkpointer = new InMemoryCheckpointer();
     const effects: string[] = [];
@@ -381,11 +387,11 @@ describe("concurrent executions", () => {
       tools: supportTools(effects),
       checkpointer,
       logger,
-      claimStaleAfterMs: 100,
+      claimStaleAfterMs: 200,
     });
     try {
       const run = collect(app.stream(user("charge"), { threadId: "t-live" }));
-      await pause(250); // well past claimStaleAfterMs: only the heartbeat keeps the claim live
+      await pause(400); // well past claimStaleAfterMs: only the heartbeat keeps the claim live
       expect(effects).toEqual([]);
       const winner = Message.tool("call_1", "Charged by the other execution");
       expect(await checkpointer.completeCall("t-live", held, messageEnvelope(winner, {}))).toBe(
@@ -417,7 +423,7 @@ describe("concurrent executions", () => {
       model: [callsTurn("m-1", [["charge_card", { order_id: "4821" }]]), "ok"],
       tools: supportTools(effects),
       checkpointer,
-      claimStaleAfterMs: 100,
+      claimStaleAfterMs: 200,
     });
     try {
       const result = await app.invoke(user("charge"), { threadId: "t-stuck", toolTimeout: 0.1 });
@@ -549,41 +555,44 @@ describe("domain idempotency keys", () => {
   it.each([
     ["its own call id", "call_7"],
     ["the reused call_1", "call_1"],
-  ])("runs the business fact once across turns; the later turn, with %s, gets the recorded result", async (_label, secondId) => {
-    const effects: string[] = [];
-    const contexts: ToolContext[] = [];
-    const metrics = testMeter();
-    const args = { order_id: "4821", amount_cents: 4200 };
-    const app = supportAgent({
-      model: [
-        callsTurn("m-1", [["charge_card", args, "call_1"]]),
-        "Charged.",
-        callsTurn("m-2", [["charge_card", args, secondId]]),
-        "It was already charged.",
-      ],
-      tools: [keyedCharge(effects, contexts)],
-      meter: metrics.meter,
-    });
+  ])(
+    "runs the business fact once across turns; the later turn, with %s, gets the recorded result",
+    async (_label, secondId) => {
+      const effects: string[] = [];
+      const contexts: ToolContext[] = [];
+      const metrics = testMeter();
+      const args = { order_id: "4821", amount_cents: 4200 };
+      const app = supportAgent({
+        model: [
+          callsTurn("m-1", [["charge_card", args, "call_1"]]),
+          "Charged.",
+          callsTurn("m-2", [["charge_card", args, secondId]]),
+          "It was already charged.",
+        ],
+        tools: [keyedCharge(effects, contexts)],
+        meter: metrics.meter,
+      });
 
-    await app.invoke(user("charge order 4821"), { threadId: "t-domain" });
-    const result = await app.invoke(user("charge it again"), { threadId: "t-domain" });
+      await app.invoke(user("charge order 4821"), { threadId: "t-domain" });
+      const result = await app.invoke(user("charge it again"), { threadId: "t-domain" });
 
-    expect(effects).toEqual(["charge 4821"]);
-    expect(contexts.map((c) => [c.idempotencyKey, c.messageId, c.toolCallId])).toEqual([
-      ["order-4821-charge", "m-1", "call_1"],
-    ]);
-    const answers = toolMessages(result.state);
-    expect(answers.map((m) => [m.toolCallId, Message.text(m)])).toEqual([
-      ["call_1", "Charged 42 USD"],
-      [secondId, "Charged 42 USD"],
-    ]);
-    expect(new Set(answers.map((m) => m.id)).size).toBe(2);
-    expect(await metrics.sum("tenxgraph.tool.ledger_hits")).toBe(1);
-    const ledger = await app.getToolLedger({ threadId: "t-domain" });
-    expect(ledger.map((e) => [e.key, e.status, e.attempt])).toEqual([
-      ["order-4821-charge", "completed", 1],
-    ]);
-  });
+      expect(effects).toEqual(["charge 4821"]);
+      expect(contexts.map((c) => [c.idempotencyKey, c.messageId, c.toolCallId])).toEqual([
+        ["order-4821-charge", "m-1", "call_1"],
+      ]);
+      const answers = toolMessages(result.state);
+      expect(answers.map((m) => [m.toolCallId, Message.text(m)])).toEqual([
+        ["call_1", "Charged 42 USD"],
+        [secondId, "Charged 42 USD"],
+      ]);
+      expect(new Set(answers.map((m) => m.id)).size).toBe(2);
+      expect(await metrics.sum("tenxgraph.tool.ledger_hits")).toBe(1);
+      const ledger = await app.getToolLedger({ threadId: "t-domain" });
+      expect(ledger.map((e) => [e.key, e.status, e.attempt])).toEqual([
+        ["order-4821-charge", "completed", 1],
+      ]);
+    },
+  );
 
   it("runs once when one message asks twice for the same domain key", async () => {
     const effects: string[] = [];

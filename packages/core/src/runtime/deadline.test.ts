@@ -1,4 +1,4 @@
-import { describe, expect, it } from "vitest";
+import { afterEach, describe, expect, it, vi } from "vitest";
 import { z } from "zod";
 import { NodeTimeoutError } from "../errors/errors.js";
 import type { CompileOptions } from "../graph/compiled-graph.js";
@@ -12,6 +12,7 @@ import {
   nextMacrotask,
   RecordingCheckpointer,
   recordingLogger,
+  settle,
   testMeter,
   untilAborted,
 } from "../testing/run-test-support.js";
@@ -56,6 +57,38 @@ describe("runWithDeadline", () => {
     });
     parent.abort("stop");
     await expect(run).rejects.toBe("stop");
+  });
+
+  it("a deadline longer than one Node timer can hold (about 24.8 days) does not fire at once", async () => {
+    const thirtyDays = 30 * 24 * 3600 * 1000;
+    const value = await runWithDeadline(() => sleep(20).then(() => "finished"), {
+      parent: never(),
+      timeoutMs: thirtyDays,
+      onTimeout: () => new Error("fired early"),
+    });
+    expect(value).toBe("finished");
+  });
+
+  describe("with fake timers", () => {
+    afterEach(() => void vi.useRealTimers());
+
+    it("a deadline longer than one Node timer still fires, at its time", async () => {
+      vi.useFakeTimers();
+      const thirtyDays = 30 * 24 * 3600 * 1000;
+      const timeout = new Error("deadline");
+      const run = settle(
+        runWithDeadline((signal) => untilAborted(signal), {
+          parent: never(),
+          timeoutMs: thirtyDays,
+          onTimeout: () => timeout,
+        }),
+      );
+      await vi.advanceTimersByTimeAsync(thirtyDays - 1000);
+      expect(vi.getTimerCount()).toBe(1);
+      await vi.advanceTimersByTimeAsync(1000);
+      expect(await run).toEqual({ ok: false, error: timeout });
+      expect(vi.getTimerCount()).toBe(0);
+    });
   });
 
   it("sleep resolves after its time, or rejects with the signal's reason", async () => {
@@ -183,6 +216,15 @@ describe("node deadline", () => {
     const result = await app.invoke({}, { threadId: "t", nodeTimeout });
     expect(result.status).toBe("completed");
     expect(result.state.messages).toHaveLength(1);
+  });
+
+  it("a 30-day nodeTimeout does not cut a node short", async () => {
+    const app = oneNode(async (_, ctx) => {
+      await sleep(20, ctx.signal);
+      return { messages: [Message.assistant("done")] };
+    });
+    const result = await app.invoke({}, { threadId: "t", nodeTimeout: 30 * 24 * 3600 });
+    expect(result.status).toBe("completed");
   });
 
   it("covers the node's tools: a hung tool under a node deadline fails the node, not the call", async () => {

@@ -12,14 +12,14 @@ export async function runWithDeadline<T>(
   const abortFromParent = () => controller.abort(options.parent.reason);
   if (options.parent.aborted) abortFromParent();
   else options.parent.addEventListener("abort", abortFromParent, { once: true });
-  const timer =
+  const cancelTimer =
     options.timeoutMs === null
       ? undefined
-      : setTimeout(() => controller.abort(options.onTimeout()), options.timeoutMs);
+      : startTimer(options.timeoutMs, () => controller.abort(options.onTimeout()));
   try {
     return await Promise.race([Promise.resolve().then(() => work(signal)), rejectOnAbort(signal)]);
   } finally {
-    clearTimeout(timer);
+    cancelTimer?.();
     options.parent.removeEventListener("abort", abortFromParent);
     // Settles the pending abort promise so it does not keep closures alive.
     if (!signal.aborted) controller.abort(SETTLED);
@@ -27,6 +27,22 @@ export async function runWithDeadline<T>(
 }
 
 const SETTLED = Symbol("settled");
+
+/** Node's timers overflow past 2^31 - 1 ms (about 24.8 days) and then fire at once. */
+const MAX_TIMER_MS = 2 ** 31 - 1;
+
+/** Calls `fn` after `ms`, chaining timers for deadlines longer than one timer can hold. */
+function startTimer(ms: number, fn: () => void): () => void {
+  let timer: NodeJS.Timeout;
+  const arm = (remaining: number) => {
+    timer = setTimeout(
+      () => (remaining > MAX_TIMER_MS ? arm(remaining - MAX_TIMER_MS) : fn()),
+      Math.min(remaining, MAX_TIMER_MS),
+    );
+  };
+  arm(ms);
+  return () => clearTimeout(timer);
+}
 
 function rejectOnAbort(signal: AbortSignal): Promise<never> {
   return new Promise((_, reject) => {

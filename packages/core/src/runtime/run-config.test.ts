@@ -76,7 +76,11 @@ describe("timeouts", () => {
       expect(resolved.toolTimeoutMs).toBe(300_000);
       const warnings = logger.records.filter((r) => r.level === "warn");
       expect(warnings.map((w) => w.fields.setting)).toEqual(["nodeTimeout", "toolTimeout"]);
-      expect(warnings[0]?.fields).toMatchObject({ value: String(value), defaultSeconds: 900 });
+      expect(warnings[0]?.fields).toMatchObject({
+        threadId: "t",
+        value: String(value),
+        defaultSeconds: 900,
+      });
       expect(warnings[1]?.fields).toMatchObject({ defaultSeconds: 300 });
       expect(warnings[0]?.message).toContain("nodeTimeout");
     },
@@ -104,7 +108,7 @@ describe("recursionLimit", () => {
       expect(logger.records).toHaveLength(1);
       expect(logger.records[0]).toMatchObject({
         level: "warn",
-        fields: { setting: "recursionLimit", value: String(value), default: 25 },
+        fields: { threadId: "t", setting: "recursionLimit", value: String(value), default: 25 },
       });
     },
   );

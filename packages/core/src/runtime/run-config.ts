@@ -86,7 +86,7 @@ export function resolveTimeout(
   logger: Logger,
 ): number | null {
   if (value === undefined) return defaultSeconds * 1000;
-  if (value === null) return null;
+  if (value === null || (typeof value === "number" && value <= 0)) return null;
   if (typeof value !== "number" || !Number.isFinite(value)) {
     logger.warn(
       { setting: name, value: String(value), defaultSeconds },
@@ -94,7 +94,7 @@ export function resolveTimeout(
     );
     return defaultSeconds * 1000;
   }
-  return value <= 0 ? null : value * 1000;
+  return value * 1000;
 }
 
 function resolveRecursionLimit(value: unknown, logger: Logger): number {

@@ -358,7 +358,48 @@ describe("continuing with invoke(null)", () => {
       ["assistant", "done"],
     ]);
   });
+
+  it("keeps the thread at the node when only the step write fails, and records the failure", async () => {
+    const store = new InMemoryCheckpointer();
+    const faults = new FaultPoints();
+    const calls: string[] = [];
+    const app = linearApp(store, faults, calls);
+    // Writes: start (1), after A (2). The second write throws once; the failure write succeeds.
+    faults.arm(
+      FAULT_POINTS.STEP_BEFORE_WRITE,
+      () => {
+        throw new Error("store blip");
+      },
+      { when: () => faults.hits(FAULT_POINTS.STEP_BEFORE_WRITE) === 2 },
+    );
+    await expect(app.invoke({ messages: [Message.user("go")] }, { threadId: "t" })).rejects.toThrow(
+      "store blip",
+    );
+    expect(await store.getCheckpoint("t")).toMatchObject({
+      status: "failed",
+      currentNode: "A",
+      step: 0,
+    });
+    expect(await store.listMessages("t")).toHaveLength(1);
+    const result = await app.invoke(null, { threadId: "t" });
+    expect(result.status).toBe("completed");
+    expect(calls).toEqual(["A", "A", "B"]);
+  });
 });
+
+function linearApp(store: Checkpointer, faultPoints: FaultPoints, calls: string[]) {
+  const node = (name: string) => () => {
+    calls.push(name);
+    return Message.assistant(name);
+  };
+  return new StateGraph()
+    .addNode("A", node("A"))
+    .addNode("B", node("B"))
+    .addEdge("A", "B")
+    .addEdge("B", END)
+    .setEntryPoint("A")
+    .compile({ checkpointer: store, logger: recordingLogger(), faultPoints });
+}
 
 describe("concurrent executions", () => {
   it("StaleStateError when another execution committed between this run's read and its write", async () => {

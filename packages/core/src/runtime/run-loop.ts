@@ -68,15 +68,18 @@ export class Run<S extends BaseState> {
   }
 
   async execute(input: RunInput<S>): Promise<RunResult<S>> {
+    // Requests made before this run began were for an earlier run; clearing before the load
+    // means any request from now on is seen by this run.
+    await this.#deps.checkpointer.clearStop(this.#config.threadId);
     const start = await resolveStart(this.#deps, this.#config, input);
-    if (start.kind === "finished") return this.#result("completed", start.progress, []);
     this.#progress = start.progress;
     this.#emit({
       type: "run_start",
       threadId: this.#config.threadId,
       runId: this.runId,
-      mode: start.mode,
+      mode: start.kind === "finished" ? "continue" : start.mode,
     });
+    if (start.kind === "finished") return this.#end("completed", []);
     const watch = new RunWatch({
       checkpointer: this.#deps.checkpointer,
       threadId: this.#config.threadId,
@@ -85,11 +88,10 @@ export class Run<S extends BaseState> {
       onStopRequested: () => this.#abort.abort(new StopSignal("stop()")),
     });
     try {
-      await this.#deps.checkpointer.clearStop(this.#config.threadId);
       // The start write records the input (or the resume answer) durably and claims the
       // thread's version: of two executions started from one version, the second fails here,
       // before any node or tool runs.
-      await this.#commit("running", [], true);
+      await this.#commit(this.#progress!, "running", [], true);
       return await this.#loop(watch);
     } catch (error) {
       return await this.#finishAbnormally(error);
@@ -99,9 +101,9 @@ export class Run<S extends BaseState> {
   }
 
   async #loop(watch: RunWatch): Promise<RunResult<S>> {
-    const progress = this.#progress!;
     let stepsThisRun = 0;
-    while (progress.currentNode !== null) {
+    while (this.#progress!.currentNode !== null) {
+      const progress = this.#progress!;
       const signal = this.#abort.signal;
       if (signal.aborted) throw signal.reason;
       if (stepsThisRun >= this.#config.recursionLimit) {
@@ -119,18 +121,21 @@ export class Run<S extends BaseState> {
       });
       if (outcome.kind === "interrupted") return this.#pause(outcome.interrupts);
       const firstNew = progress.state.messages.length;
-      progress.state = outcome.state;
-      progress.currentNode = outcome.next;
-      progress.step += 1;
-      progress.resumeAnswers = {};
+      const next: Progress<S> = {
+        ...progress,
+        state: outcome.state,
+        currentNode: outcome.next,
+        step: progress.step + 1,
+        resumeAnswers: {},
+      };
       stepsThisRun += 1;
-      const done = progress.currentNode === null;
-      await this.#commit(
-        done ? "completed" : "running",
-        [],
-        done || this.#config.durableCheckpointEveryStep,
-      );
-      for (const message of progress.state.messages.slice(firstNew)) {
+      const done = next.currentNode === null;
+      const durable = done || this.#config.durableCheckpointEveryStep;
+      // The run moves on only once the step is written: if the write fails, the thread stays
+      // at this node (as after a crash) and a continuation replays it from the ledger.
+      await this.#commit(next, done ? "completed" : "running", [], durable);
+      this.#progress = next;
+      for (const message of next.state.messages.slice(firstNew)) {
         this.#emit({ type: "message", node: outcome.node, message });
       }
       this.#deps.metrics.stepDuration.record(performance.now() - started, { node: outcome.node });
@@ -139,7 +144,7 @@ export class Run<S extends BaseState> {
   }
 
   async #pause(interrupts: Interrupt[]): Promise<RunResult<S>> {
-    await this.#commit("interrupted", interrupts, true);
+    await this.#commit(this.#progress!, "interrupted", interrupts, true);
     this.#emit({ type: "interrupt", interrupts });
     return this.#end("interrupted", interrupts);
   }
@@ -147,7 +152,7 @@ export class Run<S extends BaseState> {
   async #finishAbnormally(error: unknown): Promise<RunResult<S>> {
     if (isStopSignal(error)) {
       this.#deps.metrics.runStops.add(1);
-      await this.#commit("stopped", [], true);
+      await this.#commit(this.#progress!, "stopped", [], true);
       await this.#deps.checkpointer.clearStop(this.#config.threadId);
       this.#logger.info({ source: error.source, node: this.#progress?.currentNode }, "Run stopped");
       return this.#end("stopped", []);
@@ -173,7 +178,7 @@ export class Run<S extends BaseState> {
       "Run failed; invoke(null, { threadId }) continues it from its current node",
     );
     try {
-      await this.#commit("failed", [], true);
+      await this.#commit(this.#progress!, "failed", [], true);
     } catch (writeError) {
       this.#logger.error({ err: writeError }, "Could not record the failed status of the run");
     }
@@ -205,9 +210,13 @@ export class Run<S extends BaseState> {
    * compare-and-swap on the version this run last wrote or read. Non-durable steps are skipped;
    * the next durable write carries everything since.
    */
-  async #commit(status: ThreadStatus, interrupts: Interrupt[], durable: boolean): Promise<void> {
+  async #commit(
+    progress: Progress<S>,
+    status: ThreadStatus,
+    interrupts: Interrupt[],
+    durable: boolean,
+  ): Promise<void> {
     if (!durable) return;
-    const progress = this.#progress!;
     const { messages, ...values } = progress.state;
     const context = {
       threadId: this.#config.threadId,

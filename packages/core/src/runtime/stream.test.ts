@@ -258,6 +258,32 @@ describe("stream events", () => {
     expect(error).toBeInstanceOf(NodeTimeoutError);
     expect(await meter.counter("tenxgraph.node.timeouts")).toBe(1);
   });
+
+  it("applies tool deadlines as invoke does: the call's tool_result is an error", async () => {
+    const slow = tool({
+      name: "lookup",
+      description: "Hangs until aborted",
+      schema: z.object({ id: z.string() }),
+      execute: (_, ctx) => untilAborted(ctx.signal),
+    });
+    const app = new StateGraph()
+      .addNode("MAIN", new ScriptedModel(SCRIPT))
+      .addNode("TOOL", new ToolNode([slow]))
+      .addConditionalEdges("MAIN", (s) => (s.messages.length < 3 ? "TOOL" : END))
+      .addEdge("TOOL", "MAIN")
+      .setEntryPoint("MAIN")
+      .compile({ checkpointer: new InMemoryCheckpointer(), logger: recordingLogger() });
+    const { events, error } = await collectEvents(
+      app.stream(input(), { threadId: "t", toolTimeout: 0.05 }),
+    );
+    expect(error).toBeUndefined();
+    const [result] = ofType(events, "tool_result");
+    expect(result).toMatchObject({ replayed: false, isError: true });
+    expect(result?.message.content).toBe(
+      "Tool 'lookup' failed: [NODE_TIMEOUT_002] Tool 'lookup' timed out after 0.05 s",
+    );
+    expect(events.at(-1)).toMatchObject({ type: "run_end", status: "completed" });
+  });
 });
 
 describe("ending a stream early", () => {

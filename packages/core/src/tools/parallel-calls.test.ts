@@ -18,12 +18,18 @@ const value = fc.oneof(
   fc.record({ n: fc.integer({ min: 0, max: 2 }) }, { noNullPrototype: true }),
 );
 const baselineArb = fc.record(
-  Object.fromEntries(FIELDS.map((f) => [f, value])) as Record<(typeof FIELDS)[number], typeof value>,
+  Object.fromEntries(FIELDS.map((f) => [f, value])) as Record<
+    (typeof FIELDS)[number],
+    typeof value
+  >,
   { noNullPrototype: true },
 );
 /** Per branch, the fields it assigns (possibly to the baseline value, i.e. no change). */
 const writesArb = fc.array(
-  fc.dictionary(fc.constantFrom(...FIELDS), value, { maxKeys: FIELDS.length, noNullPrototype: true }),
+  fc.dictionary(fc.constantFrom(...FIELDS), value, {
+    maxKeys: FIELDS.length,
+    noNullPrototype: true,
+  }),
   { minLength: 1, maxLength: 4 },
 );
 
@@ -45,7 +51,10 @@ function runBranches(
   const branches = writes.map((write, i) => {
     const branch = branchState(state, snapshot) as unknown as Fields;
     Object.assign(branch, structuredClone(write));
-    return { toolCallId: `call_${i + 1}`, changes: changedFields(snapshot, branch as BaseState) };
+    return {
+      toolCallId: `call_${i + 1}`,
+      changes: changedFields(snapshot, branch as unknown as BaseState),
+    };
   });
   mergeBranches(state, snapshot, branches, reducers, logger);
   const { messages: _messages, ...fields } = state as unknown as Fields;
@@ -255,7 +264,10 @@ describe("parallel tool calls on state", () => {
         ]),
         "ok",
       ],
-      tools: [setter("set_owner_slowest", "owner", "first"), setter("set_owner_b", "owner", "second")],
+      tools: [
+        setter("set_owner_slowest", "owner", "first"),
+        setter("set_owner_b", "owner", "second"),
+      ],
       state: { initialState },
       logger,
     });

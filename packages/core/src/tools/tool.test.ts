@@ -42,9 +42,7 @@ describe("tool()", () => {
     );
     expect(keyed.timeout).toBeNull();
     expect(keyed.onInDoubt).toBe(reconcile);
-    expect(keyed.idempotencyKey?.({ order_id: "4821", amount_cents: 1 })).toBe(
-      "order-4821-charge",
-    );
+    expect(keyed.idempotencyKey?.({ order_id: "4821", amount_cents: 1 })).toBe("order-4821-charge");
     for (const policy of ["retry", "fail", "interrupt"] as const) {
       expect(tool(definition({ onInDoubt: policy })).onInDoubt).toBe(policy);
     }
