@@ -1,7 +1,8 @@
 import type { NodeContext } from "../runtime/node-context.js";
 import type { ReadyCall } from "../tools/prepared-call.js";
 import type { CallPlan } from "./call-plan.js";
-import { decodeEnvelope } from "./envelope.js";
+import { decodeEnvelope, type ReplayedResult } from "./envelope.js";
+import { ledgerKey } from "./ledger-key.js";
 import type { ClaimResult, LedgerClaim, LedgerEntry } from "./ledger-entry.js";
 
 /**
@@ -59,6 +60,15 @@ export function planFromEntry(
   switch (entry.status) {
     case "completed": {
       const result = decodeEnvelope(entry.result, call.call.id);
+      if (result && isFailureOfAnotherCall(result, call)) {
+        // A domain key stands for a business fact; a failure means the fact did not happen,
+        // so a later call asking for it runs the tool instead of inheriting the old error.
+        call.log.info(
+          { key: entry.key, tool: entry.toolName, origin: result.origin },
+          "Ledger holds a failure recorded by another call: the tool runs again for this call",
+        );
+        return { kind: "claim", expectedAttempt: entry.attempt };
+      }
       if (result) return { kind: "replay", result };
       call.log.warn(
         { key: entry.key, tool: entry.toolName },
@@ -71,6 +81,14 @@ export function planFromEntry(
     case "started":
       return isAbandoned(entry, ctx) ? { kind: "in_doubt", entry } : { kind: "wait", entry };
   }
+}
+
+function isFailureOfAnotherCall(result: ReplayedResult, call: ReadyCall): boolean {
+  return (
+    result.message.isError === true &&
+    result.origin !== undefined &&
+    result.origin !== ledgerKey(call.messageId, call.call.id)
+  );
 }
 
 function planFromClaim(call: ReadyCall, result: ClaimResult | null, ctx: NodeContext): CallPlan {

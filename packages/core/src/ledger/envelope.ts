@@ -4,25 +4,35 @@ import { toToolMessage } from "../tools/tool-result.js";
 /**
  * How a result is stored in the ledger. `message` holds the tool message the model saw; `raw`
  * any other value (turned into a tool message on replay). `stateChanges` are the state fields
- * the call changed, re-applied when the call is replayed.
+ * the call changed, re-applied when the call is replayed. `origin` is the
+ * `<message id>:<call id>` of the call that produced the result.
  */
 export type ResultEnvelope =
-  | { __kind__: "message"; value: ToolMessage; stateChanges?: Record<string, unknown> }
-  | { __kind__: "raw"; value: unknown; stateChanges?: Record<string, unknown> };
+  | {
+      __kind__: "message";
+      value: ToolMessage;
+      stateChanges?: Record<string, unknown>;
+      origin?: string;
+    }
+  | { __kind__: "raw"; value: unknown; stateChanges?: Record<string, unknown>; origin?: string };
 
 export function messageEnvelope(
   message: ToolMessage,
   stateChanges: Record<string, unknown>,
+  origin?: string | null,
 ): ResultEnvelope {
-  return Object.keys(stateChanges).length > 0
-    ? { __kind__: "message", value: message, stateChanges }
-    : { __kind__: "message", value: message };
+  const envelope: ResultEnvelope = { __kind__: "message", value: message };
+  if (Object.keys(stateChanges).length > 0) envelope.stateChanges = stateChanges;
+  if (origin) envelope.origin = origin;
+  return envelope;
 }
 
 /** A recorded result ready to replay for the call `toolCallId`. */
 export interface ReplayedResult {
   message: ToolMessage;
   stateChanges: Record<string, unknown>;
+  /** The call that produced it, when recorded. */
+  origin?: string;
 }
 
 /**
@@ -38,8 +48,9 @@ export function decodeEnvelope(stored: unknown, toolCallId: string): ReplayedRes
     return null;
   }
   const changes = stateChanges as Record<string, unknown>;
+  const origin = typeof envelope.origin === "string" ? { origin: envelope.origin } : {};
   if (envelope.__kind__ === "raw" && "value" in envelope) {
-    return { message: toToolMessage(envelope.value, toolCallId), stateChanges: changes };
+    return { message: toToolMessage(envelope.value, toolCallId), stateChanges: changes, ...origin };
   }
   if (envelope.__kind__ !== "message") return null;
   const parsed = messageSchema.safeParse(envelope.value);
@@ -48,7 +59,7 @@ export function decodeEnvelope(stored: unknown, toolCallId: string): ReplayedRes
   // A domain key can be shared by calls of different turns: the recorded fact is replayed as
   // a new message answering the call that asks now.
   if (message.toolCallId !== toolCallId) {
-    return { message: toToolMessage(message, toolCallId), stateChanges: changes };
+    return { message: toToolMessage(message, toolCallId), stateChanges: changes, ...origin };
   }
-  return { message, stateChanges: changes };
+  return { message, stateChanges: changes, ...origin };
 }

@@ -209,10 +209,12 @@ describe("in doubt under 'interrupt'", () => {
   });
 
   it("runs the tool again on { action: 'retry' }", async () => {
-    const { app, effects, contexts, entry } = await interrupted("t-ask-retry");
+    const { app, effects, contexts, entry, metrics } = await interrupted("t-ask-retry");
 
     const result = await app.invoke({ resume: { action: "retry" } }, { threadId: "t-ask-retry" });
 
+    // Counted when the question was asked, not again when the answer arrived.
+    expect(await metrics.sum("tenxgraph.tool.in_doubt", { policy: "interrupt" })).toBe(1);
     expect(result.status).toBe("completed");
     expect(effects).toEqual(["charge 4821"]);
     expect(contexts[0]?.attempt).toBe(2);

@@ -2,7 +2,7 @@ import { z } from "zod";
 import { InvalidRunError, NodeTimeoutError } from "../errors/errors.js";
 import type { ToolMessage } from "../messages/message.js";
 import { runWithDeadline } from "../runtime/deadline.js";
-import { interrupt } from "../runtime/interrupt.js";
+import { interrupt, isInterruptSignal } from "../runtime/interrupt.js";
 import type { NodeContext } from "../runtime/node-context.js";
 import type { ReadyCall } from "../tools/prepared-call.js";
 import type { ToolContext } from "../tools/tool-context.js";
@@ -11,6 +11,7 @@ import { toolTimeoutMs } from "../tools/tool-timeout.js";
 import type { CallPlan } from "./call-plan.js";
 import { claimOne } from "./claim.js";
 import { messageEnvelope } from "./envelope.js";
+import { ledgerKey } from "./ledger-key.js";
 import type { StartedLedgerEntry } from "./ledger-entry.js";
 import { recordResult } from "./record.js";
 
@@ -52,17 +53,32 @@ export async function resolveInDoubt(
 ): Promise<CallPlan> {
   const policy = call.tool.onInDoubt;
   const policyName = typeof policy === "string" ? policy : "reconcile";
-  ctx.runtime.metrics.inDoubt.add(1, { tool: call.tool.name, policy: policyName });
-  call.log.warn(
-    { key: entry.key, tool: call.tool.name, attempt: entry.attempt, policy: policyName },
-    "Tool call is IN DOUBT: it started but was never recorded, so it may or may not have taken effect",
-  );
-  const decision = policy === "interrupt" ? askHuman(call, entry) : null;
+  const report = () => {
+    ctx.runtime.metrics.inDoubt.add(1, { tool: call.tool.name, policy: policyName });
+    call.log.warn(
+      { key: entry.key, tool: call.tool.name, attempt: entry.attempt, policy: policyName },
+      "Tool call is IN DOUBT: it started but was never recorded, so it may or may not have taken effect",
+    );
+  };
+  let decision: InDoubtDecision | null = null;
+  if (policy === "interrupt") {
+    // Reported when the question is first asked, not again when the answer arrives.
+    try {
+      decision = askHuman(call, entry);
+    } catch (signal) {
+      if (isInterruptSignal(signal)) report();
+      throw signal;
+    }
+    call.log.info({ key: entry.key, action: decision.action }, "In-doubt tool call answered");
+  } else {
+    report();
+  }
   const taken = await claimOne(call, entry.attempt, ctx);
   if (taken.kind !== "run" || taken.attempt === null) return taken;
   const attempt = taken.attempt;
   const settle = async (message: ToolMessage): Promise<CallPlan> => {
-    await recordResult(call, attempt, messageEnvelope(message, {}), ctx);
+    const origin = ledgerKey(call.messageId, call.call.id);
+    await recordResult(call, attempt, messageEnvelope(message, {}, origin), ctx);
     return { kind: "settled", message };
   };
   if (decision) {

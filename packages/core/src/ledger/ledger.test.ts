@@ -594,6 +594,47 @@ describe("domain idempotency keys", () => {
     },
   );
 
+  it("runs the tool again for a later call when the recorded result is a failure", async () => {
+    const effects: string[] = [];
+    let declines = 1;
+    const charge = tool({
+      name: "charge_card",
+      description: "Charge the card, once per order.",
+      schema: z.object({ order_id: z.string() }),
+      idempotencyKey: (args) => `order-${args.order_id}-charge`,
+      execute: (args) => {
+        effects.push(`charge ${args.order_id}`);
+        if (declines-- > 0) throw new Error("card declined");
+        return "Charged";
+      },
+    });
+    const args = { order_id: "4821" };
+    const app = supportAgent({
+      model: [
+        callsTurn("m-1", [["charge_card", args, "call_1"]]),
+        "It was declined.",
+        callsTurn("m-2", [["charge_card", args, "call_1"]]),
+        "Charged now.",
+      ],
+      tools: [charge],
+    });
+
+    const first = await app.invoke(user("charge"), { threadId: "t-declined" });
+    expect(toolText(first.state, "call_1")).toContain("[TOOL_ERROR_001] card declined");
+    const second = await app.invoke(user("try again"), { threadId: "t-declined" });
+
+    // The failed fact did not happen, so the second call charges; the first turn's error stays.
+    expect(effects).toEqual(["charge 4821", "charge 4821"]);
+    expect(toolMessages(second.state).map((m) => Message.text(m))).toEqual([
+      "Tool 'charge_card' failed: [TOOL_ERROR_001] card declined",
+      "Charged",
+    ]);
+    const ledger = await app.getToolLedger({ threadId: "t-declined" });
+    expect(ledger.map((e) => [e.key, e.status, e.attempt])).toEqual([
+      ["order-4821-charge", "completed", 2],
+    ]);
+  });
+
   it("runs once when one message asks twice for the same domain key", async () => {
     const effects: string[] = [];
     const contexts: ToolContext[] = [];

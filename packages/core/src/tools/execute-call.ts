@@ -5,6 +5,7 @@ import type { ToolMessage } from "../messages/message.js";
 import { awaitClaim } from "../ledger/await-claim.js";
 import type { CallPlan } from "../ledger/call-plan.js";
 import { messageEnvelope } from "../ledger/envelope.js";
+import { ledgerKey } from "../ledger/ledger-key.js";
 import { resolveInDoubt } from "../ledger/in-doubt.js";
 import { recordResult, releaseClaim } from "../ledger/record.js";
 import { runWithDeadline } from "../runtime/deadline.js";
@@ -140,7 +141,8 @@ async function runTool<S extends BaseState>(
   };
   await ctx.runtime.faultPoints?.hit(FAULT_POINTS.TOOL_AFTER_RETURN, where);
   if (attempt !== null) {
-    await recordResult(call, attempt, messageEnvelope(message, changes), ctx);
+    const origin = ledgerKey(call.messageId, call.call.id);
+    await recordResult(call, attempt, messageEnvelope(message, changes, origin), ctx);
     await ctx.runtime.faultPoints?.hit(FAULT_POINTS.LEDGER_AFTER_RECORD, where);
   }
   return { message, replayed: false, changes };

@@ -31,7 +31,9 @@ export function changedFields(
  * Merges the changes of parallel branches (in call order) into `state`. A field changed by one
  * branch (or to the same value by several) takes that value. A field changed by several goes through its reducer, folded from
  * the baseline in call order; without a reducer the last branch wins and a warning names the
- * conflict, since one of the writes is lost.
+ * conflict, since one of the writes is lost. Branches hand back whole values, not deltas, so
+ * the reducer should combine whole values (union by id, max, object merge); a delta reducer
+ * such as a sum or a concat counts the baseline once per writer.
  */
 export function mergeBranches(
   state: BaseState,
