@@ -16,15 +16,21 @@ export type StateUpdate<S extends BaseState> = Partial<S>;
 
 /**
  * Appends the messages whose id is not in the transcript yet. The transcript is append-only:
- * re-sending a message (as a parallel branch or a replay does) never duplicates it.
+ * re-sending a message (as a parallel branch or a replay does) never duplicates it. `knownIds`,
+ * when given, must be the ids of `current`; it spares hashing the whole transcript per step.
  */
-export function appendMessages(current: Message[], update: readonly Message[]): Message[] {
+export function appendMessages(
+  current: Message[],
+  update: readonly Message[],
+  knownIds?: ReadonlySet<string>,
+): Message[] {
   if (update.length === 0) return current;
-  const known = new Set(current.map((message) => message.id));
+  const known = knownIds ?? new Set(current.map((message) => message.id));
+  const added = new Set<string>();
   const appended = current.slice();
   for (const message of update) {
-    if (known.has(message.id)) continue;
-    known.add(message.id);
+    if (known.has(message.id) || added.has(message.id)) continue;
+    added.add(message.id);
     appended.push(message);
   }
   return appended;
@@ -35,11 +41,12 @@ export function applyUpdate<S extends BaseState>(
   state: S,
   update: StateUpdate<S>,
   reducers: Reducers<S>,
+  knownIds?: ReadonlySet<string>,
 ): void {
   for (const field of Object.keys(update) as (keyof S & string)[]) {
     const value = update[field];
     if (field === "messages") {
-      state.messages = appendMessages(state.messages, value as Message[]);
+      state.messages = appendMessages(state.messages, value as Message[], knownIds);
       continue;
     }
     const reducer = reducers[field as Exclude<keyof S, "messages">] as Reducer<unknown> | undefined;

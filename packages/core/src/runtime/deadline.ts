@@ -16,17 +16,21 @@ export async function runWithDeadline<T>(
     options.timeoutMs === null
       ? undefined
       : startTimer(options.timeoutMs, () => controller.abort(options.onTimeout()));
+  let rejectAborted: () => void = () => {};
+  const aborted = new Promise<never>((_, reject) => {
+    rejectAborted = () => reject(signal.reason);
+  });
+  if (signal.aborted) rejectAborted();
+  else signal.addEventListener("abort", rejectAborted, { once: true });
   try {
-    return await Promise.race([Promise.resolve().then(() => work(signal)), rejectOnAbort(signal)]);
+    return await Promise.race([Promise.resolve().then(() => work(signal)), aborted]);
   } finally {
     cancelTimer?.();
     options.parent.removeEventListener("abort", abortFromParent);
-    // Settles the pending abort promise so it does not keep closures alive.
-    if (!signal.aborted) controller.abort(SETTLED);
+    // Unhooked, the pending `aborted` promise is garbage and the signal stays quiet.
+    signal.removeEventListener("abort", rejectAborted);
   }
 }
-
-const SETTLED = Symbol("settled");
 
 /** Node's timers overflow past 2^31 - 1 ms (about 24.8 days) and then fire at once. */
 const MAX_TIMER_MS = 2 ** 31 - 1;
@@ -42,16 +46,6 @@ function startTimer(ms: number, fn: () => void): () => void {
   };
   arm(ms);
   return () => clearTimeout(timer);
-}
-
-function rejectOnAbort(signal: AbortSignal): Promise<never> {
-  return new Promise((_, reject) => {
-    const onAbort = () => {
-      if (signal.reason !== SETTLED) reject(signal.reason);
-    };
-    if (signal.aborted) onAbort();
-    else signal.addEventListener("abort", onAbort, { once: true });
-  });
 }
 
 /** Resolves after `ms`, or rejects with the signal's reason when it aborts first. */

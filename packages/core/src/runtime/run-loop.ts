@@ -38,6 +38,8 @@ export interface Progress<S extends BaseState> {
   persisted: number;
   resumeAnswers: Record<string, unknown>;
   userId: string | null;
+  /** Ids of the messages in the store: grows after each durable write. */
+  persistedIds: Set<string>;
 }
 
 /**
@@ -236,6 +238,9 @@ export class Run<S extends BaseState> {
       resumeAnswers: progress.resumeAnswers,
       newMessages: messages.slice(progress.persisted),
     });
+    for (let i = progress.persisted; i < messages.length; i++) {
+      progress.persistedIds.add(messages[i]!.id);
+    }
     progress.persisted = messages.length;
     this.#emit({
       type: "state",

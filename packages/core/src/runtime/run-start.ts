@@ -114,6 +114,7 @@ function newTurn<S extends BaseState>(
         persisted: 0,
         resumeAnswers: {},
         userId: config.userId,
+        persistedIds: new Set(),
       };
   applyUpdate(progress.state, input, deps.graph.reducers);
   progress.currentNode = deps.graph.entryPoint;
@@ -166,5 +167,6 @@ function toProgress<S extends BaseState>(
     persisted: messages.length,
     resumeAnswers: { ...checkpoint.resumeAnswers },
     userId: config.userId ?? checkpoint.userId,
+    persistedIds: new Set(messages.map((message) => message.id)),
   };
 }

@@ -61,7 +61,10 @@ export async function runStep<S extends BaseState>(
     }
     throw error;
   }
-  applyUpdate(working, toUpdate(output, name), deps.graph.reducers);
+  // Ids already persisted are known; ids of earlier non-durable steps are checked by scan.
+  const knownIds =
+    progress.persisted === progress.state.messages.length ? progress.persistedIds : undefined;
+  applyUpdate(working, toUpdate(output, name), deps.graph.reducers, knownIds);
   const next = await route(deps, name, working);
   return { kind: "updated", node: name, state: working, next: next === END ? null : next };
 }

@@ -160,11 +160,17 @@ export class InMemoryCheckpointer implements Checkpointer {
 
   async claimCalls(threadId: string, claims: LedgerClaim[]): Promise<ClaimResult[]> {
     this.#assertOpen("claimCalls");
-    // Claims apply to a staged copy that replaces the ledger only once every claim succeeded:
-    // the batch is one transaction.
-    const staged = new Map(this.#ledgers.get(threadId));
-    const results = claims.map((claim) => this.#claim(threadId, staged, claim));
-    this.#ledgers.set(threadId, staged);
+    // Claims go to a staging overlay that is applied only once every claim succeeded: the batch
+    // is one transaction, and its cost does not grow with the thread's ledger.
+    const ledger = this.#ledgers.get(threadId) ?? new Map<string, LedgerEntry>();
+    const staged = new Map<string, LedgerEntry>();
+    const view = {
+      get: (key: string) => staged.get(key) ?? ledger.get(key),
+      set: (key: string, entry: LedgerEntry) => staged.set(key, entry),
+    };
+    const results = claims.map((claim) => this.#claim(threadId, view, claim));
+    for (const [key, entry] of staged) ledger.set(key, entry);
+    this.#ledgers.set(threadId, ledger);
     return structuredClone(results);
   }
 
@@ -200,7 +206,11 @@ export class InMemoryCheckpointer implements Checkpointer {
   }
 
   /** One claim against `ledger`: expected attempt 0 inserts, n takes over attempt n. */
-  #claim(threadId: string, ledger: Map<string, LedgerEntry>, claim: LedgerClaim): ClaimResult {
+  #claim(
+    threadId: string,
+    ledger: Pick<Map<string, LedgerEntry>, "get" | "set">,
+    claim: LedgerClaim,
+  ): ClaimResult {
     const existing = ledger.get(claim.key);
     if (!existing) {
       if (claim.expectedAttempt !== 0) {
