@@ -30,8 +30,9 @@ interface ThreadRecord {
 
 /**
  * A checkpointer that keeps every thread in this process's memory: for tests, examples and
- * single-process apps that can lose their threads on exit. Values are deep-copied on the way in
- * and out, so no caller can change what is stored by mutating an object it passed or received.
+ * single-process apps that can lose their threads on exit. Values are copied through JSON on the
+ * way in and out, as a SQL store keeps them, so no caller can change what is stored by mutating
+ * an object it passed or received.
  *
  * @example
  * const app = new StateGraph()
@@ -66,7 +67,7 @@ export class InMemoryCheckpointer implements Checkpointer {
   async getCheckpoint(threadId: string): Promise<ThreadCheckpoint | null> {
     this.#assertOpen("getCheckpoint");
     const record = this.#threads.get(threadId);
-    return record ? structuredClone(record.checkpoint) : null;
+    return record ? jsonCopy(record.checkpoint) : null;
   }
 
   async putCheckpoint(write: CheckpointWrite): Promise<number> {
@@ -78,8 +79,8 @@ export class InMemoryCheckpointer implements Checkpointer {
       throw new StaleStateError(threadId, expectedVersion, actualVersion);
     }
     assertNewMessageIds(threadId, previous?.messageIds, write.newMessages);
-    // Copy before changing anything: a value structuredClone rejects must not leave half a write.
-    const copy = structuredClone(write);
+    // Copy before changing anything: a value JSON rejects must not leave half a write.
+    const copy = jsonCopy(write);
     const messages = previous?.messages ?? [];
     const messageIds = previous?.messageIds ?? new Set<string>();
     for (const message of copy.newMessages) {
@@ -111,7 +112,7 @@ export class InMemoryCheckpointer implements Checkpointer {
     this.#assertOpen("listMessages");
     const { offset = 0, limit = Infinity } = page;
     const messages = this.#threads.get(threadId)?.messages ?? [];
-    return structuredClone(messages.slice(offset, offset + limit));
+    return jsonCopy(messages.slice(offset, offset + limit));
   }
 
   async listThreads(
@@ -155,7 +156,7 @@ export class InMemoryCheckpointer implements Checkpointer {
     this.#assertOpen("getCalls");
     const ledger = this.#ledgers.get(threadId);
     const entries = [...new Set(keys)].flatMap((key) => ledger?.get(key) ?? []);
-    return structuredClone(entries);
+    return jsonCopy(entries);
   }
 
   async claimCalls(threadId: string, claims: LedgerClaim[]): Promise<ClaimResult[]> {
@@ -171,7 +172,7 @@ export class InMemoryCheckpointer implements Checkpointer {
     const results = claims.map((claim) => this.#claim(threadId, view, claim));
     for (const [key, entry] of staged) ledger.set(key, entry);
     this.#ledgers.set(threadId, ledger);
-    return structuredClone(results);
+    return jsonCopy(results);
   }
 
   async completeCall(threadId: string, attempt: AttemptRef, result: unknown): Promise<boolean> {
@@ -179,7 +180,7 @@ export class InMemoryCheckpointer implements Checkpointer {
     return this.#replaceHeld(threadId, attempt, ({ heartbeatAt: _, ...held }) => ({
       ...held,
       status: "completed",
-      result: structuredClone(result),
+      result: jsonCopy(result),
       completedAt: this.#now(),
     }));
   }
@@ -202,7 +203,7 @@ export class InMemoryCheckpointer implements Checkpointer {
 
   async listCalls(threadId: string): Promise<LedgerEntry[]> {
     this.#assertOpen("listCalls");
-    return structuredClone([...(this.#ledgers.get(threadId)?.values() ?? [])]);
+    return jsonCopy([...(this.#ledgers.get(threadId)?.values() ?? [])]);
   }
 
   /** One claim against `ledger`: expected attempt 0 inserts, n takes over attempt n. */
@@ -259,6 +260,15 @@ export class InMemoryCheckpointer implements Checkpointer {
   #assertOpen(method: string): void {
     if (this.#closed) throw new StorageError(method, new Error("checkpointer is closed"));
   }
+}
+
+/**
+ * Deep copy with the semantics of the SQL stores, which keep JSON: what a real store would
+ * change (a Date becomes a string, `undefined` fields vanish) changes here too, and what it
+ * cannot store (a BigInt, a cycle) is refused here too.
+ */
+function jsonCopy<T>(value: T): T {
+  return value === undefined ? value : (JSON.parse(JSON.stringify(value)) as T);
 }
 
 function summarize(checkpoint: ThreadCheckpoint): ThreadSummary {
