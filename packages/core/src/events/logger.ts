@@ -28,10 +28,26 @@ export function jsonLogger(minLevel: Level = "warn"): Logger {
 
 /** A logger that adds `bound` to every record's fields. */
 export function withFields(logger: Logger, bound: object): Logger {
-  return {
-    debug: (fields, message) => logger.debug({ ...bound, ...fields }, message),
-    info: (fields, message) => logger.info({ ...bound, ...fields }, message),
-    warn: (fields, message) => logger.warn({ ...bound, ...fields }, message),
-    error: (fields, message) => logger.error({ ...bound, ...fields }, message),
-  };
+  return new BoundLogger(logger, bound);
+}
+
+// A class rather than four closures: one is made per run, node and tool call.
+class BoundLogger implements Logger {
+  constructor(
+    private readonly base: Logger,
+    private readonly bound: object,
+  ) {}
+
+  debug(fields: object, message?: string): void {
+    this.base.debug({ ...this.bound, ...fields }, message);
+  }
+  info(fields: object, message?: string): void {
+    this.base.info({ ...this.bound, ...fields }, message);
+  }
+  warn(fields: object, message?: string): void {
+    this.base.warn({ ...this.bound, ...fields }, message);
+  }
+  error(fields: object, message?: string): void {
+    this.base.error({ ...this.bound, ...fields }, message);
+  }
 }

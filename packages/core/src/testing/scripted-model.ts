@@ -40,7 +40,8 @@ export class ScriptedModel<S extends BaseState = BaseState> implements GraphNode
 
   async run(state: S, ctx: NodeContext): Promise<AssistantMessage> {
     this.#calls += 1;
-    const index = state.messages.filter((message) => message.role === "assistant").length;
+    let index = 0;
+    for (const message of state.messages) if (message.role === "assistant") index += 1;
     const turn = this.#turns[index];
     if (turn === undefined) {
       throw new Error(
