@@ -19,7 +19,7 @@ import {
   untilAborted,
   type RecordingLogger,
   type TestMeter,
-} from "../testing/run-test-support.js";
+} from "../testing/test-support.js";
 import { ScriptedModel, type ScriptedTurn } from "../testing/scripted-model.js";
 import { ToolNode } from "../tools/tool-node.js";
 import { tool, type AnyTool } from "../tools/tool.js";
@@ -143,11 +143,11 @@ describe("metrics", () => {
   it.each(Object.keys(scenarios))("%s counts once per event", async (name) => {
     const meter = testMeter();
     await scenarios[name]!(meter);
-    expect(await meter.counter(name)).toBe(1);
+    expect(await meter.sum(name)).toBe(1);
     // The other counters stay untouched by this scenario.
     for (const other of Object.keys(scenarios).filter((n) => n !== name)) {
       if (name === "tenxgraph.tool.in_doubt" && other === "tenxgraph.node.timeouts") continue;
-      expect(await meter.counter(other), other).toBe(0);
+      expect(await meter.sum(other), other).toBe(0);
     }
   });
 

@@ -4,7 +4,7 @@ import { Message } from "../messages/message.js";
 import { InMemoryCheckpointer } from "../storage/in-memory-checkpointer.js";
 import {
   callsTurn,
-  captureLogger,
+  recordingLogger,
   supportAgent,
   testMeter,
   toolText,
@@ -153,7 +153,7 @@ describe("records in the ledger", () => {
         return "Charged 42 USD";
       },
     });
-    const logger = captureLogger();
+    const logger = recordingLogger();
     const metrics = testMeter();
     const app = supportAgent({
       model: [callsTurn("m-1", [["charge_card", { order_id: "4821" }]]), "ok"],

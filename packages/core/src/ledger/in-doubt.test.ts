@@ -5,10 +5,10 @@ import { FaultPoints } from "../testing/fault-points.js";
 import { InMemoryCheckpointer } from "../storage/in-memory-checkpointer.js";
 import {
   callsTurn,
-  captureLogger,
-  collect,
+  collectEvents,
   ofType,
   pause,
+  recordingLogger,
   supportAgent,
   testMeter,
   toolText,
@@ -51,7 +51,7 @@ async function afterDeadClaim(threadId: string, onInDoubt?: InDoubtPolicy<Args>)
     },
   });
   const metrics = testMeter();
-  const logger = captureLogger();
+  const logger = recordingLogger();
   const app = supportAgent({
     model: [callsTurn("m-1", [["charge_card", ARGS]]), "Done."],
     tools: [chargeCard],
@@ -225,7 +225,7 @@ describe("in doubt under 'interrupt'", () => {
   it("records the human's result without running the tool on { action: 'complete' }", async () => {
     const { app, effects, entry } = await interrupted("t-ask-complete");
 
-    const events = await collect(
+    const { events } = await collectEvents(
       app.stream({ resume: { action: "complete", result: "x" } }, { threadId: "t-ask-complete" }),
     );
 

@@ -6,12 +6,12 @@ import { InMemoryCheckpointer } from "../storage/in-memory-checkpointer.js";
 import { FaultPoints } from "../testing/fault-points.js";
 import {
   callsTurn,
-  captureLogger,
-  collect,
+  collectEvents,
   deferred,
   freezeAt,
   ofType,
   pause,
+  recordingLogger,
   supportAgent,
   testMeter,
   toolMessages,
@@ -176,7 +176,7 @@ describe("replay after a crash", () => {
       meter: metrics.meter,
       claimStaleAfterMs: 50,
     });
-    const events = await collect(second.stream(null, { threadId: "t-crash" }));
+    const { events } = await collectEvents(second.stream(null, { threadId: "t-crash" }));
 
     expect([...effects].sort()).toEqual(["charge 4821", "lookup 4821", "receipt 4821"]);
     const results = ofType(events, "tool_result");
@@ -220,7 +220,7 @@ describe("replay after a crash", () => {
     await crash.reached;
 
     const metrics = testMeter();
-    const logger = captureLogger();
+    const logger = recordingLogger();
     const second = supportAgent<S>({
       model: [threeCalls, "All done."],
       tools: supportTools(effects, contexts),
@@ -280,7 +280,7 @@ class FailingClaims extends InMemoryCheckpointer {
 describe("failures of the ledger itself", () => {
   it("logs a read failure, treats it as no record and runs the tool", async () => {
     const effects: string[] = [];
-    const logger = captureLogger();
+    const logger = recordingLogger();
     const app = supportAgent({
       model: [callsTurn("m-1", [["lookup_order", { order_id: "4821" }]]), "ok"],
       tools: supportTools(effects),
@@ -304,7 +304,7 @@ describe("failures of the ledger itself", () => {
 
   it("logs a failed record at error level, counts it, gives the model the result and completes the run", async () => {
     const effects: string[] = [];
-    const logger = captureLogger();
+    const logger = recordingLogger();
     const metrics = testMeter();
     const app = supportAgent<S>({
       model: [callsTurn("m-1", [["charge_card", { order_id: "4821" }]]), "Charged, thanks."],
@@ -343,7 +343,7 @@ describe("failures of the ledger itself", () => {
   it("runs the tools without ledger protection when the claim itself fails", async () => {
     const effects: string[] = [];
     const contexts: ToolContext[] = [];
-    const logger = captureLogger();
+    const logger = recordingLogger();
     const app = supportAgent<S>({
       model: [callsTurn("m-1", [["charge_card", { order_id: "1" }]]), "ok"],
       tools: supportTools(effects, contexts),
@@ -381,7 +381,7 @@ describe("concurrent executions", () => {
     ]);
     const heartbeat = setInterval(() => void checkpointer.heartbeatCalls("t-live", [held]), 10);
     const effects: string[] = [];
-    const logger = captureLogger();
+    const logger = recordingLogger();
     const app = supportAgent<S>({
       model: [callsTurn("m-1", [["charge_card", { order_id: "4821" }]]), "ok"],
       tools: supportTools(effects),
@@ -390,14 +390,14 @@ describe("concurrent executions", () => {
       claimStaleAfterMs: 200,
     });
     try {
-      const run = collect(app.stream(user("charge"), { threadId: "t-live" }));
+      const run = collectEvents(app.stream(user("charge"), { threadId: "t-live" }));
       await pause(400); // well past claimStaleAfterMs: only the heartbeat keeps the claim live
       expect(effects).toEqual([]);
       const winner = Message.tool("call_1", "Charged by the other execution");
       expect(await checkpointer.completeCall("t-live", held, messageEnvelope(winner, {}))).toBe(
         true,
       );
-      const events = await run;
+      const { events } = await run;
 
       expect(effects).toEqual([]);
       const [result] = ofType(events, "tool_result");
@@ -470,11 +470,11 @@ describe("concurrent executions", () => {
       (e: unknown) => e,
     );
     await entered.promise;
-    const runB = collect(b.stream(null, { threadId: "t-race" }));
+    const runB = collectEvents(b.stream(null, { threadId: "t-race" }));
     await pause(400); // B waits on A's claim, kept live by A's heartbeats
     gate.resolve();
 
-    const events = await runB;
+    const { events } = await runB;
     expect(effects).toEqual(["charge 4821"]);
     expect(ofType(events, "tool_result")[0]).toMatchObject({ replayed: true, isError: false });
     expect(ofType(events, "run_end")[0]?.status).toBe("completed");
@@ -505,7 +505,7 @@ describe("concurrent executions", () => {
         return `Charged (attempt ${ctx.attempt})`;
       },
     });
-    const logger = captureLogger();
+    const logger = recordingLogger();
     const base = {
       model: [callsTurn("m-1", [["charge_card", { order_id: "4821" }]]), "Done."],
       tools: [charge],

@@ -15,7 +15,7 @@ import {
   settle,
   testMeter,
   untilAborted,
-} from "../testing/run-test-support.js";
+} from "../testing/test-support.js";
 import { ScriptedModel } from "../testing/scripted-model.js";
 import { ToolNode } from "../tools/tool-node.js";
 import { tool, type AnyTool } from "../tools/tool.js";
@@ -264,7 +264,7 @@ describe("tool deadline", () => {
     expect(await meter.points("tenxgraph.tool.timeouts")).toEqual([
       expect.objectContaining({ attributes: { tool: "slow" }, value: 1 }),
     ]);
-    expect(await meter.counter("tenxgraph.node.timeouts")).toBe(0);
+    expect(await meter.sum("tenxgraph.node.timeouts")).toBe(0);
     // The error is the call's recorded outcome: a replay returns it instead of running again.
     expect((await app.getToolLedger({ threadId: "t" })).map((e) => e.status)).toEqual([
       "completed",

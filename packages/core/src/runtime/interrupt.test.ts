@@ -6,9 +6,9 @@ import { Message } from "../messages/message.js";
 import { InMemoryCheckpointer } from "../storage/in-memory-checkpointer.js";
 import {
   callsTurn,
-  captureLogger,
-  collect,
+  collectEvents,
   ofType,
+  recordingLogger,
   supportAgent,
   testMeter,
   toolText,
@@ -176,7 +176,7 @@ describe("interrupt() in parallel tool calls", () => {
     const { app } = approvalAgent(log);
     const threadId = "t-stream";
 
-    const firstEvents = await collect(app.stream(user("go"), { threadId }));
+    const { events: firstEvents } = await collectEvents(app.stream(user("go"), { threadId }));
     expect(ofType(firstEvents, "interrupt")[0]?.interrupts.map((i) => i.id)).toEqual([
       "m-1:call_b",
       "m-1:call_c",
@@ -188,7 +188,7 @@ describe("interrupt() in parallel tool calls", () => {
     expect(ofType(firstEvents, "state").at(-1)?.status).toBe("interrupted");
 
     await app.invoke({ resume: { approved: true }, interruptId: "m-1:call_b" }, { threadId });
-    const lastEvents = await collect(
+    const { events: lastEvents } = await collectEvents(
       app.stream({ resume: { approved: true }, interruptId: "m-1:call_c" }, { threadId }),
     );
 
@@ -229,7 +229,7 @@ describe("interrupt() in a node", () => {
       })
       .addEdge("ASK", END)
       .setEntryPoint("ASK")
-      .compile({ checkpointer: new InMemoryCheckpointer(), logger: captureLogger() });
+      .compile({ checkpointer: new InMemoryCheckpointer(), logger: recordingLogger() });
   }
 
   it("names interrupts by node, step and position (or the given id) and returns the answers on resume", async () => {

@@ -17,7 +17,7 @@ import {
   recordingLogger,
   settle,
   testMeter,
-} from "../testing/run-test-support.js";
+} from "../testing/test-support.js";
 import { ScriptedModel } from "../testing/scripted-model.js";
 import { ToolNode } from "../tools/tool-node.js";
 import { tool } from "../tools/tool.js";
@@ -426,7 +426,7 @@ describe("concurrent executions", () => {
       expectedVersion: 1,
       actualVersion: 5,
     });
-    expect(await meter.counter("tenxgraph.storage.conflicts")).toBe(1);
+    expect(await meter.sum("tenxgraph.storage.conflicts")).toBe(1);
 
     // Nothing of the refused step landed; the other execution's writes stand.
     const state = await first.getState({ threadId: "t" });

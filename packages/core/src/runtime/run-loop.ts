@@ -2,7 +2,7 @@ import { StaleStateError, GraphRecursionError } from "../errors/errors.js";
 import { isTenxgraphError } from "../errors/tenxgraph-error.js";
 import { withFields, type Logger } from "../events/logger.js";
 import type { RuntimeMetrics } from "../events/metrics.js";
-import type { EmitEvent } from "../events/stream-event.js";
+import type { EmitEvent, RunStatus } from "../events/stream-event.js";
 import type { BaseState } from "../graph/reducers.js";
 import type { GraphDefinition } from "../graph/graph-definition.js";
 import type { IdGenerator } from "../messages/ids.js";
@@ -186,17 +186,9 @@ export class Run<S extends BaseState> {
     }
   }
 
-  #end(status: "completed" | "interrupted" | "stopped", interrupts: Interrupt[]): RunResult<S> {
+  #end(status: RunStatus, interrupts: Interrupt[]): RunResult<S> {
     const progress = this.#progress!;
     this.#emit({ type: "run_end", status, version: progress.version });
-    return this.#result(status, progress, interrupts);
-  }
-
-  #result(
-    status: "completed" | "interrupted" | "stopped",
-    progress: Progress<S>,
-    interrupts: Interrupt[],
-  ): RunResult<S> {
     return {
       status,
       state: progress.state,

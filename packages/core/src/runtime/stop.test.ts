@@ -16,7 +16,7 @@ import {
   settle,
   testMeter,
   untilAborted,
-} from "../testing/run-test-support.js";
+} from "../testing/test-support.js";
 import { ScriptedModel } from "../testing/scripted-model.js";
 import { ToolNode } from "../tools/tool-node.js";
 import { tool } from "../tools/tool.js";
@@ -73,7 +73,7 @@ describe("stop()", () => {
       currentNode: "HANG",
     });
     expect(calls).toEqual({ HANG: 1, AFTER: 0 });
-    expect(await meter.counter("tenxgraph.run.stops")).toBe(1);
+    expect(await meter.sum("tenxgraph.run.stops")).toBe(1);
     // The request is consumed by the run it stopped.
     expect(await store.isStopRequested("t")).toBe(false);
 
@@ -132,7 +132,7 @@ describe("stop()", () => {
       status: "stopped",
       currentNode: "HANG",
     });
-    expect(await meter.counter("tenxgraph.run.stops")).toBe(1);
+    expect(await meter.sum("tenxgraph.run.stops")).toBe(1);
     expect(await store.isStopRequested("t")).toBe(false);
     expect((await app.invoke(null, { threadId: "t" })).status).toBe("completed");
     expect(calls).toEqual({ HANG: 2, AFTER: 1 });
@@ -178,7 +178,7 @@ describe("RunConfig.signal", () => {
       status: "stopped",
       currentNode: "HANG",
     });
-    expect(await meter.counter("tenxgraph.run.stops")).toBe(1);
+    expect(await meter.sum("tenxgraph.run.stops")).toBe(1);
     expect((await app.invoke(null, { threadId: "t" })).status).toBe("completed");
     expect(calls).toEqual({ HANG: 2, AFTER: 1 });
   });

@@ -19,7 +19,7 @@ import {
   testMeter,
   transcriptShape,
   untilAborted,
-} from "../testing/run-test-support.js";
+} from "../testing/test-support.js";
 import { ScriptedModel, type ScriptedTurn } from "../testing/scripted-model.js";
 import { ToolNode } from "../tools/tool-node.js";
 import { tool } from "../tools/tool.js";
@@ -256,7 +256,7 @@ describe("stream events", () => {
       message: "Node 'HANG' timed out after 0.05 s",
     });
     expect(error).toBeInstanceOf(NodeTimeoutError);
-    expect(await meter.counter("tenxgraph.node.timeouts")).toBe(1);
+    expect(await meter.sum("tenxgraph.node.timeouts")).toBe(1);
   });
 
   it("applies tool deadlines as invoke does: the call's tool_result is an error", async () => {
@@ -322,7 +322,7 @@ describe("ending a stream early", () => {
     });
     expect(calls).toEqual({ A: 1, B: 1, C: 0 });
     expect(signals[0]?.aborted).toBe(true);
-    expect(await meter.counter("tenxgraph.run.stops")).toBe(1);
+    expect(await meter.sum("tenxgraph.run.stops")).toBe(1);
     expect(seen).not.toContain("run_end");
 
     const continued = await collectEvents(app.stream(null, { threadId: "t" }));
@@ -381,7 +381,7 @@ describe("ending a stream early", () => {
       expect.objectContaining({ toolName: "lookup", replayed: true, isError: false }),
     ]);
     expect(executions.count).toBe(1);
-    expect(await meter.counter("tenxgraph.tool.ledger_hits")).toBe(1);
+    expect(await meter.sum("tenxgraph.tool.ledger_hits")).toBe(1);
     expect(resumed.events.at(-1)).toMatchObject({ type: "run_end", status: "completed" });
   });
 });

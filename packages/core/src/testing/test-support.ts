@@ -1,13 +1,15 @@
 /**
- * Helpers shared by the core's own tests (not exported from `@tenxgraph/core/testing`): a
- * capturing logger, a meter whose counters can be read back, a support-agent graph, and a fault
- * point that freezes a run the way a killed process leaves it.
+ * Helpers shared by the core's own tests (not exported from `@tenxgraph/core/testing`): a logger
+ * that keeps its records, a meter that can be read back, a checkpointer that records its
+ * versioned writes, a support-agent graph, a fault point that freezes a run the way a killed
+ * process leaves it, stream collection, and promises a test controls.
  * @module
  */
 import type { Meter } from "@opentelemetry/api";
-import { MeterProvider, MetricReader, type DataPoint } from "@opentelemetry/sdk-metrics";
+import { MeterProvider, MetricReader } from "@opentelemetry/sdk-metrics";
 import type { Logger } from "../events/logger.js";
 import { METER_NAME } from "../events/metrics.js";
+import type { StreamEvent } from "../events/stream-event.js";
 import type { CompiledGraph, CompileOptions } from "../graph/compiled-graph.js";
 import { END } from "../graph/edges.js";
 import type { NodeLike } from "../graph/graph-node.js";
@@ -15,36 +17,42 @@ import type { BaseState } from "../graph/reducers.js";
 import { StateGraph, type StateOptions } from "../graph/state-graph.js";
 import { Message, type AssistantMessage, type ToolMessage } from "../messages/message.js";
 import type { FaultContext, FaultPointName } from "../runtime/fault-points.js";
-import type { StreamEvent } from "../events/stream-event.js";
+import type { CheckpointWrite } from "../storage/checkpointer.js";
+import { InMemoryCheckpointer } from "../storage/in-memory-checkpointer.js";
 import { ToolNode } from "../tools/tool-node.js";
 import type { AnyTool } from "../tools/tool.js";
 import { FaultPoints } from "./fault-points.js";
 import { ScriptedModel, type ScriptedTurn } from "./scripted-model.js";
 
-/** One record written to a {@link captureLogger}. */
+/** One record a {@link recordingLogger} received. */
 export interface LogRecord {
   level: "debug" | "info" | "warn" | "error";
   fields: Record<string, unknown>;
   message: string | undefined;
 }
 
-/** A logger that keeps every record, for assertions on exact log lines. */
-export function captureLogger(): Logger & {
-  records: LogRecord[];
-  find(level: LogRecord["level"], fragment: string): LogRecord[];
-} {
+/** A pino-shaped logger that keeps every record, for assertions on structured fields. */
+export interface RecordingLogger extends Logger {
+  readonly records: LogRecord[];
+  /** Records at `level` whose message contains `text`. */
+  find(level: LogRecord["level"], text: string): LogRecord[];
+}
+
+export function recordingLogger(): RecordingLogger {
   const records: LogRecord[] = [];
-  const write = (level: LogRecord["level"]) => (fields: object, message?: string) => {
-    records.push({ level, fields: { ...fields } as Record<string, unknown>, message });
-  };
+  const write =
+    (level: LogRecord["level"]) =>
+    (fields: object, message?: string): void => {
+      records.push({ level, fields: { ...fields } as Record<string, unknown>, message });
+    };
   return {
     records,
     debug: write("debug"),
     info: write("info"),
     warn: write("warn"),
     error: write("error"),
-    find: (level, fragment) =>
-      records.filter((r) => r.level === level && (r.message ?? "").includes(fragment)),
+    find: (level, text) =>
+      records.filter((r) => r.level === level && (r.message ?? "").includes(text)),
   };
 }
 
@@ -54,32 +62,66 @@ class OnDemandReader extends MetricReader {
   protected override async onForceFlush(): Promise<void> {}
 }
 
-/** A real OpenTelemetry SDK meter; `sum(name)` reads a counter's total (over all attributes). */
-export function testMeter(): {
+/** A data point of a metric, as read back from a {@link TestMeter}. */
+export interface MetricPoint {
+  attributes: Record<string, unknown>;
+  value: unknown;
+}
+
+/** An OpenTelemetry SDK meter named `10xgraph` whose metrics a test can read back. */
+export interface TestMeter {
   meter: Meter;
+  /** Names of the metrics with at least one data point under the `10xgraph` scope. */
+  names(): Promise<string[]>;
+  points(name: string): Promise<MetricPoint[]>;
+  /** A counter's total over the points whose attributes include `attributes`; 0 when none. */
   sum(name: string, attributes?: Record<string, unknown>): Promise<number>;
-} {
+}
+
+export function testMeter(): TestMeter {
   const reader = new OnDemandReader();
   const provider = new MeterProvider({ readers: [reader] });
+  const read = async () => {
+    const { resourceMetrics } = await reader.collect();
+    return resourceMetrics.scopeMetrics
+      .filter((scope) => scope.scope.name === METER_NAME)
+      .flatMap((scope) => scope.metrics);
+  };
+  const points = async (name: string): Promise<MetricPoint[]> =>
+    (await read())
+      .filter((metric) => metric.descriptor.name === name)
+      .flatMap((metric) => metric.dataPoints as MetricPoint[]);
   return {
     meter: provider.getMeter(METER_NAME),
-    async sum(name, attributes = {}) {
-      const { resourceMetrics } = await reader.collect();
-      let total = 0;
-      for (const scope of resourceMetrics.scopeMetrics) {
-        for (const metric of scope.metrics) {
-          if (metric.descriptor.name !== name) continue;
-          for (const point of metric.dataPoints as DataPoint<number>[]) {
-            const matches = Object.entries(attributes).every(
-              ([key, value]) => point.attributes[key] === value,
-            );
-            if (matches) total += point.value;
-          }
-        }
-      }
-      return total;
-    },
+    names: async () => (await read()).map((metric) => metric.descriptor.name),
+    points,
+    sum: async (name, attributes = {}) =>
+      (await points(name))
+        .filter((point) =>
+          Object.entries(attributes).every(([key, value]) => point.attributes[key] === value),
+        )
+        .reduce((total, point) => total + (point.value as number), 0),
   };
+}
+
+/** A committed write as {@link RecordingCheckpointer} saw it, with the version it produced. */
+export interface RecordedWrite extends CheckpointWrite {
+  committedVersion: number;
+}
+
+/**
+ * The real in-memory store, recording every committed `putCheckpoint` (copied, so later
+ * changes by the caller do not show). Refused writes are not recorded.
+ */
+export class RecordingCheckpointer extends InMemoryCheckpointer {
+  readonly writes: RecordedWrite[] = [];
+
+  override async putCheckpoint(write: CheckpointWrite): Promise<number> {
+    const copy = structuredClone(write);
+    const committedVersion = await super.putCheckpoint(write);
+    this.writes.push({ ...copy, committedVersion });
+    return committedVersion;
+  }
 }
 
 /** Options of {@link supportAgent}. */
@@ -110,7 +152,7 @@ export function supportAgent<S extends BaseState = BaseState & Record<string, un
     })
     .addEdge("TOOL", "MAIN")
     .setEntryPoint("MAIN")
-    .compile({ logger: captureLogger(), ...compile });
+    .compile({ logger: recordingLogger(), ...compile });
 }
 
 /**
@@ -146,12 +188,40 @@ export function toolText(state: BaseState, toolCallId: string): string {
   return Message.text(found.at(-1)!);
 }
 
-/** A promise with its resolve and reject exposed. */
-export function deferred<T = void>(): {
+/** A transcript without ids and timestamps, to compare runs whose messages were made apart. */
+export function transcriptShape(messages: readonly Message[]): Record<string, unknown>[] {
+  return messages.map(({ id: _id, createdAt: _createdAt, ...rest }) => rest);
+}
+
+/** Every event of a stream, and the error the iterator threw after them (if any). */
+export async function collectEvents(
+  stream: AsyncIterable<StreamEvent>,
+): Promise<{ events: StreamEvent[]; error: unknown }> {
+  const events: StreamEvent[] = [];
+  try {
+    for await (const event of stream) events.push(event);
+    return { events, error: undefined };
+  } catch (error) {
+    return { events, error };
+  }
+}
+
+/** The events of one type, narrowed. */
+export function ofType<T extends StreamEvent["type"]>(
+  events: readonly StreamEvent[],
+  type: T,
+): Extract<StreamEvent, { type: T }>[] {
+  return events.filter((e): e is Extract<StreamEvent, { type: T }> => e.type === type);
+}
+
+/** A promise with its settle functions, for nodes and tools a test releases by hand. */
+export interface Deferred<T> {
   promise: Promise<T>;
   resolve(value: T): void;
   reject(error: unknown): void;
-} {
+}
+
+export function deferred<T = void>(): Deferred<T> {
   let resolve!: (value: T) => void;
   let reject!: (error: unknown) => void;
   const promise = new Promise<T>((res, rej) => {
@@ -159,6 +229,39 @@ export function deferred<T = void>(): {
     reject = rej;
   });
   return { promise, resolve, reject };
+}
+
+/** How a promise settled, without letting a rejection go unhandled. */
+export type Settled<T> = { ok: true; value: T } | { ok: false; error: unknown };
+
+export function settle<T>(promise: Promise<T>): Promise<Settled<T>> {
+  return promise.then(
+    (value) => ({ ok: true as const, value }),
+    (error: unknown) => ({ ok: false as const, error }),
+  );
+}
+
+/** A promise that never settles: a node or tool that hangs and ignores its signal. */
+export function forever(): Promise<never> {
+  return new Promise<never>(() => {});
+}
+
+/** Rejects with the signal's reason once it aborts: a node or tool that hangs but honours it. */
+export function untilAborted(signal: AbortSignal): Promise<never> {
+  return new Promise<never>((_, reject) => {
+    if (signal.aborted) reject(signal.reason);
+    else signal.addEventListener("abort", () => reject(signal.reason), { once: true });
+  });
+}
+
+/** Lets pending timers and I/O callbacks of this turn run. */
+export function nextMacrotask(): Promise<void> {
+  return new Promise((resolve) => setImmediate(resolve));
+}
+
+/** Resolves after `ms`. */
+export function pause(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms));
 }
 
 /**
@@ -190,24 +293,4 @@ export function freezeAt(
     reached: reached.promise,
     release: (error = new Error("the frozen process died")) => frozen.reject(error),
   };
-}
-
-/** Collects a stream's events. */
-export async function collect(events: AsyncIterable<StreamEvent>): Promise<StreamEvent[]> {
-  const seen: StreamEvent[] = [];
-  for await (const event of events) seen.push(event);
-  return seen;
-}
-
-/** The events of one type, narrowed. */
-export function ofType<T extends StreamEvent["type"]>(
-  events: readonly StreamEvent[],
-  type: T,
-): Extract<StreamEvent, { type: T }>[] {
-  return events.filter((e): e is Extract<StreamEvent, { type: T }> => e.type === type);
-}
-
-/** Resolves after `ms`. */
-export function pause(ms: number): Promise<void> {
-  return new Promise((resolve) => setTimeout(resolve, ms));
 }

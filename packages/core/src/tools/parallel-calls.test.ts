@@ -3,7 +3,7 @@ import { describe, expect, it } from "vitest";
 import { z } from "zod";
 import type { BaseState, Reducer } from "../graph/reducers.js";
 import { Message } from "../messages/message.js";
-import { callsTurn, captureLogger, supportAgent, toolText } from "../testing/test-support.js";
+import { callsTurn, recordingLogger, supportAgent, toolText } from "../testing/test-support.js";
 import { branchState, changedFields, mergeBranches, snapshotFields } from "./parallel-calls.js";
 import { tool } from "./tool.js";
 
@@ -36,7 +36,7 @@ const writesArb = fc.array(
 interface Merged {
   state: Fields;
   branches: { toolCallId: string; changes: Fields }[];
-  warnings: ReturnType<typeof captureLogger>["records"];
+  warnings: ReturnType<typeof recordingLogger>["records"];
 }
 
 /** Runs each branch on its own copy, the way ToolNode does, and merges them back. */
@@ -45,7 +45,7 @@ function runBranches(
   writes: Fields[],
   reducers: Record<string, Reducer<unknown>> = {},
 ): Merged {
-  const logger = captureLogger();
+  const logger = recordingLogger();
   const state = { ...structuredClone(baseline), messages: [] } as BaseState;
   const snapshot = snapshotFields(state);
   const branches = writes.map((write, i) => {
@@ -224,7 +224,7 @@ describe("parallel tool calls on state", () => {
   }
 
   it("lands two parallel tools writing different fields, each working on its own copy", async () => {
-    const logger = captureLogger();
+    const logger = recordingLogger();
     const app = supportAgent<S>({
       model: [
         callsTurn("m-1", [
@@ -255,7 +255,7 @@ describe("parallel tool calls on state", () => {
   });
 
   it("keeps the last write in call order for a conflicting field, and warns", async () => {
-    const logger = captureLogger();
+    const logger = recordingLogger();
     const app = supportAgent<S>({
       model: [
         callsTurn("m-1", [
@@ -283,7 +283,7 @@ describe("parallel tool calls on state", () => {
   });
 
   it("combines parallel writes through the graph's reducer", async () => {
-    const logger = captureLogger();
+    const logger = recordingLogger();
     const concat = (current: string[], update: string[]) => [...current, ...update];
     const app = supportAgent<S>({
       model: [

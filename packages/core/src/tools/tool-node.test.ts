@@ -9,11 +9,11 @@ import { InMemoryCheckpointer } from "../storage/in-memory-checkpointer.js";
 import { FaultPoints } from "../testing/fault-points.js";
 import {
   callsTurn,
-  captureLogger,
-  collect,
+  collectEvents,
   deferred,
   ofType,
   pause,
+  recordingLogger,
   supportAgent,
   testMeter,
   toolMessages,
@@ -85,7 +85,7 @@ describe("ToolNode: parallel calls and failures", () => {
       ],
       tools: [lookupOrder, chargeCard, sendReceipt],
       meter: metrics.meter,
-      logger: captureLogger(),
+      logger: recordingLogger(),
     });
 
     const result = await app.invoke(user("charge order 4821"), { threadId: "t-par" });
@@ -127,7 +127,7 @@ describe("ToolNode: parallel calls and failures", () => {
         "Let me fix those arguments.",
       ],
       tools: [chargeCard, lookupOrder],
-      logger: captureLogger(),
+      logger: recordingLogger(),
     });
 
     const result = await app.invoke(user("charge"), { threadId: "t-args" });
@@ -173,7 +173,7 @@ describe("ToolNode: parallel calls and failures", () => {
     const effects: string[] = [];
     const { chargeCard, lookupOrder } = supportTools(effects);
     const metrics = testMeter();
-    const logger = captureLogger();
+    const logger = recordingLogger();
     const app = supportAgent({
       model: [callsTurn("m-1", [["refund_payment", { order_id: "4821" }]]), "Sorry."],
       tools: [chargeCard, lookupOrder],
@@ -191,7 +191,7 @@ describe("ToolNode: parallel calls and failures", () => {
       "Tool 'refund_payment' failed: [TOOL_NOT_FOUND_001] no tool named 'refund_payment' (tools: charge_card, lookup_order)",
     );
     expect(await app.getToolLedger({ threadId: "t-404" })).toEqual([]);
-    expect(await metrics.sum("tenxgraph.tool.errors", { tool: "unknown" })).toBe(1);
+    expect(await metrics.sum("tenxgraph.tool.errors", { tool: "refund_payment" })).toBe(1);
     expect(logger.find("warn", "[TOOL_NOT_FOUND_001]")[0]?.fields.toolCallId).toBe("call_1");
   });
 
@@ -252,7 +252,7 @@ describe("ToolNode: results and context", () => {
 
   it("runs a call without an id outside the ledger, with a warning and a one-off key", async () => {
     const contexts: ToolContext[] = [];
-    const logger = captureLogger();
+    const logger = recordingLogger();
     const inspect = tool({
       name: "inspect",
       description: "Looks at its context.",
@@ -371,7 +371,7 @@ describe("ToolNode: results and context", () => {
     );
     expect((await app.getState({ threadId: "t-replay-1" }))?.values.notes).toEqual([]);
 
-    const events = await collect(app.stream(null, { threadId: "t-replay-1" }));
+    const { events } = await collectEvents(app.stream(null, { threadId: "t-replay-1" }));
 
     expect(effects).toEqual(["VIP"]);
     expect(ofType(events, "tool_result")[0]?.replayed).toBe(true);
@@ -394,7 +394,7 @@ describe("ToolNode: results and context", () => {
       tools: [lookupOrder, chargeCard],
     });
 
-    const events = await collect(app.stream(user("go"), { threadId: "t-events" }));
+    const { events } = await collectEvents(app.stream(user("go"), { threadId: "t-events" }));
 
     const toolEvents = events.filter((e) => e.type === "tool_start" || e.type === "tool_result");
     expect(ofType(toolEvents, "tool_start")).toEqual([
@@ -405,12 +405,18 @@ describe("ToolNode: results and context", () => {
         toolCallId: "call_1",
         toolName: "lookup_order",
       },
+      // A call refused before it runs has no ledger key, but the same two events.
+      { type: "tool_start", node: "TOOL", key: null, toolCallId: "call_2", toolName: "nope" },
     ]);
     const results = ofType(events, "tool_result");
-    expect(results).toHaveLength(1);
-    expect(results[0]).toMatchObject({ key: "m-1:call_1", replayed: false, isError: false });
-    expect(toolEvents.map((e) => e.type)).toEqual(["tool_start", "tool_result"]);
-    // The rejected call is answered without tool events, but its message is streamed.
+    expect(results.map((r) => [r.toolCallId, r.key, r.replayed, r.isError])).toEqual([
+      ["call_2", null, false, true],
+      ["call_1", "m-1:call_1", false, false],
+    ]);
+    for (const id of ["call_1", "call_2"]) {
+      const kinds = toolEvents.filter((e) => e.toolCallId === id).map((e) => e.type);
+      expect(kinds).toEqual(["tool_start", "tool_result"]);
+    }
     const streamed = ofType(events, "message").map((e) => e.message);
     expect(streamed.some((m) => m.role === "tool" && m.toolCallId === "call_2" && m.isError)).toBe(
       true,
@@ -487,7 +493,7 @@ describe("ToolNode: timeouts", () => {
         "ok",
       ],
       tools: [make("default_timeout"), make("no_timeout", null), make("long_timeout", 5)],
-      logger: captureLogger(),
+      logger: recordingLogger(),
     });
 
     const result = await app.invoke(user("go"), { threadId: "t-timeouts", toolTimeout: 0.02 });
@@ -512,7 +518,7 @@ describe("ToolNode construction and misuse", () => {
   });
 
   it("warns and changes nothing when the last message has no tool calls", async () => {
-    const logger = captureLogger();
+    const logger = recordingLogger();
     const app = new StateGraph()
       .addNode("TOOL", new ToolNode([]))
       .addEdge("TOOL", END)

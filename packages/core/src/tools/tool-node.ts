@@ -7,7 +7,12 @@ import { InterruptSignal, isInterruptSignal, type Interrupt } from "../runtime/i
 import type { NodeContext } from "../runtime/node-context.js";
 import { executeCall, type Branch, type CallOutcome } from "./execute-call.js";
 import { branchState, mergeBranches, snapshotFields } from "./parallel-calls.js";
-import { prepareCall, type ReadyCall } from "./prepared-call.js";
+import {
+  prepareCall,
+  type PreparedCall,
+  type ReadyCall,
+  type RejectedCall,
+} from "./prepared-call.js";
 import type { AnyTool } from "./tool.js";
 
 /**
@@ -53,48 +58,38 @@ export class ToolNode<S extends BaseState = BaseState> implements GraphNode<S> {
     const parallel = prepared.length > 1;
     const settled = await Promise.allSettled(
       prepared.map((call) => {
-        if (!call.ok) return Promise.resolve(this.#rejected(call.message, call.call.id, ctx));
         const branch: Branch<S> = {
           state: parallel ? branchState(state, baseline) : state,
           baseline,
         };
-        return this.#runOne(call, plans.get(call)!, branch, ctx);
+        return this.#runOne(call, call.ok ? plans.get(call)! : null, branch, ctx);
       }),
     );
     return this.#collect(issuer, settled, state, baseline, ctx);
   }
 
+  /** Runs one call (or reports one rejected before running) between its two events. */
   async #runOne(
-    call: ReadyCall,
-    plan: CallPlan,
+    call: PreparedCall,
+    plan: CallPlan | null,
     branch: Branch<S>,
     ctx: NodeContext,
   ): Promise<CallOutcome> {
-    ctx.emit({
-      type: "tool_start",
-      node: ctx.node,
-      key: call.key,
-      toolCallId: call.call.id,
-      toolName: call.tool.name,
-    });
-    const outcome = await executeCall(call, plan, branch, ctx);
+    const { id: toolCallId, name: toolName } = call.call;
+    const key = call.ok ? call.key : null;
+    ctx.emit({ type: "tool_start", node: ctx.node, key, toolCallId, toolName });
+    const outcome = call.ok ? await executeCall(call, plan!, branch, ctx) : rejected(call, ctx);
     ctx.emit({
       type: "tool_result",
       node: ctx.node,
-      key: call.key,
-      toolCallId: call.call.id,
-      toolName: call.tool.name,
+      key,
+      toolCallId,
+      toolName,
       replayed: outcome.replayed,
       isError: outcome.message.isError === true,
       message: outcome.message,
     });
     return outcome;
-  }
-
-  #rejected(message: ToolMessage, toolCallId: string, ctx: NodeContext): CallOutcome {
-    ctx.runtime.metrics.toolErrors.add(1, { tool: "unknown" });
-    ctx.logger.warn({ toolCallId }, Message.text(message));
-    return { message, replayed: false, changes: {} };
   }
 
   /**
@@ -134,4 +129,12 @@ export class ToolNode<S extends BaseState = BaseState> implements GraphNode<S> {
     // Field changes are already on `state` (the node's own copy); only the messages are new.
     return messages;
   }
+}
+
+/** A call refused before it ran (unknown tool, bad arguments): its error message, not ledgered. */
+function rejected(call: RejectedCall, ctx: NodeContext): CallOutcome {
+  const { message } = call;
+  ctx.runtime.metrics.toolErrors.add(1, { tool: call.call.name });
+  ctx.logger.warn({ toolCallId: call.call.id, tool: call.call.name }, Message.text(message));
+  return { message, replayed: false, changes: {} };
 }
