@@ -12,15 +12,19 @@ describe("README", () => {
     expect(block).toBe(read("examples/support-agent.ts"));
   });
 
-  it("runs the example as written: crash, resume, charged once", async () => {
+  it("runs the example as written: crash mid tool node, resume, charged once", async () => {
     // dist/ is built by the global setup, as `npm run example` builds it for a user.
     const { stdout } = await promisify(execFile)("npx", ["tsx", "examples/support-agent.ts"], {
       cwd: root,
       timeout: 120_000,
     });
-    expect(stdout).toContain("crashed: worker died");
-    expect(stdout).toContain("completed | Done: order 4821 is charged.");
-    expect(stdout).toContain("ledger: charge_card completed attempt 1");
-    expect(stdout.match(/order 4821, key order-4821-charge/g)).toHaveLength(1);
+    expect(stdout).toContain("crashed: worker killed");
+    expect(stdout).toContain("completed | Order 4821 is charged and the receipt is on its way.");
+    for (const name of ["lookup_order", "charge_card", "send_receipt"]) {
+      expect(stdout).toContain(`ledger: ${name} completed attempt 1`);
+    }
+    expect(stdout).toContain(
+      "outside world: [ 'charge 4821 (order-4821-charge)', 'receipt 4821' ]",
+    );
   }, 120_000);
 });

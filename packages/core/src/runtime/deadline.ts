@@ -23,12 +23,21 @@ export async function runWithDeadline<T>(
   if (signal.aborted) rejectAborted();
   else signal.addEventListener("abort", rejectAborted, { once: true });
   try {
-    return await Promise.race([Promise.resolve().then(() => work(signal)), aborted]);
+    return await Promise.race([start(work, signal), aborted]);
   } finally {
     cancelTimer?.();
     options.parent.removeEventListener("abort", abortFromParent);
     // Unhooked, the pending `aborted` promise is garbage and the signal stays quiet.
     signal.removeEventListener("abort", rejectAborted);
+  }
+}
+
+/** Calls `work` now; a synchronous throw becomes a rejection like an async one. */
+function start<T>(work: (signal: AbortSignal) => Promise<T> | T, signal: AbortSignal): Promise<T> {
+  try {
+    return Promise.resolve(work(signal));
+  } catch (error) {
+    return Promise.reject(error);
   }
 }
 

@@ -5,6 +5,7 @@ import { END, type Edge } from "../graph/edges.js";
 import { isGraphNode, type NodeLike, type NodeOutput } from "../graph/graph-node.js";
 import { applyUpdate, type BaseState, type Reducer, type StateUpdate } from "../graph/reducers.js";
 import type { Message } from "../messages/message.js";
+import { deepCopy } from "../graph/state-copy.js";
 import { runWithDeadline } from "./deadline.js";
 import { isInterruptSignal, withInterruptScope, type Interrupt } from "./interrupt.js";
 import type { NodeContext } from "./node-context.js";
@@ -123,7 +124,7 @@ async function callNode<S extends BaseState>(
 /** The node's own copy: fields deep-copied, the transcript shallow (messages are immutable). */
 function copyForNode<S extends BaseState>(state: S): S {
   const { messages, ...values } = state;
-  return { ...structuredClone(values), messages: messages.slice() } as unknown as S;
+  return { ...deepCopy(values), messages: messages.slice() } as unknown as S;
 }
 
 function toUpdate<S extends BaseState>(output: NodeOutput<S>, node: string): StateUpdate<S> {

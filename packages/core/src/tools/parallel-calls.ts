@@ -1,16 +1,17 @@
 import { isDeepStrictEqual } from "node:util";
 import type { Logger } from "../events/logger.js";
 import type { BaseState, Reducer } from "../graph/reducers.js";
+import { deepCopy } from "../graph/state-copy.js";
 
 /** Fields of a state other than the transcript, deep-copied. */
 export function snapshotFields(state: BaseState): Record<string, unknown> {
   const { messages: _messages, ...fields } = state;
-  return structuredClone(fields);
+  return deepCopy(fields);
 }
 
 /** A private copy of the state for one of several parallel calls (transcript shared, read-only). */
 export function branchState<S extends BaseState>(state: S, baseline: Record<string, unknown>): S {
-  return { ...structuredClone(baseline), messages: state.messages } as unknown as S;
+  return { ...deepCopy(baseline), messages: state.messages } as unknown as S;
 }
 
 /** The fields `state` changed relative to `baseline`. */
