@@ -372,14 +372,20 @@ class RecordingCheckpointer extends InMemoryCheckpointer {
   }
 }
 
+/** A claim on `m-1:call_1` held by another execution that keeps heartbeating it. */
+async function liveClaim(checkpointer: InMemoryCheckpointer, threadId: string, ownerRunId: string) {
+  const held = { key: "m-1:call_1", attempt: 1 };
+  await checkpointer.claimCalls(threadId, [
+    { key: held.key, toolName: "charge_card", ownerRunId, expectedAttempt: 0 },
+  ]);
+  const heartbeat = setInterval(() => void checkpointer.heartbeatCalls(threadId, [held]), 10);
+  return { held, heartbeat };
+}
+
 describe("concurrent executions", () => {
   it("waits for a live claim's result instead of running the call a second time", async () => {
     const checkpointer = new InMemoryCheckpointer();
-    const held = { key: "m-1:call_1", attempt: 1 };
-    await checkpointer.claimCalls("t-live", [
-      { key: held.key, toolName: "charge_card", ownerRunId: "live-run", expectedAttempt: 0 },
-    ]);
-    const heartbeat = setInterval(() => void checkpointer.heartbeatCalls("t-live", [held]), 10);
+    const { held, heartbeat } = await liveClaim(checkpointer, "t-live", "live-run");
     const effects: string[] = [];
     const logger = recordingLogger();
     const app = supportAgent<S>({
@@ -413,11 +419,7 @@ describe("concurrent executions", () => {
 
   it("gives up with TOOL_CONFLICT_001 when the live holder runs past the tool's deadline", async () => {
     const checkpointer = new InMemoryCheckpointer();
-    const held = { key: "m-1:call_1", attempt: 1 };
-    await checkpointer.claimCalls("t-stuck", [
-      { key: held.key, toolName: "charge_card", ownerRunId: "stuck-run", expectedAttempt: 0 },
-    ]);
-    const heartbeat = setInterval(() => void checkpointer.heartbeatCalls("t-stuck", [held]), 10);
+    const { heartbeat } = await liveClaim(checkpointer, "t-stuck", "stuck-run");
     const effects: string[] = [];
     const app = supportAgent<S>({
       model: [callsTurn("m-1", [["charge_card", { order_id: "4821" }]]), "ok"],
