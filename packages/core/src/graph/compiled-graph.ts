@@ -58,6 +58,8 @@ export class CompiledGraph<S extends BaseState> {
   readonly #endedRuns = new Set<string>();
 
   constructor(graph: GraphDefinition<S>, options: CompileOptions) {
+    const { stopPollIntervalMs = 1000, claimStaleAfterMs = 3000 } = options;
+    checkTimings(stopPollIntervalMs, claimStaleAfterMs);
     this.#deps = {
       graph,
       checkpointer: options.checkpointer ?? new InMemoryCheckpointer(),
@@ -65,8 +67,8 @@ export class CompiledGraph<S extends BaseState> {
       metrics: new RuntimeMetrics(options.meter),
       ids: options.ids ?? uuidv7,
       faultPoints: options.faultPoints,
-      stopPollIntervalMs: options.stopPollIntervalMs ?? 1000,
-      claimStaleAfterMs: options.claimStaleAfterMs ?? 3000,
+      stopPollIntervalMs,
+      claimStaleAfterMs,
       isEndedLocalRun: (runId) => this.#endedRuns.has(runId),
     };
   }
@@ -167,5 +169,26 @@ export class CompiledGraph<S extends BaseState> {
     if (this.#endedRuns.size > ENDED_RUNS_REMEMBERED) {
       this.#endedRuns.delete(this.#endedRuns.values().next().value!);
     }
+  }
+}
+
+/**
+ * A live run heartbeats its claims once per poll interval; a claim counts as abandoned once its
+ * heartbeat is older than `claimStaleAfterMs`. Unless that allows for at least two missed beats,
+ * a slow but live execution would look dead and its call could run twice.
+ */
+function checkTimings(stopPollIntervalMs: number, claimStaleAfterMs: number): void {
+  for (const [name, value] of Object.entries({ stopPollIntervalMs, claimStaleAfterMs })) {
+    if (typeof value !== "number" || !Number.isFinite(value) || value <= 0) {
+      throw new RangeError(
+        `compile(): ${name} must be a positive number of milliseconds, got ${value}`,
+      );
+    }
+  }
+  if (claimStaleAfterMs < 2 * stopPollIntervalMs) {
+    throw new RangeError(
+      `compile(): claimStaleAfterMs (${claimStaleAfterMs}) must be at least twice stopPollIntervalMs ` +
+        `(${stopPollIntervalMs}), or a live execution's claims could be taken for abandoned ones`,
+    );
   }
 }

@@ -175,6 +175,29 @@ describe("compile-time validation", () => {
   });
 });
 
+describe("compile options", () => {
+  const graph = () =>
+    new StateGraph()
+      .addNode("A", () => Message.assistant("a"))
+      .addEdge("A", END)
+      .setEntryPoint("A");
+
+  it("refuses a claim staleness shorter than two heartbeat intervals", () => {
+    expect(() => graph().compile({ stopPollIntervalMs: 1000, claimStaleAfterMs: 1500 })).toThrow(
+      /claimStaleAfterMs \(1500\) must be at least twice stopPollIntervalMs \(1000\)/,
+    );
+    expect(() =>
+      graph().compile({ stopPollIntervalMs: 500, claimStaleAfterMs: 1000 }),
+    ).not.toThrow();
+  });
+
+  it.each([0, -5, Number.NaN])("refuses a stopPollIntervalMs of %s", (value) => {
+    expect(() => graph().compile({ stopPollIntervalMs: value })).toThrow(
+      /stopPollIntervalMs must be a positive number/,
+    );
+  });
+});
+
 describe("conditional edges", () => {
   /** A → (router) → B or C, both → END. */
   function branching(

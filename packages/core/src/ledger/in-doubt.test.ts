@@ -147,6 +147,9 @@ describe("in doubt: a call claimed but never completed", () => {
       model: [callsTurn("m-1", [["charge_card", ARGS]]), "Done."],
       tools: [chargeCard],
       faultPoints: faults,
+      // An hour: only knowing that the claimant is a run of this graph that ended lets the
+      // resume go ahead before the test's own timeout.
+      claimStaleAfterMs: 3_600_000,
     });
 
     await expect(app.invoke(user("charge"), { threadId: "t-local" })).rejects.toThrow(
@@ -156,10 +159,8 @@ describe("in doubt: a call claimed but never completed", () => {
     expect([failed?.status, failed?.currentNode]).toEqual(["failed", "TOOL"]);
     expect((await app.getToolLedger({ threadId: "t-local" }))[0]?.status).toBe("started");
 
-    const started = Date.now();
     const result = await app.invoke(null, { threadId: "t-local" });
 
-    expect(Date.now() - started).toBeLessThan(1000); // claimStaleAfterMs is the default 3 s
     expect(result.status).toBe("completed");
     expect(effects).toEqual(["charge 4821", "charge 4821"]);
     expect(contexts.map((c) => c.attempt)).toEqual([1, 2]);

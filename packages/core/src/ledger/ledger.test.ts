@@ -514,7 +514,7 @@ describe("concurrent executions", () => {
       checkpointer,
       logger,
     };
-    const a = supportAgent({ ...base, stopPollIntervalMs: 60_000 });
+    const a = supportAgent({ ...base, stopPollIntervalMs: 60_000, claimStaleAfterMs: 120_000 });
     const b = supportAgent({ ...base, claimStaleAfterMs: 50 });
     const runA = a.invoke(user("charge"), { threadId: "t-fence" });
     await entered.promise;

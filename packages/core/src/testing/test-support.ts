@@ -140,6 +140,10 @@ export function supportAgent<S extends BaseState = BaseState & Record<string, un
   options: SupportAgentOptions<S>,
 ): CompiledGraph<S> {
   const { model, tools, state, ...compile } = options;
+  // A short claimStaleAfterMs needs heartbeats at least twice as often (compile() checks it).
+  if (compile.claimStaleAfterMs !== undefined && compile.stopPollIntervalMs === undefined) {
+    compile.stopPollIntervalMs = Math.min(1000, compile.claimStaleAfterMs / 2);
+  }
   const node: NodeLike<S> = Array.isArray(model)
     ? new ScriptedModel<S>(model as readonly ScriptedTurn<S>[])
     : (model as NodeLike<S>);
