@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { StateGraph, END, ToolNode, tool, Message } from "@tenxgraph/core";
+import { StateGraph, END, ToolNode, tool, Message, silentLogger } from "@tenxgraph/core";
 import { FaultPoints, ScriptedModel } from "@tenxgraph/core/testing";
 
 const outside: string[] = []; // what reached the outside world: the payment provider, the mailer
@@ -53,7 +53,7 @@ const app = new StateGraph()
   .addConditionalEdges("MAIN", (state) => (state.messages.at(-1)?.toolCalls?.length ? "TOOL" : END))
   .addEdge("TOOL", "MAIN")
   .setEntryPoint("MAIN")
-  .compile({ faultPoints: crash, logger: { debug() {}, info() {}, warn() {}, error() {} } });
+  .compile({ faultPoints: crash, logger: silentLogger });
 
 const config = { threadId: "order-4821", toolTimeout: 60, nodeTimeout: 300 };
 await app

@@ -6,11 +6,10 @@ import {
   StateGraph,
   ToolNode,
   tool,
+  silentLogger,
   type Checkpointer,
 } from "@tenxgraph/core";
 import { ScriptedModel } from "@tenxgraph/core/testing";
-
-const silent = { debug() {}, info() {}, warn() {}, error() {} };
 
 /** The workload: a ReAct loop of `turns` model turns, each asking for `toolsPerTurn` trivial tools. */
 export interface Workload {
@@ -42,7 +41,7 @@ export function buildApp(
     .addConditionalEdges("MAIN", (s) => (s.messages.at(-1)?.toolCalls?.length ? "TOOL" : END))
     .addEdge("TOOL", "MAIN")
     .setEntryPoint("MAIN")
-    .compile({ checkpointer, logger: silent });
+    .compile({ checkpointer, logger: silentLogger });
 }
 
 /** Runs one whole loop on a fresh thread; returns node steps taken and elapsed ms. */

@@ -26,6 +26,14 @@ export function jsonLogger(minLevel: Level = "warn"): Logger {
   return { debug: write("debug"), info: write("info"), warn: write("warn"), error: write("error") };
 }
 
+/** A logger that drops every record: for demos and tests that assert on results, not logs. */
+export const silentLogger: Logger = Object.freeze({
+  debug() {},
+  info() {},
+  warn() {},
+  error() {},
+});
+
 /** A logger that adds `bound` to every record's fields. */
 export function withFields(logger: Logger, bound: object): Logger {
   return new BoundLogger(logger, bound);
