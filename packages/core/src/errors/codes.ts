@@ -51,4 +51,5 @@ export const ERROR_CODES = {
   INPUT_001: "INPUT_001",
 } as const;
 
+/** One of the published error codes. */
 export type ErrorCode = keyof typeof ERROR_CODES;

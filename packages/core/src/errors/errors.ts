@@ -22,7 +22,7 @@ export class StorageError extends TenxgraphError {
     readonly operation: string,
     cause: unknown,
   ) {
-    super("STORAGE_FAILURE_001", `Storage operation '${operation}' failed: ${describe(cause)}`, {
+    super("STORAGE_FAILURE_001", `Storage operation '${operation}' failed: ${errorText(cause)}`, {
       cause,
     });
   }
@@ -86,6 +86,7 @@ export class InvalidRunError extends TenxgraphError {
   }
 }
 
-export function describe(error: unknown): string {
+/** The message of an error, or the thrown value as text. */
+export function errorText(error: unknown): string {
   return error instanceof Error ? error.message : String(error);
 }

@@ -36,4 +36,5 @@ export type StreamEvent =
 /** `new` starts a turn from input; `resume` answers an interrupt; `continue` picks up after a crash, stop or failure. */
 export type RunMode = "new" | "resume" | "continue";
 
+/** Hands an event to `stream()` consumers; a no-op under `invoke()`. */
 export type EmitEvent = (event: StreamEvent) => void;

@@ -20,8 +20,10 @@ export interface GraphNode<S extends BaseState> {
   run(state: S, ctx: NodeContext): Promise<NodeOutput<S>>;
 }
 
+/** What `addNode` takes: a function or an object with `run`. */
 export type NodeLike<S extends BaseState> = NodeFunction<S> | GraphNode<S>;
 
+/** True for the object form of a node. */
 export function isGraphNode<S extends BaseState>(node: NodeLike<S>): node is GraphNode<S> {
   return typeof node === "object" && node !== null && typeof node.run === "function";
 }

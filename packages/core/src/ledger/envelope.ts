@@ -16,6 +16,7 @@ export type ResultEnvelope =
     }
   | { __kind__: "raw"; value: unknown; stateChanges?: Record<string, unknown>; origin?: string };
 
+/** The envelope of a tool message result, with the state changes and the call that made it. */
 export function messageEnvelope(
   message: ToolMessage,
   stateChanges: Record<string, unknown>,

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { InvalidRunError, NodeTimeoutError } from "../errors/errors.js";
+import { InvalidRunError, NodeTimeoutError, errorText } from "../errors/errors.js";
 import type { ToolMessage } from "../messages/message.js";
 import { runWithDeadline } from "../runtime/deadline.js";
 import { interrupt, isInterruptSignal } from "../runtime/interrupt.js";
@@ -27,6 +27,7 @@ export const inDoubtDecisionSchema = z.discriminatedUnion("action", [
   /** Tell the model the call failed. */
   z.object({ action: z.literal("fail"), reason: z.string().optional() }),
 ]);
+/** A human's answer to an in-doubt interrupt. */
 export type InDoubtDecision = z.infer<typeof inDoubtDecisionSchema>;
 
 /** Checks an answer to an in-doubt interrupt before it is stored, so a typo cannot wedge the thread. */
@@ -135,7 +136,7 @@ async function reconcile(
     return { kind: "happened", message: toToolMessage(value, call.call.id) };
   } catch (error) {
     if (ctx.signal.aborted) throw error;
-    const message = `reconcile() failed, outcome still unknown: ${(error as Error).message}`;
+    const message = `reconcile() failed, outcome still unknown: ${errorText(error)}`;
     return {
       kind: "happened",
       message: toolErrorMessage(call.tool.name, call.call.id, "TOOL_IN_DOUBT_001", message),

@@ -20,16 +20,19 @@ interface LedgerEntryBase {
   startedAt: string;
 }
 
+/** Claimed and possibly running; in doubt once its heartbeat goes stale. */
 export interface StartedLedgerEntry extends LedgerEntryBase {
   status: "started";
   /** ISO-8601 time the claimant last said it is still running the call. */
   heartbeatAt: string;
 }
 
+/** Paused in `interrupt()`: not done, not in doubt; claimed again on resume. */
 export interface InterruptedLedgerEntry extends LedgerEntryBase {
   status: "interrupted";
 }
 
+/** Returned and recorded: replayed instead of run. */
 export interface CompletedLedgerEntry extends LedgerEntryBase {
   status: "completed";
   /** The recorded result, as stored: a {@link ResultEnvelope} when written by tenxgraph. */
@@ -37,6 +40,7 @@ export interface CompletedLedgerEntry extends LedgerEntryBase {
   completedAt: string;
 }
 
+/** `started`, `interrupted` or `completed`. */
 export type LedgerStatus = LedgerEntry["status"];
 
 /** A request to claim one call. */

@@ -30,19 +30,23 @@ interface MessageBase {
 }
 
 // `toolCalls?: never` on the other roles lets `messages.at(-1)?.toolCalls` read naturally.
+/** Instructions for the model. */
 export interface SystemMessage extends MessageBase {
   role: "system";
   toolCalls?: never;
 }
+/** What the user said. */
 export interface UserMessage extends MessageBase {
   role: "user";
   toolCalls?: never;
 }
+/** What the model said, with the tool calls it asked for. */
 export interface AssistantMessage extends MessageBase {
   role: "assistant";
   toolCalls?: ToolCall[];
   usage?: TokenUsage;
 }
+/** The result of one tool call, answering `toolCallId`. */
 export interface ToolMessage extends MessageBase {
   role: "tool";
   toolCalls?: never;
@@ -52,6 +56,7 @@ export interface ToolMessage extends MessageBase {
 
 /** A message of the transcript. Plain JSON: `JSON.parse(JSON.stringify(m))` is the same message. */
 export type Message = SystemMessage | UserMessage | AssistantMessage | ToolMessage;
+/** Who a message is from. */
 export type Role = Message["role"];
 
 const contentBlockSchema = z.union([

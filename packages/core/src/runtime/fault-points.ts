@@ -13,6 +13,7 @@ export const FAULT_POINTS = {
   STEP_AFTER_WRITE: "step.after_write",
 } as const;
 
+/** One of {@link FAULT_POINTS}. */
 export type FaultPointName = (typeof FAULT_POINTS)[keyof typeof FAULT_POINTS];
 
 /** Details passed to a fault point: where the run is. */

@@ -16,6 +16,7 @@ export class InterruptSignal {
   constructor(readonly interrupts: Interrupt[]) {}
 }
 
+/** True for the signal `interrupt()` throws. */
 export function isInterruptSignal(value: unknown): value is InterruptSignal {
   return value instanceof InterruptSignal;
 }

@@ -22,8 +22,11 @@ export interface RunConfig {
   signal?: AbortSignal;
 }
 
+/** Above the model adapters' default request timeout (600 s), so a slow model fails with its own error. */
 export const DEFAULT_NODE_TIMEOUT_SECONDS = 900;
+/** Default deadline of one tool call. */
 export const DEFAULT_TOOL_TIMEOUT_SECONDS = 300;
+/** Default number of steps one run may take. */
 export const DEFAULT_RECURSION_LIMIT = 25;
 
 /** A {@link RunConfig} with every default applied and every value checked. */
@@ -38,6 +41,7 @@ export interface ResolvedRunConfig {
   signal: AbortSignal | undefined;
 }
 
+/** Applies defaults and checks every value; invalid values warn and fall back. */
 export function resolveRunConfig(
   config: RunConfig,
   logger: Logger,

@@ -1,4 +1,4 @@
-import { StaleStateError, GraphRecursionError } from "../errors/errors.js";
+import { StaleStateError, GraphRecursionError, errorText } from "../errors/errors.js";
 import { isTenxgraphError } from "../errors/tenxgraph-error.js";
 import { withFields, type Logger } from "../events/logger.js";
 import type { RuntimeMetrics } from "../events/metrics.js";
@@ -168,7 +168,7 @@ export class Run<S extends BaseState> {
     this.#emit({
       type: "error",
       code: isTenxgraphError(error) ? error.code : null,
-      message: error instanceof Error ? error.message : String(error),
+      message: errorText(error),
     });
     throw error;
   }

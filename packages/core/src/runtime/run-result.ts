@@ -25,6 +25,7 @@ export interface ResumeInput {
 /** What `invoke` and `stream` take: a state update to start a turn, a resume, or `null` to continue. */
 export type RunInput<S extends BaseState> = Partial<S> | ResumeInput | null;
 
+/** True for `{ resume }` input (so `resume` cannot be a state field name). */
 export function isResumeInput(input: unknown): input is ResumeInput {
   return typeof input === "object" && input !== null && Object.hasOwn(input, "resume");
 }

@@ -18,6 +18,7 @@ export type StepOutcome<S extends BaseState> =
   | { kind: "updated"; node: string; state: S; next: string | null }
   | { kind: "interrupted"; interrupts: Interrupt[] };
 
+/** What one step needs from its run. */
 export interface StepArgs<S extends BaseState> {
   progress: Progress<S>;
   config: ResolvedRunConfig;

@@ -1,4 +1,4 @@
-import { NodeTimeoutError } from "../errors/errors.js";
+import { NodeTimeoutError, errorText } from "../errors/errors.js";
 import { isTenxgraphError } from "../errors/tenxgraph-error.js";
 import type { BaseState } from "../graph/reducers.js";
 import type { ToolMessage } from "../messages/message.js";
@@ -155,7 +155,7 @@ function failureMessage(call: ReadyCall, error: unknown, ctx: NodeContext): Tool
     return toolErrorMessage(call.tool.name, call.call.id, "NODE_TIMEOUT_002", error.message);
   }
   ctx.runtime.metrics.toolErrors.add(1, { tool: call.tool.name });
-  const text = error instanceof Error ? error.message : String(error);
+  const text = errorText(error);
   call.log.warn({ tool: call.tool.name, key: call.key, err: error }, `Tool failed: ${text}`);
   const code =
     isTenxgraphError(error) && error.code.startsWith("TOOL_") ? error.code : "TOOL_ERROR_001";

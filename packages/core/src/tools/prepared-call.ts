@@ -1,3 +1,4 @@
+import { errorText } from "../errors/errors.js";
 import { withFields, type Logger } from "../events/logger.js";
 import type { ToolCall, ToolMessage } from "../messages/message.js";
 import { ledgerKey } from "../ledger/ledger-key.js";
@@ -8,6 +9,7 @@ import { toolErrorMessage } from "./tool-result.js";
 /** A call checked and keyed before any ledger work: ready to run, or already answered with an error. */
 export type PreparedCall = ReadyCall | RejectedCall;
 
+/** A call that passed its checks and is ready for the ledger. */
 export interface ReadyCall {
   ok: true;
   call: ToolCall;
@@ -49,11 +51,7 @@ export function prepareCall(
   try {
     json = call.arguments.trim() === "" ? {} : JSON.parse(call.arguments);
   } catch (error) {
-    return reject(
-      call,
-      "TOOL_ARGS_001",
-      `arguments are not valid JSON (${(error as Error).message})`,
-    );
+    return reject(call, "TOOL_ARGS_001", `arguments are not valid JSON (${errorText(error)})`);
   }
   const parsed = tool.schema.safeParse(json);
   if (!parsed.success) {
@@ -68,11 +66,7 @@ export function prepareCall(
     try {
       key = tool.idempotencyKey(parsed.data);
     } catch (error) {
-      return reject(
-        call,
-        "TOOL_ERROR_001",
-        `idempotencyKey(args) threw: ${(error as Error).message}`,
-      );
+      return reject(call, "TOOL_ERROR_001", `idempotencyKey(args) threw: ${errorText(error)}`);
     }
   }
   if (key === null) {
