@@ -1,5 +1,6 @@
 import { writeFileSync } from "node:fs";
 import os from "node:os";
+import { runBare } from "./bare-loop.js";
 import { buildApp, runOnce, type Workload } from "./react-loop.js";
 
 /**
@@ -18,6 +19,8 @@ interface Row {
   steps: number;
   msPerStep: number;
   msPerToolCall: number;
+  /** The same loop with no runtime, measured in the same process, interleaved. */
+  floorMsPerStep: number;
   runs: number;
 }
 
@@ -30,11 +33,16 @@ function median(values: number[]): number {
 async function measure(workload: Workload): Promise<Row> {
   const app = buildApp(workload);
   const perStep: number[] = [];
+  const floorPerStep: number[] = [];
   let steps = 0;
+  // Runtime and floor runs alternate, so machine noise falls on both alike.
   for (let i = 0; i < warmup + repeats; i++) {
     const run = await runOnce(app, workload, `bench-${workload.toolsPerTurn}-${i}`);
+    const bare = await runBare(workload);
     steps = run.steps;
-    if (i >= warmup) perStep.push(run.ms / run.steps);
+    if (i < warmup) continue;
+    perStep.push(run.ms / run.steps);
+    floorPerStep.push(bare.ms / bare.steps);
   }
   const msPerStep = median(perStep);
   return {
@@ -44,6 +52,7 @@ async function measure(workload: Workload): Promise<Row> {
     msPerStep,
     // A turn is two steps (model, tools); this spreads the tools step over its calls.
     msPerToolCall: (msPerStep * 2) / workload.toolsPerTurn,
+    floorMsPerStep: median(floorPerStep),
     runs: repeats,
   };
 }
@@ -57,12 +66,15 @@ const table = [
   "",
   `Machine: ${machine}. Median of ${repeats} runs after ${warmup} warm-up runs.`,
   "",
-  "| store | turns | tools/turn | steps/run | ms per step | ms per tool call (share of tools step) |",
-  "|---|---|---|---|---|---|",
+  "| store | turns | tools/turn | steps/run | ms per step | ms per tool call | floor ms per step | overhead ms per step | tenxgraph / floor |",
+  "|---|---|---|---|---|---|---|---|---|",
   ...rows.map(
     (r) =>
-      `| ${r.store} | ${r.turns} | ${r.toolsPerTurn} | ${r.steps} | ${r.msPerStep.toFixed(4)} | ${r.msPerToolCall.toFixed(4)} |`,
+      `| ${r.store} | ${r.turns} | ${r.toolsPerTurn} | ${r.steps} | ${r.msPerStep.toFixed(4)} | ${r.msPerToolCall.toFixed(4)} | ${r.floorMsPerStep.toFixed(4)} | ${(r.msPerStep - r.floorMsPerStep).toFixed(4)} | ${(r.msPerStep / r.floorMsPerStep).toFixed(1)}x |`,
   ),
+  "",
+  "ms per tool call spreads the tools step over its calls (a turn is a model step and a tools step).",
+  "The floor is the same loop with no runtime (no store, ledger, deadline, event or copy).",
   "",
 ].join("\n");
 const out = new URL("../", import.meta.url);
