@@ -8,27 +8,26 @@ export async function runWithDeadline<T>(
   options: { parent: AbortSignal; timeoutMs: number | null; onTimeout: () => Error },
 ): Promise<T> {
   const controller = new AbortController();
-  const { signal } = controller;
-  const abortFromParent = () => controller.abort(options.parent.reason);
+  let rejectAborted!: (reason: unknown) => void;
+  const aborted = new Promise<never>((_, reject) => (rejectAborted = reject));
+  // Both abort sources are ours, so they settle the race directly: a listener on the fresh
+  // signal would cost more than the rest of this function.
+  const abort = (reason: unknown) => {
+    controller.abort(reason);
+    rejectAborted(reason);
+  };
+  const abortFromParent = () => abort(options.parent.reason);
   if (options.parent.aborted) abortFromParent();
   else options.parent.addEventListener("abort", abortFromParent, { once: true });
   const cancelTimer =
     options.timeoutMs === null
       ? undefined
-      : startTimer(options.timeoutMs, () => controller.abort(options.onTimeout()));
-  let rejectAborted: () => void = () => {};
-  const aborted = new Promise<never>((_, reject) => {
-    rejectAborted = () => reject(signal.reason);
-  });
-  if (signal.aborted) rejectAborted();
-  else signal.addEventListener("abort", rejectAborted, { once: true });
+      : startTimer(options.timeoutMs, () => abort(options.onTimeout()));
   try {
-    return await Promise.race([start(work, signal), aborted]);
+    return await Promise.race([start(work, controller.signal), aborted]);
   } finally {
     cancelTimer?.();
     options.parent.removeEventListener("abort", abortFromParent);
-    // Unhooked, the pending `aborted` promise is garbage and the signal stays quiet.
-    signal.removeEventListener("abort", rejectAborted);
   }
 }
 
