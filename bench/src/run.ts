@@ -6,7 +6,8 @@ import { buildApp, runOnce, type Workload } from "./react-loop.js";
 /**
  * `npm run bench [-- --quick]`: engine overhead per node step on the in-memory store, for a
  * 50-turn ReAct loop with 1 and 4 trivial tools per turn. Median over repeated runs after a
- * warm-up; no assertions, figures only. Writes bench/results.md and bench/results.json.
+ * warm-up; no assertions, figures only. Writes bench/results.md and bench/results.json
+ * (`--quick`: bench/results-quick.*, which git ignores).
  */
 const quick = process.argv.includes("--quick");
 const repeats = quick ? 5 : 40;
@@ -78,9 +79,11 @@ const table = [
   "",
 ].join("\n");
 const out = new URL("../", import.meta.url);
-writeFileSync(new URL("results.md", out), table);
+// A quick run is a smoke check; it must not replace the committed figures.
+const name = quick ? "results-quick" : "results";
+writeFileSync(new URL(`${name}.md`, out), table);
 writeFileSync(
-  new URL("results.json", out),
+  new URL(`${name}.json`, out),
   JSON.stringify({ machine, quick, rows }, null, 2) + "\n",
 );
 console.log(table);
