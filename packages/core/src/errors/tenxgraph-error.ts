@@ -1,4 +1,4 @@
-import type { ErrorCode } from "./codes.js";
+import { ERROR_CODES, type ErrorCode } from "./codes.js";
 
 /** Base of every error tenxgraph throws. `code` is stable; check it with {@link isTenxgraphError}. */
 export class TenxgraphError extends Error {
@@ -17,5 +17,5 @@ export class TenxgraphError extends Error {
  */
 export function isTenxgraphError(error: unknown): error is TenxgraphError {
   const code = error instanceof Error ? (error as unknown as { code?: unknown }).code : undefined;
-  return typeof code === "string" && /^[A-Z_]+_\d{3}$/.test(code);
+  return typeof code === "string" && Object.hasOwn(ERROR_CODES, code);
 }

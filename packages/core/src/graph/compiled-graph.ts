@@ -10,7 +10,7 @@ import type { Interrupt } from "../runtime/interrupt.js";
 import { resolveRunConfig, type RunConfig } from "../runtime/run-config.js";
 import { Run, type RunDependencies } from "../runtime/run-loop.js";
 import type { RunInput, RunResult } from "../runtime/run-result.js";
-import { StopSignal } from "../runtime/stop.js";
+import { StopSignal } from "../runtime/stop-signal.js";
 import { loadThread } from "../runtime/thread-snapshot.js";
 import type { Checkpointer, ThreadStatus } from "../storage/checkpointer.js";
 import { InMemoryCheckpointer } from "../storage/in-memory-checkpointer.js";
@@ -25,7 +25,7 @@ export interface CompileOptions {
   logger?: Logger;
   /** OpenTelemetry meter (default: the global meter named `10xgraph`). */
   meter?: Meter;
-  /** Id generator for runs and messages created by the runtime (default: UUIDv7). */
+  /** Id generator for run ids (default: UUIDv7). Messages always get UUIDv7 ids at creation. */
   ids?: IdGenerator;
   /** Named fault points for crash and fault tests (see `FaultPoints` in `@tenxgraph/core/testing`). */
   faultPoints?: FaultInjector;
@@ -109,10 +109,11 @@ export class CompiledGraph<S extends BaseState> {
 
   /** Stops the thread's running run, in this process at once, in others within a poll interval. */
   async stop({ threadId }: { threadId: string }): Promise<void> {
-    await this.#deps.checkpointer.requestStop(threadId);
+    // Local runs first: a store that is down must not keep this process's run going.
     for (const controller of this.#activeRuns.get(threadId) ?? []) {
       controller.abort(new StopSignal("stop()"));
     }
+    await this.#deps.checkpointer.requestStop(threadId);
   }
 
   /** The thread's latest committed state, or `null` when it does not exist. */

@@ -46,6 +46,11 @@ export function applyUpdate<S extends BaseState>(
   for (const field of Object.keys(update) as (keyof S & string)[]) {
     const value = update[field];
     if (field === "messages") {
+      if (!Array.isArray(value)) {
+        throw new TypeError(
+          `An update's messages must be an array of messages, got ${typeof value}`,
+        );
+      }
       state.messages = appendMessages(state.messages, value as Message[], knownIds);
       continue;
     }

@@ -26,7 +26,8 @@ export async function awaitClaim(
   const timeout = toolTimeoutMs(call, ctx);
   const deadline =
     timeout === null ? Infinity : Date.now() + timeout + ctx.runtime.claimStaleAfterMs;
-  for (;;) {
+  let holder = held;
+  while (Date.now() <= deadline) {
     await sleep(POLL_MS, ctx.signal);
     let entry: LedgerEntry | undefined;
     try {
@@ -38,16 +39,16 @@ export async function awaitClaim(
     const plan = planFromEntry(call, entry, ctx);
     if (plan.kind === "claim") return claimOne(call, plan.expectedAttempt, ctx);
     if (plan.kind !== "wait") return plan;
-    if (Date.now() > deadline) {
-      return {
-        kind: "settled",
-        message: toolErrorMessage(
-          call.tool.name,
-          call.call.id,
-          "TOOL_CONFLICT_001",
-          `another execution (run ${held.ownerRunId}) is running this call and did not finish in time; it was not run twice`,
-        ),
-      };
-    }
+    holder = plan.entry;
   }
+  return {
+    kind: "settled",
+    message: toolErrorMessage(
+      call.tool.name,
+      call.call.id,
+      "TOOL_CONFLICT_001",
+      `another execution (run ${holder.ownerRunId}) is running this call and did not finish in ` +
+        `time; it was not run twice`,
+    ),
+  };
 }

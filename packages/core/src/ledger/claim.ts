@@ -2,7 +2,6 @@ import type { NodeContext } from "../runtime/node-context.js";
 import type { ReadyCall } from "../tools/prepared-call.js";
 import type { CallPlan } from "./call-plan.js";
 import { decodeEnvelope, type ReplayedResult } from "./envelope.js";
-import { ledgerKey } from "./ledger-key.js";
 import type { ClaimResult, LedgerClaim, LedgerEntry } from "./ledger-entry.js";
 
 /**
@@ -47,7 +46,8 @@ export async function claimOne(
 export function isAbandoned(entry: LedgerEntry, ctx: NodeContext): boolean {
   if (entry.status !== "started") return false;
   if (ctx.runtime.isEndedLocalRun(entry.ownerRunId)) return true;
-  return Date.now() - Date.parse(entry.heartbeatAt) > ctx.runtime.claimStaleAfterMs;
+  // The store measured the age with its own clock: workers' clocks need not agree.
+  return entry.heartbeatAgeMs > ctx.runtime.claimStaleAfterMs;
 }
 
 /** What an existing entry (or none) means for a call. */
@@ -83,11 +83,15 @@ export function planFromEntry(
   }
 }
 
+/**
+ * Only a tool's own failure says the fact did not happen. A timeout or an in-doubt answer
+ * leaves the outcome unknown, so it is replayed rather than risked twice.
+ */
 function isFailureOfAnotherCall(result: ReplayedResult, call: ReadyCall): boolean {
   return (
-    result.message.isError === true &&
+    result.errorCode === "TOOL_ERROR_001" &&
     result.origin !== undefined &&
-    result.origin !== ledgerKey(call.messageId, call.call.id)
+    result.origin !== call.origin
   );
 }
 

@@ -5,26 +5,24 @@ import { toToolMessage } from "../tools/tool-result.js";
  * How a result is stored in the ledger. `message` holds the tool message the model saw; `raw`
  * any other value (turned into a tool message on replay). `stateChanges` are the state fields
  * the call changed, re-applied when the call is replayed. `origin` is the
- * `<message id>:<call id>` of the call that produced the result.
+ * `<message id>:<call id>` of the call that produced the result; `errorCode` the code of a
+ * failed call's message.
  */
-export type ResultEnvelope =
-  | {
-      __kind__: "message";
-      value: ToolMessage;
-      stateChanges?: Record<string, unknown>;
-      origin?: string;
-    }
-  | { __kind__: "raw"; value: unknown; stateChanges?: Record<string, unknown>; origin?: string };
+export type ResultEnvelope = (
+  { __kind__: "message"; value: ToolMessage } | { __kind__: "raw"; value: unknown }
+) & { stateChanges?: Record<string, unknown>; origin?: string; errorCode?: string };
 
 /** The envelope of a tool message result, with the state changes and the call that made it. */
 export function messageEnvelope(
   message: ToolMessage,
   stateChanges: Record<string, unknown>,
   origin?: string | null,
+  errorCode?: string | null,
 ): ResultEnvelope {
   const envelope: ResultEnvelope = { __kind__: "message", value: message };
   if (Object.keys(stateChanges).length > 0) envelope.stateChanges = stateChanges;
   if (origin) envelope.origin = origin;
+  if (errorCode) envelope.errorCode = errorCode;
   return envelope;
 }
 
@@ -34,6 +32,8 @@ export interface ReplayedResult {
   stateChanges: Record<string, unknown>;
   /** The call that produced it, when recorded. */
   origin?: string;
+  /** The code of a failed call's message, when recorded. */
+  errorCode?: string;
 }
 
 /**
@@ -48,10 +48,13 @@ export function decodeEnvelope(stored: unknown, toolCallId: string): ReplayedRes
   if (typeof stateChanges !== "object" || stateChanges === null || Array.isArray(stateChanges)) {
     return null;
   }
-  const changes = stateChanges as Record<string, unknown>;
-  const origin = typeof envelope.origin === "string" ? { origin: envelope.origin } : {};
+  const extra = {
+    stateChanges: stateChanges as Record<string, unknown>,
+    ...(typeof envelope.origin === "string" ? { origin: envelope.origin } : {}),
+    ...(typeof envelope.errorCode === "string" ? { errorCode: envelope.errorCode } : {}),
+  };
   if (envelope.__kind__ === "raw" && "value" in envelope) {
-    return { message: toToolMessage(envelope.value, toolCallId), stateChanges: changes, ...origin };
+    return { message: toToolMessage(envelope.value, toolCallId), ...extra };
   }
   if (envelope.__kind__ !== "message") return null;
   const parsed = messageSchema.safeParse(envelope.value);
@@ -60,7 +63,7 @@ export function decodeEnvelope(stored: unknown, toolCallId: string): ReplayedRes
   // A domain key can be shared by calls of different turns: the recorded fact is replayed as
   // a new message answering the call that asks now.
   if (message.toolCallId !== toolCallId) {
-    return { message: toToolMessage(message, toolCallId), stateChanges: changes, ...origin };
+    return { message: toToolMessage(message, toolCallId), ...extra };
   }
-  return { message, stateChanges: changes, ...origin };
+  return { message, ...extra };
 }

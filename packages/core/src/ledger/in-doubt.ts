@@ -11,7 +11,6 @@ import { toolTimeoutMs } from "../tools/tool-timeout.js";
 import type { CallPlan } from "./call-plan.js";
 import { claimOne } from "./claim.js";
 import { messageEnvelope } from "./envelope.js";
-import { ledgerKey } from "./ledger-key.js";
 import type { StartedLedgerEntry } from "./ledger-entry.js";
 import { recordResult } from "./record.js";
 
@@ -45,6 +44,7 @@ export function parseInDoubtDecision(answer: unknown): InDoubtDecision {
  * A call was claimed by an execution that is gone and never recorded: it may or may not have
  * taken effect. The tool's `onInDoubt` policy decides; whatever it decides is claimed first
  * (a compare-and-swap on the dead attempt), so two resuming executions cannot both act on it.
+ * If the claim itself fails, the decision still holds: it is carried out without the ledger.
  */
 export async function resolveInDoubt(
   call: ReadyCall,
@@ -52,6 +52,33 @@ export async function resolveInDoubt(
   ctx: NodeContext,
   toolContext: (attempt: number, signal: AbortSignal) => ToolContext,
 ): Promise<CallPlan> {
+  const decision = decide(call, entry, ctx);
+  const taken = await claimOne(call, entry.attempt, ctx);
+  if (taken.kind !== "run") return taken; // another execution took it over first
+  const { attempt } = taken;
+  const release =
+    attempt === null ? () => false : ctx.runtime.watch.hold({ key: call.key!, attempt });
+  try {
+    const outcome = await act(call, decision, attempt, ctx, toolContext);
+    if (outcome.kind === "run") return taken;
+    if (attempt !== null) {
+      const envelope = messageEnvelope(outcome.message, {}, call.origin, outcome.errorCode);
+      await recordResult(call, attempt, envelope, ctx);
+    }
+    return { kind: "settled", message: outcome.message };
+  } finally {
+    release();
+  }
+}
+
+/** What the policy says, counted and logged once (for `"interrupt"`: when first asked). */
+type Decision =
+  | { action: "retry" }
+  | { action: "fail"; why: string }
+  | { action: "complete"; result: unknown }
+  | { action: "reconcile"; reconcile: (args: unknown, ctx: ToolContext) => unknown };
+
+function decide(call: ReadyCall, entry: StartedLedgerEntry, ctx: NodeContext): Decision {
   const policy = call.tool.onInDoubt;
   const policyName = typeof policy === "string" ? policy : "reconcile";
   const report = () => {
@@ -61,42 +88,55 @@ export async function resolveInDoubt(
       "Tool call is IN DOUBT: it started but was never recorded, so it may or may not have taken effect",
     );
   };
-  let decision: InDoubtDecision | null = null;
-  if (policy === "interrupt") {
-    // Reported when the question is first asked, not again when the answer arrives.
-    try {
-      decision = askHuman(call, entry);
-    } catch (signal) {
-      if (isInterruptSignal(signal)) report();
-      throw signal;
-    }
-    call.log.info({ key: entry.key, action: decision.action }, "In-doubt tool call answered");
-  } else {
-    report();
-  }
-  const taken = await claimOne(call, entry.attempt, ctx);
-  if (taken.kind !== "run" || taken.attempt === null) return taken;
-  const attempt = taken.attempt;
-  const settle = async (message: ToolMessage): Promise<CallPlan> => {
-    const origin = ledgerKey(call.messageId, call.call.id);
-    await recordResult(call, attempt, messageEnvelope(message, {}, origin), ctx);
-    return { kind: "settled", message };
-  };
-  if (decision) {
-    if (decision.action === "retry") return taken;
-    if (decision.action === "complete") return settle(toToolMessage(decision.result, call.call.id));
-    return settle(inDoubtFailure(call, decision.reason ?? "a human marked it failed"));
-  }
-  if (policy === "retry") return taken;
+  if (policy !== "interrupt") report();
+  if (policy === "retry") return { action: "retry" };
   if (policy === "fail") {
-    return settle(inDoubtFailure(call, `attempt ${entry.attempt} started but was never recorded`));
+    return { action: "fail", why: `attempt ${entry.attempt} started but was never recorded` };
   }
-  if (typeof policy === "object") {
-    const reconciled = await reconcile(call, policy.reconcile, attempt, ctx, toolContext);
-    if (reconciled.kind === "did_not_happen") return taken;
-    return settle(reconciled.message);
+  if (typeof policy === "object") return { action: "reconcile", reconcile: policy.reconcile };
+  let answer: InDoubtDecision;
+  try {
+    answer = askHuman(call, entry);
+  } catch (signal) {
+    if (isInterruptSignal(signal)) report();
+    throw signal;
   }
-  return taken;
+  call.log.info({ key: entry.key, action: answer.action }, "In-doubt tool call answered");
+  if (answer.action === "fail") {
+    return { action: "fail", why: answer.reason ?? "a human marked it failed" };
+  }
+  return answer;
+}
+
+/** Carries out a decision: run the tool, or settle the call with a message. */
+async function act(
+  call: ReadyCall,
+  decision: Decision,
+  attempt: number | null,
+  ctx: NodeContext,
+  toolContext: (attempt: number, signal: AbortSignal) => ToolContext,
+): Promise<{ kind: "run" } | { kind: "settle"; message: ToolMessage; errorCode: string | null }> {
+  switch (decision.action) {
+    case "retry":
+      return { kind: "run" };
+    case "complete":
+      return {
+        kind: "settle",
+        message: toToolMessage(decision.result, call.call.id),
+        errorCode: null,
+      };
+    case "fail":
+      return {
+        kind: "settle",
+        message: inDoubtFailure(call, decision.why),
+        errorCode: "TOOL_IN_DOUBT_001",
+      };
+    case "reconcile": {
+      const reconciled = await reconcile(call, decision.reconcile, attempt ?? 0, ctx, toolContext);
+      if (reconciled.kind === "did_not_happen") return { kind: "run" };
+      return { kind: "settle", message: reconciled.message, errorCode: reconciled.errorCode };
+    }
+  }
 }
 
 function askHuman(call: ReadyCall, entry: StartedLedgerEntry): InDoubtDecision {
@@ -124,7 +164,9 @@ async function reconcile(
   attempt: number,
   ctx: NodeContext,
   toolContext: (attempt: number, signal: AbortSignal) => ToolContext,
-): Promise<{ kind: "did_not_happen" } | { kind: "happened"; message: ToolMessage }> {
+): Promise<
+  { kind: "did_not_happen" } | { kind: "happened"; message: ToolMessage; errorCode: string | null }
+> {
   const timeoutMs = toolTimeoutMs(call, ctx);
   try {
     const value = await runWithDeadline((signal) => fn(call.args, toolContext(attempt, signal)), {
@@ -133,13 +175,14 @@ async function reconcile(
       onTimeout: () => new NodeTimeoutError("tool", call.tool.name, (timeoutMs ?? 0) / 1000),
     });
     if (value === undefined) return { kind: "did_not_happen" };
-    return { kind: "happened", message: toToolMessage(value, call.call.id) };
+    return { kind: "happened", message: toToolMessage(value, call.call.id), errorCode: null };
   } catch (error) {
     if (ctx.signal.aborted) throw error;
     const message = `reconcile() failed, outcome still unknown: ${errorText(error)}`;
     return {
       kind: "happened",
       message: toolErrorMessage(call.tool.name, call.call.id, "TOOL_IN_DOUBT_001", message),
+      errorCode: "TOOL_IN_DOUBT_001",
     };
   }
 }

@@ -25,6 +25,8 @@ export interface StartedLedgerEntry extends LedgerEntryBase {
   status: "started";
   /** ISO-8601 time the claimant last said it is still running the call. */
   heartbeatAt: string;
+  /** How long ago `heartbeatAt` was when the entry was read, by the store's clock. */
+  heartbeatAgeMs: number;
 }
 
 /** Paused in `interrupt()`: not done, not in doubt; claimed again on resume. */

@@ -1,3 +1,5 @@
+import { setMaxListeners } from "node:events";
+
 /**
  * Runs `work` under a signal that aborts when `parent` aborts or after `timeoutMs`, and settles
  * as soon as the signal aborts, whether or not `work` honours it. A task that ignores its
@@ -7,7 +9,11 @@ export async function runWithDeadline<T>(
   work: (signal: AbortSignal) => Promise<T> | T,
   options: { parent: AbortSignal; timeoutMs: number | null; onTimeout: () => Error },
 ): Promise<T> {
+  // Work under an aborted parent never starts: a stopped run must not begin a tool call.
+  options.parent.throwIfAborted();
   const controller = new AbortController();
+  // Each parallel call listens on its node's signal; many calls are not a leak.
+  setMaxListeners(0, controller.signal);
   let rejectAborted!: (reason: unknown) => void;
   const aborted = new Promise<never>((_, reject) => (rejectAborted = reject));
   // Both abort sources are ours, so they settle the race directly: a listener on the fresh
@@ -17,8 +23,7 @@ export async function runWithDeadline<T>(
     rejectAborted(reason);
   };
   const abortFromParent = () => abort(options.parent.reason);
-  if (options.parent.aborted) abortFromParent();
-  else options.parent.addEventListener("abort", abortFromParent, { once: true });
+  options.parent.addEventListener("abort", abortFromParent, { once: true });
   const cancelTimer =
     options.timeoutMs === null
       ? undefined

@@ -65,8 +65,11 @@ export function interrupt<Answer = unknown>(
   if (!scope) {
     throw new Error("interrupt() was called outside a running node or tool");
   }
-  const id = options.id ? `${scope.idBase}:${options.id}` : interruptId(scope.idBase, scope.calls);
-  scope.calls += 1;
+  // Only unnamed interrupts are numbered, so a named one (the in-doubt question) never shifts
+  // the ids of the others.
+  const id = options.id
+    ? `${scope.idBase}:${options.id}`
+    : interruptId(scope.idBase, scope.calls++);
   if (Object.hasOwn(scope.answers, id)) return scope.answers[id] as Answer;
   const raised: Interrupt = { id, value, node: scope.node };
   if (options.message !== undefined) raised.message = options.message;

@@ -5,7 +5,7 @@ import type { IdGenerator } from "../messages/ids.js";
 import type { Checkpointer } from "../storage/checkpointer.js";
 import type { Reducer } from "../graph/reducers.js";
 import type { FaultInjector } from "./fault-points.js";
-import type { RunWatch } from "./stop.js";
+import type { RunWatch } from "./run-watch.js";
 
 /** What a node gets besides its state. */
 export interface NodeContext {

@@ -8,10 +8,11 @@ import type { GraphDefinition } from "../graph/graph-definition.js";
 import type { IdGenerator } from "../messages/ids.js";
 import type { Checkpointer, ThreadStatus } from "../storage/checkpointer.js";
 import { FAULT_POINTS, type FaultInjector } from "./fault-points.js";
-import { isInterruptSignal, type Interrupt } from "./interrupt.js";
+import type { Interrupt } from "./interrupt.js";
 import type { ResolvedRunConfig } from "./run-config.js";
 import type { RunInput, RunResult } from "./run-result.js";
-import { isStopSignal, RunWatch, StopSignal } from "./stop.js";
+import { RunWatch } from "./run-watch.js";
+import { isStopSignal, StopSignal } from "./stop-signal.js";
 import { resolveStart } from "./run-start.js";
 import { runStep } from "./step.js";
 
@@ -70,9 +71,10 @@ export class Run<S extends BaseState> {
   }
 
   async execute(input: RunInput<S>): Promise<RunResult<S>> {
-    // Requests made before this run began were for an earlier run; clearing before the load
-    // means any request from now on is seen by this run.
-    await this.#deps.checkpointer.clearStop(this.#config.threadId);
+    // Stop requests are counted, never cleared: those made from now on are for this run.
+    const stopRequestsAtStart = await this.#deps.checkpointer.countStopRequests(
+      this.#config.threadId,
+    );
     const start = await resolveStart(this.#deps, this.#config, input);
     this.#progress = start.progress;
     this.#emit({
@@ -85,6 +87,7 @@ export class Run<S extends BaseState> {
     const watch = new RunWatch({
       checkpointer: this.#deps.checkpointer,
       threadId: this.#config.threadId,
+      stopRequestsAtStart,
       intervalMs: this.#deps.stopPollIntervalMs,
       logger: this.#logger,
       onStopRequested: () => this.#abort.abort(new StopSignal("stop()")),
@@ -151,15 +154,15 @@ export class Run<S extends BaseState> {
     return this.#end("interrupted", interrupts);
   }
 
-  async #finishAbnormally(error: unknown): Promise<RunResult<S>> {
+  async #finishAbnormally(failure: unknown): Promise<RunResult<S>> {
+    let error = failure;
     if (isStopSignal(error)) {
-      this.#deps.metrics.runStops.add(1);
-      await this.#commit(this.#progress!, "stopped", [], true);
-      await this.#deps.checkpointer.clearStop(this.#config.threadId);
-      this.#logger.info({ source: error.source, node: this.#progress?.currentNode }, "Run stopped");
-      return this.#end("stopped", []);
+      try {
+        return await this.#finishStopped(error);
+      } catch (writeError) {
+        error = writeError; // the stopped state could not be written: a failure like any other
+      }
     }
-    if (isInterruptSignal(error)) return this.#pause(error.interrupts);
     if (error instanceof StaleStateError) {
       this.#deps.metrics.storageConflicts.add(1);
     } else {
@@ -171,6 +174,13 @@ export class Run<S extends BaseState> {
       message: errorText(error),
     });
     throw error;
+  }
+
+  async #finishStopped(signal: StopSignal): Promise<RunResult<S>> {
+    await this.#commit(this.#progress!, "stopped", [], true);
+    this.#deps.metrics.runStops.add(1);
+    this.#logger.info({ source: signal.source, node: this.#progress?.currentNode }, "Run stopped");
+    return this.#end("stopped", []);
   }
 
   /** Best effort: the run failed, so the thread says so; `invoke(null)` continues it later. */

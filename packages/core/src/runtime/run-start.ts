@@ -103,7 +103,10 @@ function newTurn<S extends BaseState>(
   input: Partial<S>,
 ): RunStart<S> {
   validateInput(input);
-  if (snapshot) requireNotInterrupted(snapshot);
+  if (snapshot) {
+    requireNotInterrupted(snapshot);
+    requireFinished(snapshot);
+  }
   const progress: Progress<S> = snapshot
     ? toProgress<S>(snapshot, config)
     : {
@@ -151,6 +154,21 @@ function requireNotInterrupted(snapshot: ThreadSnapshot): void {
     "THREAD_002",
     `Thread '${threadId}' waits for an answer to ${interrupts.map((i) => `'${i.id}'`).join(", ")}: ` +
       `resume it with invoke({ resume: answer, interruptId }, { threadId })`,
+  );
+}
+
+/**
+ * A new turn on a thread whose run was stopped or failed mid-way would leave that node's work
+ * (say, tool calls the model asked for) unanswered in the transcript, which model providers
+ * refuse. A `running` thread may be a live run elsewhere: there the version check decides.
+ */
+function requireFinished(snapshot: ThreadSnapshot): void {
+  const { status, currentNode, threadId } = snapshot.checkpoint;
+  if (currentNode === null || (status !== "stopped" && status !== "failed")) return;
+  throw new InvalidRunError(
+    "THREAD_003",
+    `Thread '${threadId}' has an unfinished run (status '${status}', at node '${currentNode}'): ` +
+      `continue it with invoke(null, { threadId }) before starting a new turn`,
   );
 }
 

@@ -11,7 +11,7 @@ import { isInterruptSignal, withInterruptScope, type Interrupt } from "./interru
 import type { NodeContext } from "./node-context.js";
 import type { ResolvedRunConfig } from "./run-config.js";
 import type { Progress, RunDependencies } from "./run-loop.js";
-import type { RunWatch } from "./stop.js";
+import type { RunWatch } from "./run-watch.js";
 
 /** What one step produced: the node's state with its update applied and where to go next. */
 export type StepOutcome<S extends BaseState> =
@@ -63,9 +63,10 @@ export async function runStep<S extends BaseState>(
     }
     throw error;
   }
-  // Ids already persisted are known; ids of earlier non-durable steps are checked by scan.
+  // The persisted ids are the transcript's ids unless the node pushed messages itself or earlier
+  // steps were not durable; then the whole transcript is checked.
   const knownIds =
-    progress.persisted === progress.state.messages.length ? progress.persistedIds : undefined;
+    working.messages.length === progress.persisted ? progress.persistedIds : undefined;
   applyUpdate(working, toUpdate(output, name), deps.graph.reducers, knownIds);
   const next = await route(deps, name, working);
   return { kind: "updated", node: name, state: working, next: next === END ? null : next };

@@ -74,8 +74,8 @@ describe("stop()", () => {
     });
     expect(calls).toEqual({ HANG: 1, AFTER: 0 });
     expect(await meter.sum("tenxgraph.run.stops")).toBe(1);
-    // The request is consumed by the run it stopped.
-    expect(await store.isStopRequested("t")).toBe(false);
+    // Requests are counted, not consumed: the next run starts from this count.
+    expect(await store.countStopRequests("t")).toBe(1);
 
     const continued = await app.invoke(null, { threadId: "t" });
     expect(continued.status).toBe("completed");
@@ -124,7 +124,7 @@ describe("stop()", () => {
     const run = track(app.invoke({}, { threadId: "t" }));
     await entered.promise;
     await other.stop({ threadId: "t" });
-    expect(await store.isStopRequested("t")).toBe(true);
+    expect(await store.countStopRequests("t")).toBe(1);
 
     const outcome = await run.outcome;
     expect(outcome.ok && outcome.value.status).toBe("stopped");
@@ -133,7 +133,6 @@ describe("stop()", () => {
       currentNode: "HANG",
     });
     expect(await meter.sum("tenxgraph.run.stops")).toBe(1);
-    expect(await store.isStopRequested("t")).toBe(false);
     expect((await app.invoke(null, { threadId: "t" })).status).toBe("completed");
     expect(calls).toEqual({ HANG: 2, AFTER: 1 });
   });

@@ -20,7 +20,8 @@ export async function loadThread(
   while (messages.length < checkpoint.messageCount) {
     const page = await checkpointer.listMessages(threadId, {
       offset: messages.length,
-      limit: PAGE_SIZE,
+      // Never past the checkpoint's count: a write landing meanwhile must not mix versions.
+      limit: Math.min(PAGE_SIZE, checkpoint.messageCount - messages.length),
     });
     if (page.length === 0) break;
     messages.push(...page);

@@ -84,13 +84,19 @@ export interface Checkpointer {
   /** Deletes the thread with its checkpoints, messages, ledger and stop request. */
   deleteThread(threadId: string): Promise<void>;
 
-  // Stop requests, visible to every process that shares the store.
+  // Stop requests, visible to every process that shares the store. They are counted, never
+  // cleared: a run notes the count when it starts and stops when it grows, so a request meant
+  // for a running run cannot be erased by another caller, nor stop a run that starts later.
   requestStop(threadId: string): Promise<void>;
-  isStopRequested(threadId: string): Promise<boolean>;
-  clearStop(threadId: string): Promise<void>;
+  /** How many stop requests were made for the thread (0 for an unknown thread). */
+  countStopRequests(threadId: string): Promise<number>;
 
   // The tool ledger.
-  /** The entries for `keys` that exist, in any order. */
+  /**
+   * The entries for `keys` that exist, in any order. Every entry read from the ledger (here, in
+   * lost claims and in `listCalls`) carries `heartbeatAgeMs` when started, measured by the
+   * store's own clock, so workers whose clocks disagree still agree on which claims are stale.
+   */
   getCalls(threadId: string, keys: string[]): Promise<LedgerEntry[]>;
   /** Claims calls in one transaction; each claim is won by exactly one caller. */
   claimCalls(threadId: string, claims: LedgerClaim[]): Promise<ClaimResult[]>;

@@ -20,6 +20,10 @@ export interface InMemoryCheckpointerOptions {
   clock?: () => Date;
 }
 
+/** A ledger entry as kept: a started one's heartbeat age is computed when it is read. */
+type StoredEntry =
+  Exclude<LedgerEntry, StartedLedgerEntry> | Omit<StartedLedgerEntry, "heartbeatAgeMs">;
+
 interface ThreadRecord {
   checkpoint: ThreadCheckpoint;
   messages: Message[];
@@ -46,8 +50,9 @@ export class InMemoryCheckpointer implements Checkpointer {
   readonly #clock: () => Date;
   readonly #threads = new Map<string, ThreadRecord>();
   /** Per thread, entries by key; a Map keeps first-claim order, which `listCalls` returns. */
-  readonly #ledgers = new Map<string, Map<string, LedgerEntry>>();
-  readonly #stops = new Set<string>();
+  readonly #ledgers = new Map<string, Map<string, StoredEntry>>();
+  /** Stop requests made per thread: counted, never cleared (see `Checkpointer`). */
+  readonly #stops = new Map<string, number>();
   #writeSeq = 0;
   #closed = false;
 
@@ -139,40 +144,35 @@ export class InMemoryCheckpointer implements Checkpointer {
 
   async requestStop(threadId: string): Promise<void> {
     this.#assertOpen("requestStop");
-    this.#stops.add(threadId);
+    this.#stops.set(threadId, (this.#stops.get(threadId) ?? 0) + 1);
   }
 
-  async isStopRequested(threadId: string): Promise<boolean> {
-    this.#assertOpen("isStopRequested");
-    return this.#stops.has(threadId);
-  }
-
-  async clearStop(threadId: string): Promise<void> {
-    this.#assertOpen("clearStop");
-    this.#stops.delete(threadId);
+  async countStopRequests(threadId: string): Promise<number> {
+    this.#assertOpen("countStopRequests");
+    return this.#stops.get(threadId) ?? 0;
   }
 
   async getCalls(threadId: string, keys: string[]): Promise<LedgerEntry[]> {
     this.#assertOpen("getCalls");
     const ledger = this.#ledgers.get(threadId);
     const entries = [...new Set(keys)].flatMap((key) => ledger?.get(key) ?? []);
-    return jsonCopy(entries);
+    return entries.map((entry) => this.#read(entry));
   }
 
   async claimCalls(threadId: string, claims: LedgerClaim[]): Promise<ClaimResult[]> {
     this.#assertOpen("claimCalls");
     // Claims go to a staging overlay that is applied only once every claim succeeded: the batch
     // is one transaction, and its cost does not grow with the thread's ledger.
-    const ledger = this.#ledgers.get(threadId) ?? new Map<string, LedgerEntry>();
-    const staged = new Map<string, LedgerEntry>();
+    const ledger = this.#ledgers.get(threadId) ?? new Map<string, StoredEntry>();
+    const staged = new Map<string, StoredEntry>();
     const view = {
       get: (key: string) => staged.get(key) ?? ledger.get(key),
-      set: (key: string, entry: LedgerEntry) => staged.set(key, entry),
+      set: (key: string, entry: StoredEntry) => staged.set(key, entry),
     };
     const results = claims.map((claim) => this.#claim(threadId, view, claim));
     for (const [key, entry] of staged) ledger.set(key, entry);
     this.#ledgers.set(threadId, ledger);
-    return jsonCopy(results);
+    return results;
   }
 
   async completeCall(threadId: string, attempt: AttemptRef, result: unknown): Promise<boolean> {
@@ -203,13 +203,13 @@ export class InMemoryCheckpointer implements Checkpointer {
 
   async listCalls(threadId: string): Promise<LedgerEntry[]> {
     this.#assertOpen("listCalls");
-    return jsonCopy([...(this.#ledgers.get(threadId)?.values() ?? [])]);
+    return [...(this.#ledgers.get(threadId)?.values() ?? [])].map((entry) => this.#read(entry));
   }
 
   /** One claim against `ledger`: expected attempt 0 inserts, n takes over attempt n. */
   #claim(
     threadId: string,
-    ledger: Pick<Map<string, LedgerEntry>, "get" | "set">,
+    ledger: Pick<Map<string, StoredEntry>, "get" | "set">,
     claim: LedgerClaim,
   ): ClaimResult {
     const existing = ledger.get(claim.key);
@@ -218,13 +218,14 @@ export class InMemoryCheckpointer implements Checkpointer {
         // A loss must report the entry that won, and there is none: the thread or its ledger
         // was deleted since the claimant read it. Failing the batch is the only honest answer.
         const attempt = `attempt ${claim.expectedAttempt} of call '${claim.key}'`;
-        throw new Error(`Cannot take over ${attempt} on thread '${threadId}': it has no entry`);
+        const why = `cannot take over ${attempt} on thread '${threadId}': it has no entry`;
+        throw new StorageError("claimCalls", new Error(why));
       }
     } else if (existing.attempt !== claim.expectedAttempt) {
-      return { won: false, key: claim.key, entry: existing };
+      return { won: false, key: claim.key, entry: this.#read(existing) };
     }
     const now = this.#now();
-    const entry: StartedLedgerEntry = {
+    const entry: StoredEntry = {
       key: claim.key,
       toolName: claim.toolName,
       attempt: claim.expectedAttempt + 1,
@@ -244,13 +245,21 @@ export class InMemoryCheckpointer implements Checkpointer {
   #replaceHeld(
     threadId: string,
     ref: AttemptRef,
-    next: (held: StartedLedgerEntry) => LedgerEntry,
+    next: (held: Omit<StartedLedgerEntry, "heartbeatAgeMs">) => StoredEntry,
   ): boolean {
     const ledger = this.#ledgers.get(threadId);
     const held = ledger?.get(ref.key);
     if (!ledger || held?.status !== "started" || held.attempt !== ref.attempt) return false;
     ledger.set(ref.key, next(held));
     return true;
+  }
+
+  /** A copy for the caller; a started entry gets its heartbeat age by this store's clock. */
+  #read(entry: StoredEntry): LedgerEntry {
+    const copy = jsonCopy(entry);
+    if (copy.status !== "started") return copy;
+    const heartbeatAgeMs = Math.max(0, this.#clock().getTime() - Date.parse(copy.heartbeatAt));
+    return { ...copy, heartbeatAgeMs };
   }
 
   #now(): string {
@@ -285,7 +294,8 @@ function assertNewMessageIds(
   const incoming = new Set<string>();
   for (const { id } of messages) {
     if (known?.has(id) || incoming.has(id)) {
-      throw new Error(`Message '${id}' is already in the append-only transcript of '${threadId}'`);
+      const why = `message '${id}' is already in the append-only transcript of '${threadId}'`;
+      throw new StorageError("putCheckpoint", new Error(why));
     }
     incoming.add(id);
   }

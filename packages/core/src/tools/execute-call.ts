@@ -1,11 +1,11 @@
 import { NodeTimeoutError, errorText } from "../errors/errors.js";
+import type { ErrorCode } from "../errors/codes.js";
 import { isTenxgraphError } from "../errors/tenxgraph-error.js";
 import type { BaseState } from "../graph/reducers.js";
 import type { ToolMessage } from "../messages/message.js";
 import { awaitClaim } from "../ledger/await-claim.js";
 import type { CallPlan } from "../ledger/call-plan.js";
-import { messageEnvelope } from "../ledger/envelope.js";
-import { ledgerKey } from "../ledger/ledger-key.js";
+import { messageEnvelope, type ReplayedResult } from "../ledger/envelope.js";
 import { resolveInDoubt } from "../ledger/in-doubt.js";
 import { recordResult, releaseClaim } from "../ledger/record.js";
 import { runWithDeadline } from "../runtime/deadline.js";
@@ -62,23 +62,11 @@ async function settle<S extends BaseState>(
 ): Promise<CallOutcome> {
   let plan = initial;
   for (;;) {
+    // A stopped or timed-out node's calls go no further, even when a ledger call returns late.
+    ctx.signal.throwIfAborted();
     switch (plan.kind) {
-      case "replay": {
-        ctx.runtime.metrics.ledgerHits.add(1, { tool: call.tool.name });
-        call.log.info(
-          { key: call.key, tool: call.tool.name },
-          "Tool call replayed from the ledger",
-        );
-        Object.assign(branch.state, structuredClone(plan.result.stateChanges));
-        // A domain key replays a fact recorded for an earlier turn, whose call may have had the
-        // same id (providers reuse `call_1`): that message is already in the transcript, where
-        // re-appending it is a no-op that would leave this call unanswered. Answer with a new one.
-        const recorded = plan.result.message;
-        const message = branch.state.messages.some((m) => m.id === recorded.id)
-          ? toToolMessage(recorded, call.call.id)
-          : recorded;
-        return { message, replayed: true, changes: plan.result.stateChanges };
-      }
+      case "replay":
+        return replay(call, plan.result, branch, ctx);
       case "settled":
         return { message: plan.message, replayed: false, changes: {} };
       case "run":
@@ -95,10 +83,33 @@ async function settle<S extends BaseState>(
   }
 }
 
+function replay<S extends BaseState>(
+  call: ReadyCall,
+  result: ReplayedResult,
+  branch: Branch<S>,
+  ctx: NodeContext,
+): CallOutcome {
+  ctx.runtime.metrics.ledgerHits.add(1, { tool: call.tool.name });
+  call.log.info({ key: call.key, tool: call.tool.name }, "Tool call replayed from the ledger");
+  // State changes are re-applied when this very call is replayed. A domain key replaying a
+  // fact recorded by another turn's call must not roll fields back to that turn's values.
+  const ownResult = result.origin === undefined || result.origin === call.origin;
+  const changes = ownResult ? result.stateChanges : {};
+  Object.assign(branch.state, structuredClone(changes));
+  // A fact recorded for an earlier turn whose call had the same id (providers reuse `call_1`)
+  // is already in the transcript, where re-appending it is a no-op that would leave this call
+  // unanswered. Answer with a new message.
+  const recorded = result.message;
+  const message = branch.state.messages.some((m) => m.id === recorded.id)
+    ? toToolMessage(recorded, call.call.id)
+    : recorded;
+  return { message, replayed: true, changes };
+}
+
 /**
  * Runs the tool under its deadline and records the result as soon as it returns, before the
- * node goes on. A tool that ignores its signal cannot hold the node: the deadline settles the
- * call and the late result is never recorded.
+ * node goes on. The claim is heartbeated from the moment it was won until its fate is written,
+ * so no other execution takes a live call for abandoned while its record is on the way.
  */
 async function runTool<S extends BaseState>(
   call: ReadyCall,
@@ -108,9 +119,38 @@ async function runTool<S extends BaseState>(
 ): Promise<CallOutcome> {
   const release =
     attempt === null ? () => false : ctx.runtime.watch.hold({ key: call.key!, attempt });
+  try {
+    const { message, errorCode } = await execute(call, attempt, branch, ctx);
+    // A failed call's half-made state changes are dropped with it.
+    const changes = errorCode ? {} : changedFields(branch.baseline, branch.state);
+    const where = {
+      threadId: ctx.threadId,
+      runId: ctx.runId,
+      node: ctx.node,
+      toolName: call.tool.name,
+      key: call.key,
+    };
+    await ctx.runtime.faultPoints?.hit(FAULT_POINTS.TOOL_AFTER_RETURN, where);
+    if (attempt !== null) {
+      const envelope = messageEnvelope(message, changes, call.origin, errorCode);
+      await recordResult(call, attempt, envelope, ctx);
+      await ctx.runtime.faultPoints?.hit(FAULT_POINTS.LEDGER_AFTER_RECORD, where);
+    }
+    return { message, replayed: false, changes };
+  } finally {
+    release();
+  }
+}
+
+/** The tool itself, under its deadline: its message, and the error code when it failed. */
+async function execute<S extends BaseState>(
+  call: ReadyCall,
+  attempt: number | null,
+  branch: Branch<S>,
+  ctx: NodeContext,
+): Promise<{ message: ToolMessage; errorCode: ErrorCode | null }> {
   const timeoutMs = toolTimeoutMs(call, ctx);
   const started = performance.now();
-  let message: ToolMessage;
   try {
     const output = await runWithDeadline(
       (signal) =>
@@ -121,45 +161,35 @@ async function runTool<S extends BaseState>(
         onTimeout: () => new NodeTimeoutError("tool", call.tool.name, (timeoutMs ?? 0) / 1000),
       },
     );
-    message = toToolMessage(output, call.call.id);
+    return { message: toToolMessage(output, call.call.id), errorCode: null };
   } catch (error) {
     if (isInterruptSignal(error) && attempt !== null) await releaseClaim(call, attempt, ctx);
     // Stop or the node's deadline: the node's result is discarded and the claim stays in doubt.
     if (isInterruptSignal(error) || ctx.signal.aborted) throw error;
-    message = failureMessage(call, error, ctx);
+    return failure(call, error, ctx);
   } finally {
-    release();
     ctx.runtime.metrics.toolDuration.record(performance.now() - started, { tool: call.tool.name });
   }
-  const changes = changedFields(branch.baseline, branch.state);
-  const where = {
-    threadId: ctx.threadId,
-    runId: ctx.runId,
-    node: ctx.node,
-    toolName: call.tool.name,
-    key: call.key,
-  };
-  await ctx.runtime.faultPoints?.hit(FAULT_POINTS.TOOL_AFTER_RETURN, where);
-  if (attempt !== null) {
-    const origin = ledgerKey(call.messageId, call.call.id);
-    await recordResult(call, attempt, messageEnvelope(message, changes, origin), ctx);
-    await ctx.runtime.faultPoints?.hit(FAULT_POINTS.LEDGER_AFTER_RECORD, where);
-  }
-  return { message, replayed: false, changes };
 }
 
-function failureMessage(call: ReadyCall, error: unknown, ctx: NodeContext): ToolMessage {
+function failure(
+  call: ReadyCall,
+  error: unknown,
+  ctx: NodeContext,
+): { message: ToolMessage; errorCode: ErrorCode } {
+  const tool = call.tool.name;
   if (error instanceof NodeTimeoutError) {
-    ctx.runtime.metrics.toolTimeouts.add(1, { tool: call.tool.name });
-    call.log.warn({ tool: call.tool.name, key: call.key }, error.message);
-    return toolErrorMessage(call.tool.name, call.call.id, "NODE_TIMEOUT_002", error.message);
+    ctx.runtime.metrics.toolTimeouts.add(1, { tool });
+    call.log.warn({ tool, key: call.key }, error.message);
+    const code = "NODE_TIMEOUT_002";
+    return { message: toolErrorMessage(tool, call.call.id, code, error.message), errorCode: code };
   }
-  ctx.runtime.metrics.toolErrors.add(1, { tool: call.tool.name });
+  ctx.runtime.metrics.toolErrors.add(1, { tool });
   const text = errorText(error);
-  call.log.warn({ tool: call.tool.name, key: call.key, err: error }, `Tool failed: ${text}`);
+  call.log.warn({ tool, key: call.key, err: error }, `Tool failed: ${text}`);
   const code =
     isTenxgraphError(error) && error.code.startsWith("TOOL_") ? error.code : "TOOL_ERROR_001";
-  return toolErrorMessage(call.tool.name, call.call.id, code, text);
+  return { message: toolErrorMessage(tool, call.call.id, code, text), errorCode: code };
 }
 
 function toolContext<S extends BaseState>(

@@ -194,7 +194,11 @@ describe("mergeBranches (property)", () => {
     branch.order.items.push(2);
     expect(baseline).toEqual({ order: { items: [1] } });
     expect(state.order.items).toEqual([1]);
-    expect(branch.messages).toBe(state.messages);
+    // The transcript array is the branch's own; its (immutable) messages are shared.
+    expect(branch.messages).not.toBe(state.messages);
+    expect(branch.messages).toEqual(state.messages);
+    branch.messages.push(Message.user("pushed by a tool"));
+    expect(state.messages).toHaveLength(1);
   });
 });
 

@@ -9,9 +9,12 @@ export function snapshotFields(state: BaseState): Record<string, unknown> {
   return deepCopy(fields);
 }
 
-/** A private copy of the state for one of several parallel calls (transcript shared, read-only). */
+/**
+ * A private copy of the state for one tool call. The transcript array is copied too (its
+ * messages are immutable), so a tool pushing into `ctx.state.messages` changes nothing.
+ */
 export function branchState<S extends BaseState>(state: S, baseline: Record<string, unknown>): S {
-  return { ...deepCopy(baseline), messages: state.messages } as unknown as S;
+  return { ...deepCopy(baseline), messages: state.messages.slice() } as unknown as S;
 }
 
 /** The fields `state` changed relative to `baseline`. */

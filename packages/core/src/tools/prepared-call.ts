@@ -17,6 +17,8 @@ export interface ReadyCall {
   args: unknown;
   /** The assistant message that issued the call. */
   messageId: string;
+  /** `<message id>:<call id>`: names the call in recorded results (`null` when a part is missing). */
+  origin: string | null;
   /** The ledger key, or `null` when the call cannot be keyed (it then runs without the ledger). */
   key: string | null;
   idempotencyKey: string;
@@ -38,6 +40,8 @@ export interface RejectedCall {
  */
 export function prepareCall(
   call: ToolCall,
+  /** The call's position in its message. */
+  index: number,
   messageId: string,
   tools: ReadonlyMap<string, AnyTool>,
   ctx: NodeContext,
@@ -61,7 +65,8 @@ export function prepareCall(
     return reject(call, "TOOL_ARGS_001", `arguments do not match the schema: ${issues}`);
   }
   const log = withFields(ctx.logger, { toolCallId: call.id, tool: call.name });
-  let key = ledgerKey(messageId, call.id);
+  const origin = ledgerKey(messageId, call.id);
+  let key = origin;
   if (tool.idempotencyKey) {
     try {
       key = tool.idempotencyKey(parsed.data);
@@ -81,9 +86,11 @@ export function prepareCall(
     tool,
     args: parsed.data,
     messageId,
+    origin,
     key,
-    idempotencyKey: key ?? `${ctx.threadId}:${ctx.runtime.ids()}`,
-    interruptBase: ledgerKey(messageId, call.id) ?? `${ctx.node}:${ctx.step}:${call.id}`,
+    // Without a key the call's place (node, step, position) is what stays the same on replay.
+    idempotencyKey: key ?? `${ctx.threadId}:${ctx.node}:${ctx.step}:${index}`,
+    interruptBase: origin ?? `${ctx.node}:${ctx.step}:${index}`,
     log,
   };
 

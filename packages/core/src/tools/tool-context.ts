@@ -12,9 +12,9 @@ export interface ToolContext<S extends BaseState = BaseState> {
   /** Aborts on the tool's timeout, the node's timeout and stop. */
   readonly signal: AbortSignal;
   /**
-   * This branch's state: a private copy when calls run in parallel. Fields a tool changes are
-   * merged back after the node's calls settle, and recorded with the result in the ledger.
-   * `messages` is the transcript, read-only here: a tool's result becomes its message.
+   * This call's private copy of the state. Fields a tool changes are merged back after the
+   * node's calls settle (not when the call failed or timed out), and recorded with the result
+   * in the ledger. `messages` is a copy of the transcript: a tool's result becomes its message.
    */
   readonly state: S;
   readonly threadId: string;

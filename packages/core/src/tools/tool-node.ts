@@ -48,20 +48,19 @@ export class ToolNode<S extends BaseState = BaseState> implements GraphNode<S> {
       ctx.logger.warn({}, "ToolNode ran but the last message has no tool calls: nothing to do");
       return;
     }
-    const prepared = issuer.toolCalls.map((call) => prepareCall(call, issuer.id, this.#tools, ctx));
+    const prepared = issuer.toolCalls.map((call, index) =>
+      prepareCall(call, index, issuer.id, this.#tools, ctx),
+    );
     const ready = prepared.filter((call): call is ReadyCall => call.ok);
     const plans = new Map<ReadyCall, CallPlan>();
     (await planCalls(ready, ctx)).forEach((plan, i) => plans.set(ready[i]!, plan));
 
-    // One call works on the node's state directly; parallel calls each get a private copy.
+    // Every call works on a private copy (cheap for a state with no fields), merged back once
+    // it settled: a tool that outlives its deadline keeps writing only to its own discarded copy.
     const baseline = snapshotFields(state);
-    const parallel = prepared.length > 1;
     const settled = await Promise.allSettled(
       prepared.map((call) => {
-        const branch: Branch<S> = {
-          state: parallel ? branchState(state, baseline) : state,
-          baseline,
-        };
+        const branch: Branch<S> = { state: branchState(state, baseline), baseline };
         return this.#runOne(call, call.ok ? plans.get(call)! : null, branch, ctx);
       }),
     );
@@ -123,10 +122,8 @@ export class ToolNode<S extends BaseState = BaseState> implements GraphNode<S> {
     // a bug): the node fails as a crash would, after every sibling settled and was recorded.
     if (failures.length > 0) throw failures[0];
     if (interrupts.length > 0) throw new InterruptSignal(interrupts);
-    if (settled.length > 1) {
-      mergeBranches(state, baseline, branches, ctx.runtime.reducers, ctx.logger);
-    }
-    // Field changes are already on `state` (the node's own copy); only the messages are new.
+    mergeBranches(state, baseline, branches, ctx.runtime.reducers, ctx.logger);
+    // Field changes are merged into `state` (the node's own copy); only the messages are new.
     return messages;
   }
 }

@@ -1,11 +1,10 @@
-import { silentLogger } from "../events/logger.js";
-import { resolveTimeout } from "../runtime/run-config.js";
 import type { NodeContext } from "../runtime/node-context.js";
 import type { ReadyCall } from "./prepared-call.js";
 
 /** The call's deadline in ms: the tool's own `timeout` if set, else the run's `toolTimeout`. */
 export function toolTimeoutMs(call: ReadyCall, ctx: NodeContext): number | null {
-  if (call.tool.timeout === undefined) return ctx.runtime.toolTimeoutMs;
-  // tool() already rejected non-numbers, so nothing is left to warn about here.
-  return resolveTimeout(call.tool.timeout, "timeout", 0, silentLogger);
+  const { timeout } = call.tool;
+  if (timeout === undefined) return ctx.runtime.toolTimeoutMs;
+  // tool() admits only null and numbers other than NaN: null, 0, negative or Infinity mean none.
+  return timeout === null || timeout <= 0 || timeout === Infinity ? null : timeout * 1000;
 }

@@ -25,7 +25,7 @@ export interface ToolDefinition<Schema extends z.ZodType, S extends BaseState = 
   description: string;
   schema: Schema;
   execute(args: z.infer<Schema>, ctx: ToolContext<S>): ToolOutput | Promise<ToolOutput>;
-  /** Seconds this tool may run; overrides the run's `toolTimeout`. `null`, 0 or negative: none. */
+  /** Seconds this tool may run; overrides the run's `toolTimeout`. `null`, 0, negative or `Infinity`: none. */
   timeout?: number | null;
   /** A domain key: the call's ledger key (scoped by thread) and `ctx.idempotencyKey`. */
   idempotencyKey?: (args: z.infer<Schema>) => string;

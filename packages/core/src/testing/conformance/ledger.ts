@@ -23,7 +23,9 @@ export function ledgerConformance(get: GetCheckpointer, test: TestApi): void {
         ownerRunId: "run-a",
         startedAt: expect.any(String),
         heartbeatAt: expect.any(String),
+        heartbeatAgeMs: expect.any(Number),
       });
+      expect((entry as { heartbeatAgeMs: number }).heartbeatAgeMs).toBeGreaterThanOrEqual(0);
     });
 
     it("loses a second claim of the same key, which sees the entry", async () => {

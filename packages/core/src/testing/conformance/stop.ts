@@ -2,35 +2,35 @@ import { createThread, newThreadId } from "./fixtures.js";
 import type { GetCheckpointer } from "./fixtures.js";
 import type { TestApi } from "./test-api.js";
 
-/** Stop requests: a per-thread flag that any process sharing the store can set and clear. */
+/**
+ * Stop requests: a per-thread count that any process sharing the store can raise. Runs compare
+ * it with the count they saw at their start, so requests are never cleared.
+ */
 export function stopConformance(get: GetCheckpointer, test: TestApi): void {
   const { describe, it, expect } = test;
   describe("stop requests", () => {
-    it("reports no stop request by default", async () => {
+    it("counts no stop request by default, also for an unknown thread", async () => {
       const checkpointer = get();
       const threadId = await createThread(checkpointer);
-      expect(await checkpointer.isStopRequested(threadId)).toBe(false);
-      expect(await checkpointer.isStopRequested(newThreadId())).toBe(false);
+      expect(await checkpointer.countStopRequests(threadId)).toBe(0);
+      expect(await checkpointer.countStopRequests(newThreadId())).toBe(0);
     });
 
-    it("requests, reports and clears a stop", async () => {
+    it("counts every request, repeated ones included", async () => {
       const checkpointer = get();
       const threadId = await createThread(checkpointer);
       await checkpointer.requestStop(threadId);
-      expect(await checkpointer.isStopRequested(threadId)).toBe(true);
-      await checkpointer.clearStop(threadId);
-      expect(await checkpointer.isStopRequested(threadId)).toBe(false);
+      expect(await checkpointer.countStopRequests(threadId)).toBe(1);
+      await checkpointer.requestStop(threadId);
+      await checkpointer.requestStop(threadId);
+      expect(await checkpointer.countStopRequests(threadId)).toBe(3);
     });
 
-    it("treats a repeated request as one and a clear without request as a no-op", async () => {
+    it("counts concurrent requests without losing one", async () => {
       const checkpointer = get();
       const threadId = await createThread(checkpointer);
-      await checkpointer.clearStop(threadId);
-      expect(await checkpointer.isStopRequested(threadId)).toBe(false);
-      await checkpointer.requestStop(threadId);
-      await checkpointer.requestStop(threadId);
-      await checkpointer.clearStop(threadId);
-      expect(await checkpointer.isStopRequested(threadId)).toBe(false);
+      await Promise.all(Array.from({ length: 8 }, () => checkpointer.requestStop(threadId)));
+      expect(await checkpointer.countStopRequests(threadId)).toBe(8);
     });
 
     it("keeps stop requests per thread", async () => {
@@ -38,12 +38,11 @@ export function stopConformance(get: GetCheckpointer, test: TestApi): void {
       const stopped = await createThread(checkpointer);
       const other = await createThread(checkpointer);
       await checkpointer.requestStop(stopped);
-      expect(await checkpointer.isStopRequested(other)).toBe(false);
-
+      expect(await checkpointer.countStopRequests(other)).toBe(0);
       await checkpointer.requestStop(other);
-      await checkpointer.clearStop(other);
-      expect(await checkpointer.isStopRequested(stopped)).toBe(true);
-      expect(await checkpointer.isStopRequested(other)).toBe(false);
+      await checkpointer.requestStop(other);
+      expect(await checkpointer.countStopRequests(stopped)).toBe(1);
+      expect(await checkpointer.countStopRequests(other)).toBe(2);
     });
   });
 }

@@ -21,6 +21,8 @@ export interface Matchers {
   toBeNull(): void;
   toBeNaN(): void;
   toBeGreaterThan(expected: number): void;
+  toBeGreaterThanOrEqual(expected: number): void;
+  toBeLessThan(expected: number): void;
 }
 
 /** The matchers the suite calls on `expect(promise).resolves` and `.rejects`. */

@@ -2,20 +2,10 @@ import type { Checkpointer } from "../storage/checkpointer.js";
 import type { AttemptRef } from "../ledger/ledger-entry.js";
 import type { Logger } from "../events/logger.js";
 
-/** The abort reason of a stopped run. Internal: a stop is a result, never an error. */
-export class StopSignal {
-  constructor(readonly source: "stop()" | "signal" | "stream closed") {}
-}
-
-/** True for the abort reason of a stopped run. */
-export function isStopSignal(value: unknown): value is StopSignal {
-  return value instanceof StopSignal;
-}
-
 /**
- * While a run is active, polls the store once per interval for a stop request made by any
- * process, and heartbeats the ledger claims the run holds, so other executions can tell a live
- * claim from one left by a crash.
+ * While a run is active, polls the store once per interval for stop requests made by any process
+ * after the run started, and heartbeats the ledger claims the run holds, so other executions can
+ * tell a live claim from one left by a crash.
  */
 export class RunWatch {
   readonly #inFlight = new Set<AttemptRef>();
@@ -26,6 +16,8 @@ export class RunWatch {
     private readonly options: {
       checkpointer: Checkpointer;
       threadId: string;
+      /** Stop requests counted when the run started; only later ones are for this run. */
+      stopRequestsAtStart: number;
       intervalMs: number;
       logger: Logger;
       onStopRequested: () => void;
@@ -49,12 +41,14 @@ export class RunWatch {
   async #tick(): Promise<void> {
     if (this.#busy) return;
     this.#busy = true;
-    const { checkpointer, threadId, logger } = this.options;
+    const { checkpointer, threadId, logger, stopRequestsAtStart } = this.options;
     try {
       if (this.#inFlight.size > 0) {
         await checkpointer.heartbeatCalls(threadId, [...this.#inFlight]);
       }
-      if (await checkpointer.isStopRequested(threadId)) this.options.onStopRequested();
+      if ((await checkpointer.countStopRequests(threadId)) > stopRequestsAtStart) {
+        this.options.onStopRequested();
+      }
     } catch (error) {
       // A store blip must not end the run; the next tick tries again.
       logger.warn({ err: error }, "Could not poll for stop requests or heartbeat claims");
