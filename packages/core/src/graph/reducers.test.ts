@@ -84,6 +84,19 @@ describe("state updates through a run", () => {
     expect(stored?.values.messages.map((m) => m.content)).toEqual(["hi", "ok"]);
   });
 
+  it("a message the node pushed into the transcript and also returns is kept once", async () => {
+    const app = oneNode((state) => {
+      const reply = Message.assistant("hi");
+      state.messages.push(reply);
+      return [reply];
+    });
+    const result = await app.invoke({ messages: [Message.user("go")] }, { threadId: "t" });
+    expect(result.status).toBe("completed");
+    expect(result.state.messages.map((m) => m.content)).toEqual(["go", "hi"]);
+    const stored = await app.getState({ threadId: "t" });
+    expect(stored?.values.messages.map((m) => m.content)).toEqual(["go", "hi"]);
+  });
+
   it("fields without a reducer are replaced", async () => {
     const app = oneNode(() => ({ total: 7, items: ["only"], note: "set" }));
     const result = await app.invoke({ total: 100, items: ["input"] }, { threadId: "t" });

@@ -6,6 +6,8 @@ import { InMemoryCheckpointer } from "../storage/in-memory-checkpointer.js";
 import {
   callsTurn,
   collectEvents,
+  deferred,
+  LedgerReadsCheckpointer,
   ofType,
   pause,
   recordingLogger,
@@ -165,6 +167,61 @@ describe("in doubt: a call claimed but never completed", () => {
     expect(effects).toEqual(["charge 4821", "charge 4821"]);
     expect(contexts.map((c) => c.attempt)).toEqual([1, 2]);
   });
+  it("still fails under 'fail' when the takeover claim itself fails: the tool does not run", async () => {
+    class ClaimsFailLater extends InMemoryCheckpointer {
+      failClaims = false;
+      override async claimCalls(...args: Parameters<InMemoryCheckpointer["claimCalls"]>) {
+        if (this.failClaims) throw new Error("connection reset");
+        return super.claimCalls(...args);
+      }
+    }
+    const checkpointer = new ClaimsFailLater();
+    const contexts: ToolContext[] = [];
+    const chargeCard = tool({
+      name: "charge_card",
+      description: "Charge the card.",
+      schema: z.object({ order_id: z.string(), amount_cents: z.number() }),
+      onInDoubt: "fail",
+      execute: (_args, ctx) => {
+        contexts.push(ctx);
+        return "Charged";
+      },
+    });
+    const faults = new FaultPoints().arm(
+      "tool.after_return",
+      () => {
+        throw new Error("crashed before the record");
+      },
+      { times: 1 },
+    );
+    const metrics = testMeter();
+    const app = supportAgent({
+      model: [callsTurn("m-1", [["charge_card", ARGS]]), "Done."],
+      tools: [chargeCard],
+      checkpointer,
+      faultPoints: faults,
+      meter: metrics.meter,
+    });
+    await expect(app.invoke(user("charge"), { threadId: "t-fail-noclaim" })).rejects.toThrow(
+      "crashed before the record",
+    );
+    checkpointer.failClaims = true;
+
+    const result = await app.invoke(null, { threadId: "t-fail-noclaim" });
+
+    expect(result.status).toBe("completed");
+    expect(contexts.map((c) => c.attempt)).toEqual([1]);
+    expect(toolText(result.state, "call_1")).toBe(
+      "Tool 'charge_card' failed: [TOOL_IN_DOUBT_001] outcome unknown: attempt 1 started but was never recorded; " +
+        "it may or may not have taken effect, so check before calling it again",
+    );
+    expect(await metrics.sum("tenxgraph.tool.in_doubt", { policy: "fail" })).toBe(1);
+    // Nothing could be claimed, so nothing was recorded: the call stays in doubt.
+    expect((await app.getToolLedger({ threadId: "t-fail-noclaim" }))[0]).toMatchObject({
+      status: "started",
+      attempt: 1,
+    });
+  });
 });
 
 describe("in doubt under 'interrupt'", () => {
@@ -315,6 +372,73 @@ describe("in doubt under { reconcile }", () => {
     expect(contexts[0]?.attempt).toBe(2);
     expect(toolText(result.state, "call_1")).toBe("Charged 42 USD");
     expect(await metrics.sum("tenxgraph.tool.in_doubt", { policy: "reconcile" })).toBe(1);
+  });
+
+  it("heartbeats its claim while reconcile() runs: a concurrent execution waits instead of acting on it", async () => {
+    let skewMs = -60_000;
+    const checkpointer = new LedgerReadsCheckpointer({
+      clock: () => new Date(Date.now() + skewMs),
+    });
+    const threadId = "t-rec-live";
+    // A claim whose last heartbeat was a minute ago: its process is gone.
+    await checkpointer.claimCalls(threadId, [
+      { key: KEY, toolName: "charge_card", ownerRunId: "dead-run", expectedAttempt: 0 },
+    ]);
+    skewMs = 0;
+    const effects: string[] = [];
+    const reconciles: string[] = [];
+    const entered = deferred();
+    const gate = deferred();
+    const second = deferred();
+    const chargeCard = tool({
+      name: "charge_card",
+      description: "Charge the card.",
+      schema: z.object({ order_id: z.string(), amount_cents: z.number() }),
+      onInDoubt: {
+        reconcile: async (_args, ctx) => {
+          reconciles.push(ctx.runId);
+          if (reconciles.length > 1) {
+            second.resolve();
+            return "reconciled again";
+          }
+          entered.resolve();
+          await gate.promise; // a slow payments API
+          return "already charged";
+        },
+      },
+      execute: (args) => {
+        effects.push(`charge ${args.order_id}`);
+        return "Charged";
+      },
+    });
+    const options = {
+      model: [callsTurn("m-1", [["charge_card", ARGS]]), "Done."],
+      tools: [chargeCard],
+      checkpointer,
+      claimStaleAfterMs: 200,
+      stopPollIntervalMs: 20,
+    };
+    const a = supportAgent(options);
+    const b = supportAgent(options);
+    const runA = a.invoke(user("charge"), { threadId }).then(
+      () => null,
+      (e: unknown) => e,
+    );
+    await entered.promise;
+    const runB = b.invoke(null, { threadId });
+    // Five reads of B's are about 400 ms, twice claimStaleAfterMs, while reconcile() runs.
+    await Promise.race([checkpointer.readsFromNow(5), second.promise]);
+    gate.resolve();
+
+    const resultB = await runB;
+    expect(reconciles).toHaveLength(1);
+    expect(effects).toEqual([]);
+    expect(toolText(resultB.state, "call_1")).toBe("already charged");
+    expect(await runA).toMatchObject({ code: "STORAGE_CONFLICT_001" });
+    expect((await b.getToolLedger({ threadId }))[0]).toMatchObject({
+      status: "completed",
+      attempt: 2,
+    });
   });
 
   it("reports a reconcile() that throws as still in doubt, without running the tool", async () => {

@@ -9,6 +9,7 @@ import {
   collectEvents,
   deferred,
   freezeAt,
+  LedgerReadsCheckpointer,
   ofType,
   pause,
   recordingLogger,
@@ -16,6 +17,7 @@ import {
   testMeter,
   toolMessages,
   toolText,
+  untilAborted,
 } from "../testing/test-support.js";
 import type { ToolContext } from "../tools/tool-context.js";
 import { tool } from "../tools/tool.js";
@@ -382,6 +384,44 @@ async function liveClaim(checkpointer: InMemoryCheckpointer, threadId: string, o
   return { held, heartbeat };
 }
 
+/** The store counting ledger reads, whose first `completeCall` can be held at a gate. */
+class ObservedLedger extends LedgerReadsCheckpointer {
+  readonly recording = deferred();
+  readonly releaseRecord = deferred();
+  holdFirstRecord = false;
+
+  override async completeCall(threadId: string, ref: AttemptRef, result: unknown) {
+    if (this.holdFirstRecord) {
+      this.holdFirstRecord = false;
+      this.recording.resolve();
+      await this.releaseRecord.promise;
+    }
+    return super.completeCall(threadId, ref, result);
+  }
+}
+
+/** A charge tool: every execution lands in `effects`; `second` resolves on the second one. */
+function countedCharge(options: { gate?: Promise<void> } = {}) {
+  const effects: string[] = [];
+  const entered = deferred();
+  const second = deferred();
+  const charge = tool({
+    name: "charge_card",
+    description: "Charge the card.",
+    schema: z.object({ order_id: z.string() }),
+    execute: async (args, ctx) => {
+      effects.push(`charge ${args.order_id} attempt ${ctx.attempt}`);
+      if (effects.length === 2) second.resolve();
+      if (effects.length === 1) {
+        entered.resolve();
+        await options.gate;
+      }
+      return `Charged order ${args.order_id}`;
+    },
+  });
+  return { charge, effects, entered, second };
+}
+
 describe("concurrent executions", () => {
   it("waits for a live claim's result instead of running the call a second time", async () => {
     const checkpointer = new InMemoryCheckpointer();
@@ -437,6 +477,152 @@ describe("concurrent executions", () => {
         status: "started",
         ownerRunId: "stuck-run",
       });
+    } finally {
+      clearInterval(heartbeat);
+    }
+  });
+
+  it("keeps heartbeating a claim while its result is being recorded: a slow record is not taken for a crash", async () => {
+    const checkpointer = new ObservedLedger();
+    checkpointer.holdFirstRecord = true;
+    const { charge, effects, second } = countedCharge();
+    const options = {
+      model: [callsTurn("m-1", [["charge_card", { order_id: "4821" }]]), "Done."],
+      tools: [charge],
+      checkpointer,
+      claimStaleAfterMs: 200,
+      stopPollIntervalMs: 20,
+    };
+    const a = supportAgent(options);
+    const b = supportAgent(options);
+    const runA = a.invoke(user("charge"), { threadId: "t-slow-record" }).then(
+      () => null,
+      (e: unknown) => e,
+    );
+    await checkpointer.recording.promise; // A's tool returned; its record is on the way
+    const runB = b.invoke(null, { threadId: "t-slow-record" });
+    // Five reads of B's are about 400 ms: twice claimStaleAfterMs, while A is still recording.
+    await Promise.race([checkpointer.readsFromNow(5), second.promise]);
+    checkpointer.releaseRecord.resolve();
+
+    const resultB = await runB;
+    expect(effects).toEqual(["charge 4821 attempt 1"]);
+    expect(toolText(resultB.state, "call_1")).toBe("Charged order 4821");
+    expect(await runA).toMatchObject({ code: "STORAGE_CONFLICT_001" });
+    expect(await b.getToolLedger({ threadId: "t-slow-record" })).toMatchObject([
+      { key: "m-1:call_1", status: "completed", attempt: 1 },
+    ]);
+  });
+
+  it("judges staleness by the store's clock: a live claim is waited on even when the store's clock is 5 s behind", async () => {
+    const checkpointer = new ObservedLedger({ clock: () => new Date(Date.now() - 5000) });
+    const gate = deferred();
+    const { charge, effects, entered, second } = countedCharge({ gate: gate.promise });
+    const options = {
+      model: [callsTurn("m-1", [["charge_card", { order_id: "4821" }]]), "Done."],
+      tools: [charge],
+      checkpointer,
+      claimStaleAfterMs: 1000,
+      stopPollIntervalMs: 100,
+    };
+    const a = supportAgent(options);
+    const b = supportAgent(options);
+    const runA = a.invoke(user("charge"), { threadId: "t-skew" }).then(
+      () => null,
+      (e: unknown) => e,
+    );
+    await entered.promise;
+    const runB = collectEvents(b.stream(null, { threadId: "t-skew" }));
+    await Promise.race([checkpointer.readsFromNow(3), second.promise]);
+    gate.resolve();
+
+    const { events } = await runB;
+    expect(effects).toEqual(["charge 4821 attempt 1"]);
+    expect(ofType(events, "tool_result")[0]).toMatchObject({ replayed: true, isError: false });
+    expect(ofType(events, "run_end")[0]?.status).toBe("completed");
+    expect(await runA).toMatchObject({ code: "STORAGE_CONFLICT_001" });
+  });
+
+  it("names the execution holding the claim when it gave up, not the one it first saw", async () => {
+    class TakenOverOnRead extends InMemoryCheckpointer {
+      onFirstRead?: () => Promise<void>;
+      override async getCalls(threadId: string, keys: string[]) {
+        const entries = await super.getCalls(threadId, keys);
+        const hook = this.onFirstRead;
+        this.onFirstRead = undefined;
+        await hook?.();
+        return entries;
+      }
+    }
+    const checkpointer = new TakenOverOnRead();
+    const first = await liveClaim(checkpointer, "t-handover", "first-run");
+    let heartbeat = first.heartbeat;
+    // Right after the runtime's first read, another execution takes the claim over and keeps it.
+    checkpointer.onFirstRead = async () => {
+      clearInterval(heartbeat);
+      await checkpointer.claimCalls("t-handover", [
+        {
+          key: "m-1:call_1",
+          toolName: "charge_card",
+          ownerRunId: "second-run",
+          expectedAttempt: 1,
+        },
+      ]);
+      const held = { key: "m-1:call_1", attempt: 2 };
+      heartbeat = setInterval(() => void checkpointer.heartbeatCalls("t-handover", [held]), 10);
+    };
+    const effects: string[] = [];
+    const app = supportAgent<S>({
+      model: [callsTurn("m-1", [["charge_card", { order_id: "4821" }]]), "ok"],
+      tools: supportTools(effects),
+      checkpointer,
+      claimStaleAfterMs: 200,
+    });
+    try {
+      const result = await app.invoke(user("charge"), { threadId: "t-handover", toolTimeout: 0.1 });
+      expect(effects).toEqual([]);
+      expect(toolText(result.state, "call_1")).toBe(
+        "Tool 'charge_card' failed: [TOOL_CONFLICT_001] another execution (run second-run) is running this call and did not finish in time; it was not run twice",
+      );
+    } finally {
+      clearInterval(heartbeat);
+    }
+  });
+
+  it("gives up with TOOL_CONFLICT_001 at the deadline even when every ledger read fails meanwhile", async () => {
+    const blind = new AbortController();
+    class ReadsFailWhileWaiting extends InMemoryCheckpointer {
+      reads = 0;
+      override async getCalls(threadId: string, keys: string[]) {
+        this.reads += 1;
+        if (this.reads === 1) return super.getCalls(threadId, keys);
+        // About two seconds of failed reads, far past the deadline: a wait that never checks
+        // it is ended here, so the test fails instead of hanging.
+        if (this.reads > 20) blind.abort();
+        throw new Error("ledger table unavailable");
+      }
+    }
+    const checkpointer = new ReadsFailWhileWaiting();
+    const { heartbeat } = await liveClaim(checkpointer, "t-blind", "stuck-run");
+    const effects: string[] = [];
+    const app = supportAgent<S>({
+      model: [callsTurn("m-1", [["charge_card", { order_id: "4821" }]]), "ok"],
+      tools: supportTools(effects),
+      checkpointer,
+      claimStaleAfterMs: 200,
+    });
+    try {
+      const result = await app.invoke(user("charge"), {
+        threadId: "t-blind",
+        toolTimeout: 0.1,
+        signal: blind.signal,
+      });
+      expect(result.status).toBe("completed");
+      expect(effects).toEqual([]);
+      expect(toolText(result.state, "call_1")).toBe(
+        "Tool 'charge_card' failed: [TOOL_CONFLICT_001] another execution (run stuck-run) is running this call and did not finish in time; it was not run twice",
+      );
+      expect(checkpointer.reads).toBeGreaterThan(1);
     } finally {
       clearInterval(heartbeat);
     }
@@ -634,6 +820,91 @@ describe("domain idempotency keys", () => {
     const ledger = await app.getToolLedger({ threadId: "t-declined" });
     expect(ledger.map((e) => [e.key, e.status, e.attempt])).toEqual([
       ["order-4821-charge", "completed", 2],
+    ]);
+  });
+
+  it("replays a timeout recorded under the domain key by an earlier turn instead of running the fact again", async () => {
+    const effects: string[] = [];
+    const charge = tool({
+      name: "charge_card",
+      description: "Charge the card, once per order.",
+      schema: z.object({ order_id: z.string() }),
+      idempotencyKey: (args) => `order-${args.order_id}-charge`,
+      timeout: 0.05,
+      execute: (args, ctx) => {
+        effects.push(`charge ${args.order_id}`);
+        return untilAborted(ctx.signal); // may have charged; the outcome is unknown
+      },
+    });
+    const args = { order_id: "4821" };
+    const app = supportAgent({
+      model: [
+        callsTurn("m-1", [["charge_card", args, "call_1"]]),
+        "It timed out.",
+        callsTurn("m-2", [["charge_card", args, "call_1"]]),
+        "Still unknown.",
+      ],
+      tools: [charge],
+    });
+    const timedOut =
+      "Tool 'charge_card' failed: [NODE_TIMEOUT_002] Tool 'charge_card' timed out after 0.05 s";
+
+    const first = await app.invoke(user("charge"), { threadId: "t-timeout-fact" });
+    expect(toolText(first.state, "call_1")).toBe(timedOut);
+    const second = await app.invoke(user("try again"), { threadId: "t-timeout-fact" });
+
+    expect(effects).toEqual(["charge 4821"]);
+    expect(toolMessages(second.state).map((m) => Message.text(m))).toEqual([timedOut, timedOut]);
+    const ledger = await app.getToolLedger({ threadId: "t-timeout-fact" });
+    expect(ledger.map((e) => [e.key, e.status, e.attempt])).toEqual([
+      ["order-4821-charge", "completed", 1],
+    ]);
+  });
+
+  it("replaying another turn's fact does not roll state fields back to that turn's values", async () => {
+    type Log = { messages: Message[]; log: string[] };
+    const charge = tool<z.ZodObject<{ order_id: z.ZodString }>, Log>({
+      name: "charge_card",
+      description: "Charge the card, once per order.",
+      schema: z.object({ order_id: z.string() }),
+      idempotencyKey: (args) => `order-${args.order_id}-charge`,
+      execute: (args, ctx) => {
+        ctx.state.log = [...ctx.state.log, `charged ${args.order_id}`];
+        return "Charged";
+      },
+    });
+    const email = tool<z.ZodObject<Record<string, never>>, Log>({
+      name: "send_email",
+      description: "Email the customer.",
+      schema: z.object({}),
+      execute: (_args, ctx) => {
+        ctx.state.log = [...ctx.state.log, "emailed"];
+        return "Sent";
+      },
+    });
+    const app = supportAgent<Log>({
+      model: [
+        callsTurn("m-1", [["charge_card", { order_id: "4821" }]]),
+        "Charged.",
+        callsTurn("m-2", [["send_email", {}]]),
+        "Sent.",
+        callsTurn("m-3", [["charge_card", { order_id: "4821" }]]),
+        "It was already charged.",
+      ],
+      tools: [charge, email],
+      state: { initialState: { log: [] } },
+    });
+    const threadId = "t-no-rollback";
+    await app.invoke(user("charge"), { threadId });
+    await app.invoke(user("email me"), { threadId });
+    const result = await app.invoke(user("charge again"), { threadId });
+
+    expect(result.state.log).toEqual(["charged 4821", "emailed"]);
+    expect((await app.getState({ threadId }))?.values.log).toEqual(["charged 4821", "emailed"]);
+    expect(toolMessages(result.state).map((m) => Message.text(m))).toEqual([
+      "Charged",
+      "Sent",
+      "Charged",
     ]);
   });
 

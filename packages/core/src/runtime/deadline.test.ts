@@ -59,6 +59,23 @@ describe("runWithDeadline", () => {
     await expect(run).rejects.toBe("stop");
   });
 
+  it("never starts the work under a parent that already aborted", async () => {
+    let started = false;
+    const run = runWithDeadline(
+      () => {
+        started = true;
+        return "ran";
+      },
+      {
+        parent: AbortSignal.abort("stopped"),
+        timeoutMs: null,
+        onTimeout: () => new Error("unused"),
+      },
+    );
+    await expect(run).rejects.toBe("stopped");
+    expect(started).toBe(false);
+  });
+
   it("a deadline longer than one Node timer can hold (about 24.8 days) does not fire at once", async () => {
     const thirtyDays = 30 * 24 * 3600 * 1000;
     const value = await runWithDeadline(() => sleep(20).then(() => "finished"), {
@@ -279,7 +296,7 @@ describe("tool deadline", () => {
     );
   });
 
-  it.each([null, 0, 5])(
+  it.each([null, 0, 5, Infinity])(
     "a tool's own timeout (%s) wins over a shorter run toolTimeout",
     async (timeout) => {
       const app = oneToolCall(slowTool({ timeout, workMs: 40 }));

@@ -4,6 +4,7 @@ import { END } from "../graph/edges.js";
 import { StateGraph } from "../graph/state-graph.js";
 import { Message } from "../messages/message.js";
 import { InMemoryCheckpointer } from "../storage/in-memory-checkpointer.js";
+import { FaultPoints } from "../testing/fault-points.js";
 import {
   callsTurn,
   collectEvents,
@@ -213,6 +214,52 @@ describe("interrupt() in parallel tool calls", () => {
   });
 });
 
+describe("interrupt() in a tool whose call fell in doubt", () => {
+  it("keeps the tool's interrupt id after an in-doubt question was asked and answered in between", async () => {
+    const effects: string[] = [];
+    const refund = tool({
+      name: "refund",
+      description: "Refund, after a human approves.",
+      schema: z.object({}),
+      onInDoubt: "interrupt",
+      execute: () => {
+        const answer = interrupt<{ approved: boolean }>("approve?");
+        if (!answer.approved) return "declined";
+        effects.push("refund");
+        return "refunded";
+      },
+    });
+    const crash = new FaultPoints().arm(
+      "tool.after_return",
+      () => {
+        throw new Error("killed before the record");
+      },
+      { times: 1 },
+    );
+    const app = supportAgent({
+      model: [callsTurn("m-1", [["refund", {}]]), "Done."],
+      tools: [refund],
+      faultPoints: crash,
+    });
+    const threadId = "t-ids";
+
+    const asked = await app.invoke(user("refund"), { threadId });
+    expect(asked.interrupts.map((i) => i.id)).toEqual(["m-1:call_1"]);
+    await expect(app.invoke({ resume: { approved: true } }, { threadId })).rejects.toThrow(
+      "killed before the record",
+    );
+    const inDoubt = await app.invoke(null, { threadId });
+    expect(inDoubt.interrupts.map((i) => i.id)).toEqual(["m-1:call_1:in-doubt"]);
+
+    // On retry, interrupt("approve?") finds its earlier answer under the same id.
+    const result = await app.invoke({ resume: { action: "retry" } }, { threadId });
+    expect(result.status).toBe("completed");
+    expect(result.interrupts).toEqual([]);
+    expect(toolText(result.state, "call_1")).toBe("refunded");
+    expect(effects).toEqual(["refund", "refund"]);
+  });
+});
+
 describe("interrupt() in a node", () => {
   type S = { messages: Message[]; decisions: unknown[] };
 
@@ -264,6 +311,25 @@ describe("interrupt() in a node", () => {
       "ask after",
     ]);
     expect((await app.getState({ threadId }))?.interrupts).toEqual([]);
+  });
+
+  it("numbers unnamed interrupts without counting named ones", async () => {
+    const app = new StateGraph<S>({ initialState: { decisions: [] } })
+      .addNode("ASK", (state) => {
+        const named = interrupt("priority?", { id: "priority" });
+        const unnamed = interrupt("ship it?");
+        return { decisions: [...state.decisions, named, unnamed] };
+      })
+      .addEdge("ASK", END)
+      .setEntryPoint("ASK")
+      .compile({ checkpointer: new InMemoryCheckpointer(), logger: recordingLogger() });
+    const threadId = "t-named-first";
+
+    await app.invoke(user("go"), { threadId });
+    const second = await app.invoke({ resume: "high" }, { threadId });
+    expect(second.interrupts.map((i) => i.id)).toEqual(["ASK:0"]);
+    const done = await app.invoke({ resume: "yes" }, { threadId });
+    expect(done.state.decisions).toEqual(["high", "yes"]);
   });
 
   it("throws when called outside a running node or tool", () => {

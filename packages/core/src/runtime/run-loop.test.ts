@@ -17,6 +17,7 @@ import {
   recordingLogger,
   settle,
   testMeter,
+  untilAborted,
 } from "../testing/test-support.js";
 import { ScriptedModel } from "../testing/scripted-model.js";
 import { ToolNode } from "../tools/tool-node.js";
@@ -530,6 +531,80 @@ describe("inputs and threads", () => {
     }
     expect(store.writes).toHaveLength(writes);
     expect((await app.getState({ threadId: "t" }))?.status).toBe("interrupted");
+  });
+
+  it.each(["stopped", "failed"] as const)(
+    "THREAD_003: new input after a %s run is refused until invoke(null) finished it",
+    async (status) => {
+      const store = new RecordingCheckpointer();
+      const entered = deferred();
+      let runs = 0;
+      const app = linear(
+        [
+          [
+            "WORK",
+            (state, ctx) => {
+              runs += 1;
+              if (runs === 1 && status === "failed") throw new Error("work failed");
+              if (runs === 1) {
+                entered.resolve();
+                return untilAborted(ctx.signal);
+              }
+              return { trace: [...state.trace, "WORK"] };
+            },
+          ],
+        ],
+        { checkpointer: store },
+      );
+      const first = settle(app.invoke({ messages: [Message.user("one")] }, { threadId: "t" }));
+      if (status === "stopped") {
+        await entered.promise;
+        await app.stop({ threadId: "t" });
+      }
+      await first;
+      expect(await app.getState({ threadId: "t" })).toMatchObject({ status, currentNode: "WORK" });
+      const writes = store.writes.length;
+
+      const refused = await app
+        .invoke({ messages: [Message.user("two")] }, { threadId: "t" })
+        .catch((e: unknown) => e);
+      expect(refused).toMatchObject({ code: "THREAD_003", name: "InvalidRunError" });
+      expect((refused as Error).message).toContain("invoke(null");
+      expect(store.writes).toHaveLength(writes);
+
+      const continued = await app.invoke(null, { threadId: "t" });
+      expect(continued.status).toBe("completed");
+      const next = await app.invoke({ messages: [Message.user("two")] }, { threadId: "t" });
+      expect(next.status).toBe("completed");
+      expect(next.state.messages.map((m) => m.content)).toEqual(["one", "two"]);
+      expect(next.state.trace).toEqual(["WORK", "WORK"]);
+    },
+  );
+
+  it("getState never mixes versions: a write landing while the transcript is read is left out", async () => {
+    class WriteDuringRead extends InMemoryCheckpointer {
+      readonly pages: { offset?: number; limit?: number }[] = [];
+      beforeNextPage?: () => Promise<unknown>;
+      override async listMessages(threadId: string, page?: { offset?: number; limit?: number }) {
+        const hook = this.beforeNextPage;
+        this.beforeNextPage = undefined;
+        await hook?.();
+        this.pages.push({ ...page });
+        return super.listMessages(threadId, page);
+      }
+    }
+    const store = new WriteDuringRead();
+    const app = linear([["A", traced("A")]], { checkpointer: store });
+    const first = await app.invoke({ messages: [Message.user("one")] }, { threadId: "t" });
+    store.beforeNextPage = () => app.invoke({ messages: [Message.user("two")] }, { threadId: "t" });
+
+    const state = await app.getState({ threadId: "t" });
+
+    expect(state?.version).toBe(first.version);
+    expect(state?.values.messages.map((m) => m.content)).toEqual(["one", `A@${first.runId}`]);
+    // getState's own page asked for no more than its checkpoint's messages.
+    expect(store.pages.at(-1)).toEqual({ offset: 0, limit: 2 });
+    expect((await store.getCheckpoint("t"))?.messageCount).toBe(4);
   });
 
   it.each([

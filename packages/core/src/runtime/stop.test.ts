@@ -1,19 +1,24 @@
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
+import { StaleStateError } from "../errors/errors.js";
 import type { CompileOptions } from "../graph/compiled-graph.js";
 import { END } from "../graph/edges.js";
 import type { NodeFunction } from "../graph/graph-node.js";
 import type { BaseState } from "../graph/reducers.js";
 import { StateGraph } from "../graph/state-graph.js";
 import { Message } from "../messages/message.js";
-import type { Checkpointer } from "../storage/checkpointer.js";
+import type { Checkpointer, CheckpointWrite } from "../storage/checkpointer.js";
 import { InMemoryCheckpointer } from "../storage/in-memory-checkpointer.js";
 import {
+  callsTurn,
+  collectEvents,
   deferred,
   forever,
   nextMacrotask,
+  ofType,
   recordingLogger,
   settle,
+  supportAgent,
   testMeter,
   untilAborted,
 } from "../testing/test-support.js";
@@ -210,4 +215,188 @@ describe("RunConfig.signal", () => {
     await nextMacrotask();
     expect(await app.getState({ threadId: "t" })).toEqual(before);
   });
+});
+
+/** A node that waits until `gate` opens or its signal aborts; `entered` resolves when it starts. */
+function gatedNode() {
+  const entered = deferred();
+  const gate = deferred();
+  const node: NodeFunction<State> = (_, ctx) => {
+    entered.resolve();
+    return Promise.race([
+      untilAborted(ctx.signal),
+      gate.promise.then(() => Message.assistant("the gate opened")),
+    ]);
+  };
+  return { node, entered, gate };
+}
+
+function gatedGraph(checkpointer: Checkpointer, options: CompileOptions = {}) {
+  const { node, entered, gate } = gatedNode();
+  const app = new StateGraph()
+    .addNode("WAIT", node)
+    .addEdge("WAIT", END)
+    .setEntryPoint("WAIT")
+    .compile({ checkpointer, logger: recordingLogger(), ...options });
+  return { app, entered, gate };
+}
+
+/** The in-memory store, telling when its stop requests have been read `n` more times. */
+class PolledStore extends InMemoryCheckpointer {
+  #polls = 0;
+  #waiters: { at: number; resolve: () => void }[] = [];
+
+  polls(n: number): Promise<void> {
+    const waiter = deferred();
+    this.#waiters.push({ at: this.#polls + n, resolve: waiter.resolve });
+    return waiter.promise;
+  }
+
+  override async countStopRequests(threadId: string): Promise<number> {
+    const count = await super.countStopRequests(threadId);
+    this.#polls += 1;
+    for (const waiter of this.#waiters) if (this.#polls >= waiter.at) waiter.resolve();
+    return count;
+  }
+}
+
+describe("stop() races", () => {
+  it("stops a run whose tool call is still being claimed: the tool never runs, and a continue runs it once", async () => {
+    class SlowClaims extends InMemoryCheckpointer {
+      readonly entered = deferred();
+      readonly gate = deferred();
+      readonly returned = deferred();
+      override async claimCalls(...args: Parameters<InMemoryCheckpointer["claimCalls"]>) {
+        this.entered.resolve();
+        await this.gate.promise;
+        try {
+          return await super.claimCalls(...args);
+        } finally {
+          this.returned.resolve();
+        }
+      }
+    }
+    const store = new SlowClaims();
+    const executions: { attempt: number; aborted: boolean }[] = [];
+    const charge = tool({
+      name: "charge_card",
+      description: "Charge the card.",
+      schema: z.object({}),
+      execute: (_, ctx) => {
+        executions.push({ attempt: ctx.attempt, aborted: ctx.signal.aborted });
+        return "Charged";
+      },
+    });
+    const app = supportAgent({
+      model: [callsTurn("m-1", [["charge_card", {}]]), "Done."],
+      tools: [charge],
+      checkpointer: store,
+    });
+    const run = settle(app.invoke({ messages: [Message.user("charge")] }, { threadId: "t" }));
+    await store.entered.promise;
+
+    await app.stop({ threadId: "t" });
+    const outcome = await run;
+    expect(outcome.ok && outcome.value.status).toBe("stopped");
+    // The claim lands after the stop: the stopped run must not go on to run the tool.
+    store.gate.resolve();
+    await store.returned.promise;
+    await nextMacrotask();
+    expect(executions).toEqual([]);
+    expect((await app.getState({ threadId: "t" }))?.status).toBe("stopped");
+
+    const continued = await app.invoke(null, { threadId: "t" });
+    expect(continued.status).toBe("completed");
+    expect(executions).toEqual([{ attempt: 2, aborted: false }]);
+  });
+
+  it("a stop request from another caller is not erased by a third caller's invoke (a rejected resume)", async () => {
+    const store = new PolledStore();
+    const { app, entered, gate } = gatedGraph(store, { stopPollIntervalMs: 10 });
+    const stopper = gatedGraph(store).app;
+    const bystander = gatedGraph(store).app;
+    const run = settle(app.invoke({}, { threadId: "t" }));
+    await entered.promise;
+
+    await stopper.stop({ threadId: "t" });
+    await expect(bystander.invoke({ resume: 1 }, { threadId: "t" })).rejects.toMatchObject({
+      code: "RESUME_003",
+    });
+    // Polls after the rejected resume see the request; a run that missed it would go on.
+    await Promise.race([store.polls(3), run]);
+    gate.resolve();
+
+    const outcome = await run;
+    expect(outcome.ok && outcome.value.status).toBe("stopped");
+    expect((await app.getState({ threadId: "t" }))?.status).toBe("stopped");
+  });
+
+  it("stops this process's run even when the store cannot record the request; stop() reports the failure", async () => {
+    class StopsDown extends InMemoryCheckpointer {
+      override async requestStop(): Promise<never> {
+        throw new Error("store down");
+      }
+    }
+    const { app, entered, gate } = gatedGraph(new StopsDown());
+    const run = settle(app.invoke({}, { threadId: "t" }));
+    await entered.promise;
+
+    await expect(app.stop({ threadId: "t" })).rejects.toThrow("store down");
+    gate.resolve(); // a run that was not aborted would now complete
+
+    const outcome = await run;
+    expect(outcome.ok && outcome.value.status).toBe("stopped");
+    expect(await app.getState({ threadId: "t" })).toMatchObject({
+      status: "stopped",
+      currentNode: "WAIT",
+    });
+  });
+
+  it.each([
+    ["a storage failure", () => new Error("disk full"), null, "failed", 0],
+    [
+      "a version conflict",
+      () => new StaleStateError("t", 2, 3),
+      "STORAGE_CONFLICT_001",
+      "running",
+      1,
+    ],
+  ] as const)(
+    "reports %s of the stopped write as a failure: error event, rejected invoke",
+    async (_, makeError, code, status, conflicts) => {
+      class StoppedWriteFails extends InMemoryCheckpointer {
+        override async putCheckpoint(write: CheckpointWrite): Promise<number> {
+          if (write.status === "stopped") throw makeError();
+          return super.putCheckpoint(write);
+        }
+      }
+      const meter = testMeter();
+      const { app, entered } = gatedGraph(new StoppedWriteFails(), { meter: meter.meter });
+      const message = makeError().message;
+
+      const streamed = collectEvents(app.stream({}, { threadId: "s" }));
+      await entered.promise;
+      await app.stop({ threadId: "s" });
+      const { events, error } = await streamed;
+      expect((error as Error).message).toBe(message);
+      expect(events.at(-1)).toEqual({ type: "error", code, message });
+      expect(ofType(events, "run_end")).toEqual([]);
+
+      const { app: other, entered: otherEntered } = gatedGraph(app.checkpointer, {
+        meter: meter.meter,
+      });
+      const invoked = settle(other.invoke({}, { threadId: "i" }));
+      await otherEntered.promise;
+      await other.stop({ threadId: "i" });
+      const outcome = await invoked;
+      expect(outcome.ok).toBe(false);
+      expect(!outcome.ok && (outcome.error as Error).message).toBe(message);
+
+      for (const threadId of ["s", "i"]) {
+        expect((await app.getState({ threadId }))?.status).toBe(status);
+      }
+      expect(await meter.sum("tenxgraph.storage.conflicts")).toBe(2 * conflicts);
+      expect(await meter.sum("tenxgraph.run.stops")).toBe(0);
+    },
+  );
 });

@@ -15,6 +15,7 @@ import { END } from "../graph/edges.js";
 import type { NodeLike } from "../graph/graph-node.js";
 import type { BaseState } from "../graph/reducers.js";
 import { StateGraph, type StateOptions } from "../graph/state-graph.js";
+import type { LedgerEntry } from "../ledger/ledger-entry.js";
 import { Message, type AssistantMessage, type ToolMessage } from "../messages/message.js";
 import type { FaultContext, FaultPointName } from "../runtime/fault-points.js";
 import type { CheckpointWrite } from "../storage/checkpointer.js";
@@ -121,6 +122,29 @@ export class RecordingCheckpointer extends InMemoryCheckpointer {
     const committedVersion = await super.putCheckpoint(write);
     this.writes.push({ ...copy, committedVersion });
     return committedVersion;
+  }
+}
+
+/**
+ * The real in-memory store, telling a test how often the ledger was read: `readsFromNow(n)`
+ * resolves once `getCalls` returned `n` more times. An execution waiting on another's claim
+ * polls the ledger, so a test can let it wait a number of polls instead of a time.
+ */
+export class LedgerReadsCheckpointer extends InMemoryCheckpointer {
+  #reads = 0;
+  #waiters: { at: number; resolve: () => void }[] = [];
+
+  readsFromNow(n: number): Promise<void> {
+    const waiter = deferred();
+    this.#waiters.push({ at: this.#reads + n, resolve: waiter.resolve });
+    return waiter.promise;
+  }
+
+  override async getCalls(threadId: string, keys: string[]): Promise<LedgerEntry[]> {
+    const entries = await super.getCalls(threadId, keys);
+    this.#reads += 1;
+    for (const waiter of this.#waiters) if (this.#reads >= waiter.at) waiter.resolve();
+    return entries;
   }
 }
 

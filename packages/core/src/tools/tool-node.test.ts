@@ -3,6 +3,7 @@ import { z } from "zod";
 import { ToolError } from "../errors/errors.js";
 import { StateGraph } from "../graph/state-graph.js";
 import { END } from "../graph/edges.js";
+import type { BaseState } from "../graph/reducers.js";
 import type { CompletedLedgerEntry } from "../ledger/ledger-entry.js";
 import { Message, type ToolMessage } from "../messages/message.js";
 import { InMemoryCheckpointer } from "../storage/in-memory-checkpointer.js";
@@ -11,6 +12,7 @@ import {
   callsTurn,
   collectEvents,
   deferred,
+  nextMacrotask,
   ofType,
   pause,
   recordingLogger,
@@ -18,6 +20,7 @@ import {
   testMeter,
   toolMessages,
   toolText,
+  untilAborted,
 } from "../testing/test-support.js";
 import type { ToolContext } from "./tool-context.js";
 import { ToolNode } from "./tool-node.js";
@@ -111,6 +114,31 @@ describe("ToolNode: parallel calls and failures", () => {
     expect(byKey.get("m-1:call_1")?.toolName).toBe("lookup_order");
     expect(byKey.get("m-1:call_3")?.toolName).toBe("send_receipt");
     expect(await metrics.sum("tenxgraph.tool.errors")).toBe(1);
+  });
+
+  it("runs 12 parallel calls without a MaxListenersExceededWarning", async () => {
+    const quick = tool({
+      name: "quick",
+      description: "Answers at once.",
+      schema: z.object({ n: z.number() }),
+      execute: async (args) => {
+        await nextMacrotask(); // all 12 are in flight together
+        return `done ${args.n}`;
+      },
+    });
+    const calls = Array.from({ length: 12 }, (_, n) => ["quick", { n }] as const);
+    const app = supportAgent({ model: [callsTurn("m-1", calls), "ok"], tools: [quick] });
+    const warnings: Error[] = [];
+    const onWarning = (warning: Error) => warnings.push(warning);
+    process.on("warning", onWarning);
+    try {
+      const result = await app.invoke(user("go"), { threadId: "t-many" });
+      expect(toolMessages(result.state)).toHaveLength(12);
+      await nextMacrotask(); // warnings are emitted on the next tick
+    } finally {
+      process.off("warning", onWarning);
+    }
+    expect(warnings.filter((w) => w.name === "MaxListenersExceededWarning")).toEqual([]);
   });
 
   it("answers malformed JSON and schema failures with TOOL_ARGS_001, never runs the tool, writes no ledger entry", async () => {
@@ -276,6 +304,49 @@ describe("ToolNode: results and context", () => {
     expect(logger.find("warn", "the ledger is skipped and it runs at least once")).toHaveLength(1);
   });
 
+  it.each([
+    ["a call without an id", "m-1", ""],
+    ["a message without an id", "", "call_1"],
+  ])(
+    "gives %s the same idempotency key when its node runs again",
+    async (_label, messageId, callId) => {
+      const contexts: ToolContext[] = [];
+      const inspect = tool({
+        name: "inspect",
+        description: "Looks at its context.",
+        schema: z.object({}),
+        execute: (_args, ctx) => {
+          contexts.push(ctx);
+          return "seen";
+        },
+      });
+      const crash = new FaultPoints().arm(
+        "tool.after_return",
+        () => {
+          throw new Error("crashed after the tool returned");
+        },
+        { times: 1 },
+      );
+      // Built by hand: Message.assistant() would give the message an id.
+      const unkeyed = () => ({
+        ...Message.assistant("", [{ id: callId, name: "inspect", arguments: "{}" }]),
+        id: messageId,
+      });
+      const app = supportAgent({ model: [unkeyed, "ok"], tools: [inspect], faultPoints: crash });
+      await expect(app.invoke(user("go"), { threadId: "t-unkeyed" })).rejects.toThrow(
+        "crashed after the tool returned",
+      );
+
+      const result = await app.invoke(null, { threadId: "t-unkeyed" });
+
+      expect(result.status).toBe("completed");
+      expect(contexts.map((c) => c.attempt)).toEqual([0, 0]);
+      expect(contexts[0]?.idempotencyKey).toMatch(/^t-unkeyed:.+/);
+      expect(contexts[1]?.idempotencyKey).toBe(contexts[0]?.idempotencyKey);
+      expect(await app.getToolLedger({ threadId: "t-unkeyed" })).toEqual([]);
+    },
+  );
+
   it("turns outputs into tool messages: text, JSON, nothing, content blocks, a tool message", async () => {
     const outputs: Record<string, unknown> = {
       text: "plain",
@@ -380,6 +451,30 @@ describe("ToolNode: results and context", () => {
     expect(toolText(saved!.values, "call_1")).toBe("noted");
   });
 
+  it.each([1, 3])(
+    "ignores messages a tool pushes into ctx.state.messages (%s calls)",
+    async (count) => {
+      const note = tool({
+        name: "note",
+        description: "Pushes into the transcript.",
+        schema: z.object({}),
+        execute: (_args, ctx) => {
+          ctx.state.messages.push(Message.system("pushed by a tool"));
+          return "noted";
+        },
+      });
+      const calls = Array.from({ length: count }, () => ["note", {}] as const);
+      const app = supportAgent({ model: [callsTurn("m-1", calls), "ok"], tools: [note] });
+
+      const result = await app.invoke(user("go"), { threadId: "t-push" });
+
+      const roles = ["user", "assistant", ...calls.map(() => "tool"), "assistant"];
+      expect(result.state.messages.map((m) => m.role)).toEqual(roles);
+      const saved = await app.getState({ threadId: "t-push" });
+      expect(saved?.values.messages.map((m) => m.role)).toEqual(roles);
+    },
+  );
+
   it("streams tool_start before tool_result for every call, with keys and error flags", async () => {
     const effects: string[] = [];
     const { lookupOrder, chargeCard } = supportTools(effects);
@@ -469,6 +564,50 @@ describe("ToolNode: timeouts", () => {
     expect(await app.getToolLedger({ threadId: "t-zombie" })).toEqual(ledger);
     expect(await app.getState({ threadId: "t-zombie" })).toEqual(stateBefore);
     expect(JSON.stringify(stateBefore)).not.toContain("late result");
+  });
+
+  it("a tool that timed out and writes the state later changes nothing the run keeps", async () => {
+    type S = BaseState & { flag?: string };
+    const gate = deferred();
+    const wrote = deferred();
+    const lateWriter = tool<z.ZodObject<Record<string, never>>, S>({
+      name: "late_writer",
+      description: "Writes the state after its deadline.",
+      schema: z.object({}),
+      timeout: 0.05,
+      execute: async (_args, ctx) => {
+        await gate.promise; // ignores ctx.signal
+        ctx.state.flag = "written by a timed-out tool";
+        wrote.resolve();
+        return "late";
+      },
+    });
+    const app = new StateGraph<S>()
+      .addNode("MAIN", callsTurn("m-1", [["late_writer", {}]]))
+      .addNode("TOOL", new ToolNode<S>([lateWriter]))
+      .addNode("NEXT", async (_state, ctx) => {
+        gate.resolve(); // the zombie tool writes while this node runs
+        await wrote.promise;
+        return untilAborted(ctx.signal);
+      })
+      .addEdge("MAIN", "TOOL")
+      .addEdge("TOOL", "NEXT")
+      .addEdge("NEXT", END)
+      .setEntryPoint("MAIN")
+      .compile({ checkpointer: new InMemoryCheckpointer(), logger: recordingLogger() });
+
+    const run = app.invoke(user("go"), { threadId: "t-late-write" });
+    await wrote.promise;
+    await app.stop({ threadId: "t-late-write" }); // writes the run's state as it stands
+    const result = await run;
+
+    expect(result.status).toBe("stopped");
+    expect(result.state).not.toHaveProperty("flag");
+    const saved = await app.getState({ threadId: "t-late-write" });
+    expect(saved?.values).not.toHaveProperty("flag");
+    expect(toolText(saved!.values, "call_1")).toBe(
+      "Tool 'late_writer' failed: [NODE_TIMEOUT_002] Tool 'late_writer' timed out after 0.05 s",
+    );
   });
 
   it("uses the run's toolTimeout unless the tool sets its own (null disables it)", async () => {
