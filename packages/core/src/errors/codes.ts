@@ -47,7 +47,7 @@ export const ERROR_CODES = {
   THREAD_001: "THREAD_001",
   /** New input on a thread that waits for an interrupt answer. */
   THREAD_002: "THREAD_002",
-  /** New input on a thread whose last run was stopped or failed before it finished. */
+  /** New input while the model's last tool calls are unanswered (continue the run first). */
   THREAD_003: "THREAD_003",
   /** The input or config passed to `invoke`/`stream` is malformed. */
   INPUT_001: "INPUT_001",

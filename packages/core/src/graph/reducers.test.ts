@@ -194,6 +194,6 @@ describe("node output forms", () => {
     expect(await text.getState({ threadId: "t" })).toMatchObject({ status: "failed" });
 
     const mixed = oneNode((() => [Message.assistant("ok"), { not: "a message" }]) as never);
-    await expect(mixed.invoke({}, { threadId: "t" })).rejects.toThrow(/not all messages/);
+    await expect(mixed.invoke({}, { threadId: "t" })).rejects.toThrow(/invalid message \[1\]/);
   });
 });

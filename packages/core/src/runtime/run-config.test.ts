@@ -58,14 +58,17 @@ describe("timeouts", () => {
     expect(logger.records).toEqual([]);
   });
 
-  it.each([null, 0, -1, -0.5])("%s disables the deadline, without a warning", (value) => {
-    const { resolved, logger } = resolve({ nodeTimeout: value, toolTimeout: value });
-    expect(resolved.nodeTimeoutMs).toBeNull();
-    expect(resolved.toolTimeoutMs).toBeNull();
-    expect(logger.records).toEqual([]);
-  });
+  it.each([null, 0, -1, -0.5, Infinity, -Infinity])(
+    "%s disables the deadline, without a warning",
+    (value) => {
+      const { resolved, logger } = resolve({ nodeTimeout: value, toolTimeout: value });
+      expect(resolved.nodeTimeoutMs).toBeNull();
+      expect(resolved.toolTimeoutMs).toBeNull();
+      expect(logger.records).toEqual([]);
+    },
+  );
 
-  it.each(["abc", NaN, Infinity, "30", {}, true])(
+  it.each(["abc", NaN, "30", {}, true])(
     "an invalid value (%s) logs a warning and uses the default",
     (value) => {
       const { resolved, logger } = resolve({

@@ -79,8 +79,8 @@ export function resolveRunConfig(
 }
 
 /**
- * Seconds to milliseconds. `null`, 0 or a negative number disable the deadline; anything that is
- * not a finite number logs a warning and falls back to the default, so a typo in a config file
+ * Seconds to milliseconds. `null`, 0, a negative number or `Infinity` disable the deadline
+ * (as they do for a tool's own timeout); anything else that is not a finite number logs a warning and falls back to the default, so a typo in a config file
  * never removes the protection silently.
  */
 export function resolveTimeout(
@@ -90,7 +90,9 @@ export function resolveTimeout(
   logger: Logger,
 ): number | null {
   if (value === undefined) return defaultSeconds * 1000;
-  if (value === null || (typeof value === "number" && value <= 0)) return null;
+  if (value === null || value === Infinity || (typeof value === "number" && value <= 0)) {
+    return null;
+  }
   if (typeof value !== "number" || !Number.isFinite(value)) {
     logger.warn(
       { setting: name, value: String(value), defaultSeconds },

@@ -534,7 +534,7 @@ describe("inputs and threads", () => {
   });
 
   it.each(["stopped", "failed"] as const)(
-    "THREAD_003: new input after a %s run is refused until invoke(null) finished it",
+    "a %s run that left no tool call pending may be left behind by a new turn",
     async (status) => {
       const store = new RecordingCheckpointer();
       const entered = deferred();
@@ -563,21 +563,95 @@ describe("inputs and threads", () => {
       }
       await first;
       expect(await app.getState({ threadId: "t" })).toMatchObject({ status, currentNode: "WORK" });
+
+      const next = await app.invoke({ messages: [Message.user("two")] }, { threadId: "t" });
+      expect(next.status).toBe("completed");
+      expect(next.state.messages.map((m) => m.content)).toEqual(["one", "two"]);
+      expect(next.state.trace).toEqual(["WORK"]);
+    },
+  );
+
+  it.each(["stopped", "failed", "crashed"] as const)(
+    "THREAD_003: new input while tool calls are unanswered (%s run) is refused until invoke(null)",
+    async (how) => {
+      const store = new RecordingCheckpointer();
+      const faults = new FaultPoints();
+      const entered = deferred();
+      let executions = 0;
+      const charge = tool({
+        name: "charge",
+        description: "Charge a card",
+        schema: z.object({}),
+        execute: async (_args, ctx) => {
+          executions += 1;
+          if (executions === 1 && how === "stopped") {
+            entered.resolve();
+            await untilAborted(ctx.signal);
+          }
+          return "charged";
+        },
+      });
+      if (how === "failed") {
+        faults.arm(
+          FAULT_POINTS.TOOL_AFTER_RETURN,
+          () => {
+            throw new Error("tool node failed");
+          },
+          { times: 1 },
+        );
+      }
+      if (how === "crashed") {
+        // The tools step's write and the failure write that follows both die, as in a crash.
+        faults.arm(
+          FAULT_POINTS.STEP_BEFORE_WRITE,
+          () => {
+            throw new Error("crash");
+          },
+          { when: () => faults.hits(FAULT_POINTS.STEP_BEFORE_WRITE) >= 3, times: 2 },
+        );
+      }
+      const app = new StateGraph()
+        .addNode(
+          "MAIN",
+          new ScriptedModel([{ toolCalls: [{ name: "charge", args: {} }] }, "done", "again"]),
+        )
+        .addNode("TOOL", new ToolNode([charge]))
+        .addConditionalEdges("MAIN", (s) => (s.messages.at(-1)?.toolCalls?.length ? "TOOL" : END))
+        .addEdge("TOOL", "MAIN")
+        .setEntryPoint("MAIN")
+        .compile({
+          checkpointer: store,
+          logger: recordingLogger(),
+          faultPoints: faults,
+          claimStaleAfterMs: 40,
+          stopPollIntervalMs: 20,
+        });
+      const first = settle(app.invoke({ messages: [Message.user("pay")] }, { threadId: "t" }));
+      if (how === "stopped") {
+        await entered.promise;
+        await app.stop({ threadId: "t" });
+      }
+      await first;
+      expect((await app.getState({ threadId: "t" }))?.currentNode).toBe("TOOL");
       const writes = store.writes.length;
 
       const refused = await app
-        .invoke({ messages: [Message.user("two")] }, { threadId: "t" })
+        .invoke({ messages: [Message.user("something else")] }, { threadId: "t" })
         .catch((e: unknown) => e);
       expect(refused).toMatchObject({ code: "THREAD_003", name: "InvalidRunError" });
       expect((refused as Error).message).toContain("invoke(null");
       expect(store.writes).toHaveLength(writes);
 
-      const continued = await app.invoke(null, { threadId: "t" });
-      expect(continued.status).toBe("completed");
-      const next = await app.invoke({ messages: [Message.user("two")] }, { threadId: "t" });
+      expect((await app.invoke(null, { threadId: "t" })).status).toBe("completed");
+      const next = await app.invoke(
+        { messages: [Message.user("something else")] },
+        { threadId: "t" },
+      );
       expect(next.status).toBe("completed");
-      expect(next.state.messages.map((m) => m.content)).toEqual(["one", "two"]);
-      expect(next.state.trace).toEqual(["WORK", "WORK"]);
+      expect(next.state.messages.map((m) => m.content).slice(-2)).toEqual([
+        "something else",
+        "again",
+      ]);
     },
   );
 

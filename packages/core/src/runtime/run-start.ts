@@ -105,7 +105,7 @@ function newTurn<S extends BaseState>(
   validateInput(input);
   if (snapshot) {
     requireNotInterrupted(snapshot);
-    requireFinished(snapshot);
+    requireNoPendingCalls(snapshot);
   }
   const progress: Progress<S> = snapshot
     ? toProgress<S>(snapshot, config)
@@ -158,18 +158,35 @@ function requireNotInterrupted(snapshot: ThreadSnapshot): void {
 }
 
 /**
- * A new turn on a thread whose run was stopped or failed mid-way would leave that node's work
- * (say, tool calls the model asked for) unanswered in the transcript, which model providers
- * refuse. A `running` thread may be a live run elsewhere: there the version check decides.
+ * A new turn while the model's last tool calls are unanswered would leave them so for good, and
+ * model providers refuse such a transcript; it would also race a tool node still running
+ * elsewhere. Any other unfinished run (stopped while the model wrote, failed in a node that
+ * keeps failing) may be left behind by a new turn.
  */
-function requireFinished(snapshot: ThreadSnapshot): void {
-  const { status, currentNode, threadId } = snapshot.checkpoint;
-  if (currentNode === null || (status !== "stopped" && status !== "failed")) return;
+function requireNoPendingCalls(snapshot: ThreadSnapshot): void {
+  const { currentNode, threadId, status } = snapshot.checkpoint;
+  if (currentNode === null) return;
+  const pending = unansweredCalls(snapshot.messages);
+  if (pending.length === 0) return;
   throw new InvalidRunError(
     "THREAD_003",
-    `Thread '${threadId}' has an unfinished run (status '${status}', at node '${currentNode}'): ` +
-      `continue it with invoke(null, { threadId }) before starting a new turn`,
+    `Thread '${threadId}' has tool calls that are not answered yet (${pending.join(", ")}; ` +
+      `run status '${status}' at node '${currentNode}'): continue it with invoke(null, { threadId }) ` +
+      `before starting a new turn`,
   );
+}
+
+/** Ids of the last assistant message's tool calls that no later tool message answers. */
+function unansweredCalls(messages: readonly Message[]): string[] {
+  for (let i = messages.length - 1; i >= 0; i--) {
+    const message = messages[i]!;
+    if (message.role !== "assistant") continue;
+    const answered = new Set(
+      messages.slice(i + 1).flatMap((m) => (m.role === "tool" ? [m.toolCallId] : [])),
+    );
+    return (message.toolCalls ?? []).map((call) => call.id).filter((id) => !answered.has(id));
+  }
+  return [];
 }
 
 function toProgress<S extends BaseState>(

@@ -4,7 +4,7 @@ import type { EmitEvent } from "../events/stream-event.js";
 import { END, type Edge } from "../graph/edges.js";
 import { isGraphNode, type NodeLike, type NodeOutput } from "../graph/graph-node.js";
 import { applyUpdate, type BaseState, type Reducer, type StateUpdate } from "../graph/reducers.js";
-import type { Message } from "../messages/message.js";
+import { messageSchema, type Message } from "../messages/message.js";
 import { deepCopy } from "../graph/state-copy.js";
 import { runWithDeadline } from "./deadline.js";
 import { isInterruptSignal, withInterruptScope, type Interrupt } from "./interrupt.js";
@@ -30,8 +30,9 @@ export interface StepArgs<S extends BaseState> {
 }
 
 /**
- * Runs the current node as a cancellable task under its deadline, on a copy of the state: a
- * node that fails, times out, is stopped or pauses leaves the run's state untouched.
+ * Runs the current node, then its router, as one cancellable task under the node's deadline, on
+ * a copy of the state: a node that fails, times out, is stopped or pauses leaves the run's
+ * state untouched, and events it sends after that are dropped.
  */
 export async function runStep<S extends BaseState>(
   deps: RunDependencies<S>,
@@ -41,14 +42,16 @@ export async function runStep<S extends BaseState>(
   const name = progress.currentNode!;
   const node = requireNode(deps, name, config.threadId);
   args.emit({ type: "node_start", node: name, step: progress.step });
-  const working = copyForNode(progress.state);
-  let output: NodeOutput<S>;
+  let live = true;
+  const emit: EmitEvent = (event) => {
+    if (live) args.emit(event);
+  };
   try {
-    output = await runWithDeadline(
+    return await runWithDeadline(
       (signal) =>
         withInterruptScope(
           { idBase: `${name}:${progress.step}`, node: name, answers: progress.resumeAnswers },
-          () => callNode(node, working, nodeContext(deps, args, name, signal)),
+          () => nodeThenRoute(deps, { ...args, emit }, node, name, signal),
         ),
       {
         parent: args.signal,
@@ -62,7 +65,22 @@ export async function runStep<S extends BaseState>(
       deps.metrics.nodeTimeouts.add(1, { node: name });
     }
     throw error;
+  } finally {
+    live = false;
   }
+}
+
+async function nodeThenRoute<S extends BaseState>(
+  deps: RunDependencies<S>,
+  args: StepArgs<S>,
+  node: NodeLike<S>,
+  name: string,
+  signal: AbortSignal,
+): Promise<StepOutcome<S>> {
+  const { progress } = args;
+  const working = copyForNode(progress.state);
+  const output = await callNode(node, working, nodeContext(deps, args, name, signal));
+  requireAppendOnly(progress.state.messages, working.messages, name);
   // The persisted ids are the transcript's ids unless the node pushed messages itself or earlier
   // steps were not durable; then the whole transcript is checked.
   const knownIds =
@@ -70,6 +88,16 @@ export async function runStep<S extends BaseState>(
   applyUpdate(working, toUpdate(output, name), deps.graph.reducers, knownIds);
   const next = await route(deps, name, working);
   return { kind: "updated", node: name, state: working, next: next === END ? null : next };
+}
+
+/** The transcript only grows: a node that edited or dropped earlier messages of its copy is refused. */
+function requireAppendOnly(before: readonly Message[], after: readonly Message[], node: string) {
+  const kept = after.length >= before.length && before.every((message, i) => after[i] === message);
+  if (kept) return;
+  throw new TypeError(
+    `Node '${node}' changed earlier messages of its state in place; the transcript is ` +
+      `append-only (trim a copy for the model, and return new messages as an update)`,
+  );
 }
 
 function requireNode<S extends BaseState>(
@@ -131,19 +159,34 @@ function copyForNode<S extends BaseState>(state: S): S {
 
 function toUpdate<S extends BaseState>(output: NodeOutput<S>, node: string): StateUpdate<S> {
   if (output === undefined || output === null) return {};
-  if (Array.isArray(output)) {
-    if (!output.every(isMessageLike)) {
-      throw new TypeError(`Node '${node}' returned an array that is not all messages`);
-    }
-    return { messages: output } as StateUpdate<S>;
-  }
-  if (isMessageLike(output)) return { messages: [output] } as StateUpdate<S>;
-  if (typeof output !== "object") {
+  let update: StateUpdate<S>;
+  if (Array.isArray(output)) update = { messages: output } as StateUpdate<S>;
+  else if (isMessageLike(output)) update = { messages: [output] } as StateUpdate<S>;
+  else if (typeof output === "object") update = output as StateUpdate<S>;
+  else {
     throw new TypeError(
       `Node '${node}' returned ${typeof output}: return a state update, a message, messages, or nothing`,
     );
   }
-  return output as StateUpdate<S>;
+  requireValidMessages(update.messages, node);
+  return update;
+}
+
+/** Messages are checked before they reach the store, where a bad one would spoil the thread. */
+function requireValidMessages(messages: unknown, node: string): void {
+  if (messages === undefined) return;
+  if (!Array.isArray(messages)) {
+    throw new TypeError(`Node '${node}' returned messages that are not an array of messages`);
+  }
+  messages.forEach((message, index) => {
+    const parsed = messageSchema.safeParse(message);
+    if (parsed.success) return;
+    const issue = parsed.error.issues[0];
+    const where = issue?.path.length ? ` at '${issue.path.join(".")}'` : "";
+    throw new TypeError(
+      `Node '${node}' returned an invalid message [${index}]${where}: ${issue?.message ?? "not a message"}`,
+    );
+  });
 }
 
 function isMessageLike(value: unknown): value is Message {

@@ -45,6 +45,8 @@ export function prepareCall(
   messageId: string,
   tools: ReadonlyMap<string, AnyTool>,
   ctx: NodeContext,
+  /** The call's id is used by another call of the same message. */
+  sharedId = false,
 ): PreparedCall {
   const tool = tools.get(call.name);
   if (!tool) {
@@ -65,13 +67,28 @@ export function prepareCall(
     return reject(call, "TOOL_ARGS_001", `arguments do not match the schema: ${issues}`);
   }
   const log = withFields(ctx.logger, { toolCallId: call.id, tool: call.name });
-  const origin = ledgerKey(messageId, call.id);
+  if (sharedId) {
+    log.warn(
+      { toolCallId: call.id },
+      "Several calls of one message share this id: keyed by position",
+    );
+  }
+  const origin = ledgerKey(messageId, sharedId ? `${call.id}#${index}` : call.id);
   let key = origin;
   if (tool.idempotencyKey) {
     try {
       key = tool.idempotencyKey(parsed.data);
     } catch (error) {
       return reject(call, "TOOL_ERROR_001", `idempotencyKey(args) threw: ${errorText(error)}`);
+    }
+    // A missing domain key would make every call of the tool share one ledger entry.
+    if (typeof key !== "string" || key === "") {
+      const got = key === "" ? "an empty string" : String(key);
+      return reject(
+        call,
+        "TOOL_ERROR_001",
+        `idempotencyKey(args) must return a non-empty string, got ${got}`,
+      );
     }
   }
   if (key === null) {

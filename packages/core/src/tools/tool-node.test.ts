@@ -304,10 +304,8 @@ describe("ToolNode: results and context", () => {
     expect(logger.find("warn", "the ledger is skipped and it runs at least once")).toHaveLength(1);
   });
 
-  it.each([
-    ["a call without an id", "m-1", ""],
-    ["a message without an id", "", "call_1"],
-  ])(
+  // A message without an id never gets this far: nodes' messages are validated (see below).
+  it.each([["a call without an id", "m-1", ""]])(
     "gives %s the same idempotency key when its node runs again",
     async (_label, messageId, callId) => {
       const contexts: ToolContext[] = [];
@@ -346,6 +344,18 @@ describe("ToolNode: results and context", () => {
       expect(await app.getToolLedger({ threadId: "t-unkeyed" })).toEqual([]);
     },
   );
+
+  it("refuses a model message without an id before it reaches the store", async () => {
+    const noId = () => ({
+      ...Message.assistant("", [{ id: "call_1", name: "inspect", arguments: "{}" }]),
+      id: "",
+    });
+    const app = supportAgent({ model: [noId], tools: [] });
+    await expect(app.invoke(user("go"), { threadId: "t-noid" })).rejects.toThrow(
+      /Node 'MAIN' returned an invalid message \[0\] at 'id'/,
+    );
+    expect((await app.getState({ threadId: "t-noid" }))?.values.messages).toHaveLength(1);
+  });
 
   it("turns outputs into tool messages: text, JSON, nothing, content blocks, a tool message", async () => {
     const outputs: Record<string, unknown> = {

@@ -48,8 +48,9 @@ export class ToolNode<S extends BaseState = BaseState> implements GraphNode<S> {
       ctx.logger.warn({}, "ToolNode ran but the last message has no tool calls: nothing to do");
       return;
     }
+    const shared = sharedCallIds(issuer.toolCalls);
     const prepared = issuer.toolCalls.map((call, index) =>
-      prepareCall(call, index, issuer.id, this.#tools, ctx),
+      prepareCall(call, index, issuer.id, this.#tools, ctx, shared.has(call.id)),
     );
     const ready = prepared.filter((call): call is ReadyCall => call.ok);
     const plans = new Map<ReadyCall, CallPlan>();
@@ -134,4 +135,15 @@ function rejected(call: RejectedCall, ctx: NodeContext): CallOutcome {
   ctx.runtime.metrics.toolErrors.add(1, { tool: call.call.name });
   ctx.logger.warn({ toolCallId: call.call.id, tool: call.call.name }, Message.text(message));
   return { message, replayed: false, changes: {} };
+}
+
+/**
+ * Call ids used more than once in one message (some gateways send `call_0` for every call). Such
+ * calls are told apart by their position, or one would replay the other's result.
+ */
+function sharedCallIds(calls: readonly { id: string }[]): Set<string> {
+  const seen = new Set<string>();
+  const shared = new Set<string>();
+  for (const { id } of calls) (seen.has(id) ? shared : seen).add(id);
+  return shared;
 }

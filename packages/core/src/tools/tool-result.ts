@@ -1,3 +1,4 @@
+import { inspect } from "node:util";
 import type { ErrorCode } from "../errors/codes.js";
 import { Message, type ContentBlock, type ToolMessage } from "../messages/message.js";
 
@@ -25,7 +26,13 @@ function toContent(output: unknown): string | ContentBlock[] {
   if (typeof output === "string") return output;
   if (output === undefined) return "";
   if (Array.isArray(output) && output.length > 0 && output.every(isContentBlock)) return output;
-  return JSON.stringify(output) ?? String(output);
+  try {
+    return JSON.stringify(output) ?? String(output);
+  } catch {
+    // A BigInt or a cyclic SDK response: the tool did act, so its result must not turn into a
+    // failure; the model gets a readable rendering instead of JSON.
+    return inspect(output, { depth: 4, breakLength: Infinity });
+  }
 }
 
 function isToolMessage(value: unknown): value is ToolMessage {
