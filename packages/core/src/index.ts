@@ -27,7 +27,7 @@ export { uuidv7 } from "./messages/ids.js";
 export type { IdGenerator } from "./messages/ids.js";
 
 export { tool } from "./tools/tool.js";
-export type { InDoubtPolicy, Tool, ToolDefinition, ToolOutput } from "./tools/tool.js";
+export type { AnyTool, InDoubtPolicy, Tool, ToolDefinition, ToolOutput } from "./tools/tool.js";
 export type { ToolContext } from "./tools/tool-context.js";
 export { ToolNode } from "./tools/tool-node.js";
 
@@ -68,6 +68,7 @@ export type {
   ThreadSummary,
 } from "./storage/checkpointer.js";
 export { InMemoryCheckpointer } from "./storage/in-memory-checkpointer.js";
+export type { InMemoryCheckpointerOptions } from "./storage/in-memory-checkpointer.js";
 
 export { TenxgraphError, isTenxgraphError } from "./errors/tenxgraph-error.js";
 export {

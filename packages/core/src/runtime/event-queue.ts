@@ -9,6 +9,7 @@ export class EventQueue<T> implements AsyncIterable<T> {
   #failure: { error: unknown } | null = null;
 
   push(item: T): void {
+    if (this.#closed) return; // the run is over; late events would never be read
     this.#items.push(item);
     this.#wake();
   }

@@ -14,6 +14,7 @@ import type { RunInput, RunResult } from "./run-result.js";
 import { RunWatch } from "./run-watch.js";
 import { isStopSignal, StopSignal } from "./stop-signal.js";
 import { resolveStart } from "./run-start.js";
+import { loadThread } from "./thread-snapshot.js";
 import { runStep } from "./step.js";
 
 /** What a run needs from the compiled graph. */
@@ -71,11 +72,18 @@ export class Run<S extends BaseState> {
   }
 
   async execute(input: RunInput<S>): Promise<RunResult<S>> {
-    // Stop requests are counted, never cleared: those made from now on are for this run.
-    const stopRequestsAtStart = await this.#deps.checkpointer.countStopRequests(
-      this.#config.threadId,
-    );
-    const start = await resolveStart(this.#deps, this.#config, input);
+    let stopRequestsAtStart: number;
+    let start: Awaited<ReturnType<typeof resolveStart<S>>>;
+    try {
+      // Stop requests are counted, never cleared: those made from now on are for this run.
+      stopRequestsAtStart = await this.#deps.checkpointer.countStopRequests(this.#config.threadId);
+      // Stopped before it began (an aborted signal): nothing is written, not even the input.
+      if (this.#abort.signal.aborted) return await this.#notStarted();
+      start = await resolveStart(this.#deps, this.#config, input);
+    } catch (error) {
+      this.#emitError(error);
+      throw error;
+    }
     this.#progress = start.progress;
     this.#emit({
       type: "run_start",
@@ -168,12 +176,33 @@ export class Run<S extends BaseState> {
     } else {
       await this.#recordFailure(error);
     }
+    this.#emitError(error);
+    throw error;
+  }
+
+  #emitError(error: unknown): void {
     this.#emit({
       type: "error",
       code: isTenxgraphError(error) ? error.code : null,
       message: errorText(error),
     });
-    throw error;
+  }
+
+  /** The result of a run stopped before it began: the thread as it is, untouched. */
+  async #notStarted(): Promise<RunResult<S>> {
+    const snapshot = await loadThread(this.#deps.checkpointer, this.#config.threadId);
+    const values = snapshot?.checkpoint.values ?? structuredClone(this.#deps.graph.initialState);
+    const state = { ...values, messages: snapshot?.messages ?? [] } as unknown as S;
+    const version = snapshot?.checkpoint.version ?? 0;
+    this.#emit({ type: "run_end", status: "stopped", version });
+    return {
+      status: "stopped",
+      state,
+      interrupts: [],
+      threadId: this.#config.threadId,
+      runId: this.runId,
+      version,
+    };
   }
 
   async #finishStopped(signal: StopSignal): Promise<RunResult<S>> {

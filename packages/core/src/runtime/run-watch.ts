@@ -41,19 +41,34 @@ export class RunWatch {
   async #tick(): Promise<void> {
     if (this.#busy) return;
     this.#busy = true;
+    try {
+      // Separately, stop first: failing heartbeats must not keep a stop request from being seen.
+      await this.#pollStop();
+      await this.#heartbeat();
+    } finally {
+      this.#busy = false;
+    }
+  }
+
+  async #pollStop(): Promise<void> {
     const { checkpointer, threadId, logger, stopRequestsAtStart } = this.options;
     try {
-      if (this.#inFlight.size > 0) {
-        await checkpointer.heartbeatCalls(threadId, [...this.#inFlight]);
-      }
       if ((await checkpointer.countStopRequests(threadId)) > stopRequestsAtStart) {
         this.options.onStopRequested();
       }
     } catch (error) {
       // A store blip must not end the run; the next tick tries again.
-      logger.warn({ err: error }, "Could not poll for stop requests or heartbeat claims");
-    } finally {
-      this.#busy = false;
+      logger.warn({ err: error }, "Could not poll for stop requests");
+    }
+  }
+
+  async #heartbeat(): Promise<void> {
+    if (this.#inFlight.size === 0) return;
+    const { checkpointer, threadId, logger } = this.options;
+    try {
+      await checkpointer.heartbeatCalls(threadId, [...this.#inFlight]);
+    } catch (error) {
+      logger.warn({ err: error }, "Could not heartbeat the ledger claims this run holds");
     }
   }
 }

@@ -194,13 +194,10 @@ describe("RunConfig.signal", () => {
       { threadId: "t", signal: AbortSignal.abort() },
     );
     expect(result.status).toBe("stopped");
+    expect(result.state.messages).toEqual([]);
     expect(calls).toEqual({ HANG: 0, AFTER: 0 });
-    // The input is kept: the thread waits at its entry point.
-    expect(await app.getState({ threadId: "t" })).toMatchObject({
-      status: "stopped",
-      currentNode: "HANG",
-      values: { messages: [expect.objectContaining({ content: "hi" })] },
-    });
+    // Nothing was written, not even the input: the caller stopped it before it began.
+    expect(await app.getState({ threadId: "t" })).toBeNull();
   });
 
   it("aborting the signal after the run ended changes nothing", async () => {
