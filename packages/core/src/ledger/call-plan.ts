@@ -1,6 +1,6 @@
 import type { ToolMessage } from "../messages/message.js";
 import type { ReplayedResult } from "./envelope.js";
-import type { LedgerEntry, StartedLedgerEntry } from "./ledger-entry.js";
+import type { LedgerEntry } from "./ledger-entry.js";
 
 /**
  * What to do with one call, decided from its ledger entry. Plans lead to one another
@@ -11,8 +11,11 @@ export type CallPlan =
   | { kind: "replay"; result: ReplayedResult }
   /** Claimed (or unkeyed, `attempt: null`): run the tool and record it. */
   | { kind: "run"; attempt: number | null }
-  /** Started by an execution that is gone, never recorded: the tool's policy decides. */
-  | { kind: "in_doubt"; entry: StartedLedgerEntry }
+  /**
+   * Outcome unknown: started by an execution that is gone and never recorded, or recorded as
+   * unknown (a timeout) by another call of the same domain key. The tool's policy decides.
+   */
+  | { kind: "in_doubt"; entry: LedgerEntry }
   /** Held by a live execution: wait for its result. */
   | { kind: "wait"; entry: LedgerEntry }
   /** Settled without running the tool now (an answer recorded by policy, or an error). */

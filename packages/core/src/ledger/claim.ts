@@ -60,6 +60,10 @@ export function planFromEntry(
   switch (entry.status) {
     case "completed": {
       const result = decodeEnvelope(entry.result, call.call.id);
+      if (result && isUnknownOutcomeOfAnotherCall(result, call)) {
+        // Another call's timeout (or unknown outcome) says nothing of whether the fact happened.
+        return { kind: "in_doubt", entry };
+      }
       if (result && isFailureOfAnotherCall(result, call)) {
         // A domain key stands for a business fact; a failure means the fact did not happen,
         // so a later call asking for it runs the tool instead of inheriting the old error.
@@ -87,6 +91,14 @@ export function planFromEntry(
  * Only a tool's own failure says the fact did not happen. A timeout or an in-doubt answer
  * leaves the outcome unknown, so it is replayed rather than risked twice.
  */
+function isUnknownOutcomeOfAnotherCall(result: ReplayedResult, call: ReadyCall): boolean {
+  return (
+    (result.errorCode === "NODE_TIMEOUT_002" || result.errorCode === "TOOL_IN_DOUBT_001") &&
+    result.origin !== undefined &&
+    result.origin !== call.origin
+  );
+}
+
 function isFailureOfAnotherCall(result: ReplayedResult, call: ReadyCall): boolean {
   return (
     result.errorCode === "TOOL_ERROR_001" &&

@@ -11,7 +11,7 @@ import { toolTimeoutMs } from "../tools/tool-timeout.js";
 import type { CallPlan } from "./call-plan.js";
 import { claimOne } from "./claim.js";
 import { messageEnvelope } from "./envelope.js";
-import type { StartedLedgerEntry } from "./ledger-entry.js";
+import type { LedgerEntry } from "./ledger-entry.js";
 import { recordResult } from "./record.js";
 
 /** `value.kind` of the interrupt an in-doubt call raises under the `"interrupt"` policy. */
@@ -48,7 +48,7 @@ export function parseInDoubtDecision(answer: unknown): InDoubtDecision {
  */
 export async function resolveInDoubt(
   call: ReadyCall,
-  entry: StartedLedgerEntry,
+  entry: LedgerEntry,
   ctx: NodeContext,
   toolContext: (attempt: number, signal: AbortSignal) => ToolContext,
 ): Promise<CallPlan> {
@@ -78,7 +78,7 @@ type Decision =
   | { action: "complete"; result: unknown }
   | { action: "reconcile"; reconcile: (args: unknown, ctx: ToolContext) => unknown };
 
-function decide(call: ReadyCall, entry: StartedLedgerEntry, ctx: NodeContext): Decision {
+function decide(call: ReadyCall, entry: LedgerEntry, ctx: NodeContext): Decision {
   const policy = call.tool.onInDoubt;
   const policyName = typeof policy === "string" ? policy : "reconcile";
   const report = () => {
@@ -139,7 +139,7 @@ async function act(
   }
 }
 
-function askHuman(call: ReadyCall, entry: StartedLedgerEntry): InDoubtDecision {
+function askHuman(call: ReadyCall, entry: LedgerEntry): InDoubtDecision {
   const answer = interrupt(
     {
       kind: IN_DOUBT_INTERRUPT_KIND,

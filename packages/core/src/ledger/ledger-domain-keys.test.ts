@@ -111,43 +111,55 @@ describe("domain idempotency keys", () => {
     ]);
   });
 
-  it("replays a timeout recorded under the domain key by an earlier turn instead of running the fact again", async () => {
-    const effects: string[] = [];
-    const charge = tool({
-      name: "charge_card",
-      description: "Charge the card, once per order.",
-      schema: z.object({ order_id: z.string() }),
-      idempotencyKey: (args) => `order-${args.order_id}-charge`,
-      timeout: 0.05,
-      execute: (args, ctx) => {
-        effects.push(`charge ${args.order_id}`);
-        return untilAborted(ctx.signal); // may have charged; the outcome is unknown
-      },
-    });
-    const args = { order_id: "4821" };
-    const app = supportAgent({
-      model: [
-        callsTurn("m-1", [["charge_card", args, "call_1"]]),
-        "It timed out.",
-        callsTurn("m-2", [["charge_card", args, "call_1"]]),
-        "Still unknown.",
-      ],
-      tools: [charge],
-    });
-    const timedOut =
-      "Tool 'charge_card' failed: [NODE_TIMEOUT_002] Tool 'charge_card' timed out after 0.05 s";
+  it.each(["retry", "fail"] as const)(
+    "treats a timeout recorded under the domain key by an earlier turn as in doubt (%s)",
+    async (policy) => {
+      const effects: string[] = [];
+      const charge = tool({
+        name: "charge_card",
+        description: "Charge the card, once per order.",
+        schema: z.object({ order_id: z.string() }),
+        idempotencyKey: (args) => `order-${args.order_id}-charge`,
+        timeout: 0.05,
+        onInDoubt: policy,
+        execute: (args, ctx) => {
+          effects.push(`charge ${args.order_id}`);
+          return untilAborted(ctx.signal); // may have charged; the outcome is unknown
+        },
+      });
+      const args = { order_id: "4821" };
+      const app = supportAgent({
+        model: [
+          callsTurn("m-1", [["charge_card", args, "call_1"]]),
+          "It timed out.",
+          callsTurn("m-2", [["charge_card", args, "call_1"]]),
+          "Still unknown.",
+        ],
+        tools: [charge],
+      });
+      const timedOut =
+        "Tool 'charge_card' failed: [NODE_TIMEOUT_002] Tool 'charge_card' timed out after 0.05 s";
 
-    const first = await app.invoke(user("charge"), { threadId: "t-timeout-fact" });
-    expect(toolText(first.state, "call_1")).toBe(timedOut);
-    const second = await app.invoke(user("try again"), { threadId: "t-timeout-fact" });
+      const first = await app.invoke(user("charge"), { threadId: "t-timeout-fact" });
+      expect(toolText(first.state, "call_1")).toBe(timedOut);
+      const second = await app.invoke(user("try again"), { threadId: "t-timeout-fact" });
 
-    expect(effects).toEqual(["charge 4821"]);
-    expect(toolMessages(second.state).map((m) => Message.text(m))).toEqual([timedOut, timedOut]);
-    const ledger = await app.getToolLedger({ threadId: "t-timeout-fact" });
-    expect(ledger.map((e) => [e.key, e.status, e.attempt])).toEqual([
-      ["order-4821-charge", "completed", 1],
-    ]);
-  });
+      // A timeout says nothing of whether the charge happened: the tool's policy decides, with
+      // the same idempotency key for the provider. It is never replayed as if it were the fact.
+      const [, answer] = toolMessages(second.state).map((m) => Message.text(m));
+      const ledger = await app.getToolLedger({ threadId: "t-timeout-fact" });
+      expect(ledger.map((e) => [e.key, e.status, e.attempt])).toEqual([
+        ["order-4821-charge", "completed", 2],
+      ]);
+      if (policy === "retry") {
+        expect(effects).toEqual(["charge 4821", "charge 4821"]);
+        expect(answer).toBe(timedOut);
+      } else {
+        expect(effects).toEqual(["charge 4821"]);
+        expect(answer).toContain("[TOOL_IN_DOUBT_001]");
+      }
+    },
+  );
 
   it("replaying another turn's fact does not roll state fields back to that turn's values", async () => {
     type Log = { messages: Message[]; log: string[] };

@@ -3,7 +3,8 @@
  *
  * - `started`: claimed by `attempt`; the call may or may not have taken effect until it is
  *   completed. If its claimant stops heartbeating, the call is *in doubt*.
- * - `interrupted`: the call paused in `interrupt()`; it did not complete and is not in doubt.
+ * - `interrupted`: the call paused in `interrupt()`, or was stopped before its tool began; it
+ *   did not complete and is not in doubt.
  * - `completed`: the call returned; `result` is the recorded envelope, replayed instead of the tool.
  */
 export type LedgerEntry = StartedLedgerEntry | InterruptedLedgerEntry | CompletedLedgerEntry;

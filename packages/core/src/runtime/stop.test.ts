@@ -21,6 +21,7 @@ import {
   supportAgent,
   testMeter,
   untilAborted,
+  toolText,
 } from "../testing/test-support.js";
 import { ScriptedModel } from "../testing/scripted-model.js";
 import { ToolNode } from "../tools/tool-node.js";
@@ -279,6 +280,8 @@ describe("stop() races", () => {
       name: "charge_card",
       description: "Charge the card.",
       schema: z.object({}),
+      // A claim handed back because the tool never began is not in doubt: no "unknown outcome".
+      onInDoubt: "fail",
       execute: (_, ctx) => {
         executions.push({ attempt: ctx.attempt, aborted: ctx.signal.aborted });
         return "Charged";
@@ -301,10 +304,14 @@ describe("stop() races", () => {
     await nextMacrotask();
     expect(executions).toEqual([]);
     expect((await app.getState({ threadId: "t" }))?.status).toBe("stopped");
+    expect((await app.getToolLedger({ threadId: "t" })).map((e) => e.status)).toEqual([
+      "interrupted",
+    ]);
 
     const continued = await app.invoke(null, { threadId: "t" });
     expect(continued.status).toBe("completed");
     expect(executions).toEqual([{ attempt: 2, aborted: false }]);
+    expect(toolText(continued.state, "call_1")).toBe("Charged");
   });
 
   it("a stop request from another caller is not erased by a third caller's invoke (a rejected resume)", async () => {

@@ -63,7 +63,13 @@ async function settle<S extends BaseState>(
   let plan = initial;
   for (;;) {
     // A stopped or timed-out node's calls go no further, even when a ledger call returns late.
-    ctx.signal.throwIfAborted();
+    if (ctx.signal.aborted) {
+      // A claim won for a call that will not start now is handed back: it is not in doubt.
+      if (plan.kind === "run" && plan.attempt !== null) {
+        await releaseClaim(call, plan.attempt, ctx);
+      }
+      throw ctx.signal.reason;
+    }
     switch (plan.kind) {
       case "replay":
         return replay(call, plan.result, branch, ctx);
@@ -151,10 +157,16 @@ async function execute<S extends BaseState>(
 ): Promise<{ message: ToolMessage; errorCode: ErrorCode | null }> {
   const timeoutMs = toolTimeoutMs(call, ctx);
   const started = performance.now();
+  let entered = false;
   try {
     const output = await runWithDeadline(
-      (signal) =>
-        call.tool.execute(call.args, toolContext(call, attempt ?? 0, signal, branch.state, ctx)),
+      (signal) => {
+        entered = true;
+        return call.tool.execute(
+          call.args,
+          toolContext(call, attempt ?? 0, signal, branch.state, ctx),
+        );
+      },
       {
         parent: ctx.signal,
         timeoutMs,
@@ -163,7 +175,9 @@ async function execute<S extends BaseState>(
     );
     return { message: toToolMessage(output, call.call.id), errorCode: null };
   } catch (error) {
-    if (isInterruptSignal(error) && attempt !== null) await releaseClaim(call, attempt, ctx);
+    // Paused in interrupt(), or stopped before the tool began: not done, and not in doubt.
+    const notDone = isInterruptSignal(error) || !entered;
+    if (notDone && attempt !== null) await releaseClaim(call, attempt, ctx);
     // Stop or the node's deadline: the node's result is discarded and the claim stays in doubt.
     if (isInterruptSignal(error) || ctx.signal.aborted) throw error;
     return failure(call, error, ctx);
