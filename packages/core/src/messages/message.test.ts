@@ -42,6 +42,15 @@ describe("uuidv7", () => {
   });
 });
 
+describe("Message.parse and versioning", () => {
+  it("keeps fields it does not know, so message JSON survives a newer writer", () => {
+    const stored = { ...Message.assistant("hi"), providerMetadata: { model: "x", cached: true } };
+    const parsed = Message.parse(JSON.stringify(stored)) as typeof stored;
+    expect(parsed.providerMetadata).toEqual({ model: "x", cached: true });
+    expect(parsed).toEqual(stored);
+  });
+});
+
 describe("Message factories", () => {
   it("give every message a fresh UUIDv7 id and an ISO creation time", () => {
     const messages = [

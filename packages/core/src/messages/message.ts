@@ -82,11 +82,15 @@ const base = {
   createdAt: z.string(),
 };
 
-/** Validates message JSON read back from storage or received over the wire. */
+/**
+ * Validates message JSON read back from storage or received over the wire. Fields it does not
+ * know (provider metadata, a later version's additions) are kept, not stripped, so message JSON
+ * stays versionable.
+ */
 export const messageSchema: z.ZodType<Message> = z.discriminatedUnion("role", [
-  z.object({ ...base, role: z.literal("system") }),
-  z.object({ ...base, role: z.literal("user") }),
-  z.object({
+  z.looseObject({ ...base, role: z.literal("system") }),
+  z.looseObject({ ...base, role: z.literal("user") }),
+  z.looseObject({
     ...base,
     role: z.literal("assistant"),
     toolCalls: z
@@ -100,7 +104,7 @@ export const messageSchema: z.ZodType<Message> = z.discriminatedUnion("role", [
       })
       .optional(),
   }),
-  z.object({
+  z.looseObject({
     ...base,
     role: z.literal("tool"),
     toolCallId: z.string(),

@@ -28,6 +28,24 @@ export function ledgerConformance(get: GetCheckpointer, test: TestApi): void {
       expect((entry as { heartbeatAgeMs: number }).heartbeatAgeMs).toBeGreaterThanOrEqual(0);
     });
 
+    it("lets only the first of two claims of one key in one batch win", async () => {
+      const checkpointer = get();
+      const threadId = await createThread(checkpointer);
+      // Two calls of one message sharing a domain key claim it in the same batch.
+      const results = await checkpointer.claimCalls(threadId, [
+        claim("order-1", "run-a"),
+        claim("other", "run-a"),
+        claim("order-1", "run-a"),
+      ]);
+      expect(results.map((r) => [r.key, r.won])).toEqual([
+        ["order-1", true],
+        ["other", true],
+        ["order-1", false],
+      ]);
+      expect(results[2]).toMatchObject({ entry: { status: "started", attempt: 1 } });
+      expect(await checkpointer.listCalls(threadId)).toHaveLength(2);
+    });
+
     it("loses a second claim of the same key, which sees the entry", async () => {
       const checkpointer = get();
       const threadId = await createThread(checkpointer);
@@ -38,6 +56,10 @@ export function ledgerConformance(get: GetCheckpointer, test: TestApi): void {
         won: false,
         key: "k",
         entry: { key: "k", status: "started", attempt: 1, ownerRunId: "run-a" },
+      });
+      // The runtime decides from a lost claim's entry whether its holder is alive.
+      expect(second?.won === false && second.entry).toMatchObject({
+        heartbeatAgeMs: expect.any(Number),
       });
 
       await checkpointer.completeCall(
