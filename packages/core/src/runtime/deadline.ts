@@ -7,13 +7,19 @@ import { setMaxListeners } from "node:events";
  */
 export async function runWithDeadline<T>(
   work: (signal: AbortSignal) => Promise<T> | T,
-  options: { parent: AbortSignal; timeoutMs: number | null; onTimeout: () => Error },
+  options: {
+    parent: AbortSignal;
+    timeoutMs: number | null;
+    onTimeout: () => Error;
+    /** The signal will be the parent of many tasks (a node's parallel tool calls). */
+    manyChildren?: boolean;
+  },
 ): Promise<T> {
   // Work under an aborted parent never starts: a stopped run must not begin a tool call.
   options.parent.throwIfAborted();
   const controller = new AbortController();
   // Each parallel call listens on its node's signal; many calls are not a leak.
-  setMaxListeners(0, controller.signal);
+  if (options.manyChildren) setMaxListeners(0, controller.signal);
   let rejectAborted!: (reason: unknown) => void;
   const aborted = new Promise<never>((_, reject) => (rejectAborted = reject));
   // Both abort sources are ours, so they settle the race directly: a listener on the fresh

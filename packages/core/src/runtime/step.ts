@@ -57,6 +57,7 @@ export async function runStep<S extends BaseState>(
         parent: args.signal,
         timeoutMs: config.nodeTimeoutMs,
         onTimeout: () => new NodeTimeoutError("node", name, (config.nodeTimeoutMs ?? 0) / 1000),
+        manyChildren: true,
       },
     );
   } catch (error) {
