@@ -5,12 +5,10 @@ import type { Interrupt } from "../runtime/interrupt.js";
 /** Where a thread stands. `running` is also what a crashed run leaves behind. */
 export type ThreadStatus = "running" | "completed" | "interrupted" | "stopped" | "failed";
 
-/** The latest committed checkpoint of a thread, without its transcript. */
-export interface ThreadCheckpoint {
+/** What a write sets and a read returns, shared by {@link ThreadCheckpoint} and {@link CheckpointWrite}. */
+interface CheckpointFields {
   threadId: string;
   userId: string | null;
-  /** Increases by one with every committed write; 0 means the thread does not exist. */
-  version: number;
   /** Steps the thread has taken over all its runs. */
   step: number;
   /** The node to run next; `null` once a run reached END. */
@@ -22,6 +20,12 @@ export interface ThreadCheckpoint {
   interrupts: Interrupt[];
   /** Answers given to interrupts of the current node, keyed by interrupt id. */
   resumeAnswers: Record<string, unknown>;
+}
+
+/** The latest committed checkpoint of a thread, without its transcript. */
+export interface ThreadCheckpoint extends CheckpointFields {
+  /** Increases by one with every committed write; 0 means the thread does not exist. */
+  version: number;
   /** Messages in the transcript; the next appended message gets this index. */
   messageCount: number;
   /** ISO-8601 time of the write. */
@@ -29,17 +33,9 @@ export interface ThreadCheckpoint {
 }
 
 /** One versioned write: the new checkpoint plus the messages not yet persisted. */
-export interface CheckpointWrite {
-  threadId: string;
-  userId: string | null;
+export interface CheckpointWrite extends CheckpointFields {
   /** The version this write was computed from; 0 to create the thread. */
   expectedVersion: number;
-  step: number;
-  currentNode: string | null;
-  status: ThreadStatus;
-  values: Record<string, unknown>;
-  interrupts: Interrupt[];
-  resumeAnswers: Record<string, unknown>;
   /** Appended to the transcript in order, in the same transaction as the checkpoint. */
   newMessages: Message[];
 }
