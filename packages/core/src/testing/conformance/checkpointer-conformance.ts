@@ -15,6 +15,12 @@ export interface CheckpointerHarness {
   name: string;
   create(): Promise<Checkpointer>;
   destroy?(checkpointer: Checkpointer): Promise<void>;
+  /**
+   * Another connection to the same store as `checkpointer` (destroyed with `destroy`). Races run
+   * across the two, as two processes would: on one connection a store can pass them without
+   * real isolation. Stores that cannot be shared (in-memory) leave it out.
+   */
+  peer?(checkpointer: Checkpointer): Promise<Checkpointer>;
   beforeAll?(): Promise<void>;
   afterAll?(): Promise<void>;
 }
@@ -43,26 +49,29 @@ export function checkpointerConformance(harness: CheckpointerHarness, test: Test
   const { describe, beforeAll, afterAll, beforeEach, afterEach } = test;
   describe(`checkpointer conformance: ${harness.name}`, () => {
     let current: Checkpointer | undefined;
+    let peer: Checkpointer | undefined;
     const get = (): Checkpointer => {
       if (!current) throw new Error("conformance: no checkpointer outside a running test");
       return current;
     };
+    const getPeer = (): Checkpointer => peer ?? get();
 
     if (harness.beforeAll) beforeAll(() => harness.beforeAll!());
     if (harness.afterAll) afterAll(() => harness.afterAll!());
     beforeEach(async () => {
       current = await harness.create();
+      peer = await harness.peer?.(current);
     });
     afterEach(async () => {
-      const checkpointer = current;
-      current = undefined;
-      if (checkpointer) await harness.destroy?.(checkpointer);
+      const opened = [peer, current];
+      [peer, current] = [undefined, undefined];
+      for (const checkpointer of opened) if (checkpointer) await harness.destroy?.(checkpointer);
     });
 
-    stateConformance(get, test);
+    stateConformance(get, test, getPeer);
     messagesConformance(get, test);
-    ledgerConformance(get, test);
-    stopConformance(get, test);
+    ledgerConformance(get, test, getPeer);
+    stopConformance(get, test, getPeer);
     threadsConformance(get, test, harness);
   });
 }

@@ -8,6 +8,12 @@ import type { Expect } from "./test-api.js";
 /** Returns the checkpointer of the test that is running. */
 export type GetCheckpointer = () => Checkpointer;
 
+/**
+ * The second party of a race: another connection to the same store, as a second process would
+ * have one (the harness's `peer`), or the same instance when the store has no such thing.
+ */
+export type GetPeer = () => Checkpointer;
+
 /** A thread id no other test uses, so every test can share one persistent store. */
 export function newThreadId(): string {
   return `conformance-${randomUUID()}`;

@@ -1,10 +1,10 @@
 import { assertions, claim, createThread, tick } from "./fixtures.js";
 import { ledgerRecordsConformance } from "./ledger-records.js";
-import type { GetCheckpointer } from "./fixtures.js";
+import type { GetCheckpointer, GetPeer } from "./fixtures.js";
 import type { TestApi } from "./test-api.js";
 
 /** The tool ledger: claims that only one execution wins, takeovers, listing; then its records. */
-export function ledgerConformance(get: GetCheckpointer, test: TestApi): void {
+export function ledgerConformance(get: GetCheckpointer, test: TestApi, getPeer: GetPeer): void {
   const { describe, it, expect } = test;
   const { entryOf } = assertions(expect);
   describe("ledger", () => {
@@ -78,8 +78,9 @@ export function ledgerConformance(get: GetCheckpointer, test: TestApi): void {
       const checkpointer = get();
       const threadId = await createThread(checkpointer);
       const runs = ["run-1", "run-2", "run-3", "run-4", "run-5"];
+      const parties = [checkpointer, getPeer()];
       const results = await Promise.all(
-        runs.map((run) => checkpointer.claimCalls(threadId, [claim("k", run)])),
+        runs.map((run, i) => parties[i % 2]!.claimCalls(threadId, [claim("k", run)])),
       );
 
       const winners = runs.filter((_, i) => results[i]![0]!.won);

@@ -1,10 +1,10 @@
 import { Message } from "../../messages/message.js";
 import { assertions, checkpointWrite, createThread, newThreadId } from "./fixtures.js";
-import type { GetCheckpointer } from "./fixtures.js";
+import type { GetCheckpointer, GetPeer } from "./fixtures.js";
 import type { TestApi } from "./test-api.js";
 
 /** Versioned state: compare-and-swap writes, conflicts that change nothing, JSON round-trips. */
-export function stateConformance(get: GetCheckpointer, test: TestApi): void {
+export function stateConformance(get: GetCheckpointer, test: TestApi, getPeer: GetPeer): void {
   const { describe, it, expect } = test;
   const { expectErrorCode } = assertions(expect);
   describe("state", () => {
@@ -105,13 +105,30 @@ export function stateConformance(get: GetCheckpointer, test: TestApi): void {
       expect(await checkpointer.listMessages(threadId)).toEqual([]);
     });
 
+    it("lets exactly one of two concurrent creations of one thread win", async () => {
+      const checkpointer = get();
+      const threadId = newThreadId();
+      const outcomes = await Promise.allSettled(
+        [checkpointer, getPeer()].map((party, i) =>
+          party.putCheckpoint(checkpointWrite(threadId, 0, { values: { creator: i } })),
+        ),
+      );
+      const won = outcomes.filter((o) => o.status === "fulfilled");
+      expect(won).toHaveLength(1);
+      const lost = outcomes.find((o) => o.status === "rejected");
+      // A unique-key violation on the new thread's row must surface as a version conflict.
+      await expectErrorCode(Promise.reject(lost?.reason), "STORAGE_CONFLICT_001");
+      expect(await checkpointer.getCheckpoint(threadId)).toMatchObject({ version: 1 });
+    });
+
     it("lets exactly one of two concurrent writes from the same version win", async () => {
       const checkpointer = get();
       const threadId = await createThread(checkpointer);
       const messages = { a: Message.user("from a"), b: Message.user("from b") };
+      const parties = { a: checkpointer, b: getPeer() };
       const outcomes = await Promise.allSettled(
         (["a", "b"] as const).map((writer) =>
-          checkpointer.putCheckpoint(
+          parties[writer].putCheckpoint(
             checkpointWrite(threadId, 1, { values: { writer }, newMessages: [messages[writer]] }),
           ),
         ),

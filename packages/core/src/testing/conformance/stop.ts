@@ -1,12 +1,12 @@
 import { createThread, newThreadId } from "./fixtures.js";
-import type { GetCheckpointer } from "./fixtures.js";
+import type { GetCheckpointer, GetPeer } from "./fixtures.js";
 import type { TestApi } from "./test-api.js";
 
 /**
  * Stop requests: a per-thread count that any process sharing the store can raise. Runs compare
  * it with the count they saw at their start, so requests are never cleared.
  */
-export function stopConformance(get: GetCheckpointer, test: TestApi): void {
+export function stopConformance(get: GetCheckpointer, test: TestApi, getPeer: GetPeer): void {
   const { describe, it, expect } = test;
   describe("stop requests", () => {
     it("counts no stop request by default, also for an unknown thread", async () => {
@@ -29,7 +29,8 @@ export function stopConformance(get: GetCheckpointer, test: TestApi): void {
     it("counts concurrent requests without losing one", async () => {
       const checkpointer = get();
       const threadId = await createThread(checkpointer);
-      await Promise.all(Array.from({ length: 8 }, () => checkpointer.requestStop(threadId)));
+      const parties = [checkpointer, getPeer()];
+      await Promise.all(Array.from({ length: 8 }, (_, i) => parties[i % 2]!.requestStop(threadId)));
       expect(await checkpointer.countStopRequests(threadId)).toBe(8);
     });
 
