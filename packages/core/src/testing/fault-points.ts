@@ -18,23 +18,30 @@ interface Armed {
  * });
  */
 export class FaultPoints implements FaultInjector {
-  readonly #armed = new Map<FaultPointName, Armed>();
+  readonly #armed = new Map<FaultPointName, Armed[]>();
   readonly #hits = new Map<FaultPointName, number>();
 
-  /** Arms `point`; `times` limits how often it fires (default: every time `when` holds). */
+  /**
+   * Arms `point`; `times` limits how often this arming fires (default: every time `when`
+   * holds). A point may be armed several times, e.g. for different tools: each arming whose
+   * `when` holds fires, in the order they were armed.
+   */
   arm(
     point: FaultPointName,
     action: FaultAction,
     options: { when?: (context: FaultContext) => boolean; times?: number } = {},
   ): this {
-    this.#armed.set(point, {
+    const armed = this.#armed.get(point) ?? [];
+    armed.push({
       action,
       when: options.when ?? (() => true),
       remaining: options.times ?? Infinity,
     });
+    this.#armed.set(point, armed);
     return this;
   }
 
+  /** Removes every arming of `point`. */
   disarm(point: FaultPointName): this {
     this.#armed.delete(point);
     return this;
@@ -47,9 +54,10 @@ export class FaultPoints implements FaultInjector {
 
   async hit(point: FaultPointName, context: FaultContext): Promise<void> {
     this.#hits.set(point, this.hits(point) + 1);
-    const armed = this.#armed.get(point);
-    if (!armed || armed.remaining <= 0 || !armed.when(context)) return;
-    armed.remaining -= 1;
-    await armed.action(context);
+    for (const armed of this.#armed.get(point) ?? []) {
+      if (armed.remaining <= 0 || !armed.when(context)) continue;
+      armed.remaining -= 1;
+      await armed.action(context);
+    }
   }
 }
