@@ -14,7 +14,7 @@ import {
   supportAgent,
   toolText,
 } from "../testing/test-support.js";
-import { tool } from "../tools/tool.js";
+import { tool, type AnyTool } from "../tools/tool.js";
 import { messageEnvelope } from "./envelope.js";
 import type { AttemptRef, CompletedLedgerEntry } from "./ledger-entry.js";
 import { supportTools, user, type S } from "./ledger-test-support.js";
@@ -75,6 +75,31 @@ function countedCharge(options: { gate?: Promise<void> } = {}) {
     },
   });
   return { charge, effects, entered, second };
+}
+
+/**
+ * Two graphs ("processes") on one store. A starts a turn whose model asks for one charge; its
+ * outcome resolves to the error it ended with, or null. B is ready to continue the thread.
+ */
+function twoWorkers(
+  charge: AnyTool,
+  checkpointer: InMemoryCheckpointer,
+  threadId: string,
+  timing: { claimStaleAfterMs: number; stopPollIntervalMs: number },
+) {
+  const options = {
+    model: [callsTurn("m-1", [["charge_card", { order_id: "4821" }]]), "Done."],
+    tools: [charge],
+    checkpointer,
+    ...timing,
+  };
+  const a = supportAgent(options);
+  const b = supportAgent(options);
+  const outcomeA = a.invoke(user("charge"), { threadId }).then(
+    () => null,
+    (e: unknown) => e,
+  );
+  return { b, outcomeA };
 }
 
 describe("concurrent executions", () => {
@@ -141,19 +166,10 @@ describe("concurrent executions", () => {
     const checkpointer = new ObservedLedger();
     checkpointer.holdFirstRecord = true;
     const { charge, effects, second } = countedCharge();
-    const options = {
-      model: [callsTurn("m-1", [["charge_card", { order_id: "4821" }]]), "Done."],
-      tools: [charge],
-      checkpointer,
+    const { b, outcomeA: runA } = twoWorkers(charge, checkpointer, "t-slow-record", {
       claimStaleAfterMs: 200,
       stopPollIntervalMs: 20,
-    };
-    const a = supportAgent(options);
-    const b = supportAgent(options);
-    const runA = a.invoke(user("charge"), { threadId: "t-slow-record" }).then(
-      () => null,
-      (e: unknown) => e,
-    );
+    });
     await checkpointer.recording.promise; // A's tool returned; its record is on the way
     const runB = b.invoke(null, { threadId: "t-slow-record" });
     // Five reads of B's are about 400 ms: twice claimStaleAfterMs, while A is still recording.
@@ -173,19 +189,10 @@ describe("concurrent executions", () => {
     const checkpointer = new ObservedLedger({ clock: () => new Date(Date.now() - 5000) });
     const gate = deferred();
     const { charge, effects, entered, second } = countedCharge({ gate: gate.promise });
-    const options = {
-      model: [callsTurn("m-1", [["charge_card", { order_id: "4821" }]]), "Done."],
-      tools: [charge],
-      checkpointer,
+    const { b, outcomeA: runA } = twoWorkers(charge, checkpointer, "t-skew", {
       claimStaleAfterMs: 1000,
       stopPollIntervalMs: 100,
-    };
-    const a = supportAgent(options);
-    const b = supportAgent(options);
-    const runA = a.invoke(user("charge"), { threadId: "t-skew" }).then(
-      () => null,
-      (e: unknown) => e,
-    );
+    });
     await entered.promise;
     const runB = collectEvents(b.stream(null, { threadId: "t-skew" }));
     await Promise.race([checkpointer.readsFromNow(3), second.promise]);
@@ -299,19 +306,10 @@ describe("concurrent executions", () => {
         return `Charged order ${args.order_id}`;
       },
     });
-    const options = {
-      model: [callsTurn("m-1", [["charge_card", { order_id: "4821" }]]), "Done."],
-      tools: [slowCharge],
-      checkpointer,
+    const { b, outcomeA } = twoWorkers(slowCharge, checkpointer, "t-race", {
       stopPollIntervalMs: 10,
       claimStaleAfterMs: 300,
-    };
-    const a = supportAgent(options);
-    const b = supportAgent(options);
-    const outcomeA = a.invoke(user("charge"), { threadId: "t-race" }).then(
-      () => null,
-      (e: unknown) => e,
-    );
+    });
     await entered.promise;
     const runB = collectEvents(b.stream(null, { threadId: "t-race" }));
     await pause(400); // B waits on A's claim, kept live by A's heartbeats
@@ -323,7 +321,7 @@ describe("concurrent executions", () => {
     expect(ofType(events, "run_end")[0]?.status).toBe("completed");
     const error = await outcomeA;
     expect(isTenxgraphError(error) && error.code).toBe("STORAGE_CONFLICT_001");
-    expect(await a.getToolLedger({ threadId: "t-race" })).toMatchObject([
+    expect(await b.getToolLedger({ threadId: "t-race" })).toMatchObject([
       { key: "m-1:call_1", status: "completed", attempt: 1 },
     ]);
   });
