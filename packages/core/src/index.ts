@@ -78,6 +78,7 @@ export {
   NodeTimeoutError,
   StaleStateError,
   StorageError,
+  StorageSchemaError,
   ToolError,
 } from "./errors/errors.js";
 export { ERROR_CODES } from "./errors/codes.js";

@@ -7,6 +7,10 @@ export const ERROR_CODES = {
   STORAGE_CONFLICT_001: "STORAGE_CONFLICT_001",
   /** A checkpointer could not read or write (engine failure, closed store). */
   STORAGE_FAILURE_001: "STORAGE_FAILURE_001",
+  /** The store's schema is newer than this code: upgrade tenxgraph; nothing was changed. */
+  STORAGE_SCHEMA_001: "STORAGE_SCHEMA_001",
+  /** The store is not a tenxgraph store (not a database, corrupt, or another program's tables). */
+  STORAGE_SCHEMA_002: "STORAGE_SCHEMA_002",
   /** A node ran past its deadline. */
   NODE_TIMEOUT_001: "NODE_TIMEOUT_001",
   /** A tool call ran past its deadline. */

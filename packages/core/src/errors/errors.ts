@@ -28,6 +28,22 @@ export class StorageError extends TenxgraphError {
   }
 }
 
+/**
+ * A store refused to open because using it could lose data: its schema is newer than this code
+ * (`STORAGE_SCHEMA_001`), or it is not a tenxgraph store at all (`STORAGE_SCHEMA_002`). Nothing in
+ * it was changed; `location` names the file or database.
+ */
+export class StorageSchemaError extends TenxgraphError {
+  constructor(
+    code: "STORAGE_SCHEMA_001" | "STORAGE_SCHEMA_002",
+    readonly location: string,
+    detail: string,
+    options?: { cause?: unknown },
+  ) {
+    super(code, `Cannot use '${location}' as a tenxgraph store: ${detail}`, options);
+  }
+}
+
 /** A node (`NODE_TIMEOUT_001`) or a tool call (`NODE_TIMEOUT_002`) ran past its deadline. */
 export class NodeTimeoutError extends TenxgraphError {
   constructor(

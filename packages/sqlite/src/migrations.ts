@@ -1,0 +1,72 @@
+/**
+ * The schema, as numbered steps: a migration's position in {@link MIGRATIONS} is its version.
+ * Published steps never change; a new schema is a new step appended at the end.
+ *
+ * SQLite mirrors the PostgreSQL model of SPEC §5: `threads` holds one row per thread with its
+ * current version, `states` one small row per version (no transcript), `messages` the append-only
+ * transcript, `tool_executions` the ledger. Every child table cascades from `threads`.
+ */
+export const MIGRATIONS: readonly (readonly string[])[] = [
+  [
+    `CREATE TABLE threads (
+      thread_id TEXT PRIMARY KEY,
+      user_id TEXT,
+      status TEXT NOT NULL,
+      version INTEGER NOT NULL CHECK (version > 0),
+      message_count INTEGER NOT NULL DEFAULT 0,
+      -- Counted, never cleared: a run stops when the count grows past what it saw at its start.
+      stop_requests INTEGER NOT NULL DEFAULT 0,
+      -- Store-wide write order, so listings are exact even within one clock tick.
+      write_seq INTEGER NOT NULL,
+      created_at TEXT NOT NULL,
+      updated_at TEXT NOT NULL
+    )`,
+    `CREATE INDEX threads_by_write ON threads (write_seq)`,
+    `CREATE INDEX threads_by_user ON threads (user_id, write_seq)`,
+    `CREATE TABLE states (
+      thread_id TEXT NOT NULL REFERENCES threads (thread_id) ON DELETE CASCADE,
+      version INTEGER NOT NULL,
+      step INTEGER NOT NULL,
+      current_node TEXT,
+      status TEXT NOT NULL,
+      values_json TEXT NOT NULL,
+      interrupts_json TEXT NOT NULL,
+      resume_answers_json TEXT NOT NULL,
+      created_at TEXT NOT NULL,
+      PRIMARY KEY (thread_id, version)
+    ) WITHOUT ROWID`,
+    `CREATE TABLE messages (
+      thread_id TEXT NOT NULL REFERENCES threads (thread_id) ON DELETE CASCADE,
+      message_id TEXT NOT NULL,
+      -- The message's index in the transcript: 0, 1, 2, … per thread.
+      seq INTEGER NOT NULL,
+      body_json TEXT NOT NULL,
+      PRIMARY KEY (thread_id, message_id),
+      UNIQUE (thread_id, seq)
+    ) WITHOUT ROWID`,
+    // A rowid table on purpose: a takeover updates the row in place, so ordering by rowid lists
+    // the ledger oldest first claim first, as listCalls promises.
+    `CREATE TABLE tool_executions (
+      thread_id TEXT NOT NULL REFERENCES threads (thread_id) ON DELETE CASCADE,
+      call_key TEXT NOT NULL,
+      tool_name TEXT NOT NULL,
+      status TEXT NOT NULL CHECK (status IN ('started', 'interrupted', 'completed')),
+      attempt INTEGER NOT NULL CHECK (attempt > 0),
+      owner_run_id TEXT NOT NULL,
+      started_at TEXT NOT NULL,
+      heartbeat_at TEXT,
+      result_json TEXT,
+      completed_at TEXT,
+      PRIMARY KEY (thread_id, call_key)
+    )`,
+  ],
+];
+
+/** The schema version this code writes and reads. */
+export const LATEST_SCHEMA_VERSION = MIGRATIONS.length;
+
+/** The table that records applied migrations; its presence marks a tenxgraph database. */
+export const SCHEMA_TABLE = "tenxgraph_schema";
+
+/** Tables of ours: found in a file without {@link SCHEMA_TABLE}, they belong to someone else. */
+export const OWN_TABLES = ["threads", "states", "messages", "tool_executions"] as const;

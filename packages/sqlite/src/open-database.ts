@@ -1,0 +1,97 @@
+import { mkdirSync } from "node:fs";
+import { dirname } from "node:path";
+import Database from "better-sqlite3";
+import { StorageError, StorageSchemaError } from "@tenxgraph/core";
+import { LATEST_SCHEMA_VERSION, MIGRATIONS, OWN_TABLES, SCHEMA_TABLE } from "./migrations.js";
+
+/** How a connection is opened; see `SqliteCheckpointerOptions`. */
+export interface ConnectionSettings {
+  path: string;
+  synchronous: "FULL" | "NORMAL";
+  busyTimeoutMs: number;
+}
+
+/**
+ * Opens the database file (creating it and its folder if missing), sets the connection's
+ * pragmas and brings the schema to {@link LATEST_SCHEMA_VERSION}. A file that is not ours, or
+ * whose schema is newer than this code, is refused before anything is written to it.
+ */
+export function openDatabase(settings: ConnectionSettings): Database.Database {
+  const { path, synchronous, busyTimeoutMs } = settings;
+  if (path !== ":memory:") createFolder(path);
+  const db = new Database(path, { timeout: busyTimeoutMs });
+  try {
+    // Reading the schema first: on a file that is not a database this fails with SQLITE_NOTADB
+    // before WAL mode would write a journal next to it.
+    const tables = tableNames(db);
+    db.pragma("journal_mode = WAL");
+    db.pragma("foreign_keys = ON");
+    db.pragma(`synchronous = ${synchronous}`);
+    migrate(db, path, tables);
+    return db;
+  } catch (error) {
+    db.close();
+    throw error;
+  }
+}
+
+function createFolder(path: string): void {
+  try {
+    mkdirSync(dirname(path), { recursive: true });
+  } catch (error) {
+    const why = `cannot create the folder of '${path}': ${(error as Error).message}`;
+    throw new StorageError("setup", new Error(why, { cause: error }));
+  }
+}
+
+function tableNames(db: Database.Database): Set<string> {
+  const rows = db.prepare("SELECT name FROM sqlite_schema WHERE type = 'table'").all();
+  return new Set((rows as { name: string }[]).map((row) => row.name));
+}
+
+/**
+ * Applies the pending migrations in one `BEGIN IMMEDIATE` transaction: SQLite's write lock is
+ * the migration lock, so of several processes starting at once one migrates and the others then
+ * find the schema current. DDL is transactional in SQLite, so a failed step leaves no trace.
+ */
+function migrate(db: Database.Database, path: string, tablesAtOpen: Set<string>): void {
+  assertOurs(path, tablesAtOpen);
+  if (tablesAtOpen.has(SCHEMA_TABLE) && schemaVersion(db, path) === LATEST_SCHEMA_VERSION) return;
+  const apply = db.transaction(() => {
+    assertOurs(path, tableNames(db));
+    db.exec(
+      `CREATE TABLE IF NOT EXISTS ${SCHEMA_TABLE} (version INTEGER PRIMARY KEY, applied_at TEXT NOT NULL)`,
+    );
+    const record = db.prepare(`INSERT INTO ${SCHEMA_TABLE} (version, applied_at) VALUES (?, ?)`);
+    for (let version = schemaVersion(db, path) + 1; version <= LATEST_SCHEMA_VERSION; version++) {
+      for (const statement of MIGRATIONS[version - 1]!) db.exec(statement);
+      record.run(version, new Date().toISOString());
+    }
+  });
+  apply.immediate();
+}
+
+/** Our tables without our schema table belong to another program: never write into them. */
+function assertOurs(path: string, tables: Set<string>): void {
+  if (tables.has(SCHEMA_TABLE)) return;
+  const clashing = OWN_TABLES.filter((name) => tables.has(name));
+  if (clashing.length === 0) return;
+  const detail =
+    `it has tables named ${clashing.join(", ")} but no ${SCHEMA_TABLE} table, so they belong ` +
+    `to another program; point SqliteCheckpointer at another file`;
+  throw new StorageSchemaError("STORAGE_SCHEMA_002", path, detail);
+}
+
+function schemaVersion(db: Database.Database, path: string): number {
+  const row = db.prepare(`SELECT MAX(version) AS version FROM ${SCHEMA_TABLE}`).get() as {
+    version: number | null;
+  };
+  const version = row.version ?? 0;
+  if (version > LATEST_SCHEMA_VERSION) {
+    const detail =
+      `its schema is version ${version}, newer than the ${LATEST_SCHEMA_VERSION} this ` +
+      `@tenxgraph/sqlite knows; upgrade @tenxgraph/sqlite to use it`;
+    throw new StorageSchemaError("STORAGE_SCHEMA_001", path, detail);
+  }
+  return version;
+}

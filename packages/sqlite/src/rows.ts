@@ -1,0 +1,94 @@
+import type { LedgerEntry, ThreadCheckpoint, ThreadStatus, ThreadSummary } from "@tenxgraph/core";
+
+/** A row of `threads` joined with its current row of `states`. */
+export interface CheckpointRow {
+  thread_id: string;
+  user_id: string | null;
+  version: number;
+  message_count: number;
+  updated_at: string;
+  step: number;
+  current_node: string | null;
+  status: string;
+  values_json: string;
+  interrupts_json: string;
+  resume_answers_json: string;
+}
+
+/** A row of `threads` as listed. */
+export interface ThreadRow {
+  thread_id: string;
+  user_id: string | null;
+  status: string;
+  version: number;
+  updated_at: string;
+}
+
+/** A row of `tool_executions`. */
+export interface ToolExecutionRow {
+  call_key: string;
+  tool_name: string;
+  status: "started" | "interrupted" | "completed";
+  attempt: number;
+  owner_run_id: string;
+  started_at: string;
+  heartbeat_at: string | null;
+  result_json: string | null;
+  completed_at: string | null;
+}
+
+export function toCheckpoint(row: CheckpointRow): ThreadCheckpoint {
+  return {
+    threadId: row.thread_id,
+    userId: row.user_id,
+    version: row.version,
+    step: row.step,
+    currentNode: row.current_node,
+    status: row.status as ThreadStatus,
+    values: JSON.parse(row.values_json) as ThreadCheckpoint["values"],
+    interrupts: JSON.parse(row.interrupts_json) as ThreadCheckpoint["interrupts"],
+    resumeAnswers: JSON.parse(row.resume_answers_json) as ThreadCheckpoint["resumeAnswers"],
+    messageCount: row.message_count,
+    updatedAt: row.updated_at,
+  };
+}
+
+export function toThreadSummary(row: ThreadRow): ThreadSummary {
+  return {
+    threadId: row.thread_id,
+    userId: row.user_id,
+    status: row.status as ThreadStatus,
+    version: row.version,
+    updatedAt: row.updated_at,
+  };
+}
+
+/**
+ * A ledger entry, with a started entry's heartbeat age measured at `nowMs`. SQLite is one
+ * machine's store, so that machine's clock is the store's clock every process shares.
+ */
+export function toLedgerEntry(row: ToolExecutionRow, nowMs: number): LedgerEntry {
+  const base = {
+    key: row.call_key,
+    toolName: row.tool_name,
+    attempt: row.attempt,
+    ownerRunId: row.owner_run_id,
+    startedAt: row.started_at,
+  };
+  switch (row.status) {
+    case "started": {
+      const heartbeatAt = row.heartbeat_at ?? row.started_at;
+      const heartbeatAgeMs = Math.max(0, nowMs - Date.parse(heartbeatAt));
+      return { ...base, status: "started", heartbeatAt, heartbeatAgeMs };
+    }
+    case "interrupted":
+      return { ...base, status: "interrupted" };
+    case "completed":
+      return {
+        ...base,
+        status: "completed",
+        result: JSON.parse(row.result_json ?? "null") as unknown,
+        completedAt: row.completed_at ?? row.started_at,
+      };
+  }
+}

@@ -1,0 +1,73 @@
+import type Database from "better-sqlite3";
+
+/** Every statement the checkpointer runs, by name; prepared once per connection. */
+export const SQL = {
+  selectCheckpoint: `
+    SELECT t.thread_id, t.user_id, t.version, t.message_count, t.updated_at,
+           s.step, s.current_node, s.status, s.values_json, s.interrupts_json,
+           s.resume_answers_json
+    FROM threads t JOIN states s ON s.thread_id = t.thread_id AND s.version = t.version
+    WHERE t.thread_id = ?`,
+  selectThreadHead: `SELECT version, message_count FROM threads WHERE thread_id = ?`,
+  nextWriteSeq: `SELECT COALESCE(MAX(write_seq), 0) + 1 AS seq FROM threads`,
+  insertThread: `
+    INSERT INTO threads (thread_id, user_id, status, version, message_count, write_seq,
+                         created_at, updated_at)
+    VALUES (@threadId, @userId, @status, @version, @messageCount, @writeSeq, @now, @now)`,
+  updateThread: `
+    UPDATE threads
+    SET user_id = COALESCE(@userId, user_id), status = @status, version = @version,
+        message_count = @messageCount, write_seq = @writeSeq, updated_at = @now
+    WHERE thread_id = @threadId`,
+  insertState: `
+    INSERT INTO states (thread_id, version, step, current_node, status, values_json,
+                        interrupts_json, resume_answers_json, created_at)
+    VALUES (@threadId, @version, @step, @currentNode, @status, @valuesJson, @interruptsJson,
+            @resumeAnswersJson, @now)`,
+  insertMessage: `
+    INSERT INTO messages (thread_id, message_id, seq, body_json) VALUES (?, ?, ?, ?)`,
+  selectMessages: `
+    SELECT body_json FROM messages WHERE thread_id = ? AND seq >= ? ORDER BY seq LIMIT ?`,
+  selectThreads: `
+    SELECT thread_id, user_id, status, version, updated_at FROM threads
+    ORDER BY write_seq DESC LIMIT ? OFFSET ?`,
+  selectThreadsOfUser: `
+    SELECT thread_id, user_id, status, version, updated_at FROM threads WHERE user_id = ?
+    ORDER BY write_seq DESC LIMIT ? OFFSET ?`,
+  deleteThread: `DELETE FROM threads WHERE thread_id = ?`,
+  requestStop: `UPDATE threads SET stop_requests = stop_requests + 1 WHERE thread_id = ?`,
+  countStopRequests: `SELECT stop_requests FROM threads WHERE thread_id = ?`,
+
+  selectCall: `SELECT * FROM tool_executions WHERE thread_id = ? AND call_key = ?`,
+  selectCalls: `SELECT * FROM tool_executions WHERE thread_id = ? ORDER BY rowid`,
+  insertCall: `
+    INSERT INTO tool_executions (thread_id, call_key, tool_name, status, attempt, owner_run_id,
+                                 started_at, heartbeat_at)
+    VALUES (@threadId, @key, @toolName, 'started', 1, @ownerRunId, @now, @now)`,
+  /** A takeover: compare-and-swap on the attempt the claimant saw. */
+  takeOverCall: `
+    UPDATE tool_executions
+    SET tool_name = @toolName, status = 'started', attempt = attempt + 1,
+        owner_run_id = @ownerRunId, started_at = @now, heartbeat_at = @now,
+        result_json = NULL, completed_at = NULL
+    WHERE thread_id = @threadId AND call_key = @key AND attempt = @expectedAttempt`,
+  /** Fenced: only the attempt that holds the claim may record its result. */
+  completeCall: `
+    UPDATE tool_executions
+    SET status = 'completed', result_json = @resultJson, completed_at = @now, heartbeat_at = NULL
+    WHERE thread_id = @threadId AND call_key = @key AND attempt = @attempt AND status = 'started'`,
+  releaseCall: `
+    UPDATE tool_executions SET status = 'interrupted', heartbeat_at = NULL
+    WHERE thread_id = @threadId AND call_key = @key AND attempt = @attempt AND status = 'started'`,
+  heartbeatCall: `
+    UPDATE tool_executions SET heartbeat_at = @now
+    WHERE thread_id = @threadId AND call_key = @key AND attempt = @attempt AND status = 'started'`,
+} as const;
+
+/** The prepared form of {@link SQL}. */
+export type Statements = { [Name in keyof typeof SQL]: Database.Statement };
+
+export function prepareStatements(db: Database.Database): Statements {
+  const entries = Object.entries(SQL).map(([name, sql]) => [name, db.prepare(sql)]);
+  return Object.fromEntries(entries) as Statements;
+}

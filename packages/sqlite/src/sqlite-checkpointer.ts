@@ -1,0 +1,273 @@
+import { StaleStateError, StorageError } from "@tenxgraph/core";
+import type {
+  AttemptRef,
+  Checkpointer,
+  CheckpointWrite,
+  ClaimResult,
+  LedgerClaim,
+  LedgerEntry,
+  Message,
+  ThreadCheckpoint,
+  ThreadSummary,
+} from "@tenxgraph/core";
+import type Database from "better-sqlite3";
+import { SqliteLedger } from "./ledger.js";
+import { mapSqliteError } from "./map-error.js";
+import { openDatabase } from "./open-database.js";
+import type { ConnectionSettings } from "./open-database.js";
+import { toCheckpoint, toThreadSummary } from "./rows.js";
+import type { CheckpointRow, ThreadRow } from "./rows.js";
+import { prepareStatements } from "./sql.js";
+import type { Statements } from "./sql.js";
+
+/** Options of {@link SqliteCheckpointer}. */
+export interface SqliteCheckpointerOptions {
+  /** The database file, created with its folder if missing. Default `./.tenxgraph/threads.db`. */
+  path?: string;
+  /**
+   * `"FULL"` (default): a committed step survives power loss. `"NORMAL"`: commits skip one
+   * fsync, so they are faster, and a power cut (not a process crash) may lose the last steps;
+   * the ledger then no longer proves a call ran, and it may run again.
+   */
+  synchronous?: "FULL" | "NORMAL";
+  /** How long a write waits for another process's write lock before failing. Default 5000 ms. */
+  busyTimeoutMs?: number;
+}
+
+/** The default database file of examples and the CLI, relative to the working directory. */
+export const DEFAULT_SQLITE_PATH = "./.tenxgraph/threads.db";
+
+interface Connection {
+  db: Database.Database;
+  sql: Statements;
+  ledger: SqliteLedger;
+}
+
+/**
+ * The embedded default store: one SQLite file (WAL mode) that several processes on one machine
+ * may share. Every write is a versioned compare-and-swap in one `BEGIN IMMEDIATE` transaction,
+ * and the tool ledger lives in the same file, so a process killed at any point resumes without
+ * repeating a recorded call. Opens the file on `setup()` or first use.
+ *
+ * @example
+ * const app = graph.compile({ checkpointer: new SqliteCheckpointer({ path: "./.tenxgraph/threads.db" }) });
+ * await app.invoke({ messages: [Message.user("hi")] }, { threadId: "t1" });
+ */
+export class SqliteCheckpointer implements Checkpointer {
+  readonly #settings: Readonly<ConnectionSettings>;
+  #connection: Connection | undefined;
+  #closed = false;
+
+  constructor(options: SqliteCheckpointerOptions = {}) {
+    this.#settings = Object.freeze(checkOptions(options));
+  }
+
+  /** The database file this checkpointer uses. */
+  get path(): string {
+    return this.#settings.path;
+  }
+
+  async setup(): Promise<void> {
+    this.#use("setup", () => undefined);
+  }
+
+  /** Idempotent, so cleanup code may always call it. */
+  async close(): Promise<void> {
+    this.#closed = true;
+    this.#connection?.db.close();
+    this.#connection = undefined;
+  }
+
+  async getCheckpoint(threadId: string): Promise<ThreadCheckpoint | null> {
+    return this.#use("getCheckpoint", ({ sql }) => {
+      const row = sql.selectCheckpoint.get(threadId) as CheckpointRow | undefined;
+      return row ? toCheckpoint(row) : null;
+    });
+  }
+
+  async putCheckpoint(write: CheckpointWrite): Promise<number> {
+    return this.#use("putCheckpoint", ({ db, sql }) => {
+      // Encoded before the transaction: a value JSON cannot hold fails without touching the file.
+      const encoded = encodeWrite(write);
+      // State and messages commit in one transaction, so a crash cannot keep one and lose the
+      // other; the write lock is taken before the version is read, so the compare is exact.
+      const commit = db.transaction(() => commitWrite(sql, write, encoded));
+      return commit.immediate();
+    });
+  }
+
+  async listMessages(
+    threadId: string,
+    page: { offset?: number; limit?: number } = {},
+  ): Promise<Message[]> {
+    const { offset = 0, limit = -1 } = page;
+    return this.#use("listMessages", ({ sql }) => {
+      const rows = sql.selectMessages.all(threadId, offset, limit) as { body_json: string }[];
+      return rows.map((row) => JSON.parse(row.body_json) as Message);
+    });
+  }
+
+  async listThreads(
+    filter: { userId?: string; limit?: number; offset?: number } = {},
+  ): Promise<ThreadSummary[]> {
+    const { userId, limit = -1, offset = 0 } = filter;
+    return this.#use("listThreads", ({ sql }) => {
+      const rows =
+        userId === undefined
+          ? sql.selectThreads.all(limit, offset)
+          : sql.selectThreadsOfUser.all(userId, limit, offset);
+      return (rows as ThreadRow[]).map(toThreadSummary);
+    });
+  }
+
+  /** Deletes the thread row; its states, messages and ledger go with it (`ON DELETE CASCADE`). */
+  async deleteThread(threadId: string): Promise<void> {
+    this.#use("deleteThread", ({ sql }) => sql.deleteThread.run(threadId));
+  }
+
+  /** A request for a thread that does not exist yet is dropped: no run of it can be stopped. */
+  async requestStop(threadId: string): Promise<void> {
+    this.#use("requestStop", ({ sql }) => sql.requestStop.run(threadId));
+  }
+
+  async countStopRequests(threadId: string): Promise<number> {
+    return this.#use("countStopRequests", ({ sql }) => {
+      const row = sql.countStopRequests.get(threadId) as { stop_requests: number } | undefined;
+      return row?.stop_requests ?? 0;
+    });
+  }
+
+  async getCalls(threadId: string, keys: string[]): Promise<LedgerEntry[]> {
+    return this.#use("getCalls", ({ ledger }) => ledger.getCalls(threadId, keys));
+  }
+
+  async claimCalls(threadId: string, claims: LedgerClaim[]): Promise<ClaimResult[]> {
+    return this.#use("claimCalls", ({ ledger }) => ledger.claimCalls(threadId, claims));
+  }
+
+  async completeCall(threadId: string, attempt: AttemptRef, result: unknown): Promise<boolean> {
+    return this.#use("completeCall", ({ ledger }) =>
+      ledger.completeCall(threadId, attempt, result),
+    );
+  }
+
+  async releaseCall(threadId: string, attempt: AttemptRef): Promise<boolean> {
+    return this.#use("releaseCall", ({ ledger }) => ledger.releaseCall(threadId, attempt));
+  }
+
+  async heartbeatCalls(threadId: string, attempts: AttemptRef[]): Promise<void> {
+    this.#use("heartbeatCalls", ({ ledger }) => ledger.heartbeatCalls(threadId, attempts));
+  }
+
+  async listCalls(threadId: string): Promise<LedgerEntry[]> {
+    return this.#use("listCalls", ({ ledger }) => ledger.listCalls(threadId));
+  }
+
+  /**
+   * Runs `body` on the connection, opening it first (setup runs on first use, and again on the
+   * next call if it failed), and translates engine failures into tenxgraph errors.
+   */
+  #use<T>(operation: string, body: (connection: Connection) => T): T {
+    if (this.#closed) throw new StorageError(operation, new Error("checkpointer is closed"));
+    try {
+      this.#connection ??= connect(this.#settings);
+      return body(this.#connection);
+    } catch (error) {
+      throw mapSqliteError(operation, this.#settings.path, error);
+    }
+  }
+}
+
+function connect(settings: ConnectionSettings): Connection {
+  const db = openDatabase(settings);
+  const sql = prepareStatements(db);
+  return { db, sql, ledger: new SqliteLedger(db, sql) };
+}
+
+interface EncodedWrite {
+  valuesJson: string;
+  interruptsJson: string;
+  resumeAnswersJson: string;
+  messages: { id: string; json: string }[];
+}
+
+function encodeWrite(write: CheckpointWrite): EncodedWrite {
+  const incoming = new Set<string>();
+  for (const { id } of write.newMessages) {
+    if (incoming.has(id)) throw duplicateMessage(write.threadId, id);
+    incoming.add(id);
+  }
+  return {
+    valuesJson: JSON.stringify(write.values),
+    interruptsJson: JSON.stringify(write.interrupts),
+    resumeAnswersJson: JSON.stringify(write.resumeAnswers),
+    messages: write.newMessages.map((message) => ({
+      id: message.id,
+      json: JSON.stringify(message),
+    })),
+  };
+}
+
+/** The body of the `putCheckpoint` transaction: compare the version, then write everything. */
+function commitWrite(sql: Statements, write: CheckpointWrite, encoded: EncodedWrite): number {
+  const { threadId, expectedVersion } = write;
+  const head = sql.selectThreadHead.get(threadId) as
+    { version: number; message_count: number } | undefined;
+  if ((head?.version ?? 0) !== expectedVersion) {
+    throw new StaleStateError(threadId, expectedVersion, head?.version ?? null);
+  }
+  const version = expectedVersion + 1;
+  const firstSeq = head?.message_count ?? 0;
+  const { seq: writeSeq } = sql.nextWriteSeq.get() as { seq: number };
+  const now = new Date().toISOString();
+  const thread = {
+    threadId,
+    userId: write.userId,
+    status: write.status,
+    version,
+    messageCount: firstSeq + encoded.messages.length,
+    writeSeq,
+    now,
+  };
+  (head ? sql.updateThread : sql.insertThread).run(thread);
+  sql.insertState.run({
+    threadId,
+    version,
+    step: write.step,
+    currentNode: write.currentNode,
+    status: write.status,
+    valuesJson: encoded.valuesJson,
+    interruptsJson: encoded.interruptsJson,
+    resumeAnswersJson: encoded.resumeAnswersJson,
+    now,
+  });
+  for (const [index, message] of encoded.messages.entries()) {
+    try {
+      sql.insertMessage.run(threadId, message.id, firstSeq + index, message.json);
+    } catch (error) {
+      const code = (error as { code?: unknown }).code;
+      if (code === "SQLITE_CONSTRAINT_PRIMARYKEY") throw duplicateMessage(threadId, message.id);
+      throw error;
+    }
+  }
+  return version;
+}
+
+function duplicateMessage(threadId: string, messageId: string): StorageError {
+  const why = `message '${messageId}' is already in the append-only transcript of '${threadId}'`;
+  return new StorageError("putCheckpoint", new Error(why));
+}
+
+function checkOptions(options: SqliteCheckpointerOptions): ConnectionSettings {
+  const { path = DEFAULT_SQLITE_PATH, synchronous = "FULL", busyTimeoutMs = 5000 } = options;
+  const problem =
+    typeof path !== "string" || path === ""
+      ? `path must be a non-empty string, got ${JSON.stringify(path)}`
+      : synchronous !== "FULL" && synchronous !== "NORMAL"
+        ? `synchronous must be "FULL" or "NORMAL", got ${JSON.stringify(synchronous)}`
+        : !Number.isInteger(busyTimeoutMs) || busyTimeoutMs < 0
+          ? `busyTimeoutMs must be a whole number of milliseconds >= 0, got ${busyTimeoutMs}`
+          : undefined;
+  if (problem) throw new TypeError(`SqliteCheckpointer: ${problem}`);
+  return { path, synchronous, busyTimeoutMs };
+}
