@@ -1,0 +1,115 @@
+import { fork } from "node:child_process";
+import type { ChildProcess } from "node:child_process";
+
+/** How a worker process ended: its exit code, or the signal that killed it. */
+export interface WorkerExit {
+  code: number | null;
+  signal: NodeJS.Signals | null;
+}
+
+/** A message a worker sent with `process.send`: a plain object with a `type`. */
+export interface WorkerMessage {
+  type: string;
+  [field: string]: unknown;
+}
+
+/**
+ * A TypeScript script running in a child Node.js process (through tsx), talking over the IPC
+ * channel. Crash and concurrency suites use it to run graphs in real processes and SIGKILL them.
+ */
+export class WorkerProcess {
+  readonly child: ChildProcess;
+  /** Every message received so far, in order. */
+  readonly messages: WorkerMessage[] = [];
+  /** Resolves when the process has exited, however it ended. */
+  readonly exited: Promise<WorkerExit>;
+  readonly #waiters = new Set<() => void>();
+  #stderr = "";
+
+  /** Starts `script` with `params` (JSON) in the environment variable `TENXGRAPH_WORKER_PARAMS`. */
+  constructor(script: string | URL, params: unknown = {}) {
+    this.child = fork(script, [], {
+      execArgv: ["--import", "tsx"],
+      env: { ...process.env, TENXGRAPH_WORKER_PARAMS: JSON.stringify(params) },
+      stdio: ["ignore", "inherit", "pipe", "ipc"],
+    });
+    this.child.stderr?.on("data", (chunk: Buffer) => (this.#stderr += chunk.toString()));
+    this.child.on("message", (message) => {
+      this.messages.push(message as WorkerMessage);
+      this.#wake();
+    });
+    this.exited = new Promise((resolve) => {
+      this.child.on("exit", (code, signal) => {
+        resolve({ code, signal });
+        this.#wake();
+      });
+    });
+  }
+
+  /** What the worker wrote to stderr, for failure messages. */
+  get stderr(): string {
+    return this.#stderr;
+  }
+
+  /**
+   * The first message (already received or still to come) for which `matches` holds. Rejects
+   * if the process exits first, or after `timeoutMs`, quoting the worker's stderr.
+   */
+  waitFor(
+    matches: (message: WorkerMessage) => boolean,
+    timeoutMs = 15_000,
+  ): Promise<WorkerMessage> {
+    return new Promise((resolve, reject) => {
+      let exitCode: WorkerExit | undefined;
+      void this.exited.then((exit) => (exitCode = exit));
+      const check = () => {
+        const found = this.messages.find(matches);
+        if (found) return done(() => resolve(found));
+        if (exitCode || this.child.exitCode !== null || this.child.signalCode !== null) {
+          const how = JSON.stringify(exitCode ?? { code: this.child.exitCode });
+          done(() =>
+            reject(new Error(`worker exited (${how}) before the awaited message\n${this.#stderr}`)),
+          );
+        }
+      };
+      const timer = setTimeout(() => {
+        done(() => reject(new Error(`no awaited message after ${timeoutMs} ms\n${this.#stderr}`)));
+      }, timeoutMs);
+      const done = (settle: () => void) => {
+        clearTimeout(timer);
+        this.#waiters.delete(check);
+        settle();
+      };
+      this.#waiters.add(check);
+      check();
+    });
+  }
+
+  /** A message of `type`, as {@link waitFor}. */
+  waitForType(type: string, timeoutMs?: number): Promise<WorkerMessage> {
+    return this.waitFor((message) => message.type === type, timeoutMs);
+  }
+
+  /** Kills the process with SIGKILL (no cleanup, no flush: a crash) and waits for its exit. */
+  async kill(): Promise<WorkerExit> {
+    if (this.child.exitCode === null && this.child.signalCode === null) this.child.kill("SIGKILL");
+    return this.exited;
+  }
+
+  #wake(): void {
+    for (const check of [...this.#waiters]) check();
+  }
+}
+
+/** In a worker: the params the parent passed. */
+export function workerParams<T>(): T {
+  return JSON.parse(process.env.TENXGRAPH_WORKER_PARAMS ?? "{}") as T;
+}
+
+/** In a worker: sends `message` to the parent and waits until it is handed to the OS. */
+export function report(message: WorkerMessage): Promise<void> {
+  return new Promise((resolve, reject) => {
+    if (!process.send) return reject(new Error("not started as a WorkerProcess (no IPC channel)"));
+    process.send(message, (error: Error | null) => (error ? reject(error) : resolve()));
+  });
+}
