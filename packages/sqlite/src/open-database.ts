@@ -21,13 +21,16 @@ export function openDatabase(settings: ConnectionSettings): Database.Database {
   if (path !== ":memory:") createFolder(path);
   const db = new Database(path, { timeout: busyTimeoutMs });
   try {
-    // Reading the schema first: on a file that is not a database this fails with SQLITE_NOTADB
-    // before WAL mode would write a journal next to it.
+    // Every check reads only, and comes before the first write (switching to WAL rewrites the
+    // header): a file that is not a database fails here with SQLITE_NOTADB, and one that is not
+    // ours, or is newer than this code, is refused with its bytes unchanged.
     const tables = tableNames(db);
+    assertOurs(path, tables);
+    const version = tables.has(SCHEMA_TABLE) ? schemaVersion(db, path) : 0;
     db.pragma("journal_mode = WAL");
     db.pragma("foreign_keys = ON");
     db.pragma(`synchronous = ${synchronous}`);
-    migrate(db, path, tables);
+    if (version < LATEST_SCHEMA_VERSION) migrate(db, path);
     return db;
   } catch (error) {
     db.close();
@@ -51,12 +54,10 @@ function tableNames(db: Database.Database): Set<string> {
 
 /**
  * Applies the pending migrations in one `BEGIN IMMEDIATE` transaction: SQLite's write lock is
- * the migration lock, so of several processes starting at once one migrates and the others then
- * find the schema current. DDL is transactional in SQLite, so a failed step leaves no trace.
+ * the migration lock, so of several processes starting at once one migrates and the others,
+ * checking again under the lock, find the schema current. DDL is transactional in SQLite, so a failed step leaves no trace.
  */
-function migrate(db: Database.Database, path: string, tablesAtOpen: Set<string>): void {
-  assertOurs(path, tablesAtOpen);
-  if (tablesAtOpen.has(SCHEMA_TABLE) && schemaVersion(db, path) === LATEST_SCHEMA_VERSION) return;
+function migrate(db: Database.Database, path: string): void {
   const apply = db.transaction(() => {
     assertOurs(path, tableNames(db));
     db.exec(
