@@ -1,0 +1,53 @@
+/**
+ * SIGKILL right after a tool returned and its result was recorded (`ledger.after_record`), in
+ * the middle of the tool node: the resumed process replays the recorded call from the ledger.
+ */
+import { describe, expect, it } from "vitest";
+import { checkInvariants } from "./support/thread-invariants.js";
+import {
+  CHARGE_KEY,
+  SEED_REQUEST,
+  effectsAfterRetry,
+  effectsByTool,
+  expectDone,
+  expectSelfKilled,
+  metric,
+  seedScene,
+  toolResults,
+} from "./support/seed-scenario.js";
+
+describe.each(["invoke", "stream"] as const)("killed after a recorded tool call (%s)", (via) => {
+  it("replays the recorded charge in a fresh process instead of charging again", async () => {
+    const scene = seedScene(`after-record-${via}`);
+    try {
+      const crashed = await scene.run({
+        via,
+        input: { kind: "new", text: SEED_REQUEST },
+        kill: { point: "ledger.after_record", tool: "charge_card" },
+      });
+      expectSelfKilled(crashed, "ledger.after_record", "charge_card");
+      const killed = await checkInvariants(scene, null, { finished: false });
+      expect(killed.checkpoint).toMatchObject({ status: "running", currentNode: "TOOL" });
+      expect(killed.ledger.find((e) => e.key === CHARGE_KEY)).toMatchObject({
+        status: "completed",
+        attempt: 1,
+      });
+      expect(effectsByTool(killed).charge_card).toBe(1);
+
+      const resumed = await scene.run({ via, input: { kind: "continue" } });
+      expectDone(resumed, "completed");
+      const final = await checkInvariants(scene, killed, { finished: true });
+      expect(effectsByTool(final)).toEqual(effectsAfterRetry(killed));
+      expect(effectsByTool(final).charge_card, "charges").toBe(1);
+      expect(final.ledger.find((e) => e.key === CHARGE_KEY)?.attempt).toBe(1);
+      expect(metric(resumed, "tool.ledger_hits", "charge_card"), "replays of the charge").toBe(1);
+      if (via === "stream") {
+        expect(toolResults(resumed, "charge_card")).toMatchObject([
+          { replayed: true, isError: false },
+        ]);
+      }
+    } finally {
+      scene.dispose();
+    }
+  });
+});

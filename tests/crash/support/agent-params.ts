@@ -1,0 +1,62 @@
+import type { FaultPointName } from "@tenxgraph/core";
+
+/** The support agent's tools. */
+export type ToolName = "lookup_order" | "charge_card" | "send_receipt";
+
+/** What a tool does when its call is found in doubt (`onInDoubt`); `reconcile` reads the effect log. */
+export type PolicyName = "retry" | "fail" | "interrupt" | "reconcile";
+
+/** One tool call the scripted model asks for. */
+export interface PlannedCall {
+  name: ToolName;
+  args: { order_id: string; amount_cents?: number };
+}
+
+/**
+ * Where the worker SIGKILLs itself: at the `hit`-th time (default 1) the run reaches `point`,
+ * counting only hits for `tool` when given.
+ */
+export interface KillPlan {
+  point: FaultPointName;
+  tool?: ToolName;
+  hit?: number;
+}
+
+/** How the worker starts its run. */
+export type RunInputPlan =
+  | { kind: "new"; text: string }
+  | { kind: "continue" }
+  | { kind: "resume"; answer: unknown; interruptId?: string };
+
+/** Everything one worker process needs, passed as JSON by the parent. */
+export interface AgentParams {
+  /** The SQLite file shared by every process of a test. */
+  dbPath: string;
+  /** The external append-only log of side effects (one JSON line per effect). */
+  effectsPath: string;
+  threadId: string;
+  via: "invoke" | "stream";
+  input: RunInputPlan;
+  /** The model's replies: each round is one assistant message of parallel calls, then `answer`. */
+  rounds: PlannedCall[][];
+  answer: string;
+  kill?: KillPlan;
+  /** This tool never returns in this process (before its side effect): the parent kills it. */
+  hang?: ToolName;
+  /** `onInDoubt` per tool (default `"retry"`). */
+  policies?: Partial<Record<ToolName, PolicyName>>;
+  /** charge_card asks a human (`interrupt()`) before charging. */
+  approval?: boolean;
+  /** Stay alive after the run ended, until the parent kills the process. */
+  stayAlive?: boolean;
+}
+
+/** One line of the side-effect log: what reached the outside world, and from which attempt. */
+export interface Effect {
+  tool: ToolName;
+  /** `ctx.idempotencyKey`: the ledger key of the call (the domain key for charge_card). */
+  key: string;
+  attempt: number;
+  order: string;
+  pid: number;
+}

@@ -1,0 +1,73 @@
+/**
+ * A worker process for the crash suite: builds the support agent on the SQLite file named in its
+ * params, runs one `invoke` or `stream`, and reports to the parent over IPC what it did. When
+ * its params say so, it SIGKILLs itself at a named fault point (a real crash: no cleanup, no
+ * flush), or hangs in a tool until the parent kills it.
+ */
+import type { FaultContext } from "@tenxgraph/core";
+import { FaultPoints } from "@tenxgraph/core/testing";
+import { SqliteCheckpointer } from "@tenxgraph/sqlite";
+import { report, workerParams } from "../../support/worker-process.js";
+import type { AgentParams } from "./agent-params.js";
+import { runAgent } from "./run-agent.js";
+import { reportingLogger, workerMeter } from "./worker-observers.js";
+
+const params = workerParams<AgentParams>();
+const checkpointer = new SqliteCheckpointer({ path: params.dbPath });
+const meter = workerMeter();
+try {
+  const outcome = await runAgent(params, {
+    checkpointer,
+    faultPoints: faultPoints(params, checkpointer),
+    logger: reportingLogger(),
+    meter: meter.meter,
+    onHang: (tool) => void report({ type: "hanging", tool }),
+  });
+  await report({ type: "done", ...outcome, metrics: await meter.sums() });
+} catch (error) {
+  const code = (error as { code?: unknown }).code ?? null;
+  await report({ type: "failed", code, message: String(error) });
+}
+await checkpointer.close();
+if (params.stayAlive) {
+  await report({ type: "idle" });
+  setInterval(() => {}, 1_000); // alive, doing nothing, until the parent's SIGKILL
+} else {
+  process.exit(0);
+}
+
+/**
+ * Reporters first (FaultPoints fires armings in the order they were armed), so the parent
+ * hears of a point before the kill armed on it fires.
+ */
+function faultPoints(params: AgentParams, store: SqliteCheckpointer): FaultPoints {
+  const where = (at: FaultContext) => ({ tool: at.toolName ?? null, key: at.key ?? null });
+  const faults = new FaultPoints()
+    .arm("tool.after_return", (at) => report({ type: "returned", ...where(at) }))
+    .arm("ledger.after_record", (at) => report({ type: "recorded", ...where(at) }))
+    .arm("step.after_write", async (at) => {
+      // The run holds the thread, so what is stored now is what this write committed.
+      const checkpoint = await store.getCheckpoint(at.threadId);
+      await report({
+        type: "write",
+        version: checkpoint?.version ?? null,
+        status: checkpoint?.status ?? null,
+        currentNode: checkpoint?.currentNode ?? null,
+      });
+    });
+  const kill = params.kill;
+  if (!kill) return faults;
+  let seen = 0;
+  return faults.arm(
+    kill.point,
+    async (at) => {
+      await report({ type: "killing", point: kill.point, node: at.node, ...where(at) });
+      process.kill(process.pid, "SIGKILL");
+      await new Promise(() => {}); // the signal may land a moment later: do nothing until then
+    },
+    {
+      when: (at) =>
+        (kill.tool === undefined || at.toolName === kill.tool) && ++seen === (kill.hit ?? 1),
+    },
+  );
+}

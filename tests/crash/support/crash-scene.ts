@@ -1,0 +1,142 @@
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import type { LedgerEntry, Message, ThreadCheckpoint } from "@tenxgraph/core";
+import { SqliteCheckpointer } from "@tenxgraph/sqlite";
+import {
+  WorkerProcess,
+  type WorkerExit,
+  type WorkerMessage,
+} from "../../support/worker-process.js";
+import type { AgentParams, Effect } from "./agent-params.js";
+import { readEffects } from "./side-effect-log.js";
+
+const AGENT_WORKER = new URL("./agent-worker.ts", import.meta.url);
+/** A worker that neither ends nor dies within this is stuck: the test fails instead of hanging. */
+const WORKER_DEADLINE_MS = 30_000;
+
+/** One worker process from start to exit, with everything it reported. */
+export interface WorkerRun {
+  params: AgentParams;
+  exit: WorkerExit;
+  messages: WorkerMessage[];
+  /** The `done` report (the run ended without a crash), if any. */
+  done: WorkerMessage | undefined;
+  /** The `killing` report (it killed itself at a fault point), if any. */
+  killing: WorkerMessage | undefined;
+  stderr: string;
+}
+
+/** The thread as stored, read through a SqliteCheckpointer of the test process. */
+export interface StoredThread {
+  checkpoint: ThreadCheckpoint | null;
+  messages: Message[];
+  ledger: LedgerEntry[];
+  effects: Effect[];
+}
+
+/**
+ * One test's world: a fresh SQLite file and side-effect log in the OS temp folder, one thread,
+ * and every worker run on it, in order (the invariants compare each run with the ones before).
+ */
+export class CrashScene {
+  readonly dir: string;
+  readonly dbPath: string;
+  readonly effectsPath: string;
+  readonly runs: WorkerRun[] = [];
+  readonly #base: Pick<AgentParams, "threadId" | "rounds" | "answer">;
+
+  constructor(name: string, base: Pick<AgentParams, "threadId" | "rounds" | "answer">) {
+    this.dir = mkdtempSync(join(tmpdir(), `tenxgraph-crash-${name}-`));
+    this.dbPath = join(this.dir, "threads.db");
+    this.effectsPath = join(this.dir, "effects.jsonl");
+    this.#base = base;
+  }
+
+  get threadId(): string {
+    return this.#base.threadId;
+  }
+
+  /** Starts a worker on this scene with `params` over the scene's defaults. */
+  start(params: Partial<AgentParams> & Pick<AgentParams, "via" | "input">): {
+    worker: WorkerProcess;
+    finished: Promise<WorkerRun>;
+  } {
+    const full: AgentParams = {
+      ...this.#base,
+      dbPath: this.dbPath,
+      effectsPath: this.effectsPath,
+      ...params,
+    };
+    const worker = new WorkerProcess(AGENT_WORKER, full);
+    return { worker, finished: this.#finish(worker, full) };
+  }
+
+  /** Runs a worker until it exits on its own: it completes, fails, or kills itself. */
+  run(params: Partial<AgentParams> & Pick<AgentParams, "via" | "input">): Promise<WorkerRun> {
+    return this.start(params).finished;
+  }
+
+  /** Runs a worker and SIGKILLs it from outside once `ready` holds for what it reported. */
+  async runAndKill(
+    params: Partial<AgentParams> & Pick<AgentParams, "via" | "input">,
+    ready: (messages: readonly WorkerMessage[]) => boolean,
+  ): Promise<WorkerRun> {
+    const { worker, finished } = this.start(params);
+    await worker.waitFor(() => ready(worker.messages), WORKER_DEADLINE_MS);
+    await worker.kill();
+    return finished;
+  }
+
+  /** The stored thread, the ledger and the side-effect log, as they are now. */
+  async read(): Promise<StoredThread> {
+    const store = new SqliteCheckpointer({ path: this.dbPath });
+    try {
+      const [checkpoint, messages, ledger] = await Promise.all([
+        store.getCheckpoint(this.threadId),
+        store.listMessages(this.threadId),
+        store.listCalls(this.threadId),
+      ]);
+      return { checkpoint, messages, ledger, effects: readEffects(this.effectsPath) };
+    } finally {
+      await store.close();
+    }
+  }
+
+  /** Every thread version the workers reported committing, in order, across all processes. */
+  versions(): number[] {
+    return this.runs.flatMap((run) =>
+      run.messages.filter((m) => m.type === "write").map((m) => m.version as number),
+    );
+  }
+
+  /** Removes the scene's files. */
+  dispose(): void {
+    rmSync(this.dir, { recursive: true, force: true });
+  }
+
+  async #finish(worker: WorkerProcess, params: AgentParams): Promise<WorkerRun> {
+    let timer: NodeJS.Timeout | undefined;
+    const stuck = new Promise<never>((_, reject) => {
+      timer = setTimeout(() => {
+        void worker.kill();
+        reject(new Error(`worker stuck after ${WORKER_DEADLINE_MS} ms\n${worker.stderr}`));
+      }, WORKER_DEADLINE_MS);
+    });
+    try {
+      const exit = await Promise.race([worker.exited, stuck]);
+      const run: WorkerRun = {
+        params,
+        exit,
+        messages: worker.messages,
+        done: worker.messages.find((m) => m.type === "done"),
+        killing: worker.messages.find((m) => m.type === "killing"),
+        stderr: worker.stderr,
+      };
+      this.runs.push(run);
+      return run;
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+}

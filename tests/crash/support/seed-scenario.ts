@@ -1,0 +1,79 @@
+import { expect } from "vitest";
+import type { WorkerMessage } from "../../support/worker-process.js";
+import type { PlannedCall, ToolName } from "./agent-params.js";
+import { CrashScene, type StoredThread, type WorkerRun } from "./crash-scene.js";
+
+/** The seed's order and the three calls the model asks for in one message. */
+export const ORDER = "4821";
+export const SEED_CALLS: PlannedCall[] = [
+  { name: "lookup_order", args: { order_id: ORDER } },
+  { name: "charge_card", args: { order_id: ORDER, amount_cents: 4200 } },
+  { name: "send_receipt", args: { order_id: ORDER } },
+];
+export const SEED_ANSWER = "Order 4821 is charged and the receipt is on its way.";
+export const SEED_REQUEST = "charge order 4821 and email me the receipt";
+export const CHARGE_KEY = `order-${ORDER}-charge`;
+export const TOOLS: readonly ToolName[] = ["lookup_order", "charge_card", "send_receipt"];
+
+/** A scene of the seed's timeline: one user turn, three parallel calls, then the answer. */
+export function seedScene(name: string): CrashScene {
+  return new CrashScene(name, {
+    threadId: `order-${ORDER}-${name}`,
+    rounds: [SEED_CALLS],
+    answer: SEED_ANSWER,
+  });
+}
+
+/** Side effects per tool in the log. */
+export function effectsByTool(stored: StoredThread): Record<ToolName, number> {
+  const counts = { lookup_order: 0, charge_card: 0, send_receipt: 0 };
+  for (const effect of stored.effects) counts[effect.tool] += 1;
+  return counts;
+}
+
+/**
+ * What a resume with the default `"retry"` policy must leave in the log, from the state a kill
+ * left: a recorded call is replayed (no new effect); a claimed call that was never recorded is
+ * in doubt and runs once more (whether or not its killed run had acted).
+ */
+export function effectsAfterRetry(killed: StoredThread): Record<ToolName, number> {
+  const counts = effectsByTool(killed);
+  for (const name of TOOLS) {
+    const entry = killed.ledger.find((e) => e.toolName === name);
+    if (entry?.status !== "completed") counts[name] += 1;
+  }
+  return counts;
+}
+
+/** Asserts the worker killed itself with a real SIGKILL, at the point it was armed for. */
+export function expectSelfKilled(run: WorkerRun, point: string, tool?: ToolName): void {
+  expect(run.exit, run.stderr).toEqual({ code: null, signal: "SIGKILL" });
+  expect(run.killing?.point, "where the worker died").toBe(point);
+  if (tool) expect(run.killing?.tool, "the tool the kill was aimed at").toBe(tool);
+  expect(run.done, "a killed worker must not finish its run").toBeUndefined();
+}
+
+/** Asserts the worker ran to the end of its run and exited normally; returns its `done` report. */
+export function expectDone(run: WorkerRun, status: string): WorkerMessage {
+  expect(run.exit, `worker exit\n${run.stderr}`).toEqual({ code: 0, signal: null });
+  const failed = run.messages.find((m) => m.type === "failed");
+  expect(failed, "the run rejected").toBeUndefined();
+  expect(run.done?.status, "how the run ended").toBe(status);
+  return run.done!;
+}
+
+/** The `tool_result` events a stream run reported for `tool`. */
+export function toolResults(run: WorkerRun, tool: ToolName): Record<string, unknown>[] {
+  return run.messages.flatMap((m) => {
+    const event = m.event as Record<string, unknown> | undefined;
+    return m.type === "event" && event?.type === "tool_result" && event.toolName === tool
+      ? [event]
+      : [];
+  });
+}
+
+/** The counter total the worker's OpenTelemetry meter reported for `tool` (0 when never counted). */
+export function metric(run: WorkerRun, name: string, tool: ToolName): number {
+  const sums = run.done?.metrics as Record<string, Record<string, number>> | undefined;
+  return sums?.[`tenxgraph.${name}`]?.[tool] ?? 0;
+}

@@ -1,0 +1,145 @@
+import type { Meter } from "@opentelemetry/api";
+import {
+  END,
+  StateGraph,
+  ToolNode,
+  interrupt,
+  tool,
+  type BaseState,
+  type CompiledGraph,
+  type FaultInjector,
+  type InDoubtPolicy,
+  type Logger,
+  type ToolContext,
+} from "@tenxgraph/core";
+import { ScriptedModel, type ScriptedTurn } from "@tenxgraph/core/testing";
+import type { SqliteCheckpointer } from "@tenxgraph/sqlite";
+import { z } from "zod";
+import type { AgentParams, ToolName } from "./agent-params.js";
+import { appendEffect, readEffects } from "./side-effect-log.js";
+
+/** A live claim counts as abandoned after 300 ms without a heartbeat, so resumes do not wait long. */
+export const STOP_POLL_INTERVAL_MS = 100;
+/** See {@link STOP_POLL_INTERVAL_MS}; at least twice it, as `compile()` requires. */
+export const CLAIM_STALE_AFTER_MS = 300;
+
+/** What the worker plugs into the agent: where faults fire, where logs and metrics go. */
+export interface AgentHooks {
+  checkpointer: SqliteCheckpointer;
+  faultPoints: FaultInjector;
+  logger: Logger;
+  meter: Meter;
+  /** Called when a tool starts hanging (it never returns in this process). */
+  onHang(tool: ToolName): void;
+}
+
+/** The answer charge_card expects when it asks for approval. */
+export interface Approval {
+  approved: boolean;
+}
+
+const order = z.object({ order_id: z.string() });
+const never = new Promise<never>(() => {});
+
+/**
+ * The seed's support agent (lookup_order, charge_card with a domain idempotency key,
+ * send_receipt) on SQLite, driven by a scripted model. Every tool appends its effect to the
+ * external log before it returns, so the log shows what reached the outside world even when the
+ * process dies the next instant.
+ */
+export function buildSupportAgent(
+  params: AgentParams,
+  hooks: AgentHooks,
+): CompiledGraph<BaseState> {
+  const effect = (name: ToolName, orderId: string, ctx: ToolContext) =>
+    appendEffect(params.effectsPath, {
+      tool: name,
+      key: ctx.idempotencyKey,
+      attempt: ctx.attempt,
+      order: orderId,
+      pid: process.pid,
+    });
+  const hangIfAsked = async (name: ToolName) => {
+    if (params.hang !== name) return;
+    hooks.onHang(name);
+    await never; // the mailer never answers: only SIGKILL ends this call
+  };
+  const lookupOrder = tool({
+    name: "lookup_order",
+    description: "Find an order.",
+    schema: order,
+    onInDoubt: policyOf("lookup_order", params),
+    execute: (args, ctx) => {
+      effect("lookup_order", args.order_id, ctx);
+      return `Order ${args.order_id}: 42.00 USD, shipped`;
+    },
+  });
+  const chargeCard = tool({
+    name: "charge_card",
+    description: "Charge the customer's saved card for an order.",
+    schema: order.extend({ amount_cents: z.number().int() }),
+    idempotencyKey: (args) => `order-${args.order_id}-charge`,
+    onInDoubt: policyOf("charge_card", params),
+    async execute(args, ctx) {
+      if (params.approval) {
+        // Side effects go after interrupt(): the code before it runs again on resume.
+        const answer = interrupt<Approval>(args, { message: `Charge order ${args.order_id}?` });
+        if (!answer.approved) return "Charge declined";
+      }
+      await hangIfAsked("charge_card");
+      effect("charge_card", args.order_id, ctx);
+      return `Charged ${args.amount_cents / 100} USD for order ${args.order_id}`;
+    },
+  });
+  const sendReceipt = tool({
+    name: "send_receipt",
+    description: "Email the receipt.",
+    schema: order,
+    onInDoubt: policyOf("send_receipt", params),
+    async execute(args, ctx) {
+      await hangIfAsked("send_receipt");
+      effect("send_receipt", args.order_id, ctx);
+      return `Receipt sent for order ${args.order_id}`;
+    },
+  });
+  return new StateGraph<BaseState>()
+    .addNode("MAIN", new ScriptedModel(script(params)))
+    .addNode("TOOL", new ToolNode([lookupOrder, chargeCard, sendReceipt]))
+    .addConditionalEdges("MAIN", (state) =>
+      state.messages.at(-1)?.toolCalls?.length ? "TOOL" : END,
+    )
+    .addEdge("TOOL", "MAIN")
+    .setEntryPoint("MAIN")
+    .compile({
+      checkpointer: hooks.checkpointer,
+      faultPoints: hooks.faultPoints,
+      logger: hooks.logger,
+      meter: hooks.meter,
+      stopPollIntervalMs: STOP_POLL_INTERVAL_MS,
+      claimStaleAfterMs: CLAIM_STALE_AFTER_MS,
+    });
+}
+
+/** The model's replies: one assistant message of parallel calls per round, then the answer. */
+function script(params: AgentParams): ScriptedTurn[] {
+  return [...params.rounds.map((calls) => ({ toolCalls: calls })), params.answer];
+}
+
+/** The text a reconciled call is recorded with, so tests can tell it from a tool's own result. */
+export function reconciledText(name: ToolName, attempt: number): string {
+  return `reconciled: ${name} had taken effect (attempt ${attempt})`;
+}
+
+function policyOf(name: ToolName, params: AgentParams): InDoubtPolicy<{ order_id: string }> {
+  const policy = params.policies?.[name] ?? "retry";
+  if (policy !== "reconcile") return policy;
+  return {
+    // Ask the outside world (the effect log) instead of acting again; undefined: it did not happen.
+    reconcile: (_args, ctx) => {
+      const done = readEffects(params.effectsPath).find(
+        (e) => e.tool === name && e.key === ctx.idempotencyKey,
+      );
+      return done ? reconciledText(name, done.attempt) : undefined;
+    },
+  };
+}
