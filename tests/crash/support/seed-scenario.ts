@@ -1,7 +1,9 @@
+import type { LedgerEntry, ToolMessage } from "@tenxgraph/core";
 import { expect } from "vitest";
 import type { WorkerMessage } from "../../support/worker-process.js";
-import type { PlannedCall, ToolName } from "./agent-params.js";
+import type { AgentParams, PlannedCall, ToolName } from "./agent-params.js";
 import { CrashScene, type StoredThread, type WorkerRun } from "./crash-scene.js";
+import { checkInvariants } from "./thread-invariants.js";
 
 /** The seed's order and the three calls the model asks for in one message. */
 export const ORDER = "4821";
@@ -76,4 +78,47 @@ export function toolResults(run: WorkerRun, tool: ToolName): Record<string, unkn
 export function metric(run: WorkerRun, name: string, tool: ToolName): number {
   const sums = run.done?.metrics as Record<string, Record<string, number>> | undefined;
   return sums?.[`tenxgraph.${name}`]?.[tool] ?? 0;
+}
+
+/** The ledger entry of the seed's charge. */
+export function chargeEntry(stored: StoredThread): LedgerEntry | undefined {
+  return stored.ledger.find((e) => e.key === CHARGE_KEY);
+}
+
+/** The tool message that answered the charge (the model's second call, `call_2`). */
+export function chargeAnswer(stored: StoredThread): ToolMessage | undefined {
+  return stored.messages.find(
+    (m): m is ToolMessage => m.role === "tool" && m.toolCallId === "call_2",
+  );
+}
+
+/**
+ * Kills a worker in the window the ledger cannot close: charge_card returned (the card is
+ * charged, the log says so) and its result is not recorded yet (`tool.after_return`). Returns
+ * the thread as the crash left it, after checking that it is exactly that.
+ */
+export async function crashInWindow(
+  scene: CrashScene,
+  via: "invoke" | "stream",
+  policies: AgentParams["policies"],
+): Promise<StoredThread> {
+  const crashed = await scene.run({
+    via,
+    input: { kind: "new", text: SEED_REQUEST },
+    policies,
+    kill: { point: "tool.after_return", tool: "charge_card" },
+  });
+  expectSelfKilled(crashed, "tool.after_return", "charge_card");
+  const killed = await checkInvariants(scene, null, { finished: false });
+  expect(killed.checkpoint).toMatchObject({ status: "running", currentNode: "TOOL" });
+  expect(chargeEntry(killed)).toMatchObject({ status: "started", attempt: 1 });
+  expect(effectsByTool(killed).charge_card, "the card was charged before the crash").toBe(1);
+  return killed;
+}
+
+/** The in-doubt warnings a run logged for the charge. */
+export function inDoubtWarnings(run: WorkerRun): WorkerMessage[] {
+  return run.messages.filter(
+    (m) => m.type === "log" && m.key === CHARGE_KEY && String(m.msg).includes("IN DOUBT"),
+  );
 }
