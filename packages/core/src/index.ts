@@ -75,6 +75,7 @@ export {
   GraphRecursionError,
   GraphValidationError,
   InvalidRunError,
+  ModelError,
   NodeTimeoutError,
   StaleStateError,
   StorageError,

@@ -55,6 +55,16 @@ export const ERROR_CODES = {
   THREAD_003: "THREAD_003",
   /** The input or config passed to `invoke`/`stream` is malformed. */
   INPUT_001: "INPUT_001",
+  /** The model provider refused the request (a 4xx other than 408, 409 and 429); its message is quoted. */
+  MODEL_001: "MODEL_001",
+  /** A model request ran past the model node's `requestTimeout`. */
+  MODEL_002: "MODEL_002",
+  /** A model cannot be used: unknown provider, provider package not installed, or missing settings. */
+  MODEL_003: "MODEL_003",
+  /** The provider answered with a body that is not a valid response (malformed JSON or stream). */
+  MODEL_004: "MODEL_004",
+  /** The provider kept failing with transient errors (429, 5xx, network) until the retries ran out. */
+  MODEL_005: "MODEL_005",
 } as const;
 
 /** One of the published error codes. */

@@ -102,6 +102,30 @@ export class InvalidRunError extends TenxgraphError {
   }
 }
 
+/**
+ * A model node could not get a reply: the provider refused the request (`MODEL_001`), the
+ * request ran past its timeout (`MODEL_002`), the model cannot be used as configured
+ * (`MODEL_003`), the response was malformed (`MODEL_004`), or transient failures outlasted the
+ * retries (`MODEL_005`). `model` names the model (`"openai/gpt-4o-mini"`); `statusCode` is the
+ * provider's HTTP status when there was one; the provider's error is the `cause`.
+ */
+export class ModelError extends TenxgraphError {
+  readonly statusCode: number | null;
+  /** Requests made, retries included (0 when none could be made). */
+  readonly attempts: number;
+
+  constructor(
+    code: Extract<ErrorCode, `MODEL_${string}`>,
+    readonly model: string,
+    message: string,
+    options: { cause?: unknown; statusCode?: number | null; attempts?: number } = {},
+  ) {
+    super(code, `Model '${model}': ${message}`, { cause: options.cause });
+    this.statusCode = options.statusCode ?? null;
+    this.attempts = options.attempts ?? 0;
+  }
+}
+
 /** The message of an error, or the thrown value as text. */
 export function errorText(error: unknown): string {
   return error instanceof Error ? error.message : String(error);
