@@ -1,0 +1,119 @@
+/**
+ * A process that runs a new turn each time the parent says `turn`, and reports what it
+ * committed. A turn may be held open in its tool call or before the model's final reply, until
+ * the parent says `release`, so a test can land another process's turn exactly there.
+ */
+import { setTimeout as sleep } from "node:timers/promises";
+import { Message, isTenxgraphError } from "@tenxgraph/core";
+import { SqliteCheckpointer } from "@tenxgraph/sqlite";
+import { report, workerParams } from "../../support/worker-process.js";
+import { agentGraph } from "./agent-graph.js";
+import { effectTool } from "./effect-tool.js";
+import { nextCommand } from "./worker-commands.js";
+
+/** The parameters of a turn worker. */
+export interface TurnWorkerParams {
+  dbPath: string;
+  logPath: string;
+  worker: string;
+}
+
+/** Where a turn waits for `release`: in its first tool call, or before the final reply. */
+export type HoldPoint = "tool" | "reply";
+
+/** The `turn` command. */
+export interface TurnCommand {
+  type: "turn";
+  threadId: string;
+  round: number;
+  /** Waited before the run starts, to vary where it lands in the other process's run. */
+  delayMs: number;
+  hold: HoldPoint | null;
+}
+
+/** What one turn did, as seen by the process that ran it. */
+export interface TurnOutcome {
+  type: "turn";
+  threadId: string;
+  round: number;
+  worker: string;
+  /** The id of the user message this turn brought. */
+  inputId: string;
+  /** `completed` when the run ended, `null` when it rejected. */
+  status: string | null;
+  /** The rejection's code, or `null`. */
+  code: string | null;
+  /** Versions of the durable writes this run committed (its `state` events). */
+  versions: number[];
+  /** Ids of the messages this run committed: its input and every message of its steps. */
+  committedIds: string[];
+}
+
+const { dbPath, logPath, worker } = workerParams<TurnWorkerParams>();
+let holdAt: HoldPoint | null = null;
+const checkpointer = new SqliteCheckpointer({ path: dbPath });
+const app = agentGraph({
+  checkpointer,
+  tools: [
+    effectTool({ name: "note_a", logPath, hold: () => holdIf("tool") }),
+    effectTool({ name: "note_b", logPath }),
+  ],
+  turns: [
+    [
+      { name: "note_a", tag: worker },
+      { name: "note_b", tag: worker },
+    ],
+  ],
+  beforeReply: (answered) => (answered === 1 ? holdIf("reply") : Promise.resolve()),
+});
+// The file is opened before `ready`, so a round races turns, not connection setup.
+await checkpointer.setup();
+await report({ type: "ready" });
+for (;;) {
+  const command = await nextCommand("turn", "exit");
+  if (command.type === "exit") break;
+  const turn = command as unknown as TurnCommand;
+  await sleep(turn.delayMs);
+  holdAt = turn.hold;
+  await report({ ...(await runTurn(turn)) });
+}
+await checkpointer.close();
+process.exit(0);
+
+/** Holds once at `point` if this turn asked for it: tells the parent, waits for `release`. */
+async function holdIf(point: HoldPoint): Promise<void> {
+  if (holdAt !== point) return;
+  holdAt = null;
+  await report({ type: "holding", at: point });
+  await nextCommand("release");
+}
+
+async function runTurn({ threadId, round }: TurnCommand): Promise<TurnOutcome> {
+  const input = Message.user(`round ${round} from ${worker}`);
+  const outcome: TurnOutcome = {
+    type: "turn",
+    threadId,
+    round,
+    worker,
+    inputId: input.id,
+    status: null,
+    code: null,
+    versions: [],
+    committedIds: [],
+  };
+  try {
+    for await (const event of app.stream({ messages: [input] }, { threadId })) {
+      // The first durable write of a run commits its input; each step's messages are
+      // announced only after the write that committed them.
+      if (event.type === "state" && outcome.versions.length === 0) {
+        outcome.committedIds.push(input.id);
+      }
+      if (event.type === "state") outcome.versions.push(event.version);
+      if (event.type === "message") outcome.committedIds.push(event.message.id);
+      if (event.type === "run_end") outcome.status = event.status;
+    }
+  } catch (error) {
+    outcome.code = isTenxgraphError(error) ? error.code : String(error);
+  }
+  return outcome;
+}

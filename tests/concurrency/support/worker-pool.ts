@@ -1,0 +1,26 @@
+import { WorkerProcess } from "../../support/worker-process.js";
+
+/**
+ * Starts one worker per entry of `params` from `script` (a file in this folder) and waits until
+ * each has reported `ready`: workers start in parallel because each start costs about half a
+ * second, and no test releases its workers before all of them are listening.
+ */
+export async function startWorkers(
+  script: string,
+  params: readonly unknown[],
+): Promise<WorkerProcess[]> {
+  const url = new URL(script, import.meta.url);
+  const workers = params.map((param) => new WorkerProcess(url, param));
+  try {
+    await Promise.all(workers.map((worker) => worker.waitForType("ready")));
+  } catch (error) {
+    await killWorkers(workers);
+    throw error;
+  }
+  return workers;
+}
+
+/** SIGKILLs every worker still alive and waits for their exits; for `afterEach`. */
+export async function killWorkers(workers: readonly WorkerProcess[]): Promise<void> {
+  await Promise.all(workers.map((worker) => worker.kill()));
+}
