@@ -122,3 +122,8 @@ export function inDoubtWarnings(run: WorkerRun): WorkerMessage[] {
     (m) => m.type === "log" && m.key === CHARGE_KEY && String(m.msg).includes("IN DOUBT"),
   );
 }
+
+/** `[status, attempt]` of each tool's ledger entry (the seed has one call per tool). */
+export function ledgerByTool(stored: StoredThread): Partial<Record<ToolName, [string, number]>> {
+  return Object.fromEntries(stored.ledger.map((e) => [e.toolName, [e.status, e.attempt]]));
+}

@@ -1,0 +1,109 @@
+/**
+ * The seed's timeline: three parallel calls; lookup_order and charge_card are done and recorded
+ * while send_receipt hangs (the mailer never answers); the worker is SIGKILLed from outside. The
+ * resumed process replays the two recorded calls and settles the hung one by its policy.
+ */
+import { describe, expect, it } from "vitest";
+import type { WorkerMessage } from "../support/worker-process.js";
+import type { ToolName } from "./support/agent-params.js";
+import { reconciledText } from "./support/support-agent.js";
+import { checkInvariants } from "./support/thread-invariants.js";
+import {
+  ORDER,
+  SEED_REQUEST,
+  chargeAnswer,
+  chargeEntry,
+  effectsByTool,
+  expectDone,
+  ledgerByTool,
+  metric,
+  seedScene,
+  toolResults,
+} from "./support/seed-scenario.js";
+
+/** True once `hung` hangs and every other tool of the seed's message is recorded. */
+function hungWithSiblingsRecorded(hung: ToolName) {
+  return (messages: readonly WorkerMessage[]) => {
+    const recorded = new Set(messages.filter((m) => m.type === "recorded").map((m) => m.tool));
+    const others = (["lookup_order", "charge_card", "send_receipt"] as const).filter(
+      (t) => t !== hung,
+    );
+    return (
+      messages.some((m) => m.type === "hanging" && m.tool === hung) &&
+      others.every((t) => recorded.has(t))
+    );
+  };
+}
+
+describe.each(["invoke", "stream"] as const)("killed while a sibling tool hangs (%s)", (via) => {
+  it("charges once and sends the receipt once after the resume", async () => {
+    const scene = seedScene(`sibling-hang-${via}`);
+    try {
+      const crashed = await scene.runAndKill(
+        { via, input: { kind: "new", text: SEED_REQUEST }, hang: "send_receipt" },
+        hungWithSiblingsRecorded("send_receipt"),
+      );
+      expect(crashed.exit.signal, crashed.stderr).toBe("SIGKILL");
+      const killed = await checkInvariants(scene, null, { finished: false });
+      expect(killed.checkpoint).toMatchObject({ status: "running", currentNode: "TOOL" });
+      expect(ledgerByTool(killed), "ledger at the kill").toEqual({
+        lookup_order: ["completed", 1],
+        charge_card: ["completed", 1],
+        send_receipt: ["started", 1],
+      });
+      expect(effectsByTool(killed)).toEqual({ lookup_order: 1, charge_card: 1, send_receipt: 0 });
+
+      const resumed = await scene.run({ via, input: { kind: "continue" } });
+      expectDone(resumed, "completed");
+      const final = await checkInvariants(scene, killed, { finished: true });
+      expect(effectsByTool(final)).toEqual({ lookup_order: 1, charge_card: 1, send_receipt: 1 });
+      expect(ledgerByTool(final), "ledger after the resume").toEqual({
+        lookup_order: ["completed", 1],
+        charge_card: ["completed", 1],
+        send_receipt: ["completed", 2],
+      });
+      expect(metric(resumed, "tool.ledger_hits", "charge_card"), "charge replayed").toBe(1);
+      expect(metric(resumed, "tool.ledger_hits", "lookup_order"), "lookup replayed").toBe(1);
+      expect(metric(resumed, "tool.in_doubt", "send_receipt"), "receipt in doubt").toBe(1);
+      if (via === "stream") {
+        expect(toolResults(resumed, "charge_card")).toMatchObject([{ replayed: true }]);
+        expect(toolResults(resumed, "send_receipt")).toMatchObject([{ replayed: false }]);
+      }
+    } finally {
+      scene.dispose();
+    }
+  });
+});
+
+describe("killed while the charge itself hangs, before it acted", () => {
+  it("{ reconcile } finds no charge outside, so the charge runs once, at attempt 2", async () => {
+    const scene = seedScene("charge-hang-reconcile");
+    const policies = { charge_card: "reconcile" } as const;
+    try {
+      const crashed = await scene.runAndKill(
+        {
+          via: "invoke",
+          input: { kind: "new", text: SEED_REQUEST },
+          hang: "charge_card",
+          policies,
+        },
+        hungWithSiblingsRecorded("charge_card"),
+      );
+      expect(crashed.exit.signal, crashed.stderr).toBe("SIGKILL");
+      const killed = await checkInvariants(scene, null, { finished: false });
+      expect(chargeEntry(killed)).toMatchObject({ status: "started", attempt: 1 });
+      expect(effectsByTool(killed).charge_card).toBe(0);
+
+      const resumed = await scene.run({ via: "invoke", input: { kind: "continue" }, policies });
+      expectDone(resumed, "completed");
+      const final = await checkInvariants(scene, killed, { finished: true });
+      expect(effectsByTool(final)).toEqual({ lookup_order: 1, charge_card: 1, send_receipt: 1 });
+      expect(final.effects.find((e) => e.tool === "charge_card")?.attempt).toBe(2);
+      expect(chargeEntry(final)).toMatchObject({ status: "completed", attempt: 2 });
+      expect(chargeAnswer(final)?.content).toBe(`Charged 42 USD for order ${ORDER}`);
+      expect(chargeAnswer(final)?.content).not.toBe(reconciledText("charge_card", 1));
+    } finally {
+      scene.dispose();
+    }
+  });
+});
