@@ -18,6 +18,23 @@ export async function broadcast(
   await Promise.all(workers.map((worker) => sendCommand(worker, command)));
 }
 
+/**
+ * Sends `command` to `worker` and resolves with the first report of `type` it sends after
+ * that; earlier reports of the same type (from earlier commands) do not count.
+ */
+export async function request(
+  worker: WorkerProcess,
+  command: WorkerMessage,
+  type: string,
+): Promise<WorkerMessage> {
+  const seen = worker.messages.length;
+  const reply = worker.waitFor(
+    (message) => message.type === type && worker.messages.indexOf(message) >= seen,
+  );
+  await sendCommand(worker, command);
+  return reply;
+}
+
 const inbox: WorkerMessage[] = [];
 const waiting = new Set<() => void>();
 let listening = false;
