@@ -61,7 +61,9 @@ function checkVersions(scene: CrashScene, stored: StoredThread, at: string): voi
       return m.type === "event" && event?.type === "state" ? [event.version] : [];
     });
     const written = run.messages.filter((m) => m.type === "write").map((m) => m.version);
-    expect(streamed, `${at}: versions in stream's state events vs writes`).toEqual(written);
+    // A killed consumer may not have passed on the last events yet; one that finished has all.
+    const seen = run.done ? written : written.slice(0, streamed.length);
+    expect(streamed, `${at}: versions in stream's state events vs writes`).toEqual(seen);
   }
 }
 
@@ -131,10 +133,9 @@ function checkAnswers(
     const key = keyOf(issuer, call);
     const entry = entries.get(key);
     expect(entry?.status, `${at}: ledger entry of answered call ${key}`).toBe("completed");
+    // The answer is the recorded message itself (same id), whether it was replayed or not.
     const recorded = entry?.status === "completed" ? decodeEnvelope(entry.result, call.id) : null;
-    expect(recorded?.message.content, `${at}: answer to ${key} vs the ledger`).toEqual(
-      mine[0]!.content,
-    );
+    expect(recorded?.message, `${at}: answer to ${key} vs the ledger`).toEqual(mine[0]);
   }
 }
 
