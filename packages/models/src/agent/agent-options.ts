@@ -1,0 +1,134 @@
+import type { AnyTool, ToolNode } from "@tenxgraph/core";
+import {
+  checkModelSpec,
+  modelLabel,
+  type ModelSpec,
+  type ProviderSettings,
+} from "../providers/resolve-model.js";
+import { resolveRetry, type RetryOptions } from "./retry.js";
+import type { ProviderOptions } from "./stream-reply.js";
+
+/** What an {@link Agent} is built from. */
+export interface AgentOptions {
+  /**
+   * The model: `"openai/gpt-4o-mini"`, `"anthropic/claude-sonnet-4-5"`, `"google/gemini-2.5-flash"`,
+   * `"openai-compatible/<model>"` (with `provider.baseURL`), or any AI SDK model object.
+   */
+  model: ModelSpec;
+  /** Sent as the system prompt before the transcript. */
+  systemPrompt?: string;
+  /** The tools the model may call (their zod schemas are sent as JSON Schema). */
+  tools?: readonly AnyTool[];
+  /** Or: the `ToolNode` that runs the calls; its tools are sent. */
+  toolNode?: ToolNode;
+  temperature?: number;
+  /** Most tokens the model may generate per reply. */
+  maxTokens?: number;
+  /**
+   * Seconds one request may take, streaming included (default 600). `null`, 0 or a negative
+   * number disables it. A request past it fails with `MODEL_002` and is not retried: the node's
+   * own deadline (default 900 s) sits above it, so a slow model fails with its own error.
+   */
+  requestTimeout?: number | null;
+  /** Retries of transient failures (429, 5xx, network); see {@link RetryOptions}. */
+  retry?: Partial<RetryOptions>;
+  /** Base URL, API key and headers for a model given as a string. */
+  provider?: ProviderSettings;
+  /** Provider-specific request options, passed through (`{ openai: { user: "u-1" } }`). */
+  providerOptions?: ProviderOptions;
+}
+
+/** The default `requestTimeout`, in seconds. */
+export const DEFAULT_REQUEST_TIMEOUT_SECONDS = 600;
+
+// Node's timers overflow past 2^31 - 1 ms (about 24.8 days); a longer timeout is as good as none.
+const MAX_TIMER_MS = 2 ** 31 - 1;
+
+/** Checked, defaulted and frozen options. */
+export interface ResolvedAgentOptions {
+  readonly model: ModelSpec;
+  readonly label: string;
+  readonly systemPrompt: string | undefined;
+  readonly tools: readonly AnyTool[];
+  readonly temperature: number | undefined;
+  readonly maxTokens: number | undefined;
+  readonly requestTimeoutMs: number | null;
+  readonly retry: Readonly<RetryOptions>;
+  readonly provider: Readonly<ProviderSettings>;
+  readonly providerOptions: ProviderOptions | undefined;
+}
+
+/**
+ * Checks the options once, at construction, so a mistake surfaces where the graph is built
+ * rather than at its first run: `TypeError` for a malformed option, `ModelError` (`MODEL_003`)
+ * for a model string that cannot work.
+ */
+export function resolveAgentOptions(options: AgentOptions): ResolvedAgentOptions {
+  if (typeof options !== "object" || options === null) {
+    throw new TypeError("Agent: options must be an object, e.g. { model: 'openai/gpt-4o-mini' }");
+  }
+  const provider = Object.freeze({ ...options.provider });
+  checkModel(options.model, provider);
+  const problem = (what: string) => new TypeError(`Agent: ${what}`);
+  if (options.systemPrompt !== undefined && typeof options.systemPrompt !== "string") {
+    throw problem("systemPrompt must be a string");
+  }
+  const { temperature, maxTokens } = options;
+  if (temperature !== undefined && !(typeof temperature === "number" && temperature >= 0)) {
+    throw problem(`temperature must be a number >= 0, got ${String(temperature)}`);
+  }
+  if (maxTokens !== undefined && !(Number.isInteger(maxTokens) && maxTokens > 0)) {
+    throw problem(`maxTokens must be a positive integer, got ${String(maxTokens)}`);
+  }
+  return Object.freeze({
+    model: options.model,
+    label: modelLabel(options.model),
+    systemPrompt: options.systemPrompt,
+    tools: Object.freeze(toolsOf(options)),
+    temperature,
+    maxTokens,
+    requestTimeoutMs: timeoutMs(options.requestTimeout),
+    retry: resolveRetry(options.retry),
+    provider,
+    providerOptions: options.providerOptions,
+  });
+}
+
+function checkModel(model: unknown, provider: ProviderSettings): void {
+  if (typeof model === "string") {
+    checkModelSpec(model, provider);
+    return;
+  }
+  const isModel =
+    typeof model === "object" &&
+    model !== null &&
+    typeof (model as { doStream?: unknown }).doStream === "function";
+  if (!isModel) {
+    throw new TypeError(
+      "Agent: model must be a string like 'openai/gpt-4o-mini' or an AI SDK language model",
+    );
+  }
+}
+
+function toolsOf(options: AgentOptions): AnyTool[] {
+  if (options.tools !== undefined && options.toolNode !== undefined) {
+    throw new TypeError("Agent: pass tools or toolNode, not both");
+  }
+  const tools = options.toolNode ? options.toolNode.tools : [...(options.tools ?? [])];
+  const seen = new Set<string>();
+  for (const tool of tools) {
+    if (seen.has(tool.name)) throw new TypeError(`Agent: two tools are named '${tool.name}'`);
+    seen.add(tool.name);
+  }
+  return tools;
+}
+
+function timeoutMs(seconds: number | null | undefined): number | null {
+  if (seconds === undefined) return DEFAULT_REQUEST_TIMEOUT_SECONDS * 1000;
+  if (seconds === null) return null;
+  if (typeof seconds !== "number" || Number.isNaN(seconds)) {
+    throw new TypeError(`Agent: requestTimeout must be seconds or null, got ${String(seconds)}`);
+  }
+  if (seconds <= 0 || seconds === Infinity) return null;
+  return Math.min(seconds * 1000, MAX_TIMER_MS);
+}

@@ -1,0 +1,216 @@
+import {
+  ModelError,
+  type AssistantMessage,
+  type BaseState,
+  type GraphNode,
+  type NodeContext,
+} from "@tenxgraph/core";
+import { resolveModel, type LanguageModelObject } from "../providers/resolve-model.js";
+import {
+  resolveAgentOptions,
+  type AgentOptions,
+  type ResolvedAgentOptions,
+} from "./agent-options.js";
+import type { Failure } from "./classify-failure.js";
+import { toModelMessages, toToolSet } from "./message-mapping.js";
+import { decideRetry, sleep } from "./retry.js";
+import { streamReply, type Reply, type ReplyOutcome, type ReplyRequest } from "./stream-reply.js";
+
+/**
+ * A model node: sends the thread's transcript (and the tools' schemas) to a model through the
+ * Vercel AI SDK and returns its reply as an assistant message. Tool calls keep the provider's
+ * ids and raw arguments; the message gets its id from the runtime (`ctx.runtime.ids`), text is
+ * streamed as `message_delta` events carrying that id, and token usage is recorded on it.
+ *
+ * The run loop persists the reply before the next node runs, so a crash in the tool node
+ * resumes there and the model is not asked again for a step it already answered.
+ *
+ * Transient failures (429, 5xx, a dropped connection) are retried with backoff that honours
+ * `retry-after`; every wait ends when the node's signal aborts (deadline, stop). Other failures
+ * fail the node with a `ModelError`: `MODEL_001` refused, `MODEL_002` request timeout,
+ * `MODEL_003` unusable model, `MODEL_004` malformed response, `MODEL_005` retries exhausted.
+ *
+ * @example
+ * const agent = new Agent({ model: "openai/gpt-4o-mini", tools: [lookupOrder, chargeCard] });
+ * graph.addNode("MAIN", agent).addNode("TOOL", new ToolNode([lookupOrder, chargeCard]));
+ */
+export class Agent<S extends BaseState = BaseState> implements GraphNode<S> {
+  readonly #options: ResolvedAgentOptions;
+  #model: Promise<LanguageModelObject> | undefined;
+
+  constructor(options: AgentOptions) {
+    this.#options = resolveAgentOptions(options);
+  }
+
+  /** The model's name: the string given, or `provider/modelId` of a model object. */
+  get model(): string {
+    return this.#options.label;
+  }
+
+  async run(state: S, ctx: NodeContext): Promise<AssistantMessage> {
+    const request = await this.#request(state);
+    for (let attempt = 1; ; attempt += 1) {
+      // Each attempt gets a fresh id: deltas of an attempt that failed midway belong to a
+      // message that never completes, so a client never appends a retry's text to them.
+      const messageId = ctx.runtime.ids();
+      const outcome = await this.#attempt(request, messageId, attempt, ctx);
+      if (outcome.kind === "reply") return this.#message(messageId, outcome.reply, ctx);
+      const failure = outcome.failure;
+      if (failure.kind !== "transient") throw this.#hardError(failure, attempt);
+      const decision = decideRetry(attempt, this.#options.retry, failure.retryAfterMs);
+      if (!decision.retry) throw this.#exhaustedError(failure, attempt, decision.reason);
+      ctx.logger.warn(
+        {
+          model: this.model,
+          attempt,
+          statusCode: failure.statusCode,
+          delayMs: Math.round(decision.delayMs),
+          error: failure.message,
+        },
+        "Model request failed with a transient error; retrying",
+      );
+      await sleep(decision.delayMs, ctx.signal);
+    }
+  }
+
+  async #request(state: S): Promise<ReplyRequest> {
+    const options = this.#options;
+    return {
+      model: await this.#resolveModel(),
+      system: options.systemPrompt,
+      messages: toModelMessages(state.messages),
+      tools: options.tools.length > 0 ? toToolSet(options.tools) : undefined,
+      temperature: options.temperature,
+      maxTokens: options.maxTokens,
+      providerOptions: options.providerOptions,
+    };
+  }
+
+  /** Resolves the model once; a failed resolution (a package not installed) is tried again. */
+  #resolveModel(): Promise<LanguageModelObject> {
+    this.#model ??= resolveModel(this.#options.model, this.#options.provider).catch(
+      (error: unknown) => {
+        this.#model = undefined;
+        throw error;
+      },
+    );
+    return this.#model;
+  }
+
+  /**
+   * One request under the node's signal and the request timeout. A stop or node deadline
+   * rethrows the node signal's reason (the run loop reports it); a timeout is `MODEL_002`.
+   */
+  async #attempt(
+    request: ReplyRequest,
+    messageId: string,
+    attempt: number,
+    ctx: NodeContext,
+  ): Promise<Exclude<ReplyOutcome, { kind: "aborted" }>> {
+    ctx.signal.throwIfAborted();
+    const controller = new AbortController();
+    const abortFromNode = () => controller.abort(ctx.signal.reason);
+    ctx.signal.addEventListener("abort", abortFromNode, { once: true });
+    const timeoutMs = this.#options.requestTimeoutMs;
+    let timedOut = false;
+    const timer =
+      timeoutMs === null
+        ? undefined
+        : setTimeout(() => {
+            timedOut = true;
+            controller.abort(new Error("request timeout"));
+          }, timeoutMs);
+    try {
+      const outcome = await streamReply(request, controller.signal, (delta) =>
+        ctx.emit({ type: "message_delta", node: ctx.node, messageId, delta }),
+      );
+      ctx.signal.throwIfAborted();
+      if (outcome.kind === "reply") return outcome;
+      if (timedOut) throw this.#timeoutError(attempt);
+      // Only our two sources abort the request; the node's was checked above.
+      if (outcome.kind === "aborted") throw new Error("model request aborted without a reason");
+      return outcome;
+    } finally {
+      clearTimeout(timer);
+      ctx.signal.removeEventListener("abort", abortFromNode);
+    }
+  }
+
+  #message(id: string, reply: Reply, ctx: NodeContext): AssistantMessage {
+    if (reply.finishReason === "length") {
+      ctx.logger.warn(
+        { model: this.model, maxTokens: this.#options.maxTokens },
+        "Model reply was cut at the token limit; tool call arguments may be incomplete",
+      );
+    }
+    const message: AssistantMessage = {
+      id,
+      role: "assistant",
+      content: reply.text,
+      createdAt: new Date().toISOString(),
+    };
+    if (reply.toolCalls.length > 0) message.toolCalls = reply.toolCalls;
+    if (reply.usage) message.usage = reply.usage;
+    return message;
+  }
+
+  #hardError(failure: Failure, attempts: number): ModelError {
+    const status = failure.statusCode === null ? "" : ` (HTTP ${failure.statusCode})`;
+    const details = { cause: failure.error, statusCode: failure.statusCode, attempts };
+    switch (failure.kind) {
+      case "malformed":
+        return new ModelError(
+          "MODEL_004",
+          this.model,
+          `the provider's response could not be read${status}: ${failure.message}`,
+          details,
+        );
+      case "unusable":
+        return new ModelError("MODEL_003", this.model, failure.message, details);
+      default:
+        return new ModelError(
+          "MODEL_001",
+          this.model,
+          `the provider refused the request${status}: ${failure.message}`,
+          details,
+        );
+    }
+  }
+
+  #exhaustedError(
+    failure: Failure,
+    attempts: number,
+    reason: "attempts" | "retry-after",
+  ): ModelError {
+    const status = failure.statusCode === null ? "" : `HTTP ${failure.statusCode}: `;
+    const why =
+      reason === "attempts"
+        ? `gave up after ${attempts} attempt${attempts === 1 ? "" : "s"} (retry.maxAttempts)`
+        : `the provider asked to retry after ${seconds(failure.retryAfterMs!)}, ` +
+          `longer than retry.maxDelayMs (${seconds(this.#options.retry.maxDelayMs)})`;
+    return new ModelError(
+      "MODEL_005",
+      this.model,
+      `${why}; last error: ${status}${failure.message}`,
+      {
+        cause: failure.error,
+        statusCode: failure.statusCode,
+        attempts,
+      },
+    );
+  }
+
+  #timeoutError(attempts: number): ModelError {
+    const limit = seconds(this.#options.requestTimeoutMs!);
+    return new ModelError(
+      "MODEL_002",
+      this.model,
+      `no complete reply within requestTimeout (${limit}); not retried, the node's deadline sits above it`,
+      { attempts },
+    );
+  }
+}
+
+function seconds(ms: number): string {
+  return `${Number((ms / 1000).toFixed(3))} s`;
+}

@@ -1,0 +1,147 @@
+import type { TokenUsage, ToolCall } from "@tenxgraph/core";
+import { streamText, type ModelMessage, type ToolSet } from "ai";
+import type { LanguageModelObject } from "../providers/resolve-model.js";
+import { classifyFailure, type Failure } from "./classify-failure.js";
+import { toTokenUsage } from "./message-mapping.js";
+
+/** Everything one model request sends; the same for every attempt of a step. */
+export interface ReplyRequest {
+  model: LanguageModelObject;
+  system: string | undefined;
+  messages: ModelMessage[];
+  tools: ToolSet | undefined;
+  temperature: number | undefined;
+  maxTokens: number | undefined;
+  providerOptions: ProviderOptions | undefined;
+}
+
+/** Provider-specific request options, keyed by provider (`{ openai: { user: "u-1" } }`). */
+export type ProviderOptions = NonNullable<Parameters<typeof streamText>[0]["providerOptions"]>;
+
+/** What the model said in one request. */
+export interface Reply {
+  text: string;
+  toolCalls: ToolCall[];
+  usage: TokenUsage | undefined;
+  /** The provider's own finish reason (`stop`, `tool_calls`, `length`, `end_turn`, ...). */
+  finishReason: string | undefined;
+}
+
+/** How one request ended: a reply, a failure, or cut off by its signal. */
+export type ReplyOutcome =
+  { kind: "reply"; reply: Reply } | { kind: "failed"; failure: Failure } | { kind: "aborted" };
+
+/**
+ * Makes one streaming request and reads it to the end. Text deltas go to `onTextDelta` as they
+ * arrive. A tool call keeps the provider's id and the raw JSON the model produced (gathered
+ * from its input deltas, so even JSON that does not parse reaches the `ToolNode`, which tells
+ * the model). Failures come back as data: the caller decides whether to retry.
+ */
+export async function streamReply(
+  request: ReplyRequest,
+  signal: AbortSignal,
+  onTextDelta: (delta: string) => void,
+): Promise<ReplyOutcome> {
+  const result = streamText({
+    model: request.model,
+    system: request.system,
+    messages: request.messages,
+    tools: request.tools,
+    temperature: request.temperature,
+    maxOutputTokens: request.maxTokens,
+    providerOptions: request.providerOptions,
+    // Our retry policy owns retries; the SDK's would retry under it, outside our deadlines.
+    maxRetries: 0,
+    abortSignal: signal,
+    // System messages in the transcript are the app's own (`Message.system`), not user input.
+    allowSystemInMessages: true,
+    // Errors are read from the stream below; without a handler the SDK prints them.
+    onError: () => {},
+  });
+  const reading = new ReplyReader(onTextDelta);
+  try {
+    for await (const part of result.fullStream) reading.take(part);
+  } catch (error) {
+    reading.error ??= error;
+  }
+  return reading.outcome();
+}
+
+type StreamPart =
+  ReturnType<typeof streamText>["fullStream"] extends AsyncIterable<infer P> ? P : never;
+
+/** Collects the parts of one stream into a reply. */
+class ReplyReader {
+  text = "";
+  error: unknown = undefined;
+  readonly #calls: ToolCall[] = [];
+  readonly #rawInputs = new Map<string, string>();
+  #usage: TokenUsage | undefined;
+  #finishReason: string | undefined;
+  #aborted = false;
+
+  constructor(private readonly onTextDelta: (delta: string) => void) {}
+
+  take(part: StreamPart): void {
+    switch (part.type) {
+      case "text-delta":
+        if (part.text === "") return;
+        this.text += part.text;
+        this.onTextDelta(part.text);
+        return;
+      case "tool-input-delta":
+        this.#rawInputs.set(part.id, (this.#rawInputs.get(part.id) ?? "") + part.delta);
+        return;
+      case "tool-call":
+        // A tool the provider ran itself (web search, ...) is not ours to run.
+        if (part.providerExecuted) return;
+        this.#calls.push({
+          id: part.toolCallId,
+          name: part.toolName,
+          arguments: this.#rawInputs.get(part.toolCallId) ?? inputText(part.input),
+        });
+        return;
+      case "finish":
+        this.#usage = toTokenUsage(part.totalUsage);
+        this.#finishReason = part.rawFinishReason;
+        return;
+      case "error":
+        this.error ??= part.error;
+        return;
+      case "abort":
+        this.#aborted = true;
+        return;
+    }
+  }
+
+  outcome(): ReplyOutcome {
+    if (this.#aborted) return { kind: "aborted" };
+    if (this.error !== undefined) return { kind: "failed", failure: classifyFailure(this.error) };
+    // A provider always ends a real reply with a finish reason; a body that was not a reply
+    // (an HTML error page behind a 200, a wrong base URL) yields nothing at all.
+    if (this.text === "" && this.#calls.length === 0 && this.#finishReason === undefined) {
+      return { kind: "failed", failure: emptyResponse() };
+    }
+    return {
+      kind: "reply",
+      reply: {
+        text: this.text,
+        toolCalls: this.#calls,
+        usage: this.#usage,
+        finishReason: this.#finishReason,
+      },
+    };
+  }
+}
+
+/** A call's input when the provider sent no deltas: its raw text, or the parsed value as JSON. */
+function inputText(input: unknown): string {
+  return typeof input === "string" ? input : JSON.stringify(input ?? {});
+}
+
+function emptyResponse(): Failure {
+  const message =
+    "the response held no message and no finish reason " +
+    "(is the base URL an OpenAI-compatible chat completions API?)";
+  return { kind: "malformed", message, statusCode: null, retryAfterMs: null, error: undefined };
+}

@@ -1,0 +1,28 @@
+/**
+ * Model nodes for tenxgraph: an `Agent` on any Vercel AI SDK provider, a ready ReAct graph,
+ * and the tools of MCP servers as ledgered tenxgraph tools.
+ * @module
+ */
+export { Agent } from "./agent/agent.js";
+export { DEFAULT_REQUEST_TIMEOUT_SECONDS } from "./agent/agent-options.js";
+export type { AgentOptions } from "./agent/agent-options.js";
+export { DEFAULT_RETRY } from "./agent/retry.js";
+export type { RetryOptions } from "./agent/retry.js";
+export type { ProviderOptions } from "./agent/stream-reply.js";
+export { MODEL_PROVIDERS, resolveModel } from "./providers/resolve-model.js";
+export type {
+  LanguageModelObject,
+  ModelSpec,
+  ProviderSettings,
+} from "./providers/resolve-model.js";
+export { REACT_AGENT_NODES, createReactAgent } from "./react/create-react-agent.js";
+export type { CreateReactAgentOptions } from "./react/create-react-agent.js";
+export { MCP_IDEMPOTENCY_KEY_META, mcpTools } from "./mcp/mcp-tools.js";
+export type { McpInDoubtPolicy, McpToolsOptions } from "./mcp/mcp-tools.js";
+export type {
+  McpCallResult,
+  McpClient,
+  McpContent,
+  McpRequestOptions,
+  McpToolInfo,
+} from "./mcp/mcp-client.js";

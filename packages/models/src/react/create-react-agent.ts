@@ -1,0 +1,55 @@
+import {
+  END,
+  StateGraph,
+  ToolNode,
+  type AnyTool,
+  type BaseState,
+  type Checkpointer,
+  type CompiledGraph,
+  type CompileOptions,
+} from "@tenxgraph/core";
+import { Agent } from "../agent/agent.js";
+import type { AgentOptions } from "../agent/agent-options.js";
+
+/** What {@link createReactAgent} is built from: the `Agent`'s options, the tools, and storage. */
+export interface CreateReactAgentOptions extends Omit<AgentOptions, "tools" | "toolNode"> {
+  /** The tools the model may call; they run in a `ToolNode`, through the tool ledger. */
+  tools: readonly AnyTool[];
+  /** Where threads and the ledger live (default: a new `InMemoryCheckpointer`). */
+  checkpointer?: Checkpointer;
+  /** The other options of `compile()`: logger, meter, fault points, timings. */
+  compile?: Omit<CompileOptions, "checkpointer">;
+}
+
+/** The node names of the graph {@link createReactAgent} builds. */
+export const REACT_AGENT_NODES = Object.freeze({ model: "MAIN", tools: "TOOL" });
+
+/**
+ * The model–tools loop as a compiled graph, the shape of the seed's support agent: `MAIN` (an
+ * {@link Agent}) replies; when the reply asks for tools, `TOOL` (a `ToolNode`) runs them and
+ * the loop goes back to `MAIN`; a reply without tool calls ends the run.
+ *
+ * @example
+ * const app = createReactAgent({
+ *   model: "openai/gpt-4o-mini",
+ *   tools: [lookupOrder, chargeCard, sendReceipt],
+ *   systemPrompt: "You are a support agent.",
+ *   checkpointer: new SqliteCheckpointer({ path: "./.tenxgraph/threads.db" }),
+ * });
+ * await app.invoke({ messages: [Message.user("charge order 4821")] }, { threadId: "order-4821" });
+ */
+export function createReactAgent(options: CreateReactAgentOptions): CompiledGraph<BaseState> {
+  const { tools, checkpointer, compile, ...agentOptions } = options;
+  if (!Array.isArray(tools)) {
+    throw new TypeError("createReactAgent: tools must be an array of tools (it may be empty)");
+  }
+  const toolNode = new ToolNode(tools);
+  const { model: MAIN, tools: TOOL } = REACT_AGENT_NODES;
+  return new StateGraph<BaseState>()
+    .addNode(MAIN, new Agent({ ...agentOptions, toolNode }))
+    .addNode(TOOL, toolNode)
+    .addConditionalEdges(MAIN, (state) => (state.messages.at(-1)?.toolCalls?.length ? TOOL : END))
+    .addEdge(TOOL, MAIN)
+    .setEntryPoint(MAIN)
+    .compile({ ...compile, ...(checkpointer && { checkpointer }) });
+}
