@@ -85,6 +85,8 @@ export function retryAfterMs(
   const value = lower.get("retry-after");
   if (value === undefined || value === "") return null;
   if (/^\d+(\.\d+)?$/.test(value)) return Number(value) * 1000;
+  // An HTTP date names its day and month; without letters `Date.parse` reads "-3" as a year.
+  if (!/[A-Za-z]/.test(value)) return null;
   const date = Date.parse(value);
   return Number.isNaN(date) ? null : Math.max(0, date - now);
 }

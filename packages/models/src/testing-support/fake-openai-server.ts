@@ -19,6 +19,8 @@ export interface ReceivedRequest {
   headers: IncomingMessage["headers"];
   /** The parsed JSON body. */
   body: Record<string, unknown>;
+  /** The client closed the connection before the answer was complete (a timeout, an abort). */
+  abandoned: boolean;
 }
 
 /** Chooses the reply to the `index`-th request (0-based). */
@@ -78,6 +80,7 @@ export class FakeOpenAIServer {
       path: req.url ?? "",
       headers: req.headers,
       body: text ? (JSON.parse(text) as Record<string, unknown>) : {},
+      abandoned: false,
     };
     const index = this.requests.push(request) - 1;
     const reply = this.#respond(request, index);
@@ -85,8 +88,15 @@ export class FakeOpenAIServer {
       req.socket.destroy();
       return;
     }
-    if (reply.delayMs) await this.#wait(reply.delayMs);
-    if (res.destroyed) return; // the client gave up while we waited
+    const closed = new Promise<void>((resolve) =>
+      res.on("close", () => {
+        if (!res.writableFinished) request.abandoned = true;
+        resolve();
+      }),
+    );
+    // A client that gives up while the answer is held back ends the wait.
+    if (reply.delayMs) await Promise.race([this.#wait(reply.delayMs), closed]);
+    if (request.abandoned || res.destroyed) return;
     if ("sse" in reply) writeStream(res, reply.sse, reply.endWithDone ?? true);
     else writeBody(res, reply);
   }

@@ -1,0 +1,352 @@
+import { createOpenAI } from "@ai-sdk/openai";
+import {
+  Message,
+  isTenxgraphError,
+  tool,
+  type AssistantMessage,
+  type CompileOptions,
+  type RunConfig,
+  type StreamEvent,
+} from "@tenxgraph/core";
+import { afterEach, describe, expect, it, vi } from "vitest";
+import { z } from "zod";
+import {
+  FakeOpenAIServer,
+  type FakeReply,
+  type Responder,
+} from "../testing-support/fake-openai-server.js";
+import { collect, modelToolLoop, recordingLogger } from "../testing-support/graphs.js";
+import {
+  badRequest,
+  pieces,
+  rateLimited,
+  serverError,
+  streamedReply,
+} from "../testing-support/openai-replies.js";
+import type { AgentOptions } from "./agent-options.js";
+import { Agent } from "./agent.js";
+
+// Retries in these tests wait at most a few ms; no test asserts how long anything took.
+const FAST_RETRY = { maxAttempts: 3, initialDelayMs: 1, maxDelayMs: 20 };
+const order = z.object({ order_id: z.string() });
+const lookupOrder = tool({
+  name: "lookup_order",
+  description: "Find an order.",
+  schema: order,
+  execute: (args) => ({ order_id: args.order_id, amount_cents: 4200 }),
+});
+const chargeCard = tool({
+  name: "charge_card",
+  description: "Charge the customer's saved card for an order.",
+  schema: order.extend({ amount_cents: z.number().int() }),
+  execute: () => "Charged 42 USD",
+});
+
+let server: FakeOpenAIServer | undefined;
+afterEach(async () => {
+  await server?.close();
+  server = undefined;
+  vi.unstubAllEnvs();
+});
+
+async function agentOn(replies: FakeReply[] | Responder, options: Partial<AgentOptions> = {}) {
+  server = await FakeOpenAIServer.start(replies);
+  return new Agent({
+    model: "openai/gpt-4o-mini",
+    provider: { baseURL: server.baseURL, apiKey: "sk-test" },
+    retry: FAST_RETRY,
+    tools: [lookupOrder, chargeCard],
+    ...options,
+  });
+}
+
+function appOf(agent: Agent, options: CompileOptions = {}) {
+  return modelToolLoop(agent, [lookupOrder, chargeCard], { logger: recordingLogger(), ...options });
+}
+
+const ask = (text: string) => ({ messages: [Message.user(text)] });
+let thread = 0;
+const config = (extra: RunConfig = {}): RunConfig => ({ threadId: `t-${(thread += 1)}`, ...extra });
+
+async function failure(promise: Promise<unknown>) {
+  const error = await promise.then(
+    () => expect.unreachable("the run should have failed"),
+    (e: unknown) => e,
+  );
+  if (!isTenxgraphError(error)) throw error;
+  return error as Error & { code: string; statusCode: number | null; attempts: number };
+}
+
+describe("Agent: replies over the wire", () => {
+  it("answers with text, records usage, and takes its message id from the runtime", async () => {
+    const agent = await agentOn([
+      streamedReply({ text: ["Hello", ", how can I help?"], usage: { prompt: 9, completion: 7 } }),
+    ]);
+    const ids: string[] = [];
+    const app = appOf(agent, {
+      ids: () => {
+        ids.push(`id-${ids.length + 1}`);
+        return ids.at(-1)!;
+      },
+    });
+    const result = await app.invoke(ask("hi"), config());
+    const reply = result.state.messages.at(-1) as AssistantMessage;
+    expect(reply).toMatchObject({
+      role: "assistant",
+      content: "Hello, how can I help?",
+      usage: { inputTokens: 9, outputTokens: 7, totalTokens: 16 },
+    });
+    expect(reply.toolCalls).toBeUndefined();
+    expect(ids).toContain(reply.id);
+    expect(Message.parse(JSON.parse(JSON.stringify(reply)))).toEqual(reply);
+  });
+
+  it("keeps several tool calls of one message with the provider's ids and raw arguments", async () => {
+    const charge = '{"order_id": "4821",  "amount_cents": 4200}'; // spacing as the model wrote it
+    const agent = await agentOn([
+      streamedReply({
+        toolCalls: [
+          { id: "call_Lk2pA", name: "lookup_order", argumentChunks: pieces('{"order_id":"4821"}') },
+          { id: "call_Zq9wB", name: "charge_card", argumentChunks: pieces(charge, 5) },
+          { id: "call_Mm4cC", name: "charge_card", argumentChunks: ['{"order_id":'] },
+        ],
+        usage: { prompt: 120, completion: 48 },
+      }),
+      streamedReply({ text: ["Charged."] }),
+    ]);
+    const result = await appOf(agent).invoke(ask("charge order 4821"), config());
+    const [, calls, ...rest] = result.state.messages;
+    expect((calls as AssistantMessage).toolCalls).toEqual([
+      { id: "call_Lk2pA", name: "lookup_order", arguments: '{"order_id":"4821"}' },
+      { id: "call_Zq9wB", name: "charge_card", arguments: charge },
+      { id: "call_Mm4cC", name: "charge_card", arguments: '{"order_id":' },
+    ]);
+    expect((calls as AssistantMessage).usage).toEqual({
+      inputTokens: 120,
+      outputTokens: 48,
+      totalTokens: 168,
+    });
+    const toolMessages = rest.filter((m) => m.role === "tool");
+    expect(toolMessages.map((m) => m.toolCallId)).toEqual([
+      "call_Lk2pA",
+      "call_Zq9wB",
+      "call_Mm4cC",
+    ]);
+    // The cut-off arguments reach the ToolNode as the model sent them, which tells the model.
+    expect(Message.text(toolMessages[2]!)).toContain(
+      "[TOOL_ARGS_001] arguments are not valid JSON",
+    );
+  });
+
+  it("sends the transcript, system prompt, tool schemas and settings as OpenAI expects", async () => {
+    const agent = await agentOn(
+      [
+        streamedReply({
+          toolCalls: [
+            { id: "call_1", name: "lookup_order", argumentChunks: ['{"order_id":"4821"}'] },
+          ],
+        }),
+        streamedReply({ text: ["Found it."] }),
+      ],
+      { systemPrompt: "You are a support agent.", temperature: 0.2, maxTokens: 256 },
+    );
+    await appOf(agent).invoke(ask("where is order 4821?"), config());
+    const [first, second] = server!.chatRequests;
+    expect(first!.headers.authorization).toBe("Bearer sk-test");
+    expect(first!.body).toMatchObject({
+      model: "gpt-4o-mini",
+      temperature: 0.2,
+      max_tokens: 256,
+      stream: true,
+      stream_options: { include_usage: true },
+      messages: [
+        { role: "system", content: "You are a support agent." },
+        { role: "user", content: "where is order 4821?" },
+      ],
+    });
+    const { $schema: _dialect, ...parameters } = lookupOrder.jsonSchema();
+    expect((first!.body.tools as unknown[])[0]).toEqual({
+      type: "function",
+      function: { name: "lookup_order", description: "Find an order.", parameters },
+    });
+    expect((second!.body.messages as unknown[]).slice(2)).toEqual([
+      {
+        role: "assistant",
+        content: null,
+        tool_calls: [
+          {
+            id: "call_1",
+            type: "function",
+            function: { name: "lookup_order", arguments: '{"order_id":"4821"}' },
+          },
+        ],
+      },
+      { role: "tool", tool_call_id: "call_1", content: '{"order_id":"4821","amount_cents":4200}' },
+    ]);
+  });
+
+  it("streams token deltas as message_delta events carrying the final message's id", async () => {
+    const agent = await agentOn([streamedReply({ text: ["Your ", "order ", "ships ", "today."] })]);
+    const { events, error } = await collect(appOf(agent).stream(ask("status?"), config()));
+    expect(error).toBeUndefined();
+    const deltas = events.filter(
+      (e): e is Extract<StreamEvent, { type: "message_delta" }> => e.type === "message_delta",
+    );
+    const message = events.find((e) => e.type === "message");
+    expect(deltas.map((d) => d.delta)).toEqual(["Your ", "order ", "ships ", "today."]);
+    expect(message).toMatchObject({
+      node: "MAIN",
+      message: { content: "Your order ships today." },
+    });
+    const messageId = (message as Extract<StreamEvent, { type: "message" }>).message.id;
+    expect(new Set(deltas.map((d) => d.messageId))).toEqual(new Set([messageId]));
+    expect(events.indexOf(deltas.at(-1)!)).toBeLessThan(events.indexOf(message!));
+  });
+
+  it("works with a model object and with an openai-compatible endpoint", async () => {
+    server = await FakeOpenAIServer.start([
+      streamedReply({ text: ["one"] }),
+      streamedReply({ text: ["two"], usage: { prompt: 3, completion: 1 } }),
+    ]);
+    const object = createOpenAI({ baseURL: server.baseURL, apiKey: "k" }).chat("gpt-4o");
+    const byObject = new Agent({ model: object, retry: FAST_RETRY });
+    expect(byObject.model).toBe("openai.chat/gpt-4o");
+    const compatible = new Agent({
+      model: "openai-compatible/meta-llama/Llama-3.1-8B-Instruct",
+      provider: { baseURL: server.baseURL, apiKey: "local-key" },
+    });
+    const first = await appOf(byObject).invoke(ask("1"), config());
+    const second = await appOf(compatible).invoke(ask("2"), config());
+    expect(Message.text(first.state.messages.at(-1)!)).toBe("one");
+    expect(second.state.messages.at(-1)).toMatchObject({
+      content: "two",
+      usage: { inputTokens: 3, outputTokens: 1, totalTokens: 4 },
+    });
+    expect(server.chatRequests[1]!.body).toMatchObject({
+      model: "meta-llama/Llama-3.1-8B-Instruct",
+      stream_options: { include_usage: true },
+    });
+    expect(server.chatRequests[1]!.headers.authorization).toBe("Bearer local-key");
+  });
+});
+
+describe("Agent: transient failures are retried", () => {
+  it("a 429 then success: waits as retry-after says, logs the retry, and answers", async () => {
+    const agent = await agentOn([rateLimited("0"), streamedReply({ text: ["Back again."] })]);
+    const logger = recordingLogger();
+    const result = await appOf(agent, { logger }).invoke(ask("hi"), config());
+    expect(result.status).toBe("completed");
+    expect(Message.text(result.state.messages.at(-1)!)).toBe("Back again.");
+    expect(server!.chatRequests).toHaveLength(2);
+    const retried = logger.records.filter((r) => r.message?.includes("retrying"));
+    expect(retried).toHaveLength(1);
+    expect(retried[0]!.fields).toMatchObject({
+      model: "openai/gpt-4o-mini",
+      attempt: 1,
+      statusCode: 429,
+      delayMs: 0,
+      node: "MAIN",
+    });
+  });
+
+  it("a 500 every time fails the node with MODEL_005 after retry.maxAttempts requests", async () => {
+    const agent = await agentOn(() => serverError());
+    const error = await failure(appOf(agent).invoke(ask("hi"), config()));
+    expect(error.code).toBe("MODEL_005");
+    expect(error.statusCode).toBe(500);
+    expect(error.attempts).toBe(3);
+    expect(error.message).toContain("gave up after 3 attempts");
+    expect(error.message).toContain("The server had an error while processing your request");
+    expect(server!.chatRequests).toHaveLength(3);
+  });
+
+  it("a dropped connection is retried like a 5xx", async () => {
+    const agent = await agentOn([{ hangUp: true }, streamedReply({ text: ["Connected."] })]);
+    const result = await appOf(agent).invoke(ask("hi"), config());
+    expect(Message.text(result.state.messages.at(-1)!)).toBe("Connected.");
+    expect(server!.chatRequests).toHaveLength(2);
+  });
+
+  it("a retry-after longer than retry.maxDelayMs fails at once with MODEL_005", async () => {
+    const agent = await agentOn([rateLimited("120"), streamedReply({ text: ["never"] })]);
+    const error = await failure(appOf(agent).invoke(ask("hi"), config()));
+    expect(error.code).toBe("MODEL_005");
+    expect(error.statusCode).toBe(429);
+    expect(error.message).toContain("asked to retry after 120 s, longer than retry.maxDelayMs");
+    expect(error.message).toContain("Rate limit reached for gpt-4o-mini");
+    expect(server!.chatRequests).toHaveLength(1);
+  });
+
+  it("a stop during the backoff wait ends the run without another request", async () => {
+    const agent = await agentOn([serverError(), streamedReply({ text: ["never"] })], {
+      retry: { maxAttempts: 3, initialDelayMs: 600_000, maxDelayMs: 600_000 },
+    });
+    const app = appOf(agent);
+    const cfg = config();
+    const run = app.invoke(ask("hi"), cfg);
+    await vi.waitFor(() => expect(server!.chatRequests).toHaveLength(1));
+    await app.stop({ threadId: cfg.threadId! });
+    expect((await run).status).toBe("stopped");
+    expect(server!.chatRequests).toHaveLength(1);
+  });
+});
+
+describe("Agent: hard failures fail the node with a coded error", () => {
+  it("a 400 fails at once with MODEL_001 quoting the provider", async () => {
+    const message = "Invalid value for 'temperature': must be between 0 and 2.";
+    const agent = await agentOn([badRequest(message, "temperature")], { temperature: 7 });
+    const error = await failure(appOf(agent).invoke(ask("hi"), config()));
+    expect(error.code).toBe("MODEL_001");
+    expect(error.statusCode).toBe(400);
+    expect(error.message).toBe(
+      `Model 'openai/gpt-4o-mini': the provider refused the request (HTTP 400): ${message}`,
+    );
+    expect(server!.chatRequests).toHaveLength(1);
+  });
+
+  it("a 200 whose body is not a completion fails with MODEL_004, not retried", async () => {
+    const agent = await agentOn([{ raw: "<html><body>Bad gateway</body></html>" }]);
+    const error = await failure(appOf(agent).invoke(ask("hi"), config()));
+    expect(error.code).toBe("MODEL_004");
+    expect(error.message).toContain("the response held no message");
+    expect(server!.chatRequests).toHaveLength(1);
+  });
+
+  it("a malformed stream chunk fails with MODEL_004", async () => {
+    const agent = await agentOn([
+      { sse: ['{"id":"chatcmpl-1","choices":[{"delta":{"content":"Hi'] },
+    ]);
+    const error = await failure(appOf(agent).invoke(ask("hi"), config()));
+    expect(error.code).toBe("MODEL_004");
+    expect(error.message).toContain("JSON parsing failed");
+    expect(server!.chatRequests).toHaveLength(1);
+  });
+
+  it("a slow answer past requestTimeout fails with MODEL_002 and the request is aborted", async () => {
+    const agent = await agentOn([streamedReply({ text: ["too late"] }, 60_000)], {
+      requestTimeout: 0.2,
+    });
+    const error = await failure(appOf(agent).invoke(ask("hi"), config()));
+    expect(error.code).toBe("MODEL_002");
+    expect(error.message).toContain("no complete reply within requestTimeout (0.2 s)");
+    expect(server!.chatRequests).toHaveLength(1);
+    await vi.waitFor(() => expect(server!.chatRequests[0]!.abandoned).toBe(true));
+  });
+
+  it("the node deadline still applies: NODE_TIMEOUT_001 and the request is aborted", async () => {
+    const agent = await agentOn([streamedReply({ text: ["too late"] }, 60_000)]);
+    const error = await failure(appOf(agent).invoke(ask("hi"), config({ nodeTimeout: 0.2 })));
+    expect(error.code).toBe("NODE_TIMEOUT_001");
+    await vi.waitFor(() => expect(server!.chatRequests[0]!.abandoned).toBe(true));
+  });
+
+  it("a missing API key fails with MODEL_003 naming the variable, before any request", async () => {
+    vi.stubEnv("OPENAI_API_KEY", undefined);
+    server = await FakeOpenAIServer.start([streamedReply({ text: ["never"] })]);
+    const agent = new Agent({ model: "openai/gpt-4o-mini", provider: { baseURL: server.baseURL } });
+    const error = await failure(appOf(agent).invoke(ask("hi"), config()));
+    expect(error.code).toBe("MODEL_003");
+    expect(error.message).toContain("OPENAI_API_KEY");
+    expect(server.chatRequests).toHaveLength(0);
+  });
+});

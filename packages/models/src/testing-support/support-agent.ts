@@ -1,0 +1,83 @@
+import { tool, type Checkpointer, type FaultInjector, type Logger } from "@tenxgraph/core";
+import { z } from "zod";
+import { createReactAgent } from "../react/create-react-agent.js";
+import type { FakeReply } from "./fake-openai-server.js";
+import { pieces, streamedReply } from "./openai-replies.js";
+
+/** Where the support agent runs and how it reports what reached the outside world. */
+export interface SupportAgentOptions {
+  /** The fake server's base URL. */
+  baseURL: string;
+  checkpointer: Checkpointer;
+  /** Called once per charge or receipt that really happened. */
+  outside: (line: string) => void;
+  faultPoints?: FaultInjector;
+  logger?: Logger;
+}
+
+export const SUPPORT_THREAD = "order-4821";
+export const SUPPORT_REQUEST =
+  "Please charge my saved card for order 4821 and email me the receipt.";
+export const SUPPORT_ANSWER = "Order 4821 is charged and the receipt is on its way.";
+
+/** The seed's support agent as `createReactAgent` on the real OpenAI client. */
+export function supportAgent(options: SupportAgentOptions) {
+  const order = z.object({ order_id: z.string() });
+  const lookupOrder = tool({
+    name: "lookup_order",
+    description: "Find an order.",
+    schema: order,
+    execute: (args) => ({ order_id: args.order_id, amount_cents: 4200 }),
+  });
+  const chargeCard = tool({
+    name: "charge_card",
+    description: "Charge the customer's saved card for an order.",
+    schema: order.extend({ amount_cents: z.number().int() }),
+    idempotencyKey: (args) => `order-${args.order_id}-charge`,
+    execute(args, ctx) {
+      options.outside(`charge ${args.order_id} (${ctx.idempotencyKey})`);
+      return "Charged 42 USD";
+    },
+  });
+  const sendReceipt = tool({
+    name: "send_receipt",
+    description: "Email the receipt.",
+    schema: order,
+    execute(args) {
+      options.outside(`receipt ${args.order_id}`);
+      return "Receipt sent";
+    },
+  });
+  return createReactAgent({
+    model: "openai/gpt-4o-mini",
+    provider: { baseURL: options.baseURL, apiKey: "sk-test" },
+    systemPrompt: "You are a support agent. Use the tools.",
+    tools: [lookupOrder, chargeCard, sendReceipt],
+    retry: { initialDelayMs: 1, maxDelayMs: 20 },
+    checkpointer: options.checkpointer,
+    compile: {
+      ...(options.faultPoints && { faultPoints: options.faultPoints }),
+      ...(options.logger && { logger: options.logger }),
+    },
+  });
+}
+
+/** What the model answers, as OpenAI streams it: three calls in one message, then the answer. */
+export function supportReplies(): FakeReply[] {
+  return [
+    streamedReply({
+      text: [],
+      toolCalls: [
+        { id: "call_7Hq2", name: "lookup_order", argumentChunks: pieces('{"order_id":"4821"}') },
+        {
+          id: "call_8Rk5",
+          name: "charge_card",
+          argumentChunks: pieces('{"order_id":"4821","amount_cents":4200}'),
+        },
+        { id: "call_9Tm1", name: "send_receipt", argumentChunks: pieces('{"order_id":"4821"}') },
+      ],
+      usage: { prompt: 182, completion: 71 },
+    }),
+    streamedReply({ text: pieces(SUPPORT_ANSWER, 9), usage: { prompt: 260, completion: 14 } }),
+  ];
+}
