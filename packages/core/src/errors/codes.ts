@@ -55,7 +55,10 @@ export const ERROR_CODES = {
   THREAD_003: "THREAD_003",
   /** The input or config passed to `invoke`/`stream` is malformed. */
   INPUT_001: "INPUT_001",
-  /** The model provider refused the request (a 4xx other than 408, 409 and 429); its message is quoted. */
+  /**
+   * A model request failed in a way retrying cannot fix: the provider refused it (a 4xx other
+   * than 408, 409 and 429; its message is quoted) or it failed with an unknown error.
+   */
   MODEL_001: "MODEL_001",
   /** A model request ran past the model node's `requestTimeout`. */
   MODEL_002: "MODEL_002",

@@ -103,7 +103,7 @@ export class InvalidRunError extends TenxgraphError {
 }
 
 /**
- * A model node could not get a reply: the provider refused the request (`MODEL_001`), the
+ * A model node could not get a reply: the request failed for good (`MODEL_001`), the
  * request ran past its timeout (`MODEL_002`), the model cannot be used as configured
  * (`MODEL_003`), the response was malformed (`MODEL_004`), or transient failures outlasted the
  * retries (`MODEL_005`). `model` names the model (`"openai/gpt-4o-mini"`); `statusCode` is the

@@ -267,6 +267,36 @@ describe("Agent: transient failures are retried", () => {
     expect(server!.chatRequests).toHaveLength(2);
   });
 
+  it("a stream that breaks after some text is retried under a fresh message id", async () => {
+    const started = streamedReply({ text: ["Your order "] }) as { sse: object[] };
+    const broken: FakeReply = {
+      sse: [
+        ...started.sse.slice(0, 2),
+        { error: { message: "The server had an error", type: "server_error", param: null } },
+      ],
+      endWithDone: false,
+    };
+    const agent = await agentOn([broken, streamedReply({ text: ["Your order ", "shipped."] })]);
+    const { events, error } = await collect(appOf(agent).stream(ask("status?"), config()));
+    expect(error).toBeUndefined();
+    const deltas = events.filter(
+      (e): e is Extract<StreamEvent, { type: "message_delta" }> => e.type === "message_delta",
+    );
+    const message = events.find((e) => e.type === "message") as Extract<
+      StreamEvent,
+      { type: "message" }
+    >;
+    expect(message.message.content).toBe("Your order shipped.");
+    // The failed attempt's delta names a message that never completes, so no client appends
+    // the retry's text to it.
+    expect(deltas.map((d) => [d.delta, d.messageId === message.message.id])).toEqual([
+      ["Your order ", false],
+      ["Your order ", true],
+      ["shipped.", true],
+    ]);
+    expect(server!.chatRequests).toHaveLength(2);
+  });
+
   it("a retry-after longer than retry.maxDelayMs fails at once with MODEL_005", async () => {
     const agent = await agentOn([rateLimited("120"), streamedReply({ text: ["never"] })]);
     const error = await failure(appOf(agent).invoke(ask("hi"), config()));

@@ -27,7 +27,7 @@ import { streamReply, type Reply, type ReplyOutcome, type ReplyRequest } from ".
  *
  * Transient failures (429, 5xx, a dropped connection) are retried with backoff that honours
  * `retry-after`; every wait ends when the node's signal aborts (deadline, stop). Other failures
- * fail the node with a `ModelError`: `MODEL_001` refused, `MODEL_002` request timeout,
+ * fail the node with a `ModelError`: `MODEL_001` refused or failed, `MODEL_002` request timeout,
  * `MODEL_003` unusable model, `MODEL_004` malformed response, `MODEL_005` retries exhausted.
  *
  * @example
@@ -167,6 +167,13 @@ export class Agent<S extends BaseState = BaseState> implements GraphNode<S> {
         );
       case "unusable":
         return new ModelError("MODEL_003", this.model, failure.message, details);
+      case "failed":
+        return new ModelError(
+          "MODEL_001",
+          this.model,
+          `the request failed: ${failure.message}`,
+          details,
+        );
       default:
         return new ModelError(
           "MODEL_001",

@@ -82,7 +82,7 @@ describe("classifyFailure", () => {
   });
 
   it("does not retry errors it does not know", () => {
-    expect(classifyFailure(new Error("a bug")).kind).toBe("refused");
+    expect(classifyFailure(new Error("a bug")).kind).toBe("failed");
     expect(classifyFailure("text").message).toBe("text");
   });
 });

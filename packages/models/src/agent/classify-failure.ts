@@ -16,10 +16,11 @@ import { retryAfterMs } from "./retry.js";
  * - `transient`: worth another attempt (429, 408, 409, 5xx, a dropped connection);
  * - `refused`: retrying cannot help (the provider said no: bad request, auth, unknown model);
  * - `malformed`: the provider answered, but not with a valid response;
- * - `unusable`: the model cannot be called as configured (no API key).
+ * - `unusable`: the model cannot be called as configured (no API key);
+ * - `failed`: anything else (not retried: an unknown error is more likely a bug than a blip).
  */
 export interface Failure {
-  kind: "transient" | "refused" | "malformed" | "unusable";
+  kind: "transient" | "refused" | "malformed" | "unusable" | "failed";
   /** The provider's message, or the error's. */
   message: string;
   statusCode: number | null;
@@ -64,7 +65,7 @@ export function classifyFailure(error: unknown): Failure {
   }
   if (isNetworkError(cause)) return failure("transient", cause);
   if (isProviderErrorObject(cause)) return providerObjectFailure(cause);
-  return failure("refused", cause);
+  return failure("failed", cause);
 }
 
 function apiCallFailure(error: APICallError): Failure {
