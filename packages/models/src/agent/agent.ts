@@ -1,18 +1,12 @@
-import {
-  ModelError,
-  type AssistantMessage,
-  type BaseState,
-  type GraphNode,
-  type NodeContext,
-} from "@tenxgraph/core";
+import type { AssistantMessage, BaseState, GraphNode, NodeContext } from "@tenxgraph/core";
 import { resolveModel, type LanguageModelObject } from "../providers/resolve-model.js";
 import {
   resolveAgentOptions,
   type AgentOptions,
   type ResolvedAgentOptions,
 } from "./agent-options.js";
-import type { Failure } from "./classify-failure.js";
 import { toModelMessages, toToolSet } from "./message-mapping.js";
+import { exhaustedError, hardError, timeoutError } from "./model-errors.js";
 import { decideRetry, sleep } from "./retry.js";
 import { streamReply, type Reply, type ReplyOutcome, type ReplyRequest } from "./stream-reply.js";
 
@@ -56,9 +50,12 @@ export class Agent<S extends BaseState = BaseState> implements GraphNode<S> {
       const outcome = await this.#attempt(request, messageId, attempt, ctx);
       if (outcome.kind === "reply") return this.#message(messageId, outcome.reply, ctx);
       const failure = outcome.failure;
-      if (failure.kind !== "transient") throw this.#hardError(failure, attempt);
-      const decision = decideRetry(attempt, this.#options.retry, failure.retryAfterMs);
-      if (!decision.retry) throw this.#exhaustedError(failure, attempt, decision.reason);
+      if (failure.kind !== "transient") throw hardError(this.model, failure, attempt);
+      const { retry } = this.#options;
+      const decision = decideRetry(attempt, retry, failure.retryAfterMs);
+      if (!decision.retry) {
+        throw exhaustedError(this.model, failure, attempt, decision.reason, retry.maxDelayMs);
+      }
       ctx.logger.warn(
         {
           model: this.model,
@@ -126,7 +123,7 @@ export class Agent<S extends BaseState = BaseState> implements GraphNode<S> {
       );
       ctx.signal.throwIfAborted();
       if (outcome.kind === "reply") return outcome;
-      if (timedOut) throw this.#timeoutError(attempt);
+      if (timedOut) throw timeoutError(this.model, timeoutMs!, attempt);
       // Only our two sources abort the request; the node's was checked above.
       if (outcome.kind === "aborted") throw new Error("model request aborted without a reason");
       return outcome;
@@ -153,71 +150,4 @@ export class Agent<S extends BaseState = BaseState> implements GraphNode<S> {
     if (reply.usage) message.usage = reply.usage;
     return message;
   }
-
-  #hardError(failure: Failure, attempts: number): ModelError {
-    const status = failure.statusCode === null ? "" : ` (HTTP ${failure.statusCode})`;
-    const details = { cause: failure.error, statusCode: failure.statusCode, attempts };
-    switch (failure.kind) {
-      case "malformed":
-        return new ModelError(
-          "MODEL_004",
-          this.model,
-          `the provider's response could not be read${status}: ${failure.message}`,
-          details,
-        );
-      case "unusable":
-        return new ModelError("MODEL_003", this.model, failure.message, details);
-      case "failed":
-        return new ModelError(
-          "MODEL_001",
-          this.model,
-          `the request failed: ${failure.message}`,
-          details,
-        );
-      default:
-        return new ModelError(
-          "MODEL_001",
-          this.model,
-          `the provider refused the request${status}: ${failure.message}`,
-          details,
-        );
-    }
-  }
-
-  #exhaustedError(
-    failure: Failure,
-    attempts: number,
-    reason: "attempts" | "retry-after",
-  ): ModelError {
-    const status = failure.statusCode === null ? "" : `HTTP ${failure.statusCode}: `;
-    const why =
-      reason === "attempts"
-        ? `gave up after ${attempts} attempt${attempts === 1 ? "" : "s"} (retry.maxAttempts)`
-        : `the provider asked to retry after ${seconds(failure.retryAfterMs!)}, ` +
-          `longer than retry.maxDelayMs (${seconds(this.#options.retry.maxDelayMs)})`;
-    return new ModelError(
-      "MODEL_005",
-      this.model,
-      `${why}; last error: ${status}${failure.message}`,
-      {
-        cause: failure.error,
-        statusCode: failure.statusCode,
-        attempts,
-      },
-    );
-  }
-
-  #timeoutError(attempts: number): ModelError {
-    const limit = seconds(this.#options.requestTimeoutMs!);
-    return new ModelError(
-      "MODEL_002",
-      this.model,
-      `no complete reply within requestTimeout (${limit}); not retried, the node's deadline sits above it`,
-      { attempts },
-    );
-  }
-}
-
-function seconds(ms: number): string {
-  return `${Number((ms / 1000).toFixed(3))} s`;
 }

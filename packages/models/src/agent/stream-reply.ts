@@ -62,7 +62,7 @@ export async function streamReply(
   try {
     for await (const part of result.fullStream) reading.take(part);
   } catch (error) {
-    reading.error ??= error;
+    reading.fail(error);
   }
   return reading.outcome();
 }
@@ -72,22 +72,30 @@ type StreamPart =
 
 /** Collects the parts of one stream into a reply. */
 class ReplyReader {
-  text = "";
-  error: unknown = undefined;
+  readonly #onTextDelta: (delta: string) => void;
   readonly #calls: ToolCall[] = [];
   readonly #rawInputs = new Map<string, string>();
+  #text = "";
   #usage: TokenUsage | undefined;
   #finishReason: string | undefined;
   #aborted = false;
+  #error: unknown = undefined;
 
-  constructor(private readonly onTextDelta: (delta: string) => void) {}
+  constructor(onTextDelta: (delta: string) => void) {
+    this.#onTextDelta = onTextDelta;
+  }
+
+  /** Keeps the first error: later ones are usually its consequences. */
+  fail(error: unknown): void {
+    this.#error ??= error;
+  }
 
   take(part: StreamPart): void {
     switch (part.type) {
       case "text-delta":
         if (part.text === "") return;
-        this.text += part.text;
-        this.onTextDelta(part.text);
+        this.#text += part.text;
+        this.#onTextDelta(part.text);
         return;
       case "tool-input-delta":
         this.#rawInputs.set(part.id, (this.#rawInputs.get(part.id) ?? "") + part.delta);
@@ -106,7 +114,7 @@ class ReplyReader {
         this.#finishReason = part.rawFinishReason;
         return;
       case "error":
-        this.error ??= part.error;
+        this.fail(part.error);
         return;
       case "abort":
         this.#aborted = true;
@@ -116,16 +124,18 @@ class ReplyReader {
 
   outcome(): ReplyOutcome {
     if (this.#aborted) return { kind: "aborted" };
-    if (this.error !== undefined) return { kind: "failed", failure: classifyFailure(this.error) };
+    if (this.#error !== undefined) {
+      return { kind: "failed", failure: classifyFailure(this.#error) };
+    }
     // A provider always ends a real reply with a finish reason; a body that was not a reply
     // (an HTML error page behind a 200, a wrong base URL) yields nothing at all.
-    if (this.text === "" && this.#calls.length === 0 && this.#finishReason === undefined) {
+    if (this.#text === "" && this.#calls.length === 0 && this.#finishReason === undefined) {
       return { kind: "failed", failure: emptyResponse() };
     }
     return {
       kind: "reply",
       reply: {
-        text: this.text,
+        text: this.#text,
         toolCalls: this.#calls,
         usage: this.#usage,
         finishReason: this.#finishReason,
