@@ -24,6 +24,10 @@ const echo = tool({
   execute: async (args) => `echo ${args.n}`,
 });
 
+/**
+ * The ReAct graph of `workload` (a scripted model and a tool node) compiled on `checkpointer`,
+ * so the in-memory and SQLite figures come from one and the same loop.
+ */
 export function buildApp(
   workload: Workload,
   checkpointer: Checkpointer = new InMemoryCheckpointer(),
