@@ -31,7 +31,7 @@ function expectSiblingsSettled(final: StoredThread, killed: StoredThread): void 
   expect(actual.send_receipt, "receipts").toBe(expected.send_receipt);
 }
 
-describe("killed between a tool's return and its record", () => {
+describe.concurrent("killed between a tool's return and its record", () => {
   it('"retry" (the default) charges again, at attempt 2, and reports the call in doubt', async () => {
     const scene = seedScene("window-retry");
     try {
@@ -100,7 +100,7 @@ describe("killed between a tool's return and its record", () => {
   });
 });
 
-describe('killed in the window, onInDoubt "interrupt"', () => {
+describe.concurrent('killed in the window, onInDoubt "interrupt"', () => {
   const policies = { charge_card: "interrupt" } as const;
 
   /** Continues the crashed run: it pauses on the in-doubt charge; returns the pending interrupt. */

@@ -54,7 +54,7 @@ async function approveAndFinish(scene: CrashScene, via: AgentParams["via"], befo
   return final;
 }
 
-describe("killed around an interrupt() pause", () => {
+describe.concurrent("killed around an interrupt() pause", () => {
   it("while paused (invoke): the pause is durable and a fresh process resumes it", async () => {
     const scene = seedScene("pause-idle");
     try {

@@ -35,47 +35,50 @@ function hungWithSiblingsRecorded(hung: ToolName) {
   };
 }
 
-describe.each(["invoke", "stream"] as const)("killed while a sibling tool hangs (%s)", (via) => {
-  it("charges once and sends the receipt once after the resume", async () => {
-    const scene = seedScene(`sibling-hang-${via}`);
-    try {
-      const crashed = await scene.runAndKill(
-        { via, input: { kind: "new", text: SEED_REQUEST }, hang: "send_receipt" },
-        hungWithSiblingsRecorded("send_receipt"),
-      );
-      expect(crashed.exit.signal, crashed.stderr).toBe("SIGKILL");
-      const killed = await checkInvariants(scene, null, { finished: false });
-      expect(killed.checkpoint).toMatchObject({ status: "running", currentNode: "TOOL" });
-      expect(ledgerByTool(killed), "ledger at the kill").toEqual({
-        lookup_order: ["completed", 1],
-        charge_card: ["completed", 1],
-        send_receipt: ["started", 1],
-      });
-      expect(effectsByTool(killed)).toEqual({ lookup_order: 1, charge_card: 1, send_receipt: 0 });
+describe.concurrent.each(["invoke", "stream"] as const)(
+  "killed while a sibling tool hangs (%s)",
+  (via) => {
+    it("charges once and sends the receipt once after the resume", async () => {
+      const scene = seedScene(`sibling-hang-${via}`);
+      try {
+        const crashed = await scene.runAndKill(
+          { via, input: { kind: "new", text: SEED_REQUEST }, hang: "send_receipt" },
+          hungWithSiblingsRecorded("send_receipt"),
+        );
+        expect(crashed.exit.signal, crashed.stderr).toBe("SIGKILL");
+        const killed = await checkInvariants(scene, null, { finished: false });
+        expect(killed.checkpoint).toMatchObject({ status: "running", currentNode: "TOOL" });
+        expect(ledgerByTool(killed), "ledger at the kill").toEqual({
+          lookup_order: ["completed", 1],
+          charge_card: ["completed", 1],
+          send_receipt: ["started", 1],
+        });
+        expect(effectsByTool(killed)).toEqual({ lookup_order: 1, charge_card: 1, send_receipt: 0 });
 
-      const resumed = await scene.run({ via, input: { kind: "continue" } });
-      expectDone(resumed, "completed");
-      const final = await checkInvariants(scene, killed, { finished: true });
-      expect(effectsByTool(final)).toEqual({ lookup_order: 1, charge_card: 1, send_receipt: 1 });
-      expect(ledgerByTool(final), "ledger after the resume").toEqual({
-        lookup_order: ["completed", 1],
-        charge_card: ["completed", 1],
-        send_receipt: ["completed", 2],
-      });
-      expect(metric(resumed, "tool.ledger_hits", "charge_card"), "charge replayed").toBe(1);
-      expect(metric(resumed, "tool.ledger_hits", "lookup_order"), "lookup replayed").toBe(1);
-      expect(metric(resumed, "tool.in_doubt", "send_receipt"), "receipt in doubt").toBe(1);
-      if (via === "stream") {
-        expect(toolResults(resumed, "charge_card")).toMatchObject([{ replayed: true }]);
-        expect(toolResults(resumed, "send_receipt")).toMatchObject([{ replayed: false }]);
+        const resumed = await scene.run({ via, input: { kind: "continue" } });
+        expectDone(resumed, "completed");
+        const final = await checkInvariants(scene, killed, { finished: true });
+        expect(effectsByTool(final)).toEqual({ lookup_order: 1, charge_card: 1, send_receipt: 1 });
+        expect(ledgerByTool(final), "ledger after the resume").toEqual({
+          lookup_order: ["completed", 1],
+          charge_card: ["completed", 1],
+          send_receipt: ["completed", 2],
+        });
+        expect(metric(resumed, "tool.ledger_hits", "charge_card"), "charge replayed").toBe(1);
+        expect(metric(resumed, "tool.ledger_hits", "lookup_order"), "lookup replayed").toBe(1);
+        expect(metric(resumed, "tool.in_doubt", "send_receipt"), "receipt in doubt").toBe(1);
+        if (via === "stream") {
+          expect(toolResults(resumed, "charge_card")).toMatchObject([{ replayed: true }]);
+          expect(toolResults(resumed, "send_receipt")).toMatchObject([{ replayed: false }]);
+        }
+      } finally {
+        scene.dispose();
       }
-    } finally {
-      scene.dispose();
-    }
-  });
-});
+    });
+  },
+);
 
-describe("killed while the charge itself hangs, before it acted", () => {
+describe.concurrent("killed while the charge itself hangs, before it acted", () => {
   it("{ reconcile } finds no charge outside, so the charge runs once, at attempt 2", async () => {
     const scene = seedScene("charge-hang-reconcile");
     const policies = { charge_card: "reconcile" } as const;

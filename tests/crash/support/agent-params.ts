@@ -47,6 +47,8 @@ export interface AgentParams {
   policies?: Partial<Record<ToolName, PolicyName>>;
   /** charge_card asks a human (`interrupt()`) before charging. */
   approval?: boolean;
+  /** Report the runtime's OpenTelemetry counters in `done` (default true). */
+  metrics?: boolean;
   /** Stay alive after the run ended, until the parent kills the process. */
   stayAlive?: boolean;
 }

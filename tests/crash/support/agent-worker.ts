@@ -10,20 +10,21 @@ import { SqliteCheckpointer } from "@tenxgraph/sqlite";
 import { report, workerParams } from "../../support/worker-process.js";
 import type { AgentParams } from "./agent-params.js";
 import { runAgent } from "./run-agent.js";
-import { reportingLogger, workerMeter } from "./worker-observers.js";
+import { reportingLogger } from "./reporting-logger.js";
 
 const params = workerParams<AgentParams>();
 const checkpointer = new SqliteCheckpointer({ path: params.dbPath });
-const meter = workerMeter();
+// The metrics SDK costs a tenth of a second per start: loaded only when the test reads it.
+const meter = params.metrics === false ? null : (await import("./worker-meter.js")).workerMeter();
 try {
   const outcome = await runAgent(params, {
     checkpointer,
     faultPoints: faultPoints(params, checkpointer),
     logger: reportingLogger(),
-    meter: meter.meter,
+    meter: meter?.meter,
     onHang: (tool) => void report({ type: "hanging", tool }),
   });
-  await report({ type: "done", ...outcome, metrics: await meter.sums() });
+  await report({ type: "done", ...outcome, metrics: (await meter?.sums()) ?? null });
 } catch (error) {
   const code = (error as { code?: unknown }).code ?? null;
   await report({ type: "failed", code, message: String(error) });

@@ -28,7 +28,8 @@ export interface AgentHooks {
   checkpointer: SqliteCheckpointer;
   faultPoints: FaultInjector;
   logger: Logger;
-  meter: Meter;
+  /** Where the runtime's counters go (default: the global meter, a no-op without an SDK). */
+  meter?: Meter | undefined;
   /** Called when a tool starts hanging (it never returns in this process). */
   onHang(tool: ToolName): void;
 }
@@ -69,7 +70,9 @@ export function buildSupportAgent(
     description: "Find an order.",
     schema: order,
     onInDoubt: policyOf("lookup_order", params),
+    // Synchronous, as in the seed (its effect lands in the same tick as it starts), unless asked to hang.
     execute: (args, ctx) => {
+      if (params.hang === "lookup_order") return hangIfAsked("lookup_order");
       effect("lookup_order", args.order_id, ctx);
       return `Order ${args.order_id}: 42.00 USD, shipped`;
     },
@@ -114,7 +117,7 @@ export function buildSupportAgent(
       checkpointer: hooks.checkpointer,
       faultPoints: hooks.faultPoints,
       logger: hooks.logger,
-      meter: hooks.meter,
+      ...(hooks.meter ? { meter: hooks.meter } : {}),
       stopPollIntervalMs: STOP_POLL_INTERVAL_MS,
       claimStaleAfterMs: CLAIM_STALE_AFTER_MS,
     });

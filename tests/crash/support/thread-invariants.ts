@@ -33,8 +33,9 @@ export async function checkInvariants(
   const stored = await scene.read();
   const at = `${options.label ?? scene.threadId} (after run ${scene.runs.length})`;
   checkVersions(scene, stored, at);
+  checkStreamedReplays(scene, previous, at);
   checkTranscript(stored, previous, at, options.finished);
-  checkEffects(stored, scene.runs.at(-1)?.params.policies ?? {}, at, options.finished);
+  checkEffects(stored, scene.runs.at(-1)?.params.policies ?? {}, at);
   if (options.finished) {
     expect(stored.checkpoint?.status, `${at}: thread status`).toBe("completed");
     expect(stored.checkpoint?.currentNode, `${at}: current node`).toBeNull();
@@ -64,6 +65,25 @@ function checkVersions(scene: CrashScene, stored: StoredThread, at: string): voi
     // A killed consumer may not have passed on the last events yet; one that finished has all.
     const seen = run.done ? written : written.slice(0, streamed.length);
     expect(streamed, `${at}: versions in stream's state events vs writes`).toEqual(seen);
+  }
+}
+
+/**
+ * What `stream` told its consumer matches the ledger: a call is reported `replayed` exactly
+ * when it had been recorded before this process started.
+ */
+function checkStreamedReplays(scene: CrashScene, previous: StoredThread | null, at: string): void {
+  const run = scene.runs.at(-1);
+  if (run?.params.via !== "stream") return;
+  const recordedBefore = new Set(
+    previous?.ledger.filter((e) => e.status === "completed").map((e) => e.key),
+  );
+  for (const message of run.messages) {
+    const event = message.event as { type?: string; key?: string; replayed?: boolean } | undefined;
+    if (message.type !== "event" || event?.type !== "tool_result") continue;
+    expect(event.replayed, `${at}: tool_result.replayed of ${event.key}`).toBe(
+      recordedBefore.has(event.key!),
+    );
   }
 }
 
@@ -151,7 +171,6 @@ function checkEffects(
   stored: StoredThread,
   policies: Partial<Record<ToolName, PolicyName>>,
   at: string,
-  finished: boolean,
 ): void {
   const entries = new Map(stored.ledger.map((e) => [e.key, e]));
   const attempts = new Set<string>();
@@ -176,7 +195,8 @@ function checkEffects(
         `${at}: effects of ${entry.key} (onInDoubt ${policy})`,
       ).toBeLessThanOrEqual(1);
     }
-    if (policy === "reconcile" && finished) {
+    if (entry.status === "completed" && recordedText(entry).startsWith("reconciled:")) {
+      // reconcile() answered from the outside world: the effect it saw must be there.
       expect(mine.length, `${at}: effects of reconciled ${entry.key}`).toBe(1);
     }
   }
@@ -198,11 +218,16 @@ function checkRecorded(entry: LedgerEntry & { status: "completed" }, mine: Effec
 export function fromTool(entry: LedgerEntry & { status: "completed" }): boolean {
   const decoded = decodeEnvelope(entry.result, "any");
   if (!decoded) return false;
-  const text = Message.text(decoded.message);
+  const text = recordedText(entry);
   return (
     decoded.errorCode !== "TOOL_IN_DOUBT_001" &&
     !text.startsWith("reconciled:") &&
     !text.startsWith("human:") &&
     text !== "Charge declined"
   );
+}
+
+function recordedText(entry: LedgerEntry & { status: "completed" }): string {
+  const decoded = decodeEnvelope(entry.result, "any");
+  return decoded ? Message.text(decoded.message) : "";
 }

@@ -1,16 +1,5 @@
 import type { Meter } from "@opentelemetry/api";
-import type { Logger } from "@tenxgraph/core";
 import { MeterProvider, MetricReader } from "@opentelemetry/sdk-metrics";
-import { report } from "../../support/worker-process.js";
-
-/** Warnings and errors go to the parent (the in-doubt and record-failure lines among them). */
-export function reportingLogger(): Logger {
-  const send = (level: string) => (fields: object, msg?: string) => {
-    const { err, ...rest } = fields as { err?: unknown };
-    void report({ type: "log", level, msg: msg ?? "", ...rest, err: err ? String(err) : null });
-  };
-  return { debug() {}, info() {}, warn: send("warn"), error: send("error") };
-}
 
 /** A reader that exports only when asked. */
 class OnDemandReader extends MetricReader {

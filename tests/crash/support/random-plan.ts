@@ -1,0 +1,106 @@
+import { IN_DOUBT_INTERRUPT_KIND, type FaultPointName, type Interrupt } from "@tenxgraph/core";
+import type {
+  AgentParams,
+  PlannedCall,
+  PolicyName,
+  RunInputPlan,
+  ToolName,
+} from "./agent-params.js";
+import type { StoredThread } from "./crash-scene.js";
+import { between, pick, type Rng } from "./prng.js";
+
+/** How a process of the loop may die: at a named fault point, or hung in a tool and killed. */
+export type KillKind = FaultPointName | "hang";
+
+/** Every way to die, each tried in turn by the loop so all of them are covered. */
+export const KILL_KINDS: readonly KillKind[] = [
+  "tool.after_return",
+  "ledger.after_record",
+  "step.before_write",
+  "step.after_write",
+  "hang",
+];
+
+const TOOL_NAMES: readonly ToolName[] = ["lookup_order", "charge_card", "send_receipt"];
+/** "retry" three times as often: it is the default, and the one that runs a call again. */
+const POLICIES: readonly PolicyName[] = [
+  "retry",
+  "retry",
+  "retry",
+  "fail",
+  "reconcile",
+  "interrupt",
+];
+
+/** One scenario of the loop: a user turn of one or two rounds of parallel calls. */
+export interface ScenarioPlan {
+  threadId: string;
+  rounds: PlannedCall[][];
+  answer: string;
+  policies: Partial<Record<ToolName, PolicyName>>;
+  approval: boolean;
+}
+
+/** A random scenario; every call names its own order, so no two calls share a ledger key. */
+export function planScenario(rng: Rng, seed: number): ScenarioPlan {
+  const rounds = Array.from({ length: between(rng, 1, 2) }, (_, r) =>
+    Array.from({ length: between(rng, 1, 3) }, (_, c): PlannedCall => {
+      const name = pick(rng, TOOL_NAMES);
+      const order_id = `${seed}-${r}-${c}`;
+      return name === "charge_card"
+        ? { name, args: { order_id, amount_cents: between(rng, 100, 9999) } }
+        : { name, args: { order_id } };
+    }),
+  );
+  const policies = Object.fromEntries(TOOL_NAMES.map((name) => [name, pick(rng, POLICIES)]));
+  return {
+    threadId: `crash-loop-${seed}`,
+    rounds,
+    answer: `seed ${seed}: all done`,
+    policies,
+    approval: rng() < 0.2,
+  };
+}
+
+/**
+ * A kill of `kind`, aimed where it will likely fire: at a call not recorded yet (a recorded one
+ * is replayed and never reaches a tool point), or at one of the next few writes.
+ */
+export function randomKill(
+  rng: Rng,
+  plan: ScenarioPlan,
+  stored: StoredThread | null,
+  kind: KillKind,
+): Pick<AgentParams, "kill" | "hang"> {
+  if (kind === "step.before_write" || kind === "step.after_write") {
+    return { kill: { point: kind, hit: between(rng, 1, 3) } };
+  }
+  const recorded = new Set(
+    stored?.ledger.filter((e) => e.status === "completed").map((e) => e.toolName),
+  );
+  const calls = plan.rounds.flat().map((c) => c.name);
+  const open = calls.filter((name) => !recorded.has(name));
+  const tool = pick(rng, open.length > 0 ? open : calls);
+  if (kind === "hang") return { hang: tool };
+  return { kill: { point: kind, tool, hit: 1 } };
+}
+
+/**
+ * What the client does next, from the stored thread: send the turn (again, if a crash lost it
+ * before the first write), answer one pending interrupt, or continue the unfinished run.
+ */
+export function nextInput(rng: Rng, stored: StoredThread | null, text: string): RunInputPlan {
+  const checkpoint = stored?.checkpoint;
+  if (!checkpoint) return { kind: "new", text };
+  if (checkpoint.status !== "interrupted") return { kind: "continue" };
+  const pending = pick(rng, checkpoint.interrupts);
+  return { kind: "resume", answer: answerTo(rng, pending), interruptId: pending.id };
+}
+
+function answerTo(rng: Rng, pending: Interrupt): unknown {
+  const value = pending.value as { kind?: string; tool?: string };
+  if (value.kind !== IN_DOUBT_INTERRUPT_KIND) return { approved: rng() < 0.8 };
+  const action = pick(rng, ["retry", "complete", "fail"] as const);
+  if (action === "complete") return { action, result: `human: ${value.tool} checked by hand` };
+  return { action };
+}
