@@ -5,26 +5,58 @@ import { toLedgerEntry } from "./rows.js";
 import type { ToolExecutionRow } from "./rows.js";
 import type { Statements } from "./sql.js";
 
+interface CompletionParams {
+  threadId: string;
+  key: string;
+  attempt: number;
+  resultJson: string;
+  now: string;
+}
+
+interface QueuedCompletion {
+  params: CompletionParams;
+  resolve: (recorded: boolean) => void;
+  reject: (error: unknown) => void;
+}
+
 /** The tool ledger on one connection: `tool_executions`, keyed by (thread, call key). */
 export class SqliteLedger {
-  readonly #db: Database.Database;
   readonly #sql: Statements;
+  readonly #mapError: (operation: string, error: unknown) => Error;
+  readonly #completeAll: Database.Transaction<(batch: CompletionParams[]) => boolean[]>;
+  readonly #claimAll: Database.Transaction<
+    (threadId: string, claims: LedgerClaim[]) => ClaimResult[]
+  >;
+  readonly #heartbeatAll: Database.Transaction<(threadId: string, attempts: AttemptRef[]) => void>;
+  #completions: QueuedCompletion[] = [];
 
-  constructor(db: Database.Database, sql: Statements) {
-    this.#db = db;
+  constructor(
+    db: Database.Database,
+    sql: Statements,
+    mapError: (operation: string, error: unknown) => Error,
+  ) {
     this.#sql = sql;
+    this.#mapError = mapError;
+    this.#completeAll = db.transaction((batch: CompletionParams[]) =>
+      batch.map((params) => sql.completeCall.run(params).changes === 1),
+    );
+    this.#claimAll = db.transaction((threadId: string, claims: LedgerClaim[]) => {
+      const now = new Date();
+      return claims.map((claim) => this.#claim(threadId, claim, now));
+    });
+    this.#heartbeatAll = db.transaction((threadId: string, attempts: AttemptRef[]) => {
+      const now = new Date().toISOString();
+      for (const { key, attempt } of attempts) {
+        sql.heartbeatCall.run({ threadId, key, attempt, now });
+      }
+    });
   }
 
   getCalls(threadId: string, keys: string[]): LedgerEntry[] {
-    // One read transaction: every entry comes from the same snapshot.
-    const read = this.#db.transaction(() =>
-      [...new Set(keys)].flatMap((key) => {
-        const row = this.#sql.selectCall.get(threadId, key) as ToolExecutionRow | undefined;
-        return row ? [row] : [];
-      }),
-    );
+    const keysJson = JSON.stringify([...new Set(keys)]);
+    const rows = this.#sql.selectCallsByKey.all(threadId, keysJson) as ToolExecutionRow[];
     const now = Date.now();
-    return read().map((row) => toLedgerEntry(row, now));
+    return rows.map((row) => toLedgerEntry(row, now));
   }
 
   /**
@@ -32,17 +64,38 @@ export class SqliteLedger {
    * read, so no other process can claim between our read of an entry and our write of it.
    */
   claimCalls(threadId: string, claims: LedgerClaim[]): ClaimResult[] {
-    const claimAll = this.#db.transaction(() => {
-      const now = new Date();
-      return claims.map((claim) => this.#claim(threadId, claim, now));
-    });
-    return claimAll.immediate();
+    return this.#claimAll.immediate(threadId, claims);
   }
 
-  completeCall(threadId: string, attempt: AttemptRef, result: unknown): boolean {
+  /**
+   * Group commit: completions queued in one turn of the event loop (the sibling calls of a tool
+   * node that return together) are committed in one transaction, so they share one fsync. Each
+   * promise resolves only after that commit, so "recorded" still means durable.
+   */
+  completeCall(threadId: string, attempt: AttemptRef, result: unknown): Promise<boolean> {
     const resultJson = JSON.stringify(result) ?? "null";
-    const params = { threadId, ...attempt, resultJson, now: new Date().toISOString() };
-    return this.#sql.completeCall.run(params).changes === 1;
+    const { key, attempt: number } = attempt;
+    const params = { threadId, key, attempt: number, resultJson, now: new Date().toISOString() };
+    return new Promise((resolve, reject) => {
+      this.#completions.push({ params, resolve, reject });
+      if (this.#completions.length === 1) setImmediate(() => this.flushCompletions());
+    });
+  }
+
+  /** Commits the queued completions now; `close()` calls it before closing the connection. */
+  flushCompletions(): void {
+    const batch = this.#completions;
+    if (batch.length === 0) return;
+    this.#completions = [];
+    let recorded: boolean[];
+    try {
+      recorded = this.#completeAll.immediate(batch.map((queued) => queued.params));
+    } catch (error) {
+      const mapped = this.#mapError("completeCall", error);
+      for (const queued of batch) queued.reject(mapped);
+      return;
+    }
+    batch.forEach((queued, index) => queued.resolve(recorded[index]!));
   }
 
   releaseCall(threadId: string, attempt: AttemptRef): boolean {
@@ -50,11 +103,7 @@ export class SqliteLedger {
   }
 
   heartbeatCalls(threadId: string, attempts: AttemptRef[]): void {
-    const beat = this.#db.transaction(() => {
-      const now = new Date().toISOString();
-      for (const attempt of attempts) this.#sql.heartbeatCall.run({ threadId, ...attempt, now });
-    });
-    beat.immediate();
+    this.#heartbeatAll.immediate(threadId, attempts);
   }
 
   listCalls(threadId: string): LedgerEntry[] {

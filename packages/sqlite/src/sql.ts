@@ -8,17 +8,22 @@ export const SQL = {
            s.resume_answers_json
     FROM threads t JOIN states s ON s.thread_id = t.thread_id AND s.version = t.version
     WHERE t.thread_id = ?`,
-  selectThreadHead: `SELECT version, message_count FROM threads WHERE thread_id = ?`,
-  nextWriteSeq: `SELECT COALESCE(MAX(write_seq), 0) + 1 AS seq FROM threads`,
+  selectVersion: `SELECT version FROM threads WHERE thread_id = ?`,
+  /** Creates the thread; does nothing when it exists (the caller then reports the conflict). */
   insertThread: `
     INSERT INTO threads (thread_id, user_id, status, version, message_count, write_seq,
                          created_at, updated_at)
-    VALUES (@threadId, @userId, @status, @version, @messageCount, @writeSeq, @now, @now)`,
-  updateThread: `
+    VALUES (@threadId, @userId, @status, 1, @added,
+            (SELECT COALESCE(MAX(write_seq), 0) + 1 FROM threads), @now, @now)
+    ON CONFLICT (thread_id) DO NOTHING`,
+  /** The compare-and-swap: moves the thread only from the version the write was computed from. */
+  advanceThread: `
     UPDATE threads
-    SET user_id = COALESCE(@userId, user_id), status = @status, version = @version,
-        message_count = @messageCount, write_seq = @writeSeq, updated_at = @now
-    WHERE thread_id = @threadId`,
+    SET user_id = COALESCE(@userId, user_id), status = @status, version = version + 1,
+        message_count = message_count + @added,
+        write_seq = (SELECT MAX(write_seq) FROM threads) + 1, updated_at = @now
+    WHERE thread_id = @threadId AND version = @expectedVersion
+    RETURNING message_count - @added AS first_seq`,
   insertState: `
     INSERT INTO states (thread_id, version, step, current_node, status, values_json,
                         interrupts_json, resume_answers_json, created_at)
@@ -39,6 +44,10 @@ export const SQL = {
   countStopRequests: `SELECT stop_requests FROM threads WHERE thread_id = ?`,
 
   selectCall: `SELECT * FROM tool_executions WHERE thread_id = ? AND call_key = ?`,
+  /** The entries of a JSON array of keys, in one statement and so one snapshot. */
+  selectCallsByKey: `
+    SELECT * FROM tool_executions
+    WHERE thread_id = ? AND call_key IN (SELECT value FROM json_each(?))`,
   selectCalls: `SELECT * FROM tool_executions WHERE thread_id = ? ORDER BY rowid`,
   insertCall: `
     INSERT INTO tool_executions (thread_id, call_key, tool_name, status, attempt, owner_run_id,

@@ -41,6 +41,8 @@ interface Connection {
   db: Database.Database;
   sql: Statements;
   ledger: SqliteLedger;
+  /** `putCheckpoint`'s transaction, made once per connection. */
+  commitWrite: Database.Transaction<(write: CheckpointWrite, encoded: EncodedWrite) => number>;
 }
 
 /**
@@ -74,6 +76,7 @@ export class SqliteCheckpointer implements Checkpointer {
   /** Idempotent, so cleanup code may always call it. */
   async close(): Promise<void> {
     this.#closed = true;
+    this.#connection?.ledger.flushCompletions();
     this.#connection?.db.close();
     this.#connection = undefined;
   }
@@ -86,13 +89,12 @@ export class SqliteCheckpointer implements Checkpointer {
   }
 
   async putCheckpoint(write: CheckpointWrite): Promise<number> {
-    return this.#use("putCheckpoint", ({ db, sql }) => {
+    return this.#use("putCheckpoint", ({ commitWrite }) => {
       // Encoded before the transaction: a value JSON cannot hold fails without touching the file.
       const encoded = encodeWrite(write);
       // State and messages commit in one transaction, so a crash cannot keep one and lose the
       // other; the write lock is taken before the version is read, so the compare is exact.
-      const commit = db.transaction(() => commitWrite(sql, write, encoded));
-      return commit.immediate();
+      return commitWrite.immediate(write, encoded);
     });
   }
 
@@ -167,21 +169,30 @@ export class SqliteCheckpointer implements Checkpointer {
    * Runs `body` on the connection, opening it first (setup runs on first use, and again on the
    * next call if it failed), and translates engine failures into tenxgraph errors.
    */
+  #connect(): Connection {
+    const db = openDatabase(this.#settings);
+    const sql = prepareStatements(db);
+    const mapError = (operation: string, error: unknown) =>
+      mapSqliteError(operation, this.#settings.path, error);
+    return {
+      db,
+      sql,
+      ledger: new SqliteLedger(db, sql, mapError),
+      commitWrite: db.transaction((write: CheckpointWrite, encoded: EncodedWrite) =>
+        commitWrite(sql, write, encoded),
+      ),
+    };
+  }
+
   #use<T>(operation: string, body: (connection: Connection) => T): T {
     if (this.#closed) throw new StorageError(operation, new Error("checkpointer is closed"));
     try {
-      this.#connection ??= connect(this.#settings);
+      this.#connection ??= this.#connect();
       return body(this.#connection);
     } catch (error) {
       throw mapSqliteError(operation, this.#settings.path, error);
     }
   }
-}
-
-function connect(settings: ConnectionSettings): Connection {
-  const db = openDatabase(settings);
-  const sql = prepareStatements(db);
-  return { db, sql, ledger: new SqliteLedger(db, sql) };
 }
 
 interface EncodedWrite {
@@ -208,28 +219,24 @@ function encodeWrite(write: CheckpointWrite): EncodedWrite {
   };
 }
 
-/** The body of the `putCheckpoint` transaction: compare the version, then write everything. */
+/** The body of the `putCheckpoint` transaction: compare-and-swap the thread, then append. */
 function commitWrite(sql: Statements, write: CheckpointWrite, encoded: EncodedWrite): number {
   const { threadId, expectedVersion } = write;
-  const head = sql.selectThreadHead.get(threadId) as
-    { version: number; message_count: number } | undefined;
-  if ((head?.version ?? 0) !== expectedVersion) {
-    throw new StaleStateError(threadId, expectedVersion, head?.version ?? null);
-  }
-  const version = expectedVersion + 1;
-  const firstSeq = head?.message_count ?? 0;
-  const { seq: writeSeq } = sql.nextWriteSeq.get() as { seq: number };
   const now = new Date().toISOString();
   const thread = {
     threadId,
     userId: write.userId,
     status: write.status,
-    version,
-    messageCount: firstSeq + encoded.messages.length,
-    writeSeq,
+    expectedVersion,
+    added: encoded.messages.length,
     now,
   };
-  (head ? sql.updateThread : sql.insertThread).run(thread);
+  const firstSeq = expectedVersion === 0 ? createThread(sql, thread) : advanceThread(sql, thread);
+  if (firstSeq === null) {
+    const actual = sql.selectVersion.get(threadId) as { version: number } | undefined;
+    throw new StaleStateError(threadId, expectedVersion, actual?.version ?? null);
+  }
+  const version = expectedVersion + 1;
   sql.insertState.run({
     threadId,
     version,
@@ -251,6 +258,24 @@ function commitWrite(sql: Statements, write: CheckpointWrite, encoded: EncodedWr
     }
   }
   return version;
+}
+
+type ThreadParams = Record<"threadId" | "status" | "now", string> & {
+  userId: string | null;
+  expectedVersion: number;
+  added: number;
+};
+
+/** Inserts the thread at version 1; the first message index (0), or `null` if it exists. */
+function createThread(sql: Statements, params: ThreadParams): number | null {
+  const { expectedVersion: _, ...insert } = params;
+  return sql.insertThread.run(insert).changes === 1 ? 0 : null;
+}
+
+/** Moves the thread one version on; the first new message's index, or `null` when stale. */
+function advanceThread(sql: Statements, params: ThreadParams): number | null {
+  const row = sql.advanceThread.get(params) as { first_seq: number } | undefined;
+  return row?.first_seq ?? null;
 }
 
 function duplicateMessage(threadId: string, messageId: string): StorageError {

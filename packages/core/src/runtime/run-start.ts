@@ -168,10 +168,17 @@ function requireNoPendingCalls(snapshot: ThreadSnapshot): void {
   if (currentNode === null) return;
   const pending = unansweredCalls(snapshot.messages);
   if (pending.length === 0) return;
+  // A `running` thread may be live in another process or left by a crash; nothing here can
+  // tell which, so the message names both. Continuing is safe either way: the calls a live
+  // run holds are waited on, never run twice, and its next write fails as stale.
+  const why =
+    status === "running"
+      ? "a run is answering them now, perhaps in another process, or it crashed: wait for it to end, or continue it"
+      : "continue it";
   throw new InvalidRunError(
     "THREAD_003",
     `Thread '${threadId}' has tool calls that are not answered yet (${pending.join(", ")}; ` +
-      `run status '${status}' at node '${currentNode}'): continue it with invoke(null, { threadId }) ` +
+      `run status '${status}' at node '${currentNode}'): ${why} with invoke(null, { threadId }) ` +
       `before starting a new turn`,
   );
 }
