@@ -34,6 +34,7 @@ export async function checkInvariants(
   const at = `${options.label ?? scene.threadId} (after run ${scene.runs.length})`;
   checkVersions(scene, stored, at);
   checkStreamedReplays(scene, previous, at);
+  checkRecordsFinal(stored, previous, at);
   checkTranscript(stored, previous, at, options.finished);
   checkEffects(stored, scene.runs.at(-1)?.params.policies ?? {}, at);
   if (options.finished) {
@@ -65,6 +66,27 @@ function checkVersions(scene: CrashScene, stored: StoredThread, at: string): voi
     // A killed consumer may not have passed on the last events yet; one that finished has all.
     const seen = run.done ? written : written.slice(0, streamed.length);
     expect(streamed, `${at}: versions in stream's state events vs writes`).toEqual(seen);
+  }
+}
+
+/**
+ * A recorded call is final: a later process replays it and never runs, claims or rewrites it,
+ * so its entry and its effects stay exactly as they were.
+ */
+function checkRecordsFinal(stored: StoredThread, previous: StoredThread | null, at: string): void {
+  for (const before of previous?.ledger ?? []) {
+    if (before.status !== "completed") continue;
+    const now = stored.ledger.find((e) => e.key === before.key);
+    const { status, attempt, result } = before;
+    expect(now, `${at}: recorded call ${before.key} changed`).toMatchObject({
+      status,
+      attempt,
+      result,
+    });
+    const count = (effects: Effect[]) => effects.filter((e) => e.key === before.key).length;
+    expect(count(stored.effects), `${at}: recorded call ${before.key} ran again`).toBe(
+      count(previous!.effects),
+    );
   }
 }
 
