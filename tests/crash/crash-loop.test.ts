@@ -87,7 +87,7 @@ async function runScenario(seed: number, firstKill: KillKind, coverage: Coverage
       trace.push(`  run ${n}: ${describeRun(run)}`);
       if (run.exit.signal === "SIGKILL") {
         kills += 1;
-        const kind: KillKind = params.hang ? "hang" : params.kill!.point;
+        const kind: KillKind = params.hang ? "hang" : (params.kill?.point ?? "anytime");
         coverage.kills[kind] = (coverage.kills[kind] ?? 0) + 1;
       } else {
         expect(run.exit, `worker exit\n${run.stderr}`).toEqual({ code: 0, signal: null });
@@ -134,16 +134,23 @@ function processParams(
   return { via, input, policies: plan.policies, approval: plan.approval, metrics: false, ...kill };
 }
 
-/** Runs one worker; a hung tool is killed from outside, and a hang that never came is no kill. */
+/**
+ * Runs one worker. A hung tool is killed from outside, as is a worker armed to die "anytime";
+ * a hang that never came, or a run that ended before its moment, is no kill.
+ */
 async function runProcess(
   scene: CrashScene,
   params: Partial<AgentParams> & Pick<AgentParams, "via" | "input">,
 ): Promise<WorkerRun> {
   const { worker, finished } = scene.start(params);
-  if (params.hang) {
-    await worker.waitForType("hanging", 60_000).then(
-      () => worker.kill(),
-      () => undefined, // it exited first: the hung tool was replayed or never reached
+  const { hang, outsideKillMs } = params;
+  if (hang !== undefined || outsideKillMs !== undefined) {
+    await worker.waitForType(hang ? "hanging" : "write", 60_000).then(
+      async () => {
+        if (outsideKillMs) await new Promise((resolve) => setTimeout(resolve, outsideKillMs));
+        await worker.kill();
+      },
+      () => undefined, // it exited first
     );
   }
   return finished;
@@ -163,7 +170,9 @@ function describeRun(run: WorkerRun): string {
     ? `hang ${hang}`
     : kill
       ? `kill at ${target(kill.point, kill.tool)} #${kill.hit ?? 1}`
-      : "unarmed";
+      : run.params.outsideKillMs !== undefined
+        ? `kill ${run.params.outsideKillMs} ms after the first write`
+        : "unarmed";
   const failed = run.messages.find((m) => m.type === "failed");
   const how =
     run.exit.signal === "SIGKILL"

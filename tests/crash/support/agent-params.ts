@@ -47,6 +47,11 @@ export interface AgentParams {
   policies?: Partial<Record<ToolName, PolicyName>>;
   /** charge_card asks a human (`interrupt()`) before charging. */
   approval?: boolean;
+  /**
+   * Read by the parent only: it SIGKILLs the worker this many ms after its first committed
+   * write, at whatever the worker is doing then (possibly in the middle of a store write).
+   */
+  outsideKillMs?: number;
   /** Report the runtime's OpenTelemetry counters in `done` (default true). */
   metrics?: boolean;
   /** Stay alive after the run ended, until the parent kills the process. */

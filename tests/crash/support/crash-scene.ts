@@ -25,6 +25,8 @@ export interface WorkerRun {
   /** The `killing` report (it killed itself at a fault point), if any. */
   killing: WorkerMessage | undefined;
   stderr: string;
+  /** The stored thread version once the process was gone (set by the invariant checks). */
+  versionAfter?: number;
 }
 
 /** The thread as stored, read through a SqliteCheckpointer of the test process. */

@@ -9,8 +9,11 @@ import type {
 import type { StoredThread } from "./crash-scene.js";
 import { between, pick, type Rng } from "./prng.js";
 
-/** How a process of the loop may die: at a named fault point, or hung in a tool and killed. */
-export type KillKind = FaultPointName | "hang";
+/**
+ * How a process of the loop may die: at a named fault point, hung in a tool and killed, or
+ * killed from outside at a random moment of its run ("anytime", maybe inside a store write).
+ */
+export type KillKind = FaultPointName | "hang" | "anytime";
 
 /** Every way to die, each tried in turn by the loop so all of them are covered. */
 export const KILL_KINDS: readonly KillKind[] = [
@@ -19,7 +22,10 @@ export const KILL_KINDS: readonly KillKind[] = [
   "step.before_write",
   "step.after_write",
   "hang",
+  "anytime",
 ];
+/** A run takes a few tens of milliseconds after its first write: kills land all over it. */
+const ANYTIME_MAX_MS = 40;
 
 const TOOL_NAMES: readonly ToolName[] = ["lookup_order", "charge_card", "send_receipt"];
 /** "retry" three times as often: it is the default, and the one that runs a call again. */
@@ -71,7 +77,8 @@ export function randomKill(
   plan: ScenarioPlan,
   stored: StoredThread | null,
   kind: KillKind,
-): Pick<AgentParams, "kill" | "hang"> {
+): Pick<AgentParams, "kill" | "hang" | "outsideKillMs"> {
+  if (kind === "anytime") return { outsideKillMs: between(rng, 0, ANYTIME_MAX_MS) };
   if (kind === "step.before_write" || kind === "step.after_write") {
     return { kill: { point: kind, hit: between(rng, 1, 3) } };
   }
