@@ -1,0 +1,84 @@
+/**
+ * A process whose run sits in a tool call that does not return on its own, so another process
+ * can stop it. `block` waits for its abort signal; `stubborn` ignores the signal and returns
+ * only when the parent says `release`. After either, the model would ask for `after`.
+ */
+import { Message, isTenxgraphError } from "@tenxgraph/core";
+import type { ToolContext } from "@tenxgraph/core";
+import { SqliteCheckpointer } from "@tenxgraph/sqlite";
+import { report, workerParams } from "../../support/worker-process.js";
+import { agentGraph } from "./agent-graph.js";
+import { appendEffect } from "./effect-log.js";
+import { effectTool } from "./effect-tool.js";
+import { nextCommand } from "./worker-commands.js";
+
+/** The parameters of a stop target. */
+export interface StopTargetParams {
+  dbPath: string;
+  logPath: string;
+}
+
+/** Which tool the run blocks in. */
+export type Blocker = "block" | "stubborn";
+
+const { dbPath, logPath } = workerParams<StopTargetParams>();
+const checkpointer = new SqliteCheckpointer({ path: dbPath });
+const tools = [
+  effectTool({ name: "block", logPath, hold: untilAborted }),
+  effectTool({ name: "stubborn", logPath, hold: untilReleased }),
+  effectTool({ name: "after", logPath }),
+];
+/** Both graphs share the store and run with the default stop poll interval (1 s). */
+const graphs = {
+  block: agentGraph({ checkpointer, tools, turns: [[call("block")], [call("after")]] }),
+  stubborn: agentGraph({ checkpointer, tools, turns: [[call("stubborn")], [call("after")]] }),
+};
+await checkpointer.setup();
+await report({ type: "ready" });
+for (;;) {
+  const command = await nextCommand("run", "exit");
+  if (command.type === "exit") break;
+  const app = graphs[command.blocker as Blocker];
+  const input = { messages: [Message.user("charge order 4821")] };
+  try {
+    const result = await app.invoke(input, { threadId: command.threadId as string });
+    await report({ type: "ran", status: result.status, code: null });
+  } catch (error) {
+    await report({
+      type: "ran",
+      status: null,
+      code: isTenxgraphError(error) ? error.code : String(error),
+    });
+  }
+}
+await checkpointer.close();
+process.exit(0);
+
+function call(name: string) {
+  return { name, tag: "4821" };
+}
+
+/** Waits for the stop, as a well-behaved tool does, and notes in the log that it saw it. */
+async function untilAborted(ctx: ToolContext): Promise<void> {
+  await report({ type: "blocked", threadId: ctx.threadId });
+  if (!ctx.signal.aborted) {
+    await new Promise((resolve) => ctx.signal.addEventListener("abort", resolve, { once: true }));
+  }
+  note("aborted", "block", ctx);
+  throw ctx.signal.reason;
+}
+
+/** Ignores its signal: returns only when the parent releases it, long after the stop. */
+async function untilReleased(ctx: ToolContext): Promise<void> {
+  await report({ type: "blocked", threadId: ctx.threadId });
+  await nextCommand("release");
+  note("returned", "stubborn", ctx);
+  await report({ type: "returned", threadId: ctx.threadId });
+}
+
+/** Appends a non-`start` event of a call to the external log. */
+function note(event: string, tool: string, ctx: ToolContext): void {
+  const { threadId, runId } = ctx;
+  const key = `${ctx.messageId}:${ctx.toolCallId}`;
+  appendEffect(logPath, { event, threadId, key, tool, pid: process.pid, runId });
+}
