@@ -1,3 +1,4 @@
+import { setTimeout as sleep } from "node:timers/promises";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { WorkerProcess } from "../support/worker-process.js";
 import type {
@@ -8,7 +9,7 @@ import type {
 import { startsByKey } from "./support/effect-log.js";
 import { answeredKeys, readThread, toolCallKeys } from "./support/read-thread.js";
 import type { SeededCalls } from "./support/seed-thread.js";
-import { PENDING_CALLS, seedPendingCalls } from "./support/seed-thread.js";
+import { CLAIM_STALE_AFTER_MS, PENDING_CALLS, seedPendingCalls } from "./support/seed-thread.js";
 import { createTempStore } from "./support/temp-store.js";
 import { killWorkers, startWorkers } from "./support/worker-pool.js";
 import { sendCommand } from "./support/worker-commands.js";
@@ -88,7 +89,7 @@ async function expectEachCallRanOnce(
 }
 
 describe("two processes continue one crashed thread whose tool node has pending calls", () => {
-  it("the later one waits on the live claims of the first and replays their results; nothing runs twice", async () => {
+  it("the later one waits on the live claims of the first, past claimStaleAfterMs, and replays their results; nothing runs twice", async () => {
     const [a, b] = workers as [WorkerProcess, WorkerProcess];
     const seeded = await seedPendingCalls(store.dbPath, "live-claims", PENDING_CALLS);
     // A claims both calls, runs their effects, and holds them open.
@@ -101,6 +102,9 @@ describe("two processes continue one crashed thread whose tool node has pending 
     for (const key of seeded.keys) {
       await b.waitFor((message) => message.type === "tool_start" && message.key === key);
     }
+    // A keeps the calls past the workers' claimStaleAfterMs while B polls them: only A's
+    // heartbeats, written from another process, keep B from taking them for abandoned.
+    await sleep(CLAIM_STALE_AFTER_MS + 500);
     await sendCommand(a, { type: "release" });
     const [outcomeA, outcomeB] = [await first(), await second()];
 

@@ -10,7 +10,7 @@ import { SqliteCheckpointer } from "@tenxgraph/sqlite";
 import { report, workerParams } from "../../support/worker-process.js";
 import { agentGraph } from "./agent-graph.js";
 import { effectTool } from "./effect-tool.js";
-import { PENDING_CALLS } from "./seed-thread.js";
+import { CLAIM_STALE_AFTER_MS, PENDING_CALLS } from "./seed-thread.js";
 import { nextCommand } from "./worker-commands.js";
 
 /** The parameters of a continue worker. */
@@ -54,9 +54,7 @@ const app = agentGraph({
   checkpointer,
   tools: PENDING_CALLS.map(({ name }) => effectTool({ name, logPath, hold: pause })),
   turns: [PENDING_CALLS],
-  // Heartbeats every 100 ms; a claim counts as abandoned after 2 s without one, far above any
-  // pause of a live worker's event loop here, so live claims are never taken for dead ones.
-  compile: { stopPollIntervalMs: 100, claimStaleAfterMs: 2000 },
+  compile: { stopPollIntervalMs: 100, claimStaleAfterMs: CLAIM_STALE_AFTER_MS },
 });
 await checkpointer.setup();
 await report({ type: "ready" });

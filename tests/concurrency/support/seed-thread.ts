@@ -11,6 +11,13 @@ export const PENDING_CALLS = [
   { name: "slow_b", tag: "seed" },
 ];
 
+/**
+ * `claimStaleAfterMs` of the processes that continue seeded threads. They heartbeat every
+ * 100 ms, so this is far above any pause of a live worker's event loop here: live claims are
+ * never taken for dead ones, and a dead run's claim is stale soon after it is seeded.
+ */
+export const CLAIM_STALE_AFTER_MS = 2000;
+
 /** The calls a seeded thread waits on. */
 export interface SeededCalls {
   /** Ledger keys of the pending calls, in the order of the assistant message. */
