@@ -10,14 +10,6 @@ export function sendCommand(worker: WorkerProcess, command: WorkerMessage): Prom
   });
 }
 
-/** Sends `command` to every worker at once and waits until each has it in its IPC channel. */
-export async function broadcast(
-  workers: readonly WorkerProcess[],
-  command: WorkerMessage,
-): Promise<void> {
-  await Promise.all(workers.map((worker) => sendCommand(worker, command)));
-}
-
 /**
  * Sends `command` to `worker` and resolves with the first report of `type` it sends after
  * that; earlier reports of the same type (from earlier commands) do not count.

@@ -20,7 +20,10 @@ export async function startWorkers(
   return workers;
 }
 
-/** SIGKILLs every worker still alive and waits for their exits; for `afterEach`. */
-export async function killWorkers(workers: readonly WorkerProcess[]): Promise<void> {
-  await Promise.all(workers.map((worker) => worker.kill()));
+/**
+ * SIGKILLs every worker still alive and waits for their exits; for `afterAll`, where a worker
+ * may be missing because starting it failed.
+ */
+export async function killWorkers(workers: readonly (WorkerProcess | undefined)[]): Promise<void> {
+  await Promise.all(workers.map((worker) => worker?.kill()));
 }
