@@ -105,7 +105,7 @@ describe("two processes run turns on one thread", () => {
     await expectNothingLostOrRepeated("race", outcomes);
   });
 
-  it("a turn started while another process's run is inside a tool call fails with STORAGE_CONFLICT_001", async () => {
+  it("a turn started while another process's run is inside a tool call is refused with THREAD_003 before it writes", async () => {
     const [a, b] = workers as [WorkerProcess, WorkerProcess];
     const first = await startTurn(a, "busy-tool", { hold: "tool" });
     await a.waitForType("holding");
@@ -115,11 +115,12 @@ describe("two processes run turns on one thread", () => {
 
     expect(outcomes[0]!.status).toBe("completed");
     await expectNothingLostOrRepeated("busy-tool", outcomes);
-    // The issue: "either serialise or one gets StaleStateError". A refusal that names a
-    // conflict tells the caller to retry later; THREAD_003 tells it to continue the thread,
-    // which would take over the live run of the other process.
+    // New input while the model's tool calls are unanswered is refused before any write. The
+    // store cannot tell a live run in another process from a crashed one, so the message names
+    // both (wait, or continue: continuing is safe, the live run's claims are waited on).
     expect(second.versions).toEqual([]);
-    expect(second.code).toBe("STORAGE_CONFLICT_001");
+    expect(second.code).toBe("THREAD_003");
+    expect(second.message).toMatch(/a run is answering them now, perhaps in another process/);
   });
 
   it("a turn that lands between another process's steps wins; the other rejects with STORAGE_CONFLICT_001 and its committed steps stay", async () => {

@@ -43,6 +43,8 @@ export interface TurnOutcome {
   status: string | null;
   /** The rejection's code, or `null`. */
   code: string | null;
+  /** The rejection's message, or `null`. */
+  message: string | null;
   /** Versions of the durable writes this run committed (its `state` events). */
   versions: number[];
   /** Ids of the messages this run committed: its input and every message of its steps. */
@@ -98,6 +100,7 @@ async function runTurn({ threadId, round }: TurnCommand): Promise<TurnOutcome> {
     inputId: input.id,
     status: null,
     code: null,
+    message: null,
     versions: [],
     committedIds: [],
   };
@@ -114,6 +117,7 @@ async function runTurn({ threadId, round }: TurnCommand): Promise<TurnOutcome> {
     }
   } catch (error) {
     outcome.code = isTenxgraphError(error) ? error.code : String(error);
+    outcome.message = error instanceof Error ? error.message : String(error);
   }
   return outcome;
 }
