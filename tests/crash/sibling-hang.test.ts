@@ -6,6 +6,7 @@
 import { describe, expect, it } from "vitest";
 import type { WorkerMessage } from "../support/worker-process.js";
 import type { ToolName } from "./support/agent-params.js";
+import { countEffects } from "./support/side-effect-log.js";
 import { reconciledText } from "./support/support-agent.js";
 import { checkInvariants } from "./support/thread-invariants.js";
 import {
@@ -77,6 +78,41 @@ describe.concurrent.each(["invoke", "stream"] as const)(
     });
   },
 );
+
+describe.concurrent("a fresh process started before the hung worker is killed", () => {
+  it("waits on the hung call's live claim, then takes it over once its holder is dead", async () => {
+    const scene = seedScene("sibling-hang-takeover");
+    try {
+      const hung = scene.start({
+        via: "invoke",
+        input: { kind: "new", text: SEED_REQUEST },
+        hang: "send_receipt",
+      });
+      const ready = hungWithSiblingsRecorded("send_receipt");
+      await hung.worker.waitFor(() => ready(hung.worker.messages), 30_000);
+      const next = scene.start({ via: "stream", input: { kind: "continue" } });
+      // The holder still heartbeats its claim: the new run must wait, not run the call twice.
+      const waiting = await next.worker.waitFor(
+        (m) => m.type === "log" && String(m.msg).includes("held by another execution"),
+        30_000,
+      );
+      expect(waiting.tool).toBe("send_receipt");
+      expect(countEffects(scene.effectsPath, "send_receipt"), "receipts while held").toBe(0);
+      await hung.worker.kill();
+      expect((await hung.finished).exit.signal).toBe("SIGKILL");
+
+      const resumed = await next.finished;
+      expectDone(resumed, "completed");
+      const final = await checkInvariants(scene, null, { finished: true });
+      expect(effectsByTool(final)).toEqual({ lookup_order: 1, charge_card: 1, send_receipt: 1 });
+      expect(ledgerByTool(final).send_receipt, "taken over at attempt 2").toEqual(["completed", 2]);
+      expect(metric(resumed, "tool.in_doubt", "send_receipt"), "receipt in doubt").toBe(1);
+      expect(toolResults(resumed, "charge_card")).toMatchObject([{ replayed: true }]);
+    } finally {
+      scene.dispose();
+    }
+  });
+});
 
 describe.concurrent("killed while the charge itself hangs, before it acted", () => {
   it("{ reconcile } finds no charge outside, so the charge runs once, at attempt 2", async () => {

@@ -1,11 +1,14 @@
 import type { Logger } from "@tenxgraph/core";
 import { report } from "../../support/worker-process.js";
 
-/** Warnings and errors go to the parent (the in-doubt and record-failure lines among them). */
+/**
+ * Sends log records from `info` up to the parent: the in-doubt and record-failure warnings, and
+ * the notes that say what a run is doing (replaying, waiting on another execution's claim).
+ */
 export function reportingLogger(): Logger {
   const send = (level: string) => (fields: object, msg?: string) => {
     const { err, ...rest } = fields as { err?: unknown };
     void report({ type: "log", level, msg: msg ?? "", ...rest, err: err ? String(err) : null });
   };
-  return { debug() {}, info() {}, warn: send("warn"), error: send("error") };
+  return { debug() {}, info: send("info"), warn: send("warn"), error: send("error") };
 }

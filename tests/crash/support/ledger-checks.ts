@@ -1,0 +1,126 @@
+import { Message, decodeEnvelope, type LedgerEntry } from "@tenxgraph/core";
+import { expect } from "vitest";
+import type { Effect, PolicyName, ToolName } from "./agent-params.js";
+import type { CrashScene, StoredThread } from "./crash-scene.js";
+
+/**
+ * A recorded call is final: a later process replays it and never runs, claims or rewrites it,
+ * so its entry and its effects stay exactly as they were.
+ */
+export function checkRecordsFinal(
+  stored: StoredThread,
+  previous: StoredThread | null,
+  at: string,
+): void {
+  for (const before of previous?.ledger ?? []) {
+    if (before.status !== "completed") continue;
+    const now = stored.ledger.find((e) => e.key === before.key);
+    const { status, attempt, result } = before;
+    expect(now, `${at}: recorded call ${before.key} changed`).toMatchObject({
+      status,
+      attempt,
+      result,
+    });
+    const count = (effects: Effect[]) => effects.filter((e) => e.key === before.key).length;
+    expect(count(stored.effects), `${at}: recorded call ${before.key} ran again`).toBe(
+      count(previous!.effects),
+    );
+  }
+}
+
+/**
+ * What `stream` told its consumer matches the ledger: a call is reported `replayed` exactly
+ * when its entry was settled by another run (an earlier process), not claimed by this one.
+ */
+export function checkStreamedReplays(scene: CrashScene, stored: StoredThread, at: string): void {
+  const run = scene.runs.at(-1);
+  if (run?.params.via !== "stream") return;
+  const events = run.messages.flatMap((m) =>
+    m.type === "event" ? [m.event as StreamedEvent] : [],
+  );
+  const runId = events.find((e) => e.type === "run_start")?.runId;
+  for (const event of events.filter((e) => e.type === "tool_result")) {
+    const entry = stored.ledger.find((e) => e.key === event.key);
+    expect(event.replayed, `${at}: tool_result.replayed of ${event.key}`).toBe(
+      entry?.ownerRunId !== runId,
+    );
+  }
+}
+
+/** The fields of a reported stream event these checks read. */
+interface StreamedEvent {
+  type: string;
+  runId?: string;
+  key?: string;
+  replayed?: boolean;
+}
+
+/**
+ * The side-effect log agrees with the ledger: no attempt took effect twice, nothing ran after
+ * it was recorded, a recorded tool result has its effect, and "fail" and `reconcile` never
+ * act twice.
+ */
+export function checkEffects(
+  stored: StoredThread,
+  policies: Partial<Record<ToolName, PolicyName>>,
+  at: string,
+): void {
+  const entries = new Map(stored.ledger.map((e) => [e.key, e]));
+  const attempts = new Set<string>();
+  for (const effect of stored.effects) {
+    const id = `${effect.key} attempt ${effect.attempt}`;
+    expect(attempts.has(id), `${at}: ${id} took effect twice`).toBe(false);
+    attempts.add(id);
+    const entry = entries.get(effect.key);
+    expect(entry, `${at}: effect of ${id} has no ledger entry`).toBeDefined();
+    expect(effect.attempt, `${at}: effect of ${id} vs ledger attempt`).toBeLessThanOrEqual(
+      entry?.attempt ?? 0,
+    );
+  }
+  for (const entry of stored.ledger) {
+    const mine = stored.effects.filter((e) => e.key === entry.key);
+    if (entry.status === "completed") checkRecorded(entry, mine, at);
+    const policy = policies[entry.toolName as ToolName] ?? "retry";
+    if (policy === "fail" || policy === "reconcile") {
+      // These policies never run an in-doubt call again once it may have acted.
+      expect(
+        mine.length,
+        `${at}: effects of ${entry.key} (onInDoubt ${policy})`,
+      ).toBeLessThanOrEqual(1);
+    }
+    if (entry.status === "completed" && recordedText(entry).startsWith("reconciled:")) {
+      // reconcile() answered from the outside world: the effect it saw must be there.
+      expect(mine.length, `${at}: effects of reconciled ${entry.key}`).toBe(1);
+    }
+  }
+}
+
+/** A recorded call ran at its recorded attempt exactly when its result came from the tool. */
+function checkRecorded(entry: LedgerEntry & { status: "completed" }, mine: Effect[], at: string) {
+  expect(
+    mine.filter((e) => e.attempt > entry.attempt).length,
+    `${at}: ${entry.key} ran again after it was recorded`,
+  ).toBe(0);
+  const ranNow = mine.filter((e) => e.attempt === entry.attempt).length;
+  expect(ranNow, `${at}: effects of ${entry.key} at its recorded attempt ${entry.attempt}`).toBe(
+    fromTool(entry) ? 1 : 0,
+  );
+}
+
+/** Whether a recorded result is what the tool returned (not a policy's or a human's answer). */
+export function fromTool(entry: LedgerEntry & { status: "completed" }): boolean {
+  const decoded = decodeEnvelope(entry.result, "any");
+  if (!decoded) return false;
+  const text = recordedText(entry);
+  return (
+    decoded.errorCode !== "TOOL_IN_DOUBT_001" &&
+    !text.startsWith("reconciled:") &&
+    !text.startsWith("human:") &&
+    text !== "Charge declined"
+  );
+}
+
+function recordedText(entry: LedgerEntry & { status: "completed" }): string {
+  const decoded = decodeEnvelope(entry.result, "any");
+  return decoded ? Message.text(decoded.message) : "";
+}
