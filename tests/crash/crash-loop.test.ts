@@ -51,7 +51,8 @@ describe("crash loop (real processes, SIGKILL)", () => {
     const lane = async () => {
       while (killed < KILLS) {
         const seed = nextSeed++;
-        const firstKill = KILL_KINDS[(seed - FIRST_SEED) % KILL_KINDS.length]!;
+        // Each kind leads in turn, chosen by the seed alone so one seed replays on its own.
+        const firstKill = KILL_KINDS[seed % KILL_KINDS.length]!;
         const kills = await runScenario(seed, firstKill, coverage);
         killed += kills; // after the await: the other lane adds to `killed` meanwhile
       }
@@ -108,7 +109,8 @@ async function runScenario(seed: number, firstKill: KillKind, coverage: Coverage
   } catch (error) {
     if (error instanceof Error) {
       error.message =
-        `crash loop failed at seed ${seed} (rerun: TENXGRAPH_CRASH_SEED=${seed} TENXGRAPH_CRASH_KILLS=1)\n` +
+        `crash loop failed at seed ${seed} (rerun: TENXGRAPH_CRASH_SEED=${seed} ` +
+        `TENXGRAPH_CRASH_KILLS=1 npx vitest run tests/crash/crash-loop.test.ts)\n` +
         `${trace.join("\n")}\n${error.message}`;
     }
     throw error;
@@ -125,7 +127,7 @@ function processParams(
   forcedKill: KillKind | null,
   killsSoFar: number,
 ): Partial<AgentParams> & Pick<AgentParams, "via" | "input"> {
-  const input = nextInput(rng, stored, `seed ${plan.threadId}: please help`);
+  const input = nextInput(rng, stored, `please help (${plan.threadId})`);
   const via = pick(rng, ["invoke", "stream"] as const);
   const armed =
     forcedKill ??

@@ -108,7 +108,7 @@ function checkRecorded(entry: LedgerEntry & { status: "completed" }, mine: Effec
 }
 
 /** Whether a recorded result is what the tool returned (not a policy's or a human's answer). */
-export function fromTool(entry: LedgerEntry & { status: "completed" }): boolean {
+function fromTool(entry: LedgerEntry & { status: "completed" }): boolean {
   const decoded = decodeEnvelope(entry.result, "any");
   if (!decoded) return false;
   const text = recordedText(entry);

@@ -5,16 +5,20 @@ import type { AgentParams, PlannedCall, ToolName } from "./agent-params.js";
 import { CrashScene, type StoredThread, type WorkerRun } from "./crash-scene.js";
 import { checkInvariants } from "./thread-invariants.js";
 
-/** The seed's order and the three calls the model asks for in one message. */
+/** The seed's order. */
 export const ORDER = "4821";
-export const SEED_CALLS: PlannedCall[] = [
+/** The three calls the model asks for in one message. */
+const SEED_CALLS: PlannedCall[] = [
   { name: "lookup_order", args: { order_id: ORDER } },
   { name: "charge_card", args: { order_id: ORDER, amount_cents: 4200 } },
   { name: "send_receipt", args: { order_id: ORDER } },
 ];
-export const SEED_ANSWER = "Order 4821 is charged and the receipt is on its way.";
+const SEED_ANSWER = "Order 4821 is charged and the receipt is on its way.";
+/** The user's message that starts the turn. */
 export const SEED_REQUEST = "charge order 4821 and email me the receipt";
+/** charge_card's domain key: its ledger key and the idempotency key the provider sees. */
 export const CHARGE_KEY = `order-${ORDER}-charge`;
+/** The support agent's tools, in the order the model calls them. */
 export const TOOLS: readonly ToolName[] = ["lookup_order", "charge_card", "send_receipt"];
 
 /** A scene of the seed's timeline: one user turn, three parallel calls, then the answer. */

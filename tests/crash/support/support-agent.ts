@@ -19,9 +19,9 @@ import type { AgentParams, ToolName } from "./agent-params.js";
 import { appendEffect, readEffects } from "./side-effect-log.js";
 
 /** A live claim counts as abandoned after 300 ms without a heartbeat, so resumes do not wait long. */
-export const STOP_POLL_INTERVAL_MS = 100;
+const STOP_POLL_INTERVAL_MS = 100;
 /** See {@link STOP_POLL_INTERVAL_MS}; at least twice it, as `compile()` requires. */
-export const CLAIM_STALE_AFTER_MS = 300;
+const CLAIM_STALE_AFTER_MS = 300;
 
 /** What the worker plugs into the agent: where faults fire, where logs and metrics go. */
 export interface AgentHooks {

@@ -86,7 +86,7 @@ function checkAnswers(
 }
 
 /** The ledger key of a call: charge_card's domain key, else `<message id>:<call id>`. */
-export function keyOf(issuer: AssistantMessage, call: ToolCall): string {
+function keyOf(issuer: AssistantMessage, call: ToolCall): string {
   if (call.name === "charge_card") {
     return `order-${(JSON.parse(call.arguments) as { order_id: string }).order_id}-charge`;
   }
