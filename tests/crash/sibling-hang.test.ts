@@ -90,8 +90,13 @@ describe.concurrent("a fresh process started before the hung worker is killed", 
       });
       const ready = hungWithSiblingsRecorded("send_receipt");
       await hung.worker.waitFor(() => ready(hung.worker.messages), 30_000);
-      const next = scene.start({ via: "stream", input: { kind: "continue" } });
       // The holder still heartbeats its claim: the new run must wait, not run the call twice.
+      // A generous staleness bound keeps a holder slowed by a loaded machine from looking dead.
+      const next = scene.start({
+        via: "stream",
+        input: { kind: "continue" },
+        claimStaleAfterMs: 2_000,
+      });
       const waiting = await next.worker.waitFor(
         (m) => m.type === "log" && String(m.msg).includes("held by another execution"),
         30_000,

@@ -52,6 +52,8 @@ export interface AgentParams {
    * write, at whatever the worker is doing then (possibly in the middle of a store write).
    */
   outsideKillMs?: number;
+  /** How old a claim's heartbeat must be to count as left by a dead worker (default 300 ms). */
+  claimStaleAfterMs?: number;
   /** Report the runtime's OpenTelemetry counters in `done` (default true). */
   metrics?: boolean;
   /** Stay alive after the run ended, until the parent kills the process. */

@@ -119,7 +119,7 @@ export function buildSupportAgent(
       logger: hooks.logger,
       ...(hooks.meter ? { meter: hooks.meter } : {}),
       stopPollIntervalMs: STOP_POLL_INTERVAL_MS,
-      claimStaleAfterMs: CLAIM_STALE_AFTER_MS,
+      claimStaleAfterMs: params.claimStaleAfterMs ?? CLAIM_STALE_AFTER_MS,
     });
 }
 
