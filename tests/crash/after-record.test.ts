@@ -49,7 +49,7 @@ describe.concurrent.each(["invoke", "stream"] as const)(
           ]);
         }
       } finally {
-        scene.dispose();
+        await scene.dispose();
       }
     });
   },

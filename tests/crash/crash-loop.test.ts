@@ -46,18 +46,24 @@ describe("crash loop (real processes, SIGKILL)", () => {
     const coverage: Coverage = { kills: {}, reruns: 0, pauses: 0 };
     let killed = 0;
     let nextSeed = FIRST_SEED;
+    const failures: unknown[] = [];
     // Scenarios are independent (own file, own thread): two at a time keep both cores busy
-    // while a worker starts or waits on IPC.
+    // while a worker starts or waits on IPC. A failure stops both lanes before it is reported.
     const lane = async () => {
-      while (killed < KILLS) {
+      while (killed < KILLS && failures.length === 0) {
         const seed = nextSeed++;
         // Each kind leads in turn, chosen by the seed alone so one seed replays on its own.
         const firstKill = KILL_KINDS[seed % KILL_KINDS.length]!;
-        const kills = await runScenario(seed, firstKill, coverage);
-        killed += kills; // after the await: the other lane adds to `killed` meanwhile
+        try {
+          const kills = await runScenario(seed, firstKill, coverage);
+          killed += kills; // after the await: the other lane adds to `killed` meanwhile
+        } catch (error) {
+          failures.push(error);
+        }
       }
     };
     await Promise.all(Array.from({ length: LANES }, lane));
+    if (failures.length > 0) throw failures[0];
     if (KILLS >= DEFAULT_KILLS) {
       // A loop that never reaches a window proves nothing about it.
       for (const kind of KILL_KINDS) {
@@ -115,7 +121,7 @@ async function runScenario(seed: number, firstKill: KillKind, coverage: Coverage
     }
     throw error;
   } finally {
-    scene.dispose();
+    await scene.dispose();
   }
 }
 

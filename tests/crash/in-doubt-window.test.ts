@@ -52,7 +52,7 @@ describe.concurrent("killed between a tool's return and its record", () => {
       expect(inDoubtWarnings(resumed)).toMatchObject([{ level: "warn", policy: "retry" }]);
       expectSiblingsSettled(final, killed);
     } finally {
-      scene.dispose();
+      await scene.dispose();
     }
   });
 
@@ -76,7 +76,7 @@ describe.concurrent("killed between a tool's return and its record", () => {
       expect(inDoubtWarnings(resumed)).toMatchObject([{ level: "warn", policy: "fail" }]);
       expectSiblingsSettled(final, killed);
     } finally {
-      scene.dispose();
+      await scene.dispose();
     }
   });
 
@@ -95,7 +95,7 @@ describe.concurrent("killed between a tool's return and its record", () => {
       expect(inDoubtWarnings(resumed)).toMatchObject([{ level: "warn", policy: "reconcile" }]);
       expectSiblingsSettled(final, killed);
     } finally {
-      scene.dispose();
+      await scene.dispose();
     }
   });
 });
@@ -159,7 +159,7 @@ describe.concurrent('killed in the window, onInDoubt "interrupt"', () => {
       expect(chargeAnswer(final)?.content).toBe("human: the provider shows one charge");
       expectSiblingsSettled(final, killed);
     } finally {
-      scene.dispose();
+      await scene.dispose();
     }
   });
 
@@ -185,7 +185,7 @@ describe.concurrent('killed in the window, onInDoubt "interrupt"', () => {
       ]);
       expectSiblingsSettled(final, killed);
     } finally {
-      scene.dispose();
+      await scene.dispose();
     }
   });
 });

@@ -68,7 +68,7 @@ describe.concurrent("killed around an interrupt() pause", () => {
       // Claimed again on resume: attempt 2 of a call that ran once.
       expect(ledgerByTool(final).charge_card).toEqual(["completed", 2]);
     } finally {
-      scene.dispose();
+      await scene.dispose();
     }
   });
 
@@ -90,7 +90,7 @@ describe.concurrent("killed around an interrupt() pause", () => {
       const paused = await expectPaused(scene, killed);
       await approveAndFinish(scene, "stream", paused);
     } finally {
-      scene.dispose();
+      await scene.dispose();
     }
   });
 
@@ -119,7 +119,7 @@ describe.concurrent("killed around an interrupt() pause", () => {
       expect(effectsByTool(final)).toEqual(ONCE_EACH);
       expect(ledgerByTool(final).charge_card).toEqual(["completed", 3]);
     } finally {
-      scene.dispose();
+      await scene.dispose();
     }
   });
 });

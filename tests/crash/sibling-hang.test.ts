@@ -73,7 +73,7 @@ describe.concurrent.each(["invoke", "stream"] as const)(
           expect(toolResults(resumed, "send_receipt")).toMatchObject([{ replayed: false }]);
         }
       } finally {
-        scene.dispose();
+        await scene.dispose();
       }
     });
   },
@@ -114,7 +114,7 @@ describe.concurrent("a fresh process started before the hung worker is killed", 
       expect(metric(resumed, "tool.in_doubt", "send_receipt"), "receipt in doubt").toBe(1);
       expect(toolResults(resumed, "charge_card")).toMatchObject([{ replayed: true }]);
     } finally {
-      scene.dispose();
+      await scene.dispose();
     }
   });
 });
@@ -147,7 +147,7 @@ describe.concurrent("killed while the charge itself hangs, before it acted", () 
       expect(chargeAnswer(final)?.content).toBe(`Charged 42 USD for order ${ORDER}`);
       expect(chargeAnswer(final)?.content).not.toBe(reconciledText("charge_card", 1));
     } finally {
-      scene.dispose();
+      await scene.dispose();
     }
   });
 });

@@ -69,7 +69,7 @@ describe.concurrent.each(["invoke", "stream"] as const)(
           "assistant",
         ]);
       } finally {
-        scene.dispose();
+        await scene.dispose();
       }
     });
 
@@ -100,7 +100,7 @@ describe.concurrent.each(["invoke", "stream"] as const)(
         }
         expect(final.checkpoint?.version, "start write + model step").toBe(5);
       } finally {
-        scene.dispose();
+        await scene.dispose();
       }
     });
   },

@@ -12,6 +12,9 @@ import type { AgentParams } from "./agent-params.js";
 import { runAgent } from "./run-agent.js";
 import { reportingLogger } from "./reporting-logger.js";
 
+// A worker whose test is gone (the parent died or failed) has nothing left to do.
+process.on("disconnect", () => process.exit(1));
+
 const params = workerParams<AgentParams>();
 const checkpointer = new SqliteCheckpointer({ path: params.dbPath });
 // The metrics SDK costs a tenth of a second per start: loaded only when the test reads it.

@@ -46,6 +46,7 @@ export class CrashScene {
   readonly dbPath: string;
   readonly effectsPath: string;
   readonly runs: WorkerRun[] = [];
+  readonly #workers: WorkerProcess[] = [];
   readonly #base: Pick<AgentParams, "threadId" | "rounds" | "answer">;
 
   constructor(name: string, base: Pick<AgentParams, "threadId" | "rounds" | "answer">) {
@@ -71,6 +72,7 @@ export class CrashScene {
       ...params,
     };
     const worker = new WorkerProcess(AGENT_WORKER, full);
+    this.#workers.push(worker);
     return { worker, finished: this.#finish(worker, full) };
   }
 
@@ -112,8 +114,9 @@ export class CrashScene {
     );
   }
 
-  /** Removes the scene's files. */
-  dispose(): void {
+  /** Kills any worker still alive (a test that failed may leave one hanging), then removes the files. */
+  async dispose(): Promise<void> {
+    await Promise.all(this.#workers.map((worker) => worker.kill()));
     rmSync(this.dir, { recursive: true, force: true });
   }
 
