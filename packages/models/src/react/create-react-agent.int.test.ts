@@ -118,13 +118,17 @@ describe("createReactAgent: the support agent end to end over the wire", () => {
           ...process.env,
           TENXGRAPH_WORKER_PARAMS: JSON.stringify({ baseURL: server.baseURL, dbPath, outsideLog }),
         },
-        stdio: "inherit",
+        stdio: ["ignore", "inherit", "pipe", "ipc"],
       },
     );
+    let stderr = "";
+    worker.stderr?.on("data", (chunk: Buffer) => (stderr += chunk.toString()));
     const exit = await new Promise<NodeJS.Signals | null>((resolve) =>
       worker.on("exit", (_code, signal) => resolve(signal)),
     );
-    expect(exit).toBe("SIGKILL");
+    expect(exit, `the worker was to kill itself mid tool node; its stderr:\n${stderr}`).toBe(
+      "SIGKILL",
+    );
     expect(server.chatRequests).toHaveLength(1);
 
     const checkpointer = new SqliteCheckpointer({ path: dbPath });
