@@ -1,4 +1,6 @@
-import { appendFileSync, existsSync, readFileSync } from "node:fs";
+import { appendEffect, readEffects as readLog } from "../../support/effect-log.js";
+
+export { appendEffect };
 
 /** One side effect, as a tool wrote it to the external log. */
 export interface Effect {
@@ -13,22 +15,9 @@ export interface Effect {
   runId: string;
 }
 
-/**
- * Appends one effect as one JSON line. Each line is one `write(2)` on a file opened with
- * `O_APPEND`, and far below `PIPE_BUF`, so lines from several processes never interleave: the
- * log is the outside world's memory, independent of the store under test.
- */
-export function appendEffect(path: string, effect: Effect): void {
-  appendFileSync(path, JSON.stringify(effect) + "\n");
-}
-
-/** Every effect in the log, in the order they were appended (none if there is no log yet). */
+/** Every effect in the log at `path`, oldest first. */
 export function readEffects(path: string): Effect[] {
-  if (!existsSync(path)) return [];
-  return readFileSync(path, "utf8")
-    .split("\n")
-    .filter((line) => line !== "")
-    .map((line) => JSON.parse(line) as Effect);
+  return readLog<Effect>(path);
 }
 
 /** How many times each call of `threadId` started, by key, per the log at `path`. */

@@ -1,21 +1,11 @@
-import { appendFileSync, existsSync, readFileSync } from "node:fs";
+import { appendEffect, readEffects as readLog } from "../../support/effect-log.js";
 import type { Effect } from "./agent-params.js";
 
-/**
- * Appends one effect as a JSON line. `appendFileSync` returns only once the write reached the
- * kernel, so a SIGKILL right after it cannot undo it: the log is what the outside world saw.
- */
-export function appendEffect(path: string, effect: Effect): void {
-  appendFileSync(path, `${JSON.stringify(effect)}\n`);
-}
+export { appendEffect };
 
-/** Every effect in the log, oldest first (none when the file does not exist yet). */
+/** Every effect in the log at `path`, oldest first. */
 export function readEffects(path: string): Effect[] {
-  if (!existsSync(path)) return [];
-  return readFileSync(path, "utf8")
-    .split("\n")
-    .filter((line) => line !== "")
-    .map((line) => JSON.parse(line) as Effect);
+  return readLog<Effect>(path);
 }
 
 /** How many effects the log holds for `tool` (and `order`, when given). */
