@@ -1,8 +1,8 @@
 import { appendFileSync } from "node:fs";
-import { z } from "zod";
-import { END, Message, StateGraph, ToolNode, tool } from "@tenxgraph/core";
+import { END, Message, StateGraph, ToolNode } from "@tenxgraph/core";
 import type { Checkpointer, FaultInjector, Logger } from "@tenxgraph/core";
 import { ScriptedModel } from "@tenxgraph/core/testing";
+import { SUPPORT_SCRIPT, supportTools } from "../shared/support-tools.js";
 
 /** Where the demo's support agent keeps its threads and reports what reached the outside world. */
 export interface DemoAppOptions {
@@ -20,51 +20,17 @@ export const DEMO_RUN_CONFIG = { threadId: DEMO_THREAD_ID, toolTimeout: 30, node
 
 /**
  * The seed's support agent: a scripted model asks for three tools in one turn; `charge_card`
- * carries a domain key, and `send_receipt` takes a moment to talk to the mailer.
+ * carries a domain key, and `send_receipt` takes a moment to talk to the mailer. Every charge
+ * and email is appended to the outside-world log.
  */
 export function buildSupportAgent(options: DemoAppOptions) {
   const outside = (line: string) => appendFileSync(options.outsideWorldLog, `${line}\n`);
-  const order = z.object({ order_id: z.string() });
-  const lookupOrder = tool({
-    name: "lookup_order",
-    description: "Find an order.",
-    schema: order,
-    execute: (args) => ({ order_id: args.order_id, amount_cents: 4200 }),
-  });
-  const chargeCard = tool({
-    name: "charge_card",
-    description: "Charge the customer's saved card for an order.",
-    schema: order.extend({ amount_cents: z.number().int() }),
-    idempotencyKey: (args) => `order-${args.order_id}-charge`,
-    async execute(args, ctx) {
-      outside(`payment provider: charged order ${args.order_id} (key ${ctx.idempotencyKey})`);
-      return "Charged 42 USD";
-    },
-  });
-  const sendReceipt = tool({
-    name: "send_receipt",
-    description: "Email the receipt.",
-    schema: order,
-    async execute(args, ctx) {
-      await new Promise((resolve) => setTimeout(resolve, 800)); // the mailer is slow today
-      ctx.signal.throwIfAborted();
-      outside(`mailer: sent the receipt for order ${args.order_id}`);
-      return "Receipt sent";
-    },
-  });
-  const model = new ScriptedModel([
-    {
-      toolCalls: [
-        { name: "lookup_order", args: { order_id: "4821" } },
-        { name: "charge_card", args: { order_id: "4821", amount_cents: 4200 } },
-        { name: "send_receipt", args: { order_id: "4821" } },
-      ],
-    },
-    "Order 4821 is charged and the receipt is on its way.",
-  ]);
+  // The mailer is slow today: the worker dies while the receipt is still being sent.
+  const tools = supportTools({ outside, mailerDelayMs: 800 });
+  const model = new ScriptedModel(SUPPORT_SCRIPT);
   return new StateGraph()
     .addNode("MAIN", model)
-    .addNode("TOOL", new ToolNode([lookupOrder, chargeCard, sendReceipt]))
+    .addNode("TOOL", new ToolNode(tools))
     .addConditionalEdges("MAIN", (state) =>
       state.messages.at(-1)?.toolCalls?.length ? "TOOL" : END,
     )

@@ -7,20 +7,19 @@
  *   npm run example:models                          # scripted, no network
  *   OPENAI_API_KEY=sk-... npm run example:models    # gpt-4o-mini
  */
-import { z } from "zod";
 import {
   END,
   Message,
   StateGraph,
   ToolNode,
   silentLogger,
-  tool,
   type AssistantMessage,
   type RunInput,
   type BaseState,
 } from "@tenxgraph/core";
 import { FaultPoints, ScriptedModel } from "@tenxgraph/core/testing";
 import { Agent } from "@tenxgraph/models";
+import { SUPPORT_SCRIPT, supportTools } from "../shared/support-tools.js";
 
 // The one string to change: "openai/gpt-4o-mini", "anthropic/claude-haiku-4-5", or "scripted".
 const MODEL = process.env.OPENAI_API_KEY
@@ -30,46 +29,11 @@ const MODEL = process.env.OPENAI_API_KEY
     : "scripted";
 
 const outside: string[] = []; // what reached the outside world: the payment provider, the mailer
-const order = z.object({ order_id: z.string() });
-const lookupOrder = tool({
-  name: "lookup_order",
-  description: "Find an order: its id and amount in cents.",
-  schema: order,
-  execute: (args) => ({ order_id: args.order_id, amount_cents: 4200 }),
-});
-const chargeCard = tool({
-  name: "charge_card",
-  description: "Charge the customer's saved card for an order.",
-  schema: order.extend({ amount_cents: z.number().int() }),
-  idempotencyKey: (args) => `order-${args.order_id}-charge`,
-  async execute(args, ctx) {
-    outside.push(`charge ${args.order_id} (${ctx.idempotencyKey})`);
-    return `Charged ${args.amount_cents / 100} USD`;
-  },
-});
-const sendReceipt = tool({
-  name: "send_receipt",
-  description: "Email the receipt of an order.",
-  schema: order,
-  async execute(args) {
-    outside.push(`receipt ${args.order_id}`);
-    return "Receipt sent";
-  },
-});
-const tools = [lookupOrder, chargeCard, sendReceipt];
+const tools = supportTools({ outside: (line) => outside.push(line) });
 
 const model =
   MODEL === "scripted"
-    ? new ScriptedModel([
-        {
-          toolCalls: [
-            { name: "lookup_order", args: { order_id: "4821" } },
-            { name: "charge_card", args: { order_id: "4821", amount_cents: 4200 } },
-            { name: "send_receipt", args: { order_id: "4821" } },
-          ],
-        },
-        "Order 4821 is charged and the receipt is on its way.",
-      ])
+    ? new ScriptedModel(SUPPORT_SCRIPT)
     : new Agent({
         model: MODEL,
         tools,
@@ -129,4 +93,4 @@ if (status === undefined) status = await show(null); // continue: finished calls
 console.log("status:", status);
 for (const e of await app.getToolLedger(config))
   console.log("ledger:", e.toolName, e.status, "attempt", e.attempt);
-console.log("outside world:", outside);
+for (const line of outside) console.log("outside world:", line); // one charge, one receipt

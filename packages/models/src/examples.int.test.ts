@@ -33,7 +33,8 @@ describe("npm run example:models", () => {
     expect(stdout).toContain("charge_card (replayed from the ledger)");
     expect(stdout).toContain("status: completed");
     expect(stdout).toContain(
-      "outside world: [ 'charge 4821 (order-4821-charge)', 'receipt 4821' ]",
+      "outside world: payment provider: charged order 4821 (key order-4821-charge)\n" +
+        "outside world: mailer: sent the receipt for order 4821\n",
     );
   }, 60_000);
 
@@ -50,7 +51,8 @@ describe("npm run example:models", () => {
     expect(stdout).toContain("crashed: worker killed");
     expect(stdout).toContain("Order 4821 is charged and the receipt is on its way.");
     expect(stdout).toContain(
-      "outside world: [ 'charge 4821 (order-4821-charge)', 'receipt 4821' ]",
+      "outside world: payment provider: charged order 4821 (key order-4821-charge)\n" +
+        "outside world: mailer: sent the receipt for order 4821\n",
     );
     // The crash did not make the model answer its first step again.
     expect(server.chatRequests).toHaveLength(2);
