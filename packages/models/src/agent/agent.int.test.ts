@@ -2,14 +2,12 @@ import { createOpenAI } from "@ai-sdk/openai";
 import {
   Message,
   isTenxgraphError,
-  tool,
   type AssistantMessage,
   type CompileOptions,
   type RunConfig,
   type StreamEvent,
 } from "@tenxgraph/core";
 import { afterEach, describe, expect, it, vi } from "vitest";
-import { z } from "zod";
 import {
   FakeOpenAIServer,
   type FakeReply,
@@ -23,24 +21,13 @@ import {
   serverError,
   streamedReply,
 } from "../testing-support/openai-replies.js";
+import { supportTools } from "../testing-support/support-agent.js";
 import type { AgentOptions } from "./agent-options.js";
 import { Agent } from "./agent.js";
 
 // Retries in these tests wait at most a few ms; no test asserts how long anything took.
 const FAST_RETRY = { maxAttempts: 3, initialDelayMs: 1, maxDelayMs: 20 };
-const order = z.object({ order_id: z.string() });
-const lookupOrder = tool({
-  name: "lookup_order",
-  description: "Find an order.",
-  schema: order,
-  execute: (args) => ({ order_id: args.order_id, amount_cents: 4200 }),
-});
-const chargeCard = tool({
-  name: "charge_card",
-  description: "Charge the customer's saved card for an order.",
-  schema: order.extend({ amount_cents: z.number().int() }),
-  execute: () => "Charged 42 USD",
-});
+const { lookupOrder, chargeCard } = supportTools();
 
 let server: FakeOpenAIServer | undefined;
 afterEach(async () => {

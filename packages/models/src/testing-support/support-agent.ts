@@ -20,8 +20,8 @@ export const SUPPORT_REQUEST =
   "Please charge my saved card for order 4821 and email me the receipt.";
 export const SUPPORT_ANSWER = "Order 4821 is charged and the receipt is on its way.";
 
-/** The seed's support agent as `createReactAgent` on the real OpenAI client. */
-export function supportAgent(options: SupportAgentOptions) {
+/** The seed's three support tools; `outside` hears every charge and receipt that happens. */
+export function supportTools(outside: (line: string) => void = () => {}) {
   const order = z.object({ order_id: z.string() });
   const lookupOrder = tool({
     name: "lookup_order",
@@ -35,7 +35,7 @@ export function supportAgent(options: SupportAgentOptions) {
     schema: order.extend({ amount_cents: z.number().int() }),
     idempotencyKey: (args) => `order-${args.order_id}-charge`,
     execute(args, ctx) {
-      options.outside(`charge ${args.order_id} (${ctx.idempotencyKey})`);
+      outside(`charge ${args.order_id} (${ctx.idempotencyKey})`);
       return "Charged 42 USD";
     },
   });
@@ -44,10 +44,16 @@ export function supportAgent(options: SupportAgentOptions) {
     description: "Email the receipt.",
     schema: order,
     execute(args) {
-      options.outside(`receipt ${args.order_id}`);
+      outside(`receipt ${args.order_id}`);
       return "Receipt sent";
     },
   });
+  return { lookupOrder, chargeCard, sendReceipt };
+}
+
+/** The seed's support agent as `createReactAgent` on the real OpenAI client. */
+export function supportAgent(options: SupportAgentOptions) {
+  const { lookupOrder, chargeCard, sendReceipt } = supportTools(options.outside);
   return createReactAgent({
     model: "openai/gpt-4o-mini",
     provider: { baseURL: options.baseURL, apiKey: "sk-test" },
