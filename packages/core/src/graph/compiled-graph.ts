@@ -25,7 +25,10 @@ export interface CompileOptions {
   logger?: Logger;
   /** OpenTelemetry meter (default: the global meter named `10xgraph`). */
   meter?: Meter;
-  /** Id generator for run ids (default: UUIDv7). Messages always get UUIDv7 ids at creation. */
+  /**
+   * Id generator (default: UUIDv7) for run ids, generated thread ids, and the ids model nodes give
+   * their replies (`ctx.runtime.ids`). `Message.*` factories always use UUIDv7.
+   */
   ids?: IdGenerator;
   /** Named fault points for crash and fault tests (see `FaultPoints` in `@tenxgraph/core/testing`). */
   faultPoints?: FaultInjector;

@@ -244,6 +244,21 @@ describe("node deadline", () => {
     expect(result.status).toBe("completed");
   });
 
+  it("tells the node when its deadline fires (ctx.deadlineAt), or null without one", async () => {
+    const seen: (number | null)[] = [];
+    const app = oneNode((_, ctx) => {
+      seen.push(ctx.deadlineAt);
+      return {};
+    });
+    const before = Date.now();
+    await app.invoke({}, { threadId: "t1", nodeTimeout: 90 });
+    const after = Date.now();
+    await app.invoke({}, { threadId: "t2", nodeTimeout: null });
+    expect(seen[0]).toBeGreaterThanOrEqual(before + 90_000);
+    expect(seen[0]).toBeLessThanOrEqual(after + 90_000);
+    expect(seen[1]).toBeNull();
+  });
+
   it("covers the node's tools: a hung tool under a node deadline fails the node, not the call", async () => {
     const signals: AbortSignal[] = [];
     const app = oneToolCall(slowTool({ signals }));

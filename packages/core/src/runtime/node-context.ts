@@ -17,6 +17,11 @@ export interface NodeContext {
   readonly step: number;
   /** Aborts on the node's deadline, on stop, and when the stream is closed. */
   readonly signal: AbortSignal;
+  /**
+   * When the node's deadline aborts `signal` (epoch ms), or `null` without a deadline: lets a
+   * node cap its own waits (a model's retry-after) by the time it really has left.
+   */
+  readonly deadlineAt: number | null;
   /** Bound to `threadId`, `runId` and `node`. */
   readonly logger: Logger;
   /** Sends an event to `stream()` consumers (model nodes send `message_delta`). */

@@ -46,12 +46,13 @@ export async function runStep<S extends BaseState>(
   const emit: EmitEvent = (event) => {
     if (live) args.emit(event);
   };
+  const deadlineAt = config.nodeTimeoutMs === null ? null : Date.now() + config.nodeTimeoutMs;
   try {
     return await runWithDeadline(
       (signal) =>
         withInterruptScope(
           { idBase: `${name}:${progress.step}`, node: name, answers: progress.resumeAnswers },
-          () => nodeThenRoute(deps, { ...args, emit }, node, name, signal),
+          () => nodeThenRoute(deps, { ...args, emit }, node, name, { signal, deadlineAt }),
         ),
       {
         parent: args.signal,
@@ -76,11 +77,11 @@ async function nodeThenRoute<S extends BaseState>(
   args: StepArgs<S>,
   node: NodeLike<S>,
   name: string,
-  signal: AbortSignal,
+  limits: NodeLimits,
 ): Promise<StepOutcome<S>> {
   const { progress } = args;
   const working = copyForNode(progress.state);
-  const output = await callNode(node, working, nodeContext(deps, args, name, signal));
+  const output = await callNode(node, working, nodeContext(deps, args, name, limits));
   requireAppendOnly(progress.state.messages, working.messages, name);
   // The persisted ids are the transcript's ids unless the node pushed messages itself or earlier
   // steps were not durable; then the whole transcript is checked.
@@ -114,11 +115,17 @@ function requireNode<S extends BaseState>(
   );
 }
 
+/** The node's signal and when its deadline fires. */
+interface NodeLimits {
+  signal: AbortSignal;
+  deadlineAt: number | null;
+}
+
 function nodeContext<S extends BaseState>(
   deps: RunDependencies<S>,
   args: StepArgs<S>,
   node: string,
-  signal: AbortSignal,
+  { signal, deadlineAt }: NodeLimits,
 ): NodeContext {
   return {
     threadId: args.config.threadId,
@@ -127,6 +134,7 @@ function nodeContext<S extends BaseState>(
     node,
     step: args.progress.step,
     signal,
+    deadlineAt,
     logger: withFields(args.logger, { node }),
     emit: args.emit,
     runtime: {

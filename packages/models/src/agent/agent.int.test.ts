@@ -294,6 +294,16 @@ describe("Agent: transient failures are retried", () => {
     expect(server!.chatRequests).toHaveLength(1);
   });
 
+  it("a retry-after the node's deadline leaves no time for fails at once with MODEL_005", async () => {
+    const agent = await agentOn([rateLimited("20"), streamedReply({ text: ["never"] })], {
+      retry: { maxAttempts: 3, initialDelayMs: 1, maxDelayMs: 60_000 },
+    });
+    const error = await failure(appOf(agent).invoke(ask("hi"), config({ nodeTimeout: 10 })));
+    expect(error.code).toBe("MODEL_005");
+    expect(error.message).toContain("the next wait would outlast the node's deadline");
+    expect(server!.chatRequests).toHaveLength(1);
+  });
+
   it("a stop during the backoff wait ends the run without another request", async () => {
     const agent = await agentOn([serverError(), streamedReply({ text: ["never"] })], {
       retry: { maxAttempts: 3, initialDelayMs: 600_000, maxDelayMs: 600_000 },

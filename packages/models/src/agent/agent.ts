@@ -52,7 +52,8 @@ export class Agent<S extends BaseState = BaseState> implements GraphNode<S> {
       const failure = outcome.failure;
       if (failure.kind !== "transient") throw hardError(this.model, failure, attempt);
       const { retry } = this.#options;
-      const decision = decideRetry(attempt, retry, failure.retryAfterMs);
+      const remainingMs = ctx.deadlineAt === null ? null : ctx.deadlineAt - Date.now();
+      const decision = decideRetry(attempt, retry, failure.retryAfterMs, remainingMs);
       if (!decision.retry) {
         throw exhaustedError(this.model, failure, attempt, decision.reason, retry.maxDelayMs);
       }

@@ -1,5 +1,6 @@
 import { ModelError } from "@tenxgraph/core";
 import type { Failure } from "./classify-failure.js";
+import type { RetryRefusal } from "./retry.js";
 
 /** The error for a failure that is not retried: refused, failed, malformed or unusable. */
 export function hardError(model: string, failure: Failure, attempts: number): ModelError {
@@ -32,15 +33,17 @@ export function exhaustedError(
   model: string,
   failure: Failure,
   attempts: number,
-  reason: "attempts" | "retry-after",
+  reason: RetryRefusal,
   maxDelayMs: number,
 ): ModelError {
   const status = failure.statusCode === null ? "" : `HTTP ${failure.statusCode}: `;
-  const why =
-    reason === "attempts"
-      ? `gave up after ${attempts} attempt${attempts === 1 ? "" : "s"} (retry.maxAttempts)`
-      : `the provider asked to retry after ${seconds(failure.retryAfterMs ?? 0)}, ` +
-        `longer than retry.maxDelayMs (${seconds(maxDelayMs)})`;
+  const why = {
+    attempts: `gave up after ${attempts} attempt${attempts === 1 ? "" : "s"} (retry.maxAttempts)`,
+    "retry-after":
+      `the provider asked to retry after ${seconds(failure.retryAfterMs ?? 0)}, ` +
+      `longer than retry.maxDelayMs (${seconds(maxDelayMs)})`,
+    deadline: `gave up after ${attempts} attempt${attempts === 1 ? "" : "s"}: the next wait would outlast the node's deadline`,
+  }[reason];
   return new ModelError("MODEL_005", model, `${why}; last error: ${status}${failure.message}`, {
     cause: failure.error,
     statusCode: failure.statusCode,

@@ -7,12 +7,18 @@ describe("decideRetry", () => {
   it("doubles the wait per attempt, half of it jittered, capped by maxDelayMs", () => {
     const waits = (random: number) =>
       [1, 2, 3].map((attempt) => {
-        const decision = decideRetry(attempt, { ...policy, maxAttempts: 10 }, null, () => random);
+        const decision = decideRetry(
+          attempt,
+          { ...policy, maxAttempts: 10 },
+          null,
+          null,
+          () => random,
+        );
         return decision.retry ? decision.delayMs : -1;
       });
     expect(waits(0)).toEqual([50, 100, 200]);
     expect(waits(1)).toEqual([100, 200, 400]);
-    const capped = decideRetry(9, { ...policy, maxAttempts: 10 }, null, () => 1);
+    const capped = decideRetry(9, { ...policy, maxAttempts: 10 }, null, null, () => 1);
     expect(capped).toEqual({ retry: true, delayMs: 1000 });
   });
 
@@ -33,6 +39,17 @@ describe("decideRetry", () => {
       reason: "retry-after",
       retryAfterMs: 1500,
     });
+  });
+
+  it("does not start a wait that would outlast the node's deadline", () => {
+    expect(decideRetry(1, policy, 750, 1000)).toEqual({ retry: true, delayMs: 750 });
+    expect(decideRetry(1, policy, 750, 750)).toEqual({
+      retry: false,
+      reason: "deadline",
+      retryAfterMs: 750,
+    });
+    const backoff = decideRetry(2, policy, null, 1, () => 0.5);
+    expect(backoff).toEqual({ retry: false, reason: "deadline", retryAfterMs: null });
   });
 });
 

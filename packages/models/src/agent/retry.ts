@@ -45,29 +45,41 @@ function isDelay(value: unknown): boolean {
 /** What to do after attempt `attempt` failed with a transient error. */
 export type RetryDecision =
   | { retry: true; delayMs: number }
-  | { retry: false; reason: "attempts" | "retry-after"; retryAfterMs: number | null };
+  | { retry: false; reason: RetryRefusal; retryAfterMs: number | null };
+
+/** Why a transient failure is not retried: attempts used up, or a wait too long to make. */
+export type RetryRefusal = "attempts" | "retry-after" | "deadline";
 
 /**
  * Decides whether to retry after the `attempt`-th request (1-based) failed transiently. The
  * wait is exponential with jitter (half fixed, half random, so many clients that failed
  * together do not retry together), capped by `maxDelayMs`; a provider's `retry-after` replaces
- * it, since retrying earlier would only be refused again.
+ * it, since retrying earlier would only be refused again. A wait that would outlast the node's
+ * deadline (`remainingMs`, `null` without one) is not started: the step fails now, with the
+ * provider's error, instead of later with a timeout.
  */
 export function decideRetry(
   attempt: number,
   options: Readonly<RetryOptions>,
   retryAfterMs: number | null,
+  remainingMs: number | null = null,
   random: () => number = Math.random,
 ): RetryDecision {
   if (attempt >= options.maxAttempts) return { retry: false, reason: "attempts", retryAfterMs };
+  let delayMs: number;
   if (retryAfterMs !== null) {
     if (retryAfterMs > options.maxDelayMs) {
       return { retry: false, reason: "retry-after", retryAfterMs };
     }
-    return { retry: true, delayMs: retryAfterMs };
+    delayMs = retryAfterMs;
+  } else {
+    const exponential = Math.min(options.maxDelayMs, options.initialDelayMs * 2 ** (attempt - 1));
+    delayMs = exponential / 2 + (random() * exponential) / 2;
   }
-  const exponential = Math.min(options.maxDelayMs, options.initialDelayMs * 2 ** (attempt - 1));
-  return { retry: true, delayMs: exponential / 2 + (random() * exponential) / 2 };
+  if (remainingMs !== null && delayMs >= remainingMs) {
+    return { retry: false, reason: "deadline", retryAfterMs };
+  }
+  return { retry: true, delayMs };
 }
 
 /**
