@@ -2,6 +2,7 @@ import { mkdirSync } from "node:fs";
 import { dirname } from "node:path";
 import Database from "better-sqlite3";
 import { StorageError, StorageSchemaError } from "@tenxgraph/core";
+import { keepAlive } from "./keep-alive.js";
 import { LATEST_SCHEMA_VERSION, MIGRATIONS, OWN_TABLES, SCHEMA_TABLE } from "./migrations.js";
 
 /** How a connection is opened; see `SqliteCheckpointerOptions`. */
@@ -19,7 +20,7 @@ export interface ConnectionSettings {
 export function openDatabase(settings: ConnectionSettings): Database.Database {
   const { path, synchronous, busyTimeoutMs } = settings;
   if (path !== ":memory:") createFolder(path);
-  const db = new Database(path, { timeout: busyTimeoutMs });
+  const db = keepAlive(new Database(path, { timeout: busyTimeoutMs }));
   try {
     // Every check reads only, and comes before the first write (switching to WAL rewrites the
     // header): a file that is not a database fails here with SQLITE_NOTADB, and one that is not
@@ -27,9 +28,10 @@ export function openDatabase(settings: ConnectionSettings): Database.Database {
     const tables = tableNames(db);
     assertOurs(path, tables);
     const version = tables.has(SCHEMA_TABLE) ? schemaVersion(db, path) : 0;
-    db.pragma("journal_mode = WAL");
-    db.pragma("foreign_keys = ON");
-    db.pragma(`synchronous = ${synchronous}`);
+    // exec, not pragma(): it makes no Statement object that a GC could collect (see keep-alive).
+    db.exec("PRAGMA journal_mode = WAL");
+    db.exec("PRAGMA foreign_keys = ON");
+    db.exec(`PRAGMA synchronous = ${synchronous}`);
     if (version < LATEST_SCHEMA_VERSION) migrate(db, path);
     return db;
   } catch (error) {
@@ -48,7 +50,7 @@ function createFolder(path: string): void {
 }
 
 function tableNames(db: Database.Database): Set<string> {
-  const rows = db.prepare("SELECT name FROM sqlite_schema WHERE type = 'table'").all();
+  const rows = keepAlive(db.prepare("SELECT name FROM sqlite_schema WHERE type = 'table'")).all();
   return new Set((rows as { name: string }[]).map((row) => row.name));
 }
 
@@ -63,7 +65,9 @@ function migrate(db: Database.Database, path: string): void {
     db.exec(
       `CREATE TABLE IF NOT EXISTS ${SCHEMA_TABLE} (version INTEGER PRIMARY KEY, applied_at TEXT NOT NULL)`,
     );
-    const record = db.prepare(`INSERT INTO ${SCHEMA_TABLE} (version, applied_at) VALUES (?, ?)`);
+    const record = keepAlive(
+      db.prepare(`INSERT INTO ${SCHEMA_TABLE} (version, applied_at) VALUES (?, ?)`),
+    );
     for (let version = schemaVersion(db, path) + 1; version <= LATEST_SCHEMA_VERSION; version++) {
       for (const statement of MIGRATIONS[version - 1]!) db.exec(statement);
       record.run(version, new Date().toISOString());
@@ -84,7 +88,8 @@ function assertOurs(path: string, tables: Set<string>): void {
 }
 
 function schemaVersion(db: Database.Database, path: string): number {
-  const row = db.prepare(`SELECT MAX(version) AS version FROM ${SCHEMA_TABLE}`).get() as {
+  const select = keepAlive(db.prepare(`SELECT MAX(version) AS version FROM ${SCHEMA_TABLE}`));
+  const row = select.get() as {
     version: number | null;
   };
   const version = row.version ?? 0;

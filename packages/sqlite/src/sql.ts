@@ -1,4 +1,5 @@
 import type Database from "better-sqlite3";
+import { keepAlive } from "./keep-alive.js";
 
 /** Every statement the checkpointer runs, by name; prepared once per connection. */
 export const SQL = {
@@ -77,6 +78,6 @@ export const SQL = {
 export type Statements = { [Name in keyof typeof SQL]: Database.Statement };
 
 export function prepareStatements(db: Database.Database): Statements {
-  const entries = Object.entries(SQL).map(([name, sql]) => [name, db.prepare(sql)]);
+  const entries = Object.entries(SQL).map(([name, sql]) => [name, keepAlive(db.prepare(sql))]);
   return Object.fromEntries(entries) as Statements;
 }
