@@ -10,27 +10,43 @@ const root = new URL("../../", import.meta.url).pathname;
 const scratch = mkdtempSync(join(tmpdir(), "tenxgraph-pack-"));
 afterAll(() => rmSync(scratch, { recursive: true, force: true }));
 
+interface Packed {
+  filename: string;
+  files: { path: string }[];
+}
+
+/** `npm pack` of one workspace package into the scratch folder. */
+async function pack(folder: string): Promise<Packed> {
+  const { stdout } = await run("npm", ["pack", "--json", "--pack-destination", scratch], {
+    cwd: join(root, folder),
+  });
+  return (JSON.parse(stdout) as Packed[])[0]!;
+}
+
+/** An empty ESM app with `tarballs` installed from the registry's dependencies, as a user would. */
+async function appWith(name: string, tarballs: Packed[], timeout: number): Promise<string> {
+  const app = join(scratch, name);
+  await run("mkdir", ["-p", app]);
+  writeFileSync(join(app, "package.json"), JSON.stringify({ type: "module", private: true }));
+  const files = tarballs.map((packed) => join(scratch, packed.filename));
+  await run("npm", ["install", "--prefer-offline", "--no-audit", "--no-fund", ...files], {
+    cwd: app,
+    timeout,
+  });
+  return app;
+}
+
 // What a user gets from `npm pack`: built ESM with types, no tests, and no vitest needed.
 describe("@tenxgraph/core as a packed package", () => {
   it("installs from its tarball and runs a graph from both entry points", async () => {
-    const { stdout } = await run("npm", ["pack", "--json", "--pack-destination", scratch], {
-      cwd: join(root, "packages/core"),
-    });
-    const [packed] = JSON.parse(stdout) as { filename: string; files: { path: string }[] }[];
-    const paths = packed!.files.map((f) => f.path);
+    const packed = await pack("packages/core");
+    const paths = packed.files.map((f) => f.path);
     expect(paths).toContain("dist/index.js");
     expect(paths).toContain("dist/index.d.ts");
     expect(paths).toContain("dist/testing/index.js");
     expect(paths.filter((p) => /\.test\.|test-support/.test(p))).toEqual([]);
 
-    const app = join(scratch, "app");
-    await run("mkdir", ["-p", app]);
-    writeFileSync(join(app, "package.json"), JSON.stringify({ type: "module", private: true }));
-    await run(
-      "npm",
-      ["install", "--prefer-offline", "--no-audit", "--no-fund", join(scratch, packed!.filename)],
-      { cwd: app, timeout: 120_000 },
-    );
+    const app = await appWith("core-app", [packed], 120_000);
     expect(readdirSync(join(app, "node_modules"))).not.toContain("vitest");
     writeFileSync(
       join(app, "main.js"),
@@ -44,4 +60,32 @@ describe("@tenxgraph/core as a packed package", () => {
     const out = await run("node", ["main.js"], { cwd: app });
     expect(out.stdout.trim()).toBe("completed hello");
   }, 180_000);
+});
+
+describe("@tenxgraph/sqlite as a packed package", () => {
+  it("installs beside core (better-sqlite3 built on install) and keeps a thread on disk across processes", async () => {
+    const packed = await pack("packages/sqlite");
+    const paths = packed.files.map((f) => f.path);
+    expect(paths).toContain("dist/index.js");
+    expect(paths).toContain("dist/index.d.ts");
+    expect(paths.filter((p) => /\.test\./.test(p))).toEqual([]);
+
+    const app = await appWith("sqlite-app", [await pack("packages/core"), packed], 600_000);
+    writeFileSync(
+      join(app, "main.js"),
+      `import { StateGraph, END, Message } from "@tenxgraph/core";
+       import { SqliteCheckpointer } from "@tenxgraph/sqlite";
+       const checkpointer = new SqliteCheckpointer(); // ./.tenxgraph/threads.db
+       const app = new StateGraph().addNode("MAIN", () => Message.assistant("noted"))
+         .addEdge("MAIN", END).setEntryPoint("MAIN").compile({ checkpointer });
+       await app.invoke({ messages: [Message.user(process.argv[2])] }, { threadId: "t" });
+       const state = await app.getState({ threadId: "t" });
+       console.log(state.version, state.values.messages.map((m) => Message.text(m)).join(","));
+       await checkpointer.close();`,
+    );
+    expect((await run("node", ["main.js", "one"], { cwd: app })).stdout.trim()).toBe("2 one,noted");
+    expect((await run("node", ["main.js", "two"], { cwd: app })).stdout.trim()).toBe(
+      "4 one,noted,two,noted",
+    );
+  }, 660_000);
 });
