@@ -16,6 +16,7 @@ import {
 import { collect, modelToolLoop, recordingLogger } from "../testing-support/graphs.js";
 import {
   badRequest,
+  insufficientQuota,
   pieces,
   rateLimited,
   serverError,
@@ -284,6 +285,35 @@ describe("Agent: transient failures are retried", () => {
     expect(server!.chatRequests).toHaveLength(2);
   });
 
+  it("a stream cut by its LiteLLM proxy with an error object coded 503 is retried", async () => {
+    const started = streamedReply({ text: ["Your order "] }) as { sse: object[] };
+    const broken: FakeReply = {
+      sse: [
+        ...started.sse.slice(0, 2),
+        // LiteLLM's shape of an upstream failure inside a stream: the status is in `code`.
+        { error: { message: "Service Unavailable", type: "None", param: "None", code: "503" } },
+      ],
+      endWithDone: false,
+    };
+    const agent = await agentOn([broken, streamedReply({ text: ["Shipped."] })], {
+      model: "openai-compatible/llama-3.1-8b",
+    });
+    const result = await appOf(agent).invoke(ask("hi"), config());
+    expect(Message.text(result.state.messages.at(-1)!)).toBe("Shipped.");
+    expect(server!.chatRequests).toHaveLength(2);
+  });
+
+  it("a connection cut mid-stream (TypeError: terminated under a 200) is retried", async () => {
+    const started = streamedReply({ text: ["Your "] }) as { sse: object[] };
+    const agent = await agentOn([
+      { sse: started.sse.slice(0, 2), cut: true },
+      streamedReply({ text: ["Shipped."] }),
+    ]);
+    const result = await appOf(agent).invoke(ask("hi"), config());
+    expect(Message.text(result.state.messages.at(-1)!)).toBe("Shipped.");
+    expect(server!.chatRequests).toHaveLength(2);
+  });
+
   it("a retry-after longer than retry.maxDelayMs fails at once with MODEL_005", async () => {
     const agent = await agentOn([rateLimited("120"), streamedReply({ text: ["never"] })]);
     const error = await failure(appOf(agent).invoke(ask("hi"), config()));
@@ -328,6 +358,15 @@ describe("Agent: hard failures fail the node with a coded error", () => {
     expect(error.message).toBe(
       `Model 'openai/gpt-4o-mini': the provider refused the request (HTTP 400): ${message}`,
     );
+    expect(server!.chatRequests).toHaveLength(1);
+  });
+
+  it("a 429 insufficient_quota (out of credits) fails at once with MODEL_001", async () => {
+    const agent = await agentOn([insufficientQuota(), streamedReply({ text: ["never"] })]);
+    const error = await failure(appOf(agent).invoke(ask("hi"), config()));
+    expect(error.code).toBe("MODEL_001");
+    expect(error.statusCode).toBe(429);
+    expect(error.message).toContain("You exceeded your current quota");
     expect(server!.chatRequests).toHaveLength(1);
   });
 

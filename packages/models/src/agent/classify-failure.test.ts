@@ -70,6 +70,46 @@ describe("classifyFailure", () => {
     });
   });
 
+  it("retries a body cut off mid-stream, though it failed under a 200", () => {
+    const cut = new APICallError({
+      message: "Failed to process successful response",
+      url: "u",
+      requestBodyValues: {},
+      statusCode: 200,
+      isRetryable: true,
+      cause: new TypeError("terminated"),
+    });
+    expect(classifyFailure(cut)).toMatchObject({ kind: "transient", statusCode: 200 });
+  });
+
+  it("refuses a 429 that says insufficient_quota: no wait refills an account", () => {
+    const body = {
+      error: { message: "You exceeded your current quota", type: "insufficient_quota" },
+    };
+    const quota = new APICallError({
+      message: "You exceeded your current quota",
+      url: "u",
+      requestBodyValues: {},
+      statusCode: 429,
+      responseBody: JSON.stringify(body),
+    });
+    expect(classifyFailure(quota)).toMatchObject({ kind: "refused", statusCode: 429 });
+    const inStream = { message: "quota", type: "requests", code: "insufficient_quota" };
+    expect(classifyFailure(inStream).kind).toBe("refused");
+  });
+
+  it("reads an HTTP status in a stream error object's code or status", () => {
+    const litellm = { message: "Service Unavailable", type: "None", code: "503" };
+    expect(classifyFailure(litellm)).toMatchObject({ kind: "transient", statusCode: 503 });
+    const vllm = { message: "boom", type: "InternalServerError", code: 500 };
+    expect(classifyFailure(vllm)).toMatchObject({ kind: "transient", statusCode: 500 });
+    expect(classifyFailure({ message: "slow down", status: 429 }).kind).toBe("transient");
+    const bad = { message: "bad", type: "BadRequestError", code: "400" };
+    expect(classifyFailure(bad)).toMatchObject({ kind: "refused", statusCode: 400 });
+    // Not a status: the words decide.
+    expect(classifyFailure({ message: "x", code: "server_error_1234" }).kind).toBe("transient");
+  });
+
   it("calls a missing API key unusable, and unwraps the SDK's retry wrapper", () => {
     const noKey = new LoadAPIKeyError({ message: "OpenAI API key is missing." });
     expect(classifyFailure(noKey).kind).toBe("unusable");

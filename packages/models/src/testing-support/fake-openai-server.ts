@@ -4,12 +4,13 @@ import type { AddressInfo } from "node:net";
 /**
  * One answer the fake server gives: a JSON or raw body with a status and headers, or an SSE
  * stream of chunks. `delayMs` holds the answer back (a slow provider); `hangUp` closes the
- * socket without an answer (a network failure).
+ * socket without an answer (a network failure); `cut` destroys the socket after the chunks,
+ * without ending the body (a connection dropped mid-stream).
  */
 export type FakeReply =
   | { status?: number; headers?: Record<string, string>; json: unknown; delayMs?: number }
   | { status?: number; headers?: Record<string, string>; raw: string; delayMs?: number }
-  | { sse: (object | string)[]; delayMs?: number; endWithDone?: boolean }
+  | { sse: (object | string)[]; delayMs?: number; endWithDone?: boolean; cut?: boolean }
   | { hangUp: true };
 
 /** A request the fake server received. */
@@ -97,7 +98,8 @@ export class FakeOpenAIServer {
     // A client that gives up while the answer is held back ends the wait.
     if (reply.delayMs) await Promise.race([this.#wait(reply.delayMs), closed]);
     if (request.abandoned || res.destroyed) return;
-    if ("sse" in reply) writeStream(res, reply.sse, reply.endWithDone ?? true);
+    if ("sse" in reply && reply.cut) writeCutStream(res, reply.sse);
+    else if ("sse" in reply) writeStream(res, reply.sse, reply.endWithDone ?? true);
     else writeBody(res, reply);
   }
 
@@ -149,14 +151,27 @@ function writeBody(
 
 /** Writes chunks as OpenAI does: `data: <json>` events, then `data: [DONE]`. */
 function writeStream(res: ServerResponse, chunks: (object | string)[], endWithDone: boolean): void {
+  writeEvents(res, chunks);
+  if (endWithDone) res.write("data: [DONE]\n\n");
+  res.end();
+}
+
+/** Writes the chunks, then destroys the socket once they are sent: the body never ends. */
+function writeCutStream(res: ServerResponse, chunks: (object | string)[]): void {
+  writeEvents(res, chunks, () => res.socket?.destroy());
+}
+
+/** Writes the head and the chunks as `data:` events; `onWritten` runs once all are sent. */
+function writeEvents(
+  res: ServerResponse,
+  chunks: (object | string)[],
+  onWritten?: () => void,
+): void {
   res.writeHead(200, {
     "content-type": "text/event-stream; charset=utf-8",
     "cache-control": "no-cache",
     connection: "keep-alive",
   });
-  for (const chunk of chunks) {
-    res.write(`data: ${typeof chunk === "string" ? chunk : JSON.stringify(chunk)}\n\n`);
-  }
-  if (endWithDone) res.write("data: [DONE]\n\n");
-  res.end();
+  const events = chunks.map((c) => `data: ${typeof c === "string" ? c : JSON.stringify(c)}\n\n`);
+  res.write(events.join(""), onWritten);
 }

@@ -138,3 +138,18 @@ export function badRequest(message: string, param: string): FakeReply {
     json: { error: { message, type: "invalid_request_error", param, code: null } },
   };
 }
+
+/** HTTP 429 with OpenAI's out-of-credits body: a 429, but not a rate limit. */
+export function insufficientQuota(): FakeReply {
+  return {
+    status: 429,
+    json: {
+      error: {
+        message: "You exceeded your current quota, please check your plan and billing details.",
+        type: "insufficient_quota",
+        param: null,
+        code: "insufficient_quota",
+      },
+    },
+  };
+}
