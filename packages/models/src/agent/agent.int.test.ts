@@ -314,6 +314,25 @@ describe("Agent: transient failures are retried", () => {
     expect(server!.chatRequests).toHaveLength(2);
   });
 
+  it("a stream that ends cleanly before the provider's finish is retried, not kept", async () => {
+    const full = streamedReply({ text: ["Your order ", "ships today."] }) as { sse: object[] };
+    // The role chunk and the first text chunk, then the body ends: no finish_reason, no [DONE].
+    const cut: FakeReply = { sse: full.sse.slice(0, 2), endWithDone: false };
+    const agent = await agentOn([cut, streamedReply({ text: ["Your order ships today."] })]);
+    const result = await appOf(agent).invoke(ask("status?"), config());
+    expect(Message.text(result.state.messages.at(-1)!)).toBe("Your order ships today.");
+    expect(server!.chatRequests).toHaveLength(2);
+  });
+
+  it("a stream that always ends early fails with MODEL_005 saying so", async () => {
+    const full = streamedReply({ text: ["Your order ", "ships today."] }) as { sse: object[] };
+    const agent = await agentOn(() => ({ sse: full.sse.slice(0, 2), endWithDone: false }));
+    const error = await failure(appOf(agent).invoke(ask("status?"), config()));
+    expect(error.code).toBe("MODEL_005");
+    expect(error.message).toContain("the stream ended before the provider's finish");
+    expect(server!.chatRequests).toHaveLength(3);
+  });
+
   it("a retry-after longer than retry.maxDelayMs fails at once with MODEL_005", async () => {
     const agent = await agentOn([rateLimited("120"), streamedReply({ text: ["never"] })]);
     const error = await failure(appOf(agent).invoke(ask("hi"), config()));

@@ -127,10 +127,13 @@ class ReplyReader {
     if (this.#error !== undefined) {
       return { kind: "failed", failure: classifyFailure(this.#error) };
     }
-    // A provider always ends a real reply with a finish reason; a body that was not a reply
-    // (an HTML error page behind a 200, a wrong base URL) yields nothing at all.
-    if (this.#text === "" && this.#calls.length === 0 && this.#finishReason === undefined) {
-      return { kind: "failed", failure: emptyResponse() };
+    // A provider always ends a real reply with a finish reason. Without one, a body that held
+    // nothing was not a reply (an HTML page behind a 200, a wrong base URL); a body that held
+    // something was cut off (a proxy closed it cleanly), and keeping the part would persist a
+    // truncated answer as if the model had finished it.
+    if (this.#finishReason === undefined) {
+      const empty = this.#text === "" && this.#calls.length === 0 && this.#rawInputs.size === 0;
+      return { kind: "failed", failure: empty ? emptyResponse() : endedEarly() };
     }
     return {
       kind: "reply",
@@ -154,4 +157,9 @@ function emptyResponse(): Failure {
     "the response held no message and no finish reason " +
     "(is the base URL an OpenAI-compatible chat completions API?)";
   return { kind: "malformed", message, statusCode: null, retryAfterMs: null, error: undefined };
+}
+
+function endedEarly(): Failure {
+  const message = "the stream ended before the provider's finish (no finish reason)";
+  return { kind: "transient", message, statusCode: null, retryAfterMs: null, error: undefined };
 }
