@@ -15,6 +15,7 @@ export const MIGRATIONS: readonly (readonly string[])[] = [
       version INTEGER NOT NULL CHECK (version > 0),
       message_count INTEGER NOT NULL DEFAULT 0,
       -- Counted, never cleared: a run stops when the count grows past what it saw at its start.
+      -- (Moved to its own table by step 2.)
       stop_requests INTEGER NOT NULL DEFAULT 0,
       -- Store-wide write order, so listings are exact even within one clock tick.
       write_seq INTEGER NOT NULL,
@@ -60,6 +61,18 @@ export const MIGRATIONS: readonly (readonly string[])[] = [
       PRIMARY KEY (thread_id, call_key)
     )`,
   ],
+  // Step 2: a stop may be requested before the thread's first write (a run counts the requests
+  // before its start write creates the row), so the count gets a table of its own that needs no
+  // thread row. It is the one table without a foreign key; deleteThread deletes its row.
+  [
+    `CREATE TABLE stop_requests (
+      thread_id TEXT PRIMARY KEY,
+      count INTEGER NOT NULL CHECK (count > 0)
+    ) WITHOUT ROWID`,
+    `INSERT INTO stop_requests (thread_id, count)
+      SELECT thread_id, stop_requests FROM threads WHERE stop_requests > 0`,
+    `ALTER TABLE threads DROP COLUMN stop_requests`,
+  ],
 ];
 
 /** The schema version this code writes and reads. */
@@ -69,4 +82,10 @@ export const LATEST_SCHEMA_VERSION = MIGRATIONS.length;
 export const SCHEMA_TABLE = "tenxgraph_schema";
 
 /** Tables of ours: found in a file without {@link SCHEMA_TABLE}, they belong to someone else. */
-export const OWN_TABLES = ["threads", "states", "messages", "tool_executions"] as const;
+export const OWN_TABLES = [
+  "threads",
+  "states",
+  "messages",
+  "tool_executions",
+  "stop_requests",
+] as const;

@@ -28,8 +28,8 @@ export function openDatabase(settings: ConnectionSettings): Database.Database {
     const tables = tableNames(db);
     assertOurs(path, tables);
     const version = tables.has(SCHEMA_TABLE) ? schemaVersion(db, path) : 0;
+    useWal(db, busyTimeoutMs);
     // exec, not pragma(): it makes no Statement object that a GC could collect (see keep-alive).
-    db.exec("PRAGMA journal_mode = WAL");
     db.exec("PRAGMA foreign_keys = ON");
     db.exec(`PRAGMA synchronous = ${synchronous}`);
     if (version < LATEST_SCHEMA_VERSION) migrate(db, path);
@@ -39,6 +39,30 @@ export function openDatabase(settings: ConnectionSettings): Database.Database {
     throw error;
   }
 }
+
+/**
+ * Switches the file to WAL mode unless it is in it already. The switch upgrades a lock the
+ * statement already holds, and SQLite answers SQLITE_BUSY for that at once instead of calling
+ * the busy handler, so a process that opens a new file while another one writes to it retries
+ * here, up to `busyTimeoutMs`, as any other write would wait.
+ */
+function useWal(db: Database.Database, busyTimeoutMs: number): void {
+  const readMode = keepAlive(db.prepare("PRAGMA journal_mode")).pluck();
+  if (readMode.get() === "wal") return;
+  const giveUpAt = Date.now() + busyTimeoutMs;
+  for (;;) {
+    try {
+      db.exec("PRAGMA journal_mode = WAL");
+      return;
+    } catch (error) {
+      const busy = (error as { code?: unknown }).code === "SQLITE_BUSY";
+      if (!busy || Date.now() >= giveUpAt) throw error;
+      Atomics.wait(PAUSE, 0, 0, 10); // a synchronous 10 ms pause: the driver is synchronous too
+    }
+  }
+}
+
+const PAUSE = new Int32Array(new SharedArrayBuffer(4));
 
 function createFolder(path: string): void {
   try {

@@ -41,8 +41,11 @@ export const SQL = {
     SELECT thread_id, user_id, status, version, updated_at FROM threads WHERE user_id = ?
     ORDER BY write_seq DESC LIMIT ? OFFSET ?`,
   deleteThread: `DELETE FROM threads WHERE thread_id = ?`,
-  requestStop: `UPDATE threads SET stop_requests = stop_requests + 1 WHERE thread_id = ?`,
-  countStopRequests: `SELECT stop_requests FROM threads WHERE thread_id = ?`,
+  deleteStopRequests: `DELETE FROM stop_requests WHERE thread_id = ?`,
+  requestStop: `
+    INSERT INTO stop_requests (thread_id, count) VALUES (?, 1)
+    ON CONFLICT (thread_id) DO UPDATE SET count = count + 1`,
+  countStopRequests: `SELECT count FROM stop_requests WHERE thread_id = ?`,
 
   selectCall: `SELECT * FROM tool_executions WHERE thread_id = ? AND call_key = ?`,
   /** The entries of a JSON array of keys, in one statement and so one snapshot. */

@@ -16,6 +16,7 @@ import { mapSqliteError } from "./map-error.js";
 import { openDatabase } from "./open-database.js";
 import type { ConnectionSettings } from "./open-database.js";
 import { toCheckpoint, toThreadSummary } from "./rows.js";
+import { requireWellFormed } from "./well-formed.js";
 import type { CheckpointRow, ThreadRow } from "./rows.js";
 import { prepareStatements } from "./sql.js";
 import type { Statements } from "./sql.js";
@@ -43,6 +44,8 @@ interface Connection {
   ledger: SqliteLedger;
   /** `putCheckpoint`'s transaction, made once per connection. */
   commitWrite: Database.Transaction<(write: CheckpointWrite, encoded: EncodedWrite) => number>;
+  /** `deleteThread`'s transaction. */
+  deleteThread: Database.Transaction<(threadId: string) => void>;
 }
 
 /**
@@ -89,6 +92,9 @@ export class SqliteCheckpointer implements Checkpointer {
   }
 
   async putCheckpoint(write: CheckpointWrite): Promise<number> {
+    const { threadId, userId, currentNode } = write;
+    requireWellFormed("putCheckpoint", { threadId, userId, currentNode });
+    for (const { id } of write.newMessages) requireWellFormed("putCheckpoint", { messageId: id });
     return this.#use("putCheckpoint", ({ commitWrite }) => {
       // Encoded before the transaction: a value JSON cannot hold fails without touching the file.
       const encoded = encodeWrite(write);
@@ -102,7 +108,7 @@ export class SqliteCheckpointer implements Checkpointer {
     threadId: string,
     page: { offset?: number; limit?: number } = {},
   ): Promise<Message[]> {
-    const { offset = 0, limit = -1 } = page;
+    const { offset, limit } = sqlPage(page);
     return this.#use("listMessages", ({ sql }) => {
       const rows = sql.selectMessages.all(threadId, offset, limit) as { body_json: string }[];
       return rows.map((row) => JSON.parse(row.body_json) as Message);
@@ -112,7 +118,8 @@ export class SqliteCheckpointer implements Checkpointer {
   async listThreads(
     filter: { userId?: string; limit?: number; offset?: number } = {},
   ): Promise<ThreadSummary[]> {
-    const { userId, limit = -1, offset = 0 } = filter;
+    const { userId } = filter;
+    const { offset, limit } = sqlPage(filter);
     return this.#use("listThreads", ({ sql }) => {
       const rows =
         userId === undefined
@@ -122,20 +129,24 @@ export class SqliteCheckpointer implements Checkpointer {
     });
   }
 
-  /** Deletes the thread row; its states, messages and ledger go with it (`ON DELETE CASCADE`). */
+  /**
+   * Deletes the thread row, and with it (`ON DELETE CASCADE`) its states, messages and ledger;
+   * its stop requests, which need no thread row, in the same transaction.
+   */
   async deleteThread(threadId: string): Promise<void> {
-    this.#use("deleteThread", ({ sql }) => sql.deleteThread.run(threadId));
+    this.#use("deleteThread", ({ deleteThread }) => deleteThread.immediate(threadId));
   }
 
-  /** A request for a thread that does not exist yet is dropped: no run of it can be stopped. */
+  /** Counted even before the thread's first write: a run counts requests before it writes. */
   async requestStop(threadId: string): Promise<void> {
+    requireWellFormed("requestStop", { threadId });
     this.#use("requestStop", ({ sql }) => sql.requestStop.run(threadId));
   }
 
   async countStopRequests(threadId: string): Promise<number> {
     return this.#use("countStopRequests", ({ sql }) => {
-      const row = sql.countStopRequests.get(threadId) as { stop_requests: number } | undefined;
-      return row?.stop_requests ?? 0;
+      const row = sql.countStopRequests.get(threadId) as { count: number } | undefined;
+      return row?.count ?? 0;
     });
   }
 
@@ -144,6 +155,10 @@ export class SqliteCheckpointer implements Checkpointer {
   }
 
   async claimCalls(threadId: string, claims: LedgerClaim[]): Promise<ClaimResult[]> {
+    requireWellFormed("claimCalls", { threadId });
+    for (const { key, toolName, ownerRunId } of claims) {
+      requireWellFormed("claimCalls", { key, toolName, ownerRunId });
+    }
     return this.#use("claimCalls", ({ ledger }) => ledger.claimCalls(threadId, claims));
   }
 
@@ -181,6 +196,10 @@ export class SqliteCheckpointer implements Checkpointer {
       commitWrite: db.transaction((write: CheckpointWrite, encoded: EncodedWrite) =>
         commitWrite(sql, write, encoded),
       ),
+      deleteThread: db.transaction((threadId: string) => {
+        sql.deleteThread.run(threadId);
+        sql.deleteStopRequests.run(threadId);
+      }),
     };
   }
 
@@ -281,6 +300,24 @@ function advanceThread(sql: Statements, params: ThreadParams): number | null {
 function duplicateMessage(threadId: string, messageId: string): StorageError {
   const why = `message '${messageId}' is already in the append-only transcript of '${threadId}'`;
   return new StorageError("putCheckpoint", new Error(why));
+}
+
+/**
+ * A page as SQLite's LIMIT and OFFSET take it: whole numbers, `-1` for no limit. The in-memory
+ * store slices, so `Infinity` and fractions are valid input and mean the same here.
+ */
+function sqlPage(page: { offset?: number; limit?: number }): { offset: number; limit: number } {
+  const { offset = 0, limit = Infinity } = page;
+  return {
+    offset: wholeOrAll(offset, Number.MAX_SAFE_INTEGER),
+    limit: wholeOrAll(limit, -1),
+  };
+}
+
+/** `value` floored to a whole number >= 0 (`NaN` is 0, as for `slice`); `+Infinity` is `all`. */
+function wholeOrAll(value: number, all: number): number {
+  if (value === Infinity) return all;
+  return Number.isFinite(value) ? Math.max(0, Math.floor(value)) : 0;
 }
 
 function checkOptions(options: SqliteCheckpointerOptions): ConnectionSettings {

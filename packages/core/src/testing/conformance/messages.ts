@@ -43,6 +43,8 @@ export function messagesConformance(get: GetCheckpointer, test: TestApi): void {
       expect(await page({ offset: 8, limit: 5 })).toEqual(ids.slice(8));
       expect(await page({ offset: 10 })).toEqual([]);
       expect(await page({ offset: 0, limit: 0 })).toEqual([]);
+      expect(await page({ limit: Infinity })).toEqual(ids);
+      expect(await page({ offset: 4, limit: Infinity })).toEqual(ids.slice(4));
     });
 
     it("round-trips message JSON exactly", async () => {

@@ -1,4 +1,4 @@
-import { createThread, newThreadId } from "./fixtures.js";
+import { checkpointWrite, createThread, newThreadId } from "./fixtures.js";
 import type { GetCheckpointer, GetPeer } from "./fixtures.js";
 import type { TestApi } from "./test-api.js";
 
@@ -32,6 +32,17 @@ export function stopConformance(get: GetCheckpointer, test: TestApi, getPeer: Ge
       const parties = [checkpointer, getPeer()];
       await Promise.all(Array.from({ length: 8 }, (_, i) => parties[i % 2]!.requestStop(threadId)));
       expect(await checkpointer.countStopRequests(threadId)).toBe(8);
+    });
+
+    it("counts a stop requested before the thread's first write", async () => {
+      // A run counts the requests before its start write creates the thread: a stop made in
+      // between, from another process, is meant for that run.
+      const checkpointer = get();
+      const threadId = newThreadId();
+      await getPeer().requestStop(threadId);
+      expect(await checkpointer.countStopRequests(threadId)).toBe(1);
+      await checkpointer.putCheckpoint(checkpointWrite(threadId, 0));
+      expect(await checkpointer.countStopRequests(threadId)).toBe(1);
     });
 
     it("keeps stop requests per thread", async () => {

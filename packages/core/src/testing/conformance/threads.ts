@@ -68,6 +68,7 @@ export function threadsConformance(
       expect(await page({ offset: 1 })).toEqual([c, b]);
       expect(await page({ offset: 1, limit: 1 })).toEqual([c]);
       expect(await page({ offset: 3 })).toEqual([]);
+      expect(await page({ limit: Infinity })).toEqual([a, c, b]);
     });
 
     it("filters threads by userId", async () => {
