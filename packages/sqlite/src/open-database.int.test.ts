@@ -6,7 +6,7 @@ import { join } from "node:path";
 import Database from "better-sqlite3";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { SqliteCheckpointer, DEFAULT_SQLITE_PATH } from "./index.js";
-import { LATEST_SCHEMA_VERSION, SCHEMA_TABLE } from "./migrations.js";
+import { LATEST_SCHEMA_VERSION, MIGRATIONS, SCHEMA_TABLE } from "./migrations.js";
 import { openDatabase } from "./open-database.js";
 
 let folder: string;
@@ -90,6 +90,35 @@ describe("SqliteCheckpointer opening a file", () => {
     const second = new SqliteCheckpointer({ path });
     expect(await second.getCheckpoint("kept")).toMatchObject({ version: 1, values: { n: 1 } });
     await second.close();
+  });
+
+  it("migrates a file of schema 1 step by step, keeping its threads and stop requests", async () => {
+    const path = join(folder, "v1.db");
+    const db = new Database(path);
+    db.exec(`CREATE TABLE ${SCHEMA_TABLE} (version INTEGER PRIMARY KEY, applied_at TEXT NOT NULL)`);
+    for (const statement of MIGRATIONS[0]!) db.exec(statement);
+    db.prepare(`INSERT INTO ${SCHEMA_TABLE} VALUES (1, ?)`).run(new Date().toISOString());
+    const now = new Date().toISOString();
+    db.prepare(
+      `INSERT INTO threads (thread_id, user_id, status, version, message_count, stop_requests,
+                            write_seq, created_at, updated_at)
+       VALUES ('old', NULL, 'running', 1, 0, 2, 1, ?, ?)`,
+    ).run(now, now);
+    db.prepare(
+      `INSERT INTO states (thread_id, version, step, current_node, status, values_json,
+                           interrupts_json, resume_answers_json, created_at)
+       VALUES ('old', 1, 0, 'MAIN', 'running', '{"kept":true}', '[]', '{}', ?)`,
+    ).run(now);
+    db.close();
+
+    const store = new SqliteCheckpointer({ path });
+    expect(await store.getCheckpoint("old")).toMatchObject({ version: 1, values: { kept: true } });
+    expect(await store.countStopRequests("old")).toBe(2);
+    await store.close();
+    const reopened = new Database(path, { readonly: true });
+    const versions = reopened.prepare(`SELECT version FROM ${SCHEMA_TABLE}`).pluck().all();
+    expect(versions).toEqual([1, 2]);
+    reopened.close();
   });
 
   it("lets several connections set up one new file at once", async () => {
