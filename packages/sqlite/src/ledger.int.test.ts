@@ -80,3 +80,15 @@ describe("SqliteCheckpointer completions (group commit)", () => {
     await store.close();
   });
 });
+
+describe("SqliteCheckpointer claims", () => {
+  it("refuses a claim on a thread that does not exist, saying so", async () => {
+    const store = new SqliteCheckpointer({ path });
+    const claim = { key: "k", toolName: "t", ownerRunId: "run", expectedAttempt: 0 };
+    await expect(store.claimCalls("missing", [claim])).rejects.toMatchObject({
+      code: "STORAGE_FAILURE_001",
+      message: expect.stringContaining("thread 'missing' does not exist"),
+    });
+    await store.close();
+  });
+});

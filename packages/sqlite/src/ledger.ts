@@ -124,7 +124,13 @@ export class SqliteLedger {
         const why = `cannot take over attempt ${expectedAttempt} of call '${key}' on thread '${threadId}': it has no entry`;
         throw new StorageError("claimCalls", new Error(why));
       }
-      this.#sql.insertCall.run(params);
+      try {
+        this.#sql.insertCall.run(params);
+      } catch (error) {
+        if ((error as { code?: unknown }).code !== "SQLITE_CONSTRAINT_FOREIGNKEY") throw error;
+        const why = `cannot claim call '${key}': thread '${threadId}' does not exist (never written, or deleted)`;
+        throw new StorageError("claimCalls", new Error(why, { cause: error }));
+      }
       return { won: true, key, attempt: 1 };
     }
     if (row.attempt !== expectedAttempt) {
