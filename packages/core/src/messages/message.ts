@@ -12,7 +12,15 @@ export interface ToolCall {
   id: string;
   name: string;
   arguments: string;
+  /**
+   * What the provider attached to the call, keyed by provider (`{ google: { thoughtSignature } }`),
+   * sent back with the call on the next request: some providers refuse a call without it.
+   */
+  providerMetadata?: ProviderMetadata;
 }
+
+/** Provider-specific JSON, keyed by provider name (`{ anthropic: { signature: "…" } }`). */
+type ProviderMetadata = Record<string, Record<string, unknown>>;
 
 /** Token counts a model reported for the message that carries them. */
 export interface TokenUsage {
@@ -45,6 +53,12 @@ export interface AssistantMessage extends MessageBase {
   role: "assistant";
   toolCalls?: ToolCall[];
   usage?: TokenUsage;
+  /**
+   * The model's reasoning before it answered, in order, as its provider sent it, with the
+   * provider's data for each block (a signature, redacted reasoning). Providers that sign it
+   * (Anthropic's thinking) need it back, unchanged, before the message's tool calls.
+   */
+  reasoning?: { text: string; providerMetadata?: ProviderMetadata }[];
 }
 /** The result of one tool call, answering `toolCallId`. */
 export interface ToolMessage extends MessageBase {
@@ -76,6 +90,8 @@ const contentBlockSchema = z.union([
   }),
 ]);
 
+const providerMetadataSchema = z.record(z.string(), z.record(z.string(), z.unknown()));
+
 const base = {
   id: z.string().min(1),
   content: z.union([z.string(), z.array(contentBlockSchema)]),
@@ -94,7 +110,17 @@ export const messageSchema: z.ZodType<Message> = z.discriminatedUnion("role", [
     ...base,
     role: z.literal("assistant"),
     toolCalls: z
-      .array(z.object({ id: z.string(), name: z.string(), arguments: z.string() }))
+      .array(
+        z.object({
+          id: z.string(),
+          name: z.string(),
+          arguments: z.string(),
+          providerMetadata: providerMetadataSchema.optional(),
+        }),
+      )
+      .optional(),
+    reasoning: z
+      .array(z.object({ text: z.string(), providerMetadata: providerMetadataSchema.optional() }))
       .optional(),
     usage: z
       .object({
