@@ -22,6 +22,7 @@ import {
   serverError,
   streamedReply,
 } from "../testing-support/openai-replies.js";
+import { anthropicReply, geminiReply } from "../testing-support/provider-replies.js";
 import { supportTools } from "../testing-support/support-agent.js";
 import type { AgentOptions } from "./agent-options.js";
 import { Agent } from "./agent.js";
@@ -215,6 +216,69 @@ describe("Agent: replies over the wire", () => {
       stream_options: { include_usage: true },
     });
     expect(server.chatRequests[1]!.headers.authorization).toBe("Bearer local-key");
+  });
+});
+
+describe("Agent: what providers sign comes back with the next request", () => {
+  it("a Gemini function call's thoughtSignature is kept and sent back with the call", async () => {
+    const call = { functionCall: { name: "lookup_order", args: { order_id: "4821" } } };
+    const agent = await agentOn(
+      [
+        geminiReply([{ ...call, thoughtSignature: "c2lnbmF0dXJlLTE=" }]),
+        geminiReply([{ text: "Found it." }]),
+      ],
+      { model: "google/gemini-3-pro-preview" },
+    );
+    const result = await appOf(agent).invoke(ask("where is 4821?"), config());
+    expect(Message.text(result.state.messages.at(-1)!)).toBe("Found it.");
+    expect((result.state.messages[1] as AssistantMessage).toolCalls![0]).toMatchObject({
+      name: "lookup_order",
+      providerMetadata: { google: { thoughtSignature: "c2lnbmF0dXJlLTE=" } },
+    });
+    const second = server!.requests[1]!.body as {
+      contents: { role: string; parts: object[] }[];
+    };
+    const modelTurn = second.contents.find((c) => c.role === "model")!;
+    expect(modelTurn.parts[0]).toMatchObject({
+      functionCall: { name: "lookup_order" },
+      thoughtSignature: "c2lnbmF0dXJlLTE=",
+    });
+  });
+
+  it("an Anthropic thinking block is kept with its signature and sent back before its tool_use", async () => {
+    const agent = await agentOn(
+      [
+        anthropicReply(
+          [
+            { thinking: "I should look the order up.", signature: "EqQBCgIYAhIMsig" },
+            { toolUse: { id: "toolu_01", name: "lookup_order", json: '{"order_id":"4821"}' } },
+          ],
+          "tool_use",
+        ),
+        anthropicReply([{ text: "Found it." }], "end_turn"),
+      ],
+      {
+        model: "anthropic/claude-sonnet-4-5",
+        maxTokens: 4096,
+        providerOptions: { anthropic: { thinking: { type: "enabled", budgetTokens: 1024 } } },
+      },
+    );
+    const result = await appOf(agent).invoke(ask("where is 4821?"), config());
+    expect(Message.text(result.state.messages.at(-1)!)).toBe("Found it.");
+    expect((result.state.messages[1] as AssistantMessage).reasoning).toEqual([
+      {
+        text: "I should look the order up.",
+        providerMetadata: { anthropic: { signature: "EqQBCgIYAhIMsig" } },
+      },
+    ]);
+    const second = server!.requests[1]!.body as {
+      messages: { role: string; content: Record<string, unknown>[] }[];
+    };
+    const assistant = second.messages.find((m) => m.role === "assistant")!;
+    expect(assistant.content).toMatchObject([
+      { type: "thinking", thinking: "I should look the order up.", signature: "EqQBCgIYAhIMsig" },
+      { type: "tool_use", id: "toolu_01", name: "lookup_order", input: { order_id: "4821" } },
+    ]);
   });
 });
 

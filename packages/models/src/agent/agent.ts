@@ -147,6 +147,7 @@ export class Agent<S extends BaseState = BaseState> implements GraphNode<S> {
       content: reply.text,
       createdAt: new Date().toISOString(),
     };
+    if (reply.reasoning.length > 0) message.reasoning = reply.reasoning;
     if (reply.toolCalls.length > 0) message.toolCalls = reply.toolCalls;
     if (reply.usage) message.usage = reply.usage;
     return message;

@@ -84,6 +84,40 @@ describe("toModelMessages", () => {
     expect(inputs).toEqual([{}, {}, {}]);
   });
 
+  it("sends reasoning first and each part's provider data back, also after a store round trip", () => {
+    const stored = Message.parse(
+      JSON.stringify({
+        ...Message.assistant("Looking.", [
+          {
+            ...call("call_1", "lookup_order", "{}"),
+            providerMetadata: { google: { thoughtSignature: "c2ln" } },
+          },
+        ]),
+        reasoning: [
+          { text: "Look it up.", providerMetadata: { anthropic: { signature: "EqQB" } } },
+          { text: "", providerMetadata: { anthropic: { redactedData: "xyz" } } },
+        ],
+      }),
+    );
+    const [assistant] = toModelMessages([stored]);
+    expect(assistant!.content).toEqual([
+      {
+        type: "reasoning",
+        text: "Look it up.",
+        providerOptions: { anthropic: { signature: "EqQB" } },
+      },
+      { type: "reasoning", text: "", providerOptions: { anthropic: { redactedData: "xyz" } } },
+      { type: "text", text: "Looking." },
+      {
+        type: "tool-call",
+        toolCallId: "call_1",
+        toolName: "lookup_order",
+        input: {},
+        providerOptions: { google: { thoughtSignature: "c2ln" } },
+      },
+    ]);
+  });
+
   it("maps content blocks: user images and files, tool results with media", () => {
     const [user, , toolResult] = toModelMessages([
       Message.user([

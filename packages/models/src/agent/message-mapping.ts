@@ -10,6 +10,7 @@ import type {
 import { jsonSchema } from "ai";
 import type { TokenUsage } from "@tenxgraph/core";
 
+type ProviderOptions = NonNullable<ToolResultPart["providerOptions"]>;
 type ToolResultContent = Extract<ToolResultPart["output"], { type: "content" }>["value"];
 
 /**
@@ -63,8 +64,16 @@ function userContent(content: string | ContentBlock[]): UserContent {
   });
 }
 
+/**
+ * An assistant message as the provider sent it: reasoning first (Anthropic refuses a tool call
+ * whose signed thinking block is missing or moved), then text, then the calls. Each reasoning
+ * block and call carries back the provider's data it came with (signatures).
+ */
 function assistantContent(message: Extract<Message, { role: "assistant" }>): AssistantContent {
   const parts: Exclude<AssistantContent, string> = [];
+  for (const block of message.reasoning ?? []) {
+    parts.push({ type: "reasoning", text: block.text, ...providerOptions(block) });
+  }
   const text = Message.text(message);
   if (text) parts.push({ type: "text", text });
   for (const call of message.toolCalls ?? []) {
@@ -73,9 +82,18 @@ function assistantContent(message: Extract<Message, { role: "assistant" }>): Ass
       toolCallId: call.id,
       toolName: call.name,
       input: callInput(call.arguments),
+      ...providerOptions(call),
     });
   }
   return parts;
+}
+
+/** What the provider attached to a part of its reply, as the options it reads on the way back. */
+function providerOptions(part: { providerMetadata?: Record<string, Record<string, unknown>> }): {
+  providerOptions?: ProviderOptions;
+} {
+  // The metadata came from the provider as JSON and was stored as JSON.
+  return part.providerMetadata ? { providerOptions: part.providerMetadata as ProviderOptions } : {};
 }
 
 /**

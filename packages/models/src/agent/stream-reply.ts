@@ -1,4 +1,4 @@
-import type { TokenUsage, ToolCall } from "@tenxgraph/core";
+import type { AssistantMessage, TokenUsage, ToolCall } from "@tenxgraph/core";
 import { streamText, type ModelMessage, type ToolSet } from "ai";
 import type { LanguageModelObject } from "../providers/resolve-model.js";
 import { classifyFailure, type Failure } from "./classify-failure.js";
@@ -18,10 +18,15 @@ export interface ReplyRequest {
 /** Provider-specific request options, keyed by provider (`{ openai: { user: "u-1" } }`). */
 export type ProviderOptions = NonNullable<Parameters<typeof streamText>[0]["providerOptions"]>;
 
+/** A block of the model's reasoning, with its provider's data (a signature). */
+export type ReasoningBlock = NonNullable<AssistantMessage["reasoning"]>[number];
+
 /** What the model said in one request. */
 export interface Reply {
   text: string;
   toolCalls: ToolCall[];
+  /** The model's reasoning blocks, in order; providers that sign them need them back. */
+  reasoning: ReasoningBlock[];
   usage: TokenUsage | undefined;
   /** The provider's own finish reason (`stop`, `tool_calls`, `length`, `end_turn`, ...). */
   finishReason: string | undefined;
@@ -35,7 +40,8 @@ export type ReplyOutcome =
  * Makes one streaming request and reads it to the end. Text deltas go to `onTextDelta` as they
  * arrive. A tool call keeps the provider's id and the raw JSON the model produced (gathered
  * from its input deltas, so even JSON that does not parse reaches the `ToolNode`, which tells
- * the model). Failures come back as data: the caller decides whether to retry.
+ * the model) and what the provider attached to it; reasoning is kept with its provider's data,
+ * so both can be sent back. Failures come back as data: the caller decides whether to retry.
  */
 export async function streamReply(
   request: ReplyRequest,
@@ -75,6 +81,7 @@ class ReplyReader {
   readonly #onTextDelta: (delta: string) => void;
   readonly #calls: ToolCall[] = [];
   readonly #rawInputs = new Map<string, string>();
+  readonly #reasoning = new Map<string, ReasoningBlock>();
   #text = "";
   #usage: TokenUsage | undefined;
   #finishReason: string | undefined;
@@ -107,7 +114,14 @@ class ReplyReader {
           id: part.toolCallId,
           name: part.toolName,
           arguments: this.#rawInputs.get(part.toolCallId) ?? inputText(part.input),
+          // Gemini signs its calls (`thoughtSignature`) and refuses a call sent back without it.
+          ...(part.providerMetadata && { providerMetadata: part.providerMetadata }),
         });
+        return;
+      case "reasoning-start":
+      case "reasoning-delta":
+      case "reasoning-end":
+        this.#reason(part.id, part.type === "reasoning-delta" ? part.text : "", part);
         return;
       case "finish":
         this.#usage = toTokenUsage(part.totalUsage);
@@ -122,6 +136,19 @@ class ReplyReader {
     }
   }
 
+  /**
+   * Adds to reasoning block `id`. Its provider's data may come on any of its parts (Anthropic
+   * sends the signature on a delta of its own), so each part's is merged in.
+   */
+  #reason(id: string, text: string, { providerMetadata }: { providerMetadata?: Metadata }): void {
+    const block = this.#reasoning.get(id) ?? { text: "" };
+    block.text += text;
+    if (providerMetadata) {
+      block.providerMetadata = mergeMetadata(block.providerMetadata, providerMetadata);
+    }
+    this.#reasoning.set(id, block);
+  }
+
   outcome(): ReplyOutcome {
     if (this.#aborted) return { kind: "aborted" };
     if (this.#error !== undefined) {
@@ -132,7 +159,11 @@ class ReplyReader {
     // something was cut off (a proxy closed it cleanly), and keeping the part would persist a
     // truncated answer as if the model had finished it.
     if (this.#finishReason === undefined) {
-      const empty = this.#text === "" && this.#calls.length === 0 && this.#rawInputs.size === 0;
+      const empty =
+        this.#text === "" &&
+        this.#calls.length === 0 &&
+        this.#rawInputs.size === 0 &&
+        this.#reasoning.size === 0;
       return { kind: "failed", failure: empty ? emptyResponse() : endedEarly() };
     }
     return {
@@ -140,11 +171,23 @@ class ReplyReader {
       reply: {
         text: this.#text,
         toolCalls: this.#calls,
+        reasoning: [...this.#reasoning.values()].filter((b) => b.text || b.providerMetadata),
         usage: this.#usage,
         finishReason: this.#finishReason,
       },
     };
   }
+}
+
+type Metadata = NonNullable<ReasoningBlock["providerMetadata"]>;
+
+/** Two parts' provider data, the later winning per provider and key. */
+function mergeMetadata(earlier: Metadata | undefined, later: Metadata): Metadata {
+  const merged: Metadata = { ...earlier };
+  for (const [provider, data] of Object.entries(later)) {
+    merged[provider] = { ...merged[provider], ...data };
+  }
+  return merged;
 }
 
 /** A call's input when the provider sent no deltas: its raw text, or the parsed value as JSON. */
