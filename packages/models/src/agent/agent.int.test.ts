@@ -2,12 +2,14 @@ import { createOpenAI } from "@ai-sdk/openai";
 import {
   Message,
   isTenxgraphError,
+  tool,
   type AssistantMessage,
   type CompileOptions,
   type RunConfig,
   type StreamEvent,
 } from "@tenxgraph/core";
 import { afterEach, describe, expect, it, vi } from "vitest";
+import { z } from "zod";
 import {
   FakeOpenAIServer,
   type FakeReply,
@@ -278,6 +280,61 @@ describe("Agent: what providers sign comes back with the next request", () => {
     expect(assistant.content).toMatchObject([
       { type: "thinking", thinking: "I should look the order up.", signature: "EqQBCgIYAhIMsig" },
       { type: "tool_use", id: "toolu_01", name: "lookup_order", input: { order_id: "4821" } },
+    ]);
+  });
+});
+
+describe("Agent: images a tool returned", () => {
+  const pixel =
+    "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAQAAAC1HAwCAAAAC0lEQVR42mNkYAAAAAYAAjCB0C8AAAAASUVORK5CYII=";
+  const chart = tool({
+    name: "sales_chart",
+    description: "Chart of sales.",
+    schema: z.object({}),
+    execute: () => [
+      { type: "text", text: "Sales, last 7 days" },
+      { type: "image", data: pixel, mediaType: "image/png" },
+    ],
+  });
+  const run = (agent: Agent) =>
+    modelToolLoop(agent, [chart], { logger: recordingLogger() }).invoke(ask("chart"), config());
+
+  it("reach OpenAI Chat Completions as a placeholder, not as base64 in the tool's text", async () => {
+    const agent = await agentOn(
+      [
+        streamedReply({
+          toolCalls: [{ id: "call_1", name: "sales_chart", argumentChunks: ["{}"] }],
+        }),
+        streamedReply({ text: ["Nice chart."] }),
+      ],
+      { tools: [chart] },
+    );
+    await run(agent);
+    const sent = server!.chatRequests[1]!.body.messages as { role: string; content: unknown }[];
+    expect(sent.find((m) => m.role === "tool")!.content).toBe(
+      "Sales, last 7 days\n[image: image/png]",
+    );
+  });
+
+  it("reach Anthropic as an image in the tool result", async () => {
+    const agent = await agentOn(
+      [
+        anthropicReply(
+          [{ toolUse: { id: "toolu_01", name: "sales_chart", json: "{}" } }],
+          "tool_use",
+        ),
+        anthropicReply([{ text: "Nice chart." }], "end_turn"),
+      ],
+      { model: "anthropic/claude-sonnet-4-5", tools: [chart] },
+    );
+    await run(agent);
+    const second = server!.requests[1]!.body as {
+      messages: { role: string; content: { type: string; content?: unknown }[] }[];
+    };
+    const result = second.messages.at(-1)!.content.find((c) => c.type === "tool_result")!;
+    expect(result.content).toMatchObject([
+      { type: "text", text: "Sales, last 7 days" },
+      { type: "image", source: { type: "base64", media_type: "image/png", data: pixel } },
     ]);
   });
 });

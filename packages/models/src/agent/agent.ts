@@ -5,7 +5,7 @@ import {
   type AgentOptions,
   type ResolvedAgentOptions,
 } from "./agent-options.js";
-import { toModelMessages, toToolSet } from "./message-mapping.js";
+import { acceptsMediaInToolResults, toModelMessages, toToolSet } from "./message-mapping.js";
 import { exhaustedError, hardError, timeoutError } from "./model-errors.js";
 import { decideRetry, sleep } from "./retry.js";
 import { streamReply, type Reply, type ReplyOutcome, type ReplyRequest } from "./stream-reply.js";
@@ -73,10 +73,13 @@ export class Agent<S extends BaseState = BaseState> implements GraphNode<S> {
 
   async #request(state: S): Promise<ReplyRequest> {
     const options = this.#options;
+    const model = await this.#resolveModel();
     return {
-      model: await this.#resolveModel(),
+      model,
       system: options.systemPrompt,
-      messages: toModelMessages(state.messages),
+      messages: toModelMessages(state.messages, {
+        mediaInToolResults: acceptsMediaInToolResults(model.provider),
+      }),
       tools: options.tools.length > 0 ? toToolSet(options.tools) : undefined,
       temperature: options.temperature,
       maxTokens: options.maxTokens,

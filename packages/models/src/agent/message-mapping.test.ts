@@ -1,7 +1,12 @@
 import { Message, tool } from "@tenxgraph/core";
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
-import { toModelMessages, toTokenUsage, toToolSet } from "./message-mapping.js";
+import {
+  acceptsMediaInToolResults,
+  toModelMessages,
+  toTokenUsage,
+  toToolSet,
+} from "./message-mapping.js";
 
 const call = (id: string, name: string, args: string) => ({ id, name, arguments: args });
 
@@ -143,6 +148,27 @@ describe("toModelMessages", () => {
         { type: "image-data", data: "iVBOR", mediaType: "image/png" },
       ],
     });
+  });
+
+  it("puts a placeholder for media in tool results where the API takes only text", () => {
+    const transcript = [
+      Message.assistant("", [call("call_1", "sales_chart", "{}")]),
+      Message.tool("call_1", [
+        { type: "text", text: "Sales, last 7 days" },
+        { type: "image", data: "iVBOR", mediaType: "image/png" },
+        { type: "file", url: "https://example.com/r.pdf", mediaType: "application/pdf" },
+      ]),
+    ];
+    const [, toolMessage] = toModelMessages(transcript, { mediaInToolResults: false });
+    expect((toolMessage!.content as { output: unknown }[])[0]!.output).toEqual({
+      type: "text",
+      value: "Sales, last 7 days\n[image: image/png]\n[file: application/pdf]",
+    });
+    expect(acceptsMediaInToolResults("openai.chat")).toBe(false);
+    expect(acceptsMediaInToolResults("openai-compatible.chat")).toBe(false);
+    expect(acceptsMediaInToolResults("anthropic.messages")).toBe(true);
+    expect(acceptsMediaInToolResults("google.generative-ai")).toBe(true);
+    expect(acceptsMediaInToolResults("openai.responses")).toBe(true);
   });
 
   it("refuses a tool message that answers no earlier call, naming it", () => {

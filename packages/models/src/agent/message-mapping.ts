@@ -13,12 +13,35 @@ import type { TokenUsage } from "@tenxgraph/core";
 type ProviderOptions = NonNullable<ToolResultPart["providerOptions"]>;
 type ToolResultContent = Extract<ToolResultPart["output"], { type: "content" }>["value"];
 
+/** What the provider's API accepts, where providers differ. */
+export interface MappingOptions {
+  /**
+   * Images and files in a tool result are sent as media (Anthropic, Gemini, OpenAI Responses).
+   * When `false` (Chat Completions and the APIs that copy it take only text in a tool message)
+   * each becomes a `[image: image/png]` placeholder beside the result's text: the SDK would
+   * otherwise write the media's base64 into that text, thousands of tokens the model reads as
+   * characters.
+   */
+  mediaInToolResults: boolean;
+}
+
+/** Whether a provider (a model's `provider` id) takes images and files in a tool result. */
+export function acceptsMediaInToolResults(provider: string): boolean {
+  // `anthropic.messages`, `vertex.anthropic.messages`, `google.generative-ai`,
+  // `google.vertex.chat`, `openai.responses`; any other gets placeholders, which never fail.
+  return /anthropic|^google\.|\.responses$/.test(provider);
+}
+
 /**
  * Our transcript in the AI SDK's message shape. A tool message needs the name of the tool it
  * answers; it comes from the latest assistant message that issued that call id (providers
- * reuse ids like `call_1` across turns, so the latest issuer is the right one).
+ * reuse ids like `call_1` across turns, so the latest issuer is the right one). Without
+ * `options`, media in tool results is sent as it is.
  */
-export function toModelMessages(messages: readonly Message[]): ModelMessage[] {
+export function toModelMessages(
+  messages: readonly Message[],
+  options: MappingOptions = { mediaInToolResults: true },
+): ModelMessage[] {
   const toolNames = new Map<string, string>();
   const out: ModelMessage[] = [];
   for (const message of messages) {
@@ -34,7 +57,7 @@ export function toModelMessages(messages: readonly Message[]): ModelMessage[] {
         out.push({ role: "assistant", content: assistantContent(message) });
         break;
       case "tool":
-        out.push({ role: "tool", content: [toolResult(message, toolNames)] });
+        out.push({ role: "tool", content: [toolResult(message, toolNames, options)] });
         break;
     }
   }
@@ -112,7 +135,11 @@ function callInput(raw: string): Record<string, unknown> {
   }
 }
 
-function toolResult(message: ToolMessage, toolNames: ReadonlyMap<string, string>): ToolResultPart {
+function toolResult(
+  message: ToolMessage,
+  toolNames: ReadonlyMap<string, string>,
+  options: MappingOptions,
+): ToolResultPart {
   const toolName = toolNames.get(message.toolCallId);
   if (toolName === undefined) {
     throw new TypeError(
@@ -122,8 +149,9 @@ function toolResult(message: ToolMessage, toolNames: ReadonlyMap<string, string>
   }
   const content = message.content;
   let output: ToolResultPart["output"];
-  if (typeof content === "string" || content.every((block) => block.type === "text")) {
-    const value = Message.text(message);
+  const textOnly = typeof content === "string" || content.every((b) => b.type === "text");
+  if (textOnly || !options.mediaInToolResults) {
+    const value = textOnly ? Message.text(message) : content.map(placeholderText).join("\n");
     output = message.isError ? { type: "error-text", value } : { type: "text", value };
   } else {
     output = { type: "content", value: content.map(toolResultBlock) };
@@ -145,6 +173,12 @@ function toolResultBlock(block: ContentBlock): ToolResultContent[number] {
       : { type: "file-url", url: block.url, mediaType };
   }
   throw new TypeError(`A ${block.type} block of a tool message has neither 'data' nor 'url'`);
+}
+
+/** A block as text: its text, or a short note naming the media that is not sent. */
+function placeholderText(block: ContentBlock): string {
+  if (block.type === "text") return block.text;
+  return `[${block.type}: ${block.mediaType ?? "unknown type"}]`;
 }
 
 function filename(block: ContentBlock): { filename?: string } {
