@@ -1,10 +1,12 @@
 import { Message, type AnyTool, type ToolMessage } from "@tenxgraph/core";
 import { FaultPoints, ScriptedModel, type ScriptedTurn } from "@tenxgraph/core/testing";
+import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
+import { z } from "zod";
 import { Agent } from "../agent/agent.js";
 import { FakeOpenAIServer } from "../testing-support/fake-openai-server.js";
 import { modelToolLoop, recordingLogger } from "../testing-support/graphs.js";
-import { startCrmMcp, type CrmMcp } from "../testing-support/mcp-server.js";
+import { connectInMemory, startCrmMcp, type CrmMcp } from "../testing-support/mcp-server.js";
 import { streamedReply } from "../testing-support/openai-replies.js";
 import { MCP_IDEMPOTENCY_KEY_META, mcpTools } from "./mcp-tools.js";
 
@@ -127,6 +129,31 @@ describe("mcpTools: an MCP server's tools as tenxgraph tools", () => {
     expect(Message.text(message!)).toContain("[TOOL_ARGS_001]");
     expect(Message.text(message!)).toContain("amount_cents");
     expect(crm.calls).toEqual([]);
+  });
+
+  it("does not refuse arguments the server's own schema accepts (a unicode pattern)", async () => {
+    const names: string[] = [];
+    const mcp = new McpServer({ name: "names", version: "1.0.0" });
+    mcp.registerTool(
+      "greet",
+      { description: "Greet a person.", inputSchema: { name: z.string().regex(/^\p{L}+$/u) } },
+      async (args) => {
+        names.push(args.name);
+        return { content: [{ type: "text", text: `Hello ${args.name}` }] };
+      },
+    );
+    const greeter = await connectInMemory(mcp);
+    try {
+      const app = appWith(await mcpTools(greeter.client), [
+        { toolCalls: [{ name: "greet", args: { name: "José" } }] },
+        "Done.",
+      ]);
+      const result = await app.invoke(ask, { threadId: "mcp-unicode" });
+      expect(Message.text(toolMessages(result.state.messages)[0]!)).toBe("Hello José");
+      expect(names).toEqual(["José"]);
+    } finally {
+      await greeter.close();
+    }
   });
 
   it("turns an MCP error result into a TOOL_ERROR_001 message", async () => {

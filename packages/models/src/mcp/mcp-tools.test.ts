@@ -67,4 +67,24 @@ describe("mcpTools listing", () => {
     expect(tool!.schema.safeParse({ a: "s" }).success).toBe(true);
     expect(tool!.schema.safeParse("not an object").success).toBe(false);
   });
+
+  it("leaves pattern and format to the server, and checks the rest of its schema", async () => {
+    const schema = {
+      type: "object",
+      properties: {
+        name: { type: "string", pattern: "^\\p{L}+$" },
+        email: { type: "string", format: "email" },
+        // A property named like the keywords is a property, not a keyword.
+        pattern: { type: "string" },
+        tags: { type: "array", items: { type: "string", pattern: "^[a-z]+$" } },
+      },
+      required: ["name", "pattern"],
+    };
+    const [tool] = await mcpTools(pagedClient([[info("greet", { inputSchema: schema })]]));
+    expect(tool!.jsonSchema()).toBe(schema);
+    const args = { name: "José", email: "not checked here", pattern: "p", tags: ["Ünï"] };
+    expect(tool!.schema.safeParse(args).success).toBe(true);
+    expect(tool!.schema.safeParse({ name: "José" }).success).toBe(false);
+    expect(tool!.schema.safeParse({ name: 7, pattern: "p" }).success).toBe(false);
+  });
 });

@@ -40,7 +40,8 @@ const TOOL_NAME = /^[A-Za-z0-9_-]{1,64}$/;
  * The tools of a connected MCP client as tenxgraph tools. They run in a `ToolNode` like local
  * tools: through the tool ledger (a recorded call is replayed, never sent again), under the
  * tool and node deadlines, and a deadline or stop cancels the MCP request. The model sees each
- * server's own JSON Schema; arguments are also checked here when zod can read that schema.
+ * server's own JSON Schema; arguments are also checked here when zod can read that schema,
+ * except `pattern` and `format`, which only the server checks.
  *
  * @example
  * const client = new Client({ name: "support-agent", version: "1.0.0" });
@@ -119,12 +120,46 @@ function mcpTool(
  */
 function argumentsSchema(info: McpToolInfo): z.ZodType<Record<string, unknown>> {
   try {
-    return z.fromJSONSchema(info.inputSchema as z.core.JSONSchema.JSONSchema) as z.ZodType<
-      Record<string, unknown>
-    >;
+    const schema = withoutStringChecks(info.inputSchema) as z.core.JSONSchema.JSONSchema;
+    return z.fromJSONSchema(schema) as z.ZodType<Record<string, unknown>>;
   } catch {
     return z.record(z.string(), z.unknown());
   }
+}
+
+// The keywords whose value is a map of subschemas, and those whose value is a subschema or a
+// list of them. Any other keyword's value is data (`enum`, `default`, ...) and is kept as is.
+const SCHEMA_MAPS = new Set(
+  "properties patternProperties dependentSchemas $defs definitions".split(" "),
+);
+const SUBSCHEMAS = new Set(
+  (
+    "items prefixItems additionalItems unevaluatedItems contains additionalProperties " +
+    "unevaluatedProperties propertyNames not if then else allOf anyOf oneOf"
+  ).split(" "),
+);
+
+/**
+ * The server's schema without `pattern` and `format`, for the local check only. The server is
+ * the judge of its arguments; the local check is there to tell the model at once about a
+ * missing field or a wrong type. Patterns and formats are where validators disagree: zod
+ * compiles a pattern without the `u` flag (so `^\p{L}+$` refuses "José"), and its `email` or
+ * `uri` are not the server's. A refusal here would block a call the server accepts.
+ */
+function withoutStringChecks(schema: unknown): unknown {
+  if (Array.isArray(schema)) return schema.map(withoutStringChecks);
+  if (typeof schema !== "object" || schema === null) return schema;
+  const out: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(schema)) {
+    if (key === "pattern" || key === "format") continue;
+    if (SCHEMA_MAPS.has(key) && typeof value === "object" && value !== null) {
+      const entries = Object.entries(value).map(([k, v]) => [k, withoutStringChecks(v)]);
+      out[key] = Object.fromEntries(entries);
+    } else {
+      out[key] = SUBSCHEMAS.has(key) ? withoutStringChecks(value) : value;
+    }
+  }
+  return out;
 }
 
 /** A tenxgraph tool name for an MCP tool: other characters become `_`. */

@@ -83,14 +83,19 @@ export async function startCrmMcp(): Promise<CrmMcp> {
       );
     },
   );
+  return { ...(await connectInMemory(server)), calls, cancelled };
+}
+
+/** Connects a client to `server` over the SDK's in-memory transport, in this process. */
+export async function connectInMemory(
+  server: McpServer,
+): Promise<{ client: Client; close(): Promise<void> }> {
   const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
   const client = new Client({ name: "tenxgraph-test", version: "1.0.0" });
   await server.connect(serverSide);
   await client.connect(clientSide);
   return {
     client,
-    calls,
-    cancelled,
     close: async () => {
       await client.close();
       await server.close();
