@@ -486,6 +486,21 @@ describe("Agent: transient failures are retried", () => {
     expect((await run).status).toBe("stopped");
     expect(server!.chatRequests).toHaveLength(1);
   });
+
+  it("a stop while the reply streams aborts the HTTP request and is not retried", async () => {
+    const agent = await agentOn([
+      streamedReply({ text: ["too late"] }, 60_000),
+      streamedReply({ text: ["never"] }),
+    ]);
+    const app = appOf(agent);
+    const cfg = config();
+    const run = app.invoke(ask("hi"), cfg);
+    await vi.waitFor(() => expect(server!.chatRequests).toHaveLength(1));
+    await app.stop({ threadId: cfg.threadId! });
+    expect((await run).status).toBe("stopped");
+    await vi.waitFor(() => expect(server!.chatRequests[0]!.abandoned).toBe(true));
+    expect(server!.chatRequests).toHaveLength(1);
+  });
 });
 
 describe("Agent: hard failures fail the node with a coded error", () => {

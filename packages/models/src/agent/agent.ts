@@ -13,15 +13,18 @@ import { streamReply, type Reply, type ReplyOutcome, type ReplyRequest } from ".
 /**
  * A model node: sends the thread's transcript (and the tools' schemas) to a model through the
  * Vercel AI SDK and returns its reply as an assistant message. Tool calls keep the provider's
- * ids and raw arguments; the message gets its id from the runtime (`ctx.runtime.ids`), text is
- * streamed as `message_delta` events carrying that id, and token usage is recorded on it.
+ * ids, raw arguments and signatures, reasoning is kept with its signatures, and both go back
+ * to the provider with the transcript; the message gets its id from the runtime
+ * (`ctx.runtime.ids`), text is streamed as `message_delta` events carrying that id, and token
+ * usage is recorded on it.
  *
  * The run loop persists the reply before the next node runs, so a crash in the tool node
  * resumes there and the model is not asked again for a step it already answered.
  *
- * Transient failures (429, 5xx, a dropped connection) are retried with backoff that honours
- * `retry-after`; every wait ends when the node's signal aborts (deadline, stop). Other failures
- * fail the node with a `ModelError`: `MODEL_001` refused or failed, `MODEL_002` request timeout,
+ * Transient failures (429, 5xx, a dropped connection, a stream cut before its finish) are
+ * retried with backoff that honours `retry-after`; every wait ends when the node's signal
+ * aborts (deadline, stop). Other failures fail the node with a `ModelError`: `MODEL_001`
+ * refused (out of credits included) or failed, `MODEL_002` request timeout,
  * `MODEL_003` unusable model, `MODEL_004` malformed response, `MODEL_005` retries exhausted.
  *
  * @example
