@@ -53,7 +53,8 @@ function runWorker(
   console.log(`worker ${number} (pid ${child.pid}) ${verb}`);
   child.on("message", (message) => narrate(message as DemoWorkerMessage));
   return new Promise((resolve) => {
-    child.on("exit", (code, signal) => {
+    // "close", not "exit": every message the worker sent before dying has been read by then.
+    child.on("close", (code, signal) => {
       if (signal === "SIGKILL")
         say(`worker ${number} killed with SIGKILL (send_receipt was still running)\n`);
       resolve({ code, signal });

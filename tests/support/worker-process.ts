@@ -38,8 +38,10 @@ export class WorkerProcess {
       this.messages.push(message as WorkerMessage);
       this.#wake();
     });
+    // 'close', not 'exit': 'exit' may come before the last IPC messages are read, and a worker
+    // that reports where it dies and then SIGKILLs itself must have that report counted.
     this.exited = new Promise((resolve) => {
-      this.child.on("exit", (code, signal) => {
+      this.child.on("close", (code, signal) => {
         resolve({ code, signal });
         this.#wake();
       });
@@ -65,8 +67,9 @@ export class WorkerProcess {
       const check = () => {
         const found = this.messages.find(matches);
         if (found) return done(() => resolve(found));
-        if (exitCode || this.child.exitCode !== null || this.child.signalCode !== null) {
-          const how = JSON.stringify(exitCode ?? { code: this.child.exitCode });
+        // Only once 'close' came: until then a message sent before the exit may still arrive.
+        if (exitCode) {
+          const how = JSON.stringify(exitCode);
           done(() =>
             reject(new Error(`worker exited (${how}) before the awaited message\n${this.#stderr}`)),
           );
