@@ -3,28 +3,12 @@ import { rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Message } from "@tenxgraph/core";
-import type { CheckpointWrite } from "@tenxgraph/core";
 import { afterEach, describe, expect, it } from "vitest";
 import { SqliteCheckpointer } from "./index.js";
+import { newThreadWrite } from "./sqlite-test-support.js";
 
 const folder = join(tmpdir(), `tenxgraph-sqlite-ids-${randomUUID()}`);
 afterEach(() => rmSync(folder, { recursive: true, force: true }));
-
-function write(threadId: string, overrides: Partial<CheckpointWrite> = {}): CheckpointWrite {
-  return {
-    threadId,
-    userId: null,
-    expectedVersion: 0,
-    step: 0,
-    currentNode: "MAIN",
-    status: "running",
-    values: {},
-    interrupts: [],
-    resumeAnswers: {},
-    newMessages: [],
-    ...overrides,
-  };
-}
 
 // SQLite keeps text as UTF-8, where a lone surrogate has no encoding: it would come back as
 // U+FFFD, an id naming no thread and a key matching no call. Such ids are refused up front.
@@ -37,18 +21,20 @@ describe("SqliteCheckpointer identifiers", () => {
       code: "STORAGE_FAILURE_001",
       message: expect.stringContaining(`${field} "order-\\ud800" is not well-formed Unicode`),
     });
-    await expect(store.putCheckpoint(write(lone))).rejects.toMatchObject(refused("threadId"));
-    await expect(store.putCheckpoint(write("t", { userId: lone }))).rejects.toMatchObject(
+    await expect(store.putCheckpoint(newThreadWrite(lone))).rejects.toMatchObject(
+      refused("threadId"),
+    );
+    await expect(store.putCheckpoint(newThreadWrite("t", { userId: lone }))).rejects.toMatchObject(
       refused("userId"),
     );
     const message = { ...Message.user("hi"), id: lone };
-    await expect(store.putCheckpoint(write("t", { newMessages: [message] }))).rejects.toMatchObject(
-      refused("messageId"),
-    );
+    await expect(
+      store.putCheckpoint(newThreadWrite("t", { newMessages: [message] })),
+    ).rejects.toMatchObject(refused("messageId"));
     await expect(store.requestStop(lone)).rejects.toMatchObject(refused("threadId"));
     expect(await store.listThreads()).toEqual([]);
 
-    await store.putCheckpoint(write("t"));
+    await store.putCheckpoint(newThreadWrite("t"));
     const claim = { key: lone, toolName: "charge_card", ownerRunId: "r", expectedAttempt: 0 };
     await expect(store.claimCalls("t", [claim])).rejects.toMatchObject(refused("key"));
     expect(await store.listCalls("t")).toEqual([]);
@@ -58,7 +44,7 @@ describe("SqliteCheckpointer identifiers", () => {
   it("keeps well-formed ids of any script exactly, astral characters included", async () => {
     const store = new SqliteCheckpointer({ path: join(folder, "threads.db") });
     const threadId = "заказ-4821-😀-注文";
-    await store.putCheckpoint(write(threadId, { userId: "ユーザー" }));
+    await store.putCheckpoint(newThreadWrite(threadId, { userId: "ユーザー" }));
     const claim = { key: "ключ-😀", toolName: "charge_card", ownerRunId: "r", expectedAttempt: 0 };
     await store.claimCalls(threadId, [claim]);
     expect(await store.listThreads()).toMatchObject([{ threadId, userId: "ユーザー" }]);

@@ -5,6 +5,7 @@ import { join } from "node:path";
 import Database from "better-sqlite3";
 import { afterEach, describe, expect, it } from "vitest";
 import { SqliteCheckpointer } from "./index.js";
+import { newThreadWrite } from "./sqlite-test-support.js";
 
 const folder = join(tmpdir(), `tenxgraph-sqlite-ledger-${randomUUID()}`);
 const path = join(folder, "threads.db");
@@ -12,18 +13,7 @@ afterEach(() => rmSync(folder, { recursive: true, force: true }));
 
 async function threadWithClaims(store: SqliteCheckpointer, keys: string[]): Promise<string> {
   const threadId = `t-${randomUUID()}`;
-  await store.putCheckpoint({
-    threadId,
-    userId: null,
-    expectedVersion: 0,
-    step: 0,
-    currentNode: "TOOL",
-    status: "running",
-    values: {},
-    interrupts: [],
-    resumeAnswers: {},
-    newMessages: [],
-  });
+  await store.putCheckpoint(newThreadWrite(threadId, { currentNode: "TOOL" }));
   const claims = keys.map((key) => ({ key, toolName: "t", ownerRunId: "run", expectedAttempt: 0 }));
   await store.claimCalls(threadId, claims);
   return threadId;

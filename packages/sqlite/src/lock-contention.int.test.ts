@@ -5,9 +5,9 @@ import { mkdirSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import type { CheckpointWrite } from "@tenxgraph/core";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { SqliteCheckpointer } from "./index.js";
+import { newThreadWrite } from "./sqlite-test-support.js";
 
 let folder: string;
 let path: string;
@@ -21,22 +21,6 @@ afterEach(() => {
   for (const child of children.splice(0)) if (child.exitCode === null) child.kill("SIGKILL");
   rmSync(folder, { recursive: true, force: true });
 });
-
-function write(threadId: string, overrides: Partial<CheckpointWrite> = {}): CheckpointWrite {
-  return {
-    threadId,
-    userId: null,
-    expectedVersion: 0,
-    step: 0,
-    currentNode: "MAIN",
-    status: "running",
-    values: {},
-    interrupts: [],
-    resumeAnswers: {},
-    newMessages: [],
-    ...overrides,
-  };
-}
 
 /**
  * Another process that opens `dbPath` with plain better-sqlite3 (default rollback journal, as a
@@ -100,7 +84,7 @@ describe("SqliteCheckpointer while another process holds the write lock", () => 
   it("a group-commit batch that cannot take the write lock rejects every queued completion and records none", async () => {
     const store = new SqliteCheckpointer({ path, busyTimeoutMs: 1 });
     const threadId = `t-${randomUUID()}`;
-    await store.putCheckpoint(write(threadId));
+    await store.putCheckpoint(newThreadWrite(threadId));
     const claims = ["a", "b"].map((key) => ({
       key,
       toolName: "t",

@@ -8,6 +8,7 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { SqliteCheckpointer, DEFAULT_SQLITE_PATH } from "./index.js";
 import { LATEST_SCHEMA_VERSION, MIGRATIONS, SCHEMA_TABLE } from "./migrations.js";
 import { openDatabase } from "./open-database.js";
+import { newThreadWrite } from "./sqlite-test-support.js";
 
 let folder: string;
 beforeEach(() => {
@@ -84,7 +85,7 @@ describe("SqliteCheckpointer opening a file", () => {
   it("keeps data across setup() calls and reopening", async () => {
     const path = join(folder, "threads.db");
     const first = new SqliteCheckpointer({ path });
-    await first.putCheckpoint(write("kept"));
+    await first.putCheckpoint(newThreadWrite("kept", { values: { n: 1 } }));
     await first.setup();
     await first.close();
     const second = new SqliteCheckpointer({ path });
@@ -125,7 +126,7 @@ describe("SqliteCheckpointer opening a file", () => {
     const path = join(folder, "threads.db");
     const stores = Array.from({ length: 4 }, () => new SqliteCheckpointer({ path }));
     await Promise.all(stores.map((store) => store.setup()));
-    await stores[0]!.putCheckpoint(write("shared"));
+    await stores[0]!.putCheckpoint(newThreadWrite("shared"));
     for (const store of stores) expect(await store.getCheckpoint("shared")).not.toBeNull();
     await Promise.all(stores.map((store) => store.close()));
   });
@@ -163,7 +164,7 @@ describe("SqliteCheckpointer refusing a file it must not use", () => {
     db.exec("CREATE TABLE invoices (id INTEGER PRIMARY KEY, total INTEGER)");
     db.prepare("INSERT INTO invoices (total) VALUES (?)").run(42);
     const store = new SqliteCheckpointer({ path });
-    await store.putCheckpoint(write("t"));
+    await store.putCheckpoint(newThreadWrite("t"));
     await store.close();
     expect(db.prepare("SELECT total FROM invoices").pluck().all()).toEqual([42]);
     db.close();
@@ -197,13 +198,13 @@ describe("SqliteCheckpointer refusing a file it must not use", () => {
   it("fails with STORAGE_FAILURE_001 on a read-only database and keeps its data", async () => {
     const path = join(folder, "threads.db");
     const store = new SqliteCheckpointer({ path });
-    await store.putCheckpoint(write("t"));
+    await store.putCheckpoint(newThreadWrite("t"));
     await store.close();
     const before = readFileSync(path);
     makeReadOnly(folder, path);
     try {
       const readOnly = new SqliteCheckpointer({ path });
-      const failure = readOnly.putCheckpoint({ ...write("t"), expectedVersion: 1 });
+      const failure = readOnly.putCheckpoint({ ...newThreadWrite("t"), expectedVersion: 1 });
       await expect(failure).rejects.toMatchObject({
         code: "STORAGE_FAILURE_001",
         message: /cannot be (written|opened)/,
@@ -215,21 +216,6 @@ describe("SqliteCheckpointer refusing a file it must not use", () => {
     expect(readFileSync(path).equals(before)).toBe(true);
   });
 });
-
-function write(threadId: string) {
-  return {
-    threadId,
-    userId: null,
-    expectedVersion: 0,
-    step: 0,
-    currentNode: "MAIN",
-    status: "running" as const,
-    values: { n: 1 },
-    interrupts: [],
-    resumeAnswers: {},
-    newMessages: [],
-  };
-}
 
 /**
  * Makes the folder and file unwritable. Root ignores file modes, so as root the immutable
