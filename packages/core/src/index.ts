@@ -68,6 +68,7 @@ export type {
   ThreadSummary,
 } from "./storage/checkpointer.js";
 export { InMemoryCheckpointer } from "./storage/in-memory-checkpointer.js";
+export { requireWellFormed } from "./storage/well-formed.js";
 export type { InMemoryCheckpointerOptions } from "./storage/in-memory-checkpointer.js";
 
 export { TenxgraphError, isTenxgraphError } from "./errors/tenxgraph-error.js";

@@ -19,7 +19,7 @@ describe("SqliteCheckpointer identifiers", () => {
     const store = new SqliteCheckpointer({ path: join(folder, "threads.db") });
     const refused = (field: string) => ({
       code: "STORAGE_FAILURE_001",
-      message: expect.stringContaining(`${field} "order-\\ud800" is not well-formed Unicode`),
+      message: expect.stringContaining(`${field} "order-\\ud800" cannot be stored exactly`),
     });
     await expect(store.putCheckpoint(newThreadWrite(lone))).rejects.toMatchObject(
       refused("threadId"),

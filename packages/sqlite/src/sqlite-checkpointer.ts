@@ -16,7 +16,7 @@ import { mapSqliteError } from "./map-error.js";
 import { openDatabase } from "./open-database.js";
 import type { ConnectionSettings } from "./open-database.js";
 import { toCheckpoint, toThreadSummary } from "./rows.js";
-import { requireWellFormed } from "./well-formed.js";
+import { requireWellFormed } from "@tenxgraph/core";
 import type { CheckpointRow, ThreadRow } from "./rows.js";
 import { prepareStatements } from "./sql.js";
 import type { Statements } from "./sql.js";

@@ -6,7 +6,7 @@ import type { EmitEvent, RunStatus } from "../events/stream-event.js";
 import type { BaseState } from "../graph/reducers.js";
 import type { GraphDefinition } from "../graph/graph-definition.js";
 import type { IdGenerator } from "../messages/ids.js";
-import type { Checkpointer, ThreadStatus } from "../storage/checkpointer.js";
+import type { Checkpointer, CheckpointWrite, ThreadStatus } from "../storage/checkpointer.js";
 import { FAULT_POINTS, type FaultInjector } from "./fault-points.js";
 import type { Interrupt } from "./interrupt.js";
 import type { ResolvedRunConfig } from "./run-config.js";
@@ -240,8 +240,9 @@ export class Run<S extends BaseState> {
 
   /**
    * One versioned write: the checkpoint plus the messages the store does not have yet, as a
-   * compare-and-swap on the version this run last wrote or read. Non-durable steps are skipped;
-   * the next durable write carries everything since.
+   * compare-and-swap on the version this run last wrote or read. A non-durable step goes to the
+   * store's cache when it has one (and is skipped when it has none); the next durable write
+   * carries everything since.
    */
   async #commit(
     progress: Progress<S>,
@@ -249,15 +250,38 @@ export class Run<S extends BaseState> {
     interrupts: Interrupt[],
     durable: boolean,
   ): Promise<void> {
-    if (!durable) return;
-    const { messages, ...values } = progress.state;
+    const write = this.#checkpointWrite(progress, status, interrupts);
+    if (!durable) {
+      const { checkpointer } = this.#deps;
+      // A cache that cannot take the step (Redis down) must not lose it: write it durably.
+      if (!checkpointer.cacheStep || (await checkpointer.cacheStep(write))) return;
+    }
     const context = {
       threadId: this.#config.threadId,
       runId: this.runId,
       node: progress.currentNode ?? "END",
     };
     await this.#deps.faultPoints?.hit(FAULT_POINTS.STEP_BEFORE_WRITE, context);
-    progress.version = await this.#deps.checkpointer.putCheckpoint({
+    progress.version = await this.#deps.checkpointer.putCheckpoint(write);
+    for (const message of write.newMessages) progress.persistedIds.add(message.id);
+    progress.persisted = progress.state.messages.length;
+    this.#emit({
+      type: "state",
+      version: progress.version,
+      step: progress.step,
+      currentNode: progress.currentNode,
+      status,
+    });
+    await this.#deps.faultPoints?.hit(FAULT_POINTS.STEP_AFTER_WRITE, context);
+  }
+
+  #checkpointWrite(
+    progress: Progress<S>,
+    status: ThreadStatus,
+    interrupts: Interrupt[],
+  ): CheckpointWrite {
+    const { messages, ...values } = progress.state;
+    return {
       threadId: this.#config.threadId,
       userId: progress.userId,
       expectedVersion: progress.version,
@@ -268,18 +292,6 @@ export class Run<S extends BaseState> {
       interrupts,
       resumeAnswers: progress.resumeAnswers,
       newMessages: messages.slice(progress.persisted),
-    });
-    for (let i = progress.persisted; i < messages.length; i++) {
-      progress.persistedIds.add(messages[i]!.id);
-    }
-    progress.persisted = messages.length;
-    this.#emit({
-      type: "state",
-      version: progress.version,
-      step: progress.step,
-      currentNode: progress.currentNode,
-      status,
-    });
-    await this.#deps.faultPoints?.hit(FAULT_POINTS.STEP_AFTER_WRITE, context);
+    };
   }
 }

@@ -200,15 +200,15 @@ function toProgress<S extends BaseState>(
   snapshot: ThreadSnapshot,
   config: ResolvedRunConfig,
 ): Progress<S> {
-  const { checkpoint, messages } = snapshot;
+  const { checkpoint, messages, durableMessages } = snapshot;
   return {
     version: checkpoint.version,
     step: checkpoint.step,
     currentNode: checkpoint.currentNode,
     state: { ...checkpoint.values, messages } as unknown as S,
-    persisted: messages.length,
+    persisted: durableMessages,
     resumeAnswers: { ...checkpoint.resumeAnswers },
     userId: config.userId ?? checkpoint.userId,
-    persistedIds: new Set(messages.map((message) => message.id)),
+    persistedIds: new Set(messages.slice(0, durableMessages).map((message) => message.id)),
   };
 }

@@ -1,5 +1,5 @@
 import type { Message } from "../messages/message.js";
-import type { Checkpointer, ThreadCheckpoint } from "../storage/checkpointer.js";
+import type { Checkpointer, CheckpointWrite, ThreadCheckpoint } from "../storage/checkpointer.js";
 
 const PAGE_SIZE = 1000;
 
@@ -7,9 +7,17 @@ const PAGE_SIZE = 1000;
 export interface ThreadSnapshot {
   checkpoint: ThreadCheckpoint;
   messages: Message[];
+  /**
+   * How many of `messages` the durable store holds. Fewer than all when the snapshot includes a
+   * cached step (`durableCheckpointEveryStep: false`): the next durable write must carry the rest.
+   */
+  durableMessages: number;
 }
 
-/** Reads a thread's checkpoint and transcript, or `null` when it does not exist. */
+/**
+ * Reads a thread's checkpoint and transcript, or `null` when it does not exist. A cached step
+ * made after the latest durable write is laid over it: that is where the thread really stands.
+ */
 export async function loadThread(
   checkpointer: Checkpointer,
   threadId: string,
@@ -26,5 +34,18 @@ export async function loadThread(
     if (page.length === 0) break;
     messages.push(...page);
   }
-  return { checkpoint, messages };
+  const durable: ThreadSnapshot = { checkpoint, messages, durableMessages: messages.length };
+  const cached = await checkpointer.getCachedStep?.(threadId);
+  return cached && cached.expectedVersion === checkpoint.version
+    ? withCachedStep(durable, cached)
+    : durable;
+}
+
+function withCachedStep(durable: ThreadSnapshot, cached: CheckpointWrite): ThreadSnapshot {
+  const { expectedVersion: _, newMessages, threadId: __, ...fields } = cached;
+  return {
+    checkpoint: { ...durable.checkpoint, ...fields },
+    messages: [...durable.messages, ...newMessages],
+    durableMessages: durable.durableMessages,
+  };
 }

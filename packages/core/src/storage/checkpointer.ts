@@ -107,4 +107,18 @@ export interface Checkpointer {
   heartbeatCalls(threadId: string, attempts: AttemptRef[]): Promise<void>;
   /** Every entry of the thread, oldest claim first. */
   listCalls(threadId: string): Promise<LedgerEntry[]>;
+
+  // Optional: a cache for the steps of runs with `durableCheckpointEveryStep: false`. A store
+  // without one (in-memory, SQLite) writes nothing between a run's terminal points.
+  /**
+   * Keeps `write` (computed from durable version `expectedVersion`, carrying every message the
+   * durable transcript lacks) in the cache instead of the durable store. Returns `false` when the
+   * cache could not take it: the run then writes the step durably, so nothing is lost.
+   */
+  cacheStep?(write: CheckpointWrite): Promise<boolean>;
+  /**
+   * The last step cached for the thread, or `null`. It counts only while the thread's durable
+   * version is still its `expectedVersion`: a later durable write supersedes it.
+   */
+  getCachedStep?(threadId: string): Promise<CheckpointWrite | null>;
 }
