@@ -1,0 +1,178 @@
+import { METER_NAME } from "@tenxgraph/core";
+import type { CheckpointWrite, Logger, ThreadCheckpoint } from "@tenxgraph/core";
+import { metrics, type Counter } from "@opentelemetry/api";
+import { Redis } from "ioredis";
+
+/**
+ * Stores the durable copy of a thread's checkpoint unless the cache already holds this version
+ * or a newer one, so a slow writer can never move the cache backwards. A cached step made from
+ * an older version is superseded and dropped.
+ * KEYS[1] the thread's hash; ARGV: version, checkpoint JSON, TTL seconds.
+ */
+const PUT_CHECKPOINT = `
+local cached = tonumber(redis.call('HGET', KEYS[1], 'version'))
+local version = tonumber(ARGV[1])
+if cached and cached >= version then return 0 end
+redis.call('HSET', KEYS[1], 'version', ARGV[1], 'checkpoint', ARGV[2])
+local base = tonumber(redis.call('HGET', KEYS[1], 'stepBase'))
+if base and base < version then redis.call('HDEL', KEYS[1], 'stepBase', 'stepNo', 'step') end
+redis.call('EXPIRE', KEYS[1], ARGV[3])
+return 1`;
+
+/**
+ * Stores a step that is not written durably, computed from durable version `base`, unless the
+ * thread moved past `base` durably or a later step of the same base is already cached.
+ * KEYS[1] the thread's hash; ARGV: base version, step number, step JSON, TTL seconds.
+ */
+const PUT_STEP = `
+local cached = tonumber(redis.call('HGET', KEYS[1], 'version'))
+local base = tonumber(ARGV[1])
+local step = tonumber(ARGV[2])
+if cached and cached > base then return 0 end
+local oldBase = tonumber(redis.call('HGET', KEYS[1], 'stepBase'))
+local oldStep = tonumber(redis.call('HGET', KEYS[1], 'stepNo'))
+if oldBase and (oldBase > base or (oldBase == base and oldStep >= step)) then return 0 end
+redis.call('HSET', KEYS[1], 'stepBase', ARGV[1], 'stepNo', ARGV[2], 'step', ARGV[3])
+redis.call('EXPIRE', KEYS[1], ARGV[4])
+return 1`;
+
+export interface ThreadCacheSettings {
+  url: string;
+  keyPrefix: string;
+  ttlSeconds: number;
+  logger: Logger;
+}
+
+type CacheClient = Redis & {
+  putCheckpoint(key: string, version: number, json: string, ttl: number): Promise<number>;
+  putStep(key: string, base: number, step: number, json: string, ttl: number): Promise<number>;
+};
+
+/**
+ * The Redis hot copy of threads: one hash per thread with the latest durable checkpoint (under a
+ * version guard) and, for runs with `durableCheckpointEveryStep: false`, the latest step not yet
+ * written durably. Every failure is absorbed: the caller falls back to PostgreSQL, a warning is
+ * logged once per outage and `tenxgraph.storage.cache_failures` is counted.
+ */
+export class ThreadCache {
+  readonly #redis: CacheClient;
+  readonly #settings: ThreadCacheSettings;
+  readonly #failures: Counter;
+  /** Threads whose cache entry may be stale because an update failed; cleared on reconnect. */
+  readonly #suspect = new Set<string>();
+  #healthy = true;
+
+  constructor(settings: ThreadCacheSettings) {
+    this.#settings = settings;
+    this.#failures = metrics
+      .getMeter(METER_NAME)
+      .createCounter("tenxgraph.storage.cache_failures", {
+        description: "Redis cache calls that failed and fell back to PostgreSQL",
+      });
+    const redis = new Redis(settings.url, {
+      lazyConnect: true,
+      // Fail at once while disconnected instead of queueing: the caller falls back to PostgreSQL.
+      enableOfflineQueue: false,
+      maxRetriesPerRequest: 0,
+      commandTimeout: 1000,
+      connectTimeout: 2000,
+      retryStrategy: (times) => Math.min(100 * 2 ** times, 2000),
+    });
+    redis.defineCommand("putCheckpoint", { numberOfKeys: 1, lua: PUT_CHECKPOINT });
+    redis.defineCommand("putStep", { numberOfKeys: 1, lua: PUT_STEP });
+    redis.on("error", (error: Error) => this.#failed("connection", error));
+    redis.on("ready", () => void this.#recovered());
+    this.#redis = redis as CacheClient;
+    this.#redis.connect().catch((error: Error) => this.#failed("connect", error));
+  }
+
+  async getCheckpoint(threadId: string): Promise<ThreadCheckpoint | null> {
+    const json = await this.#try("getCheckpoint", () =>
+      this.#redis.hget(this.#key(threadId), "checkpoint"),
+    );
+    return json ? (JSON.parse(json) as ThreadCheckpoint) : null;
+  }
+
+  /** Stores `checkpoint` unless the cache holds the same or a newer version. */
+  async putCheckpoint(checkpoint: ThreadCheckpoint): Promise<void> {
+    const { threadId, version } = checkpoint;
+    const stored = await this.#try("putCheckpoint", () =>
+      this.#redis.putCheckpoint(
+        this.#key(threadId),
+        version,
+        JSON.stringify(checkpoint),
+        this.#settings.ttlSeconds,
+      ),
+    );
+    if (stored === undefined) this.#suspect.add(threadId);
+  }
+
+  /** `true` when the step was cached; `false` when Redis failed or the thread moved on. */
+  async putStep(write: CheckpointWrite): Promise<boolean> {
+    const stored = await this.#try("cacheStep", () =>
+      this.#redis.putStep(
+        this.#key(write.threadId),
+        write.expectedVersion,
+        write.step,
+        JSON.stringify(write),
+        this.#settings.ttlSeconds,
+      ),
+    );
+    return stored === 1;
+  }
+
+  async getStep(threadId: string): Promise<CheckpointWrite | null> {
+    const json = await this.#try("getCachedStep", () =>
+      this.#redis.hget(this.#key(threadId), "step"),
+    );
+    return json ? (JSON.parse(json) as CheckpointWrite) : null;
+  }
+
+  /** Drops the thread's entry: after a conflict or a delete, PostgreSQL is read again. */
+  async forget(threadId: string): Promise<void> {
+    const deleted = await this.#try("forget", () => this.#redis.del(this.#key(threadId)));
+    if (deleted === undefined) this.#suspect.add(threadId);
+  }
+
+  async close(): Promise<void> {
+    this.#redis.disconnect();
+  }
+
+  #key(threadId: string): string {
+    return `${this.#settings.keyPrefix}thread:${threadId}`;
+  }
+
+  /** Runs a Redis call; `undefined` when it failed (already logged and counted). */
+  async #try<T>(operation: string, call: () => Promise<T>): Promise<T | undefined> {
+    try {
+      return await call();
+    } catch (error) {
+      this.#failed(operation, error as Error);
+      return undefined;
+    }
+  }
+
+  #failed(operation: string, error: Error): void {
+    this.#failures.add(1, { operation });
+    if (!this.#healthy) return;
+    this.#healthy = false;
+    this.#settings.logger.warn(
+      { err: error, operation },
+      "Redis cache unavailable; reading and writing PostgreSQL only until it is back",
+    );
+  }
+
+  /** Back after an outage: entries that missed an update are dropped, so none is stale. */
+  async #recovered(): Promise<void> {
+    const suspect = [...this.#suspect];
+    this.#suspect.clear();
+    if (suspect.length > 0) {
+      const deleted = await this.#try("recover", () =>
+        this.#redis.del(...suspect.map((id) => this.#key(id))),
+      );
+      if (deleted === undefined) for (const id of suspect) this.#suspect.add(id);
+    }
+    if (!this.#healthy) this.#settings.logger.info({}, "Redis cache is back");
+    this.#healthy = true;
+  }
+}

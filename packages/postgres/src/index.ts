@@ -1,0 +1,7 @@
+/**
+ * `PgCheckpointer`: tenxgraph's store for many workers on many machines. PostgreSQL holds
+ * threads, versioned steps and the tool ledger durably; Redis, optionally, the hot copy.
+ * @module
+ */
+export { PgCheckpointer } from "./pg-checkpointer.js";
+export type { PgCheckpointerOptions } from "./options.js";

@@ -1,0 +1,130 @@
+import { jsonLogger } from "@tenxgraph/core";
+import type { Logger } from "@tenxgraph/core";
+import type { DatabaseSettings } from "./connection/database.js";
+import type { ThreadCacheSettings } from "./cache/thread-cache.js";
+
+/** Options of {@link PgCheckpointer}. */
+export interface PgCheckpointerOptions {
+  /** `postgres://user:password@host:5432/database`: where threads live durably. */
+  postgresDsn: string;
+  /**
+   * `redis://host:6379/0`: the hot cache of thread state. Optional; without it every read goes
+   * to PostgreSQL and `durableCheckpointEveryStep: false` writes nothing between terminal points.
+   */
+  redisUrl?: string;
+  /** How long an idle thread stays in Redis. Default 86 400 (24 h). */
+  cacheTtlSeconds?: number;
+  /** The PostgreSQL schema of the tables, created if missing. Default `"public"`. */
+  schema?: string;
+  /** The connection pool of this process. */
+  pool?: {
+    /** Connections at most. Default 10: each running step holds one for one statement. */
+    max?: number;
+    /** An unused connection is closed after this long. Default 30 000 ms. */
+    idleTimeoutMs?: number;
+    /** Give up connecting after this long. Default 5 000 ms. */
+    connectionTimeoutMs?: number;
+  };
+  /** The server cancels a statement running longer than this. Default 10 000 ms. */
+  statementTimeoutMs?: number;
+  /** A statement waiting longer than this for a row lock fails. Default 5 000 ms. */
+  lockTimeoutMs?: number;
+  /**
+   * Tries of a call whose connection failed, with delays doubling from `firstDelayMs`.
+   * Default 6 tries from 100 ms (about 3 s in all, enough to ride out a server restart).
+   */
+  retry?: { attempts?: number; firstDelayMs?: number };
+  /** Where warnings go (Redis outages, retries). Default: JSON lines on stderr from `warn`. */
+  logger?: Logger;
+}
+
+export interface ResolvedSettings {
+  database: DatabaseSettings;
+  cache: ThreadCacheSettings | undefined;
+}
+
+const SCHEMA_NAME = /^[A-Za-z_][A-Za-z0-9_]{0,62}$/;
+
+/** Checks the options and fills in the defaults; a bad value throws a `TypeError` naming it. */
+export function resolveOptions(options: PgCheckpointerOptions): ResolvedSettings {
+  const fail = (problem: string): never => {
+    throw new TypeError(`PgCheckpointer: ${problem}`);
+  };
+  if (typeof options !== "object" || options === null) fail("options must be an object");
+  const { postgresDsn, redisUrl, schema = "public", logger = jsonLogger() } = options;
+  if (typeof postgresDsn !== "string" || !/^postgres(ql)?:\/\//.test(postgresDsn)) {
+    fail(`postgresDsn must be a postgres:// URL, got ${describe(postgresDsn)}`);
+  }
+  if (redisUrl !== undefined && (typeof redisUrl !== "string" || !/^rediss?:\/\//.test(redisUrl))) {
+    fail(`redisUrl must be a redis:// or rediss:// URL, got ${describe(redisUrl)}`);
+  }
+  if (typeof schema !== "string" || !SCHEMA_NAME.test(schema)) {
+    fail(`schema must be a plain identifier (letters, digits, _), got ${describe(schema)}`);
+  }
+  const whole = (name: string, value: number | undefined, fallback: number, min: number) => {
+    const resolved = value ?? fallback;
+    if (!Number.isInteger(resolved) || resolved < min) {
+      fail(`${name} must be a whole number >= ${min}, got ${describe(value)}`);
+    }
+    return resolved;
+  };
+  const location = redact(postgresDsn);
+  return {
+    database: {
+      dsn: postgresDsn,
+      schema,
+      location,
+      pool: {
+        max: whole("pool.max", options.pool?.max, 10, 1),
+        idleTimeoutMs: whole("pool.idleTimeoutMs", options.pool?.idleTimeoutMs, 30_000, 0),
+        connectionTimeoutMs: whole(
+          "pool.connectionTimeoutMs",
+          options.pool?.connectionTimeoutMs,
+          5_000,
+          0,
+        ),
+      },
+      statementTimeoutMs: whole("statementTimeoutMs", options.statementTimeoutMs, 10_000, 0),
+      lockTimeoutMs: whole("lockTimeoutMs", options.lockTimeoutMs, 5_000, 0),
+      retry: {
+        attempts: whole("retry.attempts", options.retry?.attempts, 6, 1),
+        firstDelayMs: whole("retry.firstDelayMs", options.retry?.firstDelayMs, 100, 0),
+      },
+      logger,
+    },
+    cache:
+      redisUrl === undefined
+        ? undefined
+        : {
+            url: redisUrl,
+            keyPrefix: `tenxgraph:${databaseName(postgresDsn)}:${schema}:`,
+            ttlSeconds: whole("cacheTtlSeconds", options.cacheTtlSeconds, 86_400, 1),
+            logger,
+          },
+  };
+}
+
+/** The DSN without its password, for messages and cache keys. */
+function redact(dsn: string): string {
+  try {
+    const url = new URL(dsn);
+    url.password = "";
+    url.search = "";
+    return url.toString();
+  } catch {
+    return "the PostgreSQL database";
+  }
+}
+
+/** The database part of the DSN: with the schema it names the store in cache keys. */
+function databaseName(dsn: string): string {
+  try {
+    return decodeURIComponent(new URL(dsn).pathname.slice(1)) || "postgres";
+  } catch {
+    return "postgres";
+  }
+}
+
+function describe(value: unknown): string {
+  return typeof value === "string" ? JSON.stringify(value) : String(value);
+}

@@ -1,0 +1,328 @@
+import { StaleStateError, StorageError, requireWellFormed } from "@tenxgraph/core";
+import type {
+  AttemptRef,
+  Checkpointer,
+  CheckpointWrite,
+  ClaimResult,
+  LedgerClaim,
+  LedgerEntry,
+  Message,
+  ThreadCheckpoint,
+  ThreadSummary,
+} from "@tenxgraph/core";
+import { ThreadCache } from "./cache/thread-cache.js";
+import { Database } from "./connection/database.js";
+import { fromJsonb, toJsonb } from "./json.js";
+import { PgLedger, missingThread } from "./ledger/pg-ledger.js";
+import { resolveOptions } from "./options.js";
+import type { PgCheckpointerOptions } from "./options.js";
+import { toCheckpoint, toThreadSummary } from "./rows.js";
+import type { CheckpointRow, ThreadRow } from "./rows.js";
+import { migrate } from "./schema/setup.js";
+
+const SELECT_CHECKPOINT = `
+  SELECT t.thread_id, t.user_id, t.version, t.message_count, t.updated_at, s.step,
+         s.current_node, s.status, s."values", s.interrupts, s.resume_answers
+  FROM threads t JOIN states s ON s.thread_id = t.thread_id AND s.version = t.version
+  WHERE t.thread_id = $1`;
+
+/**
+ * The store for many workers on many machines: PostgreSQL holds threads durably, with every
+ * step a versioned compare-and-swap in one transaction (one round trip) and the tool ledger in
+ * the same database; Redis, when configured, holds the hot copy of each thread's state, guarded
+ * so it never moves backwards, and is never needed for correctness.
+ *
+ * @example
+ * const checkpointer = new PgCheckpointer({
+ *   postgresDsn: "postgres://app:secret@db:5432/app",
+ *   redisUrl: "redis://cache:6379/0",
+ * });
+ * const app = graph.compile({ checkpointer });
+ */
+export class PgCheckpointer implements Checkpointer {
+  readonly #db: Database;
+  readonly #cache: ThreadCache | undefined;
+  readonly #ledger: PgLedger;
+  readonly #schema: string;
+  #ready: Promise<void> | undefined;
+  #closed = false;
+
+  constructor(options: PgCheckpointerOptions) {
+    const settings = resolveOptions(options);
+    this.#schema = settings.database.schema;
+    this.#db = new Database(settings.database);
+    this.#cache = settings.cache && new ThreadCache(settings.cache);
+    this.#ledger = new PgLedger(this.#db);
+  }
+
+  /** Creates or migrates the schema; run again after a failure. */
+  async setup(): Promise<void> {
+    this.#requireOpen("setup");
+    this.#ready ??= migrate(this.#db, this.#schema).catch((error: unknown) => {
+      this.#ready = undefined;
+      throw error;
+    });
+    await this.#ready;
+  }
+
+  /** Writes the completions still queued, then ends the pool and the Redis connection. */
+  async close(): Promise<void> {
+    if (this.#closed) return;
+    this.#closed = true;
+    await this.#ledger.drain();
+    await Promise.all([this.#db.end(), this.#cache?.close()]);
+  }
+
+  async getCheckpoint(threadId: string): Promise<ThreadCheckpoint | null> {
+    await this.#use("getCheckpoint");
+    const cached = await this.#cache?.getCheckpoint(threadId);
+    if (cached) return cached;
+    const [row] = await this.#db.query<CheckpointRow>(
+      "getCheckpoint",
+      "repeatable",
+      SELECT_CHECKPOINT,
+      [threadId],
+    );
+    if (!row) return null;
+    const checkpoint = toCheckpoint(row);
+    await this.#cache?.putCheckpoint(checkpoint);
+    return checkpoint;
+  }
+
+  async putCheckpoint(write: CheckpointWrite): Promise<number> {
+    const { threadId, userId, currentNode, expectedVersion } = write;
+    requireWellFormed("putCheckpoint", { threadId, userId, currentNode });
+    for (const { id } of write.newMessages) requireWellFormed("putCheckpoint", { messageId: id });
+    requireDistinctIds(write);
+    await this.#use("putCheckpoint");
+    // Once: a write cut off mid-flight may have committed, and a second try would be refused
+    // as stale anyway; the run then fails clearly and `invoke(null)` continues the thread.
+    const [result] = await this.#db
+      .query<WrittenRow>(
+        "putCheckpoint",
+        "once",
+        "SELECT * FROM tenxgraph_put_checkpoint($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)",
+        [
+          threadId,
+          userId,
+          expectedVersion,
+          write.step,
+          currentNode,
+          write.status,
+          toJsonb(write.values),
+          toJsonb(write.interrupts),
+          toJsonb(write.resumeAnswers),
+          write.newMessages.map((message) => message.id),
+          `[${write.newMessages.map(toJsonb).join(",")}]`,
+        ],
+      )
+      .catch((error: unknown) => {
+        throw duplicateMessageOr(error, threadId);
+      });
+    if (result?.new_version == null) {
+      // A conflict: whatever the cache holds for the thread may be what misled this run.
+      await this.#cache?.forget(threadId);
+      const found = result?.found_version == null ? null : Number(result.found_version);
+      throw new StaleStateError(threadId, expectedVersion, found);
+    }
+    await this.#cacheWritten(write, result);
+    return Number(result.new_version);
+  }
+
+  async listMessages(
+    threadId: string,
+    page: { offset?: number; limit?: number } = {},
+  ): Promise<Message[]> {
+    await this.#use("listMessages");
+    const { offset, limit } = sqlPage(page);
+    const rows = await this.#db.query<{ body: unknown }>(
+      "listMessages",
+      "repeatable",
+      `SELECT body FROM messages WHERE thread_id = $1 AND seq >= $2 ORDER BY seq LIMIT $3`,
+      [threadId, offset, limit],
+    );
+    return rows.map((row) => fromJsonb(row.body) as Message);
+  }
+
+  async listThreads(
+    filter: { userId?: string; limit?: number; offset?: number } = {},
+  ): Promise<ThreadSummary[]> {
+    await this.#use("listThreads");
+    const { offset, limit } = sqlPage(filter);
+    const rows = await this.#db.query<ThreadRow>(
+      "listThreads",
+      "repeatable",
+      `SELECT thread_id, user_id, status, version, updated_at FROM threads
+       WHERE $1::text IS NULL OR user_id = $1
+       ORDER BY write_seq DESC LIMIT $2 OFFSET $3`,
+      [filter.userId ?? null, limit, offset],
+    );
+    return rows.map(toThreadSummary);
+  }
+
+  /**
+   * Deletes the thread row, and with it (`ON DELETE CASCADE`) its states, messages and ledger;
+   * its stop requests, which need no thread row, in the same statement; then its cache entry.
+   */
+  async deleteThread(threadId: string): Promise<void> {
+    await this.#use("deleteThread");
+    await this.#db.query(
+      "deleteThread",
+      "repeatable",
+      `WITH stops AS (DELETE FROM stop_requests WHERE thread_id = $1)
+       DELETE FROM threads WHERE thread_id = $1`,
+      [threadId],
+    );
+    await this.#cache?.forget(threadId);
+  }
+
+  /** Counted even before the thread's first write: a run counts requests before it writes. */
+  async requestStop(threadId: string): Promise<void> {
+    requireWellFormed("requestStop", { threadId });
+    await this.#use("requestStop");
+    await this.#db.query(
+      "requestStop",
+      "once",
+      `INSERT INTO stop_requests (thread_id, count) VALUES ($1, 1)
+       ON CONFLICT (thread_id) DO UPDATE SET count = stop_requests.count + 1`,
+      [threadId],
+    );
+  }
+
+  async countStopRequests(threadId: string): Promise<number> {
+    await this.#use("countStopRequests");
+    const [row] = await this.#db.query<{ count: string }>(
+      "countStopRequests",
+      "repeatable",
+      `SELECT count FROM stop_requests WHERE thread_id = $1`,
+      [threadId],
+    );
+    return row ? Number(row.count) : 0;
+  }
+
+  async getCalls(threadId: string, keys: string[]): Promise<LedgerEntry[]> {
+    await this.#use("getCalls");
+    return this.#ledger.getCalls(threadId, keys);
+  }
+
+  async claimCalls(threadId: string, claims: LedgerClaim[]): Promise<ClaimResult[]> {
+    requireWellFormed("claimCalls", { threadId });
+    for (const { key, toolName, ownerRunId } of claims) {
+      requireWellFormed("claimCalls", { key, toolName, ownerRunId });
+    }
+    await this.#use("claimCalls");
+    return this.#ledger.claimCalls(threadId, claims).catch((error: unknown) => {
+      throw isForeignKeyViolation(error) ? missingThread(threadId, error) : error;
+    });
+  }
+
+  async completeCall(threadId: string, attempt: AttemptRef, result: unknown): Promise<boolean> {
+    await this.#use("completeCall");
+    return this.#ledger.completeCall(threadId, attempt, result);
+  }
+
+  async releaseCall(threadId: string, attempt: AttemptRef): Promise<boolean> {
+    await this.#use("releaseCall");
+    return this.#ledger.releaseCall(threadId, attempt);
+  }
+
+  async heartbeatCalls(threadId: string, attempts: AttemptRef[]): Promise<void> {
+    await this.#use("heartbeatCalls");
+    await this.#ledger.heartbeatCalls(threadId, attempts);
+  }
+
+  async listCalls(threadId: string): Promise<LedgerEntry[]> {
+    await this.#use("listCalls");
+    return this.#ledger.listCalls(threadId);
+  }
+
+  /**
+   * With Redis: keeps a step of a `durableCheckpointEveryStep: false` run there. `false` (the run
+   * then writes the step durably) without Redis, when Redis fails, or when the thread moved on.
+   */
+  async cacheStep(write: CheckpointWrite): Promise<boolean> {
+    await this.#use("cacheStep");
+    return (await this.#cache?.putStep(write)) ?? false;
+  }
+
+  async getCachedStep(threadId: string): Promise<CheckpointWrite | null> {
+    await this.#use("getCachedStep");
+    return (await this.#cache?.getStep(threadId)) ?? null;
+  }
+
+  /** After a durable write: the new checkpoint becomes the hot copy, superseding cached steps. */
+  async #cacheWritten(write: CheckpointWrite, written: WrittenRow): Promise<void> {
+    const { expectedVersion: _, newMessages: __, ...fields } = write;
+    await this.#cache?.putCheckpoint({
+      ...fields,
+      userId: written.thread_user_id,
+      version: Number(written.new_version),
+      messageCount: written.message_count,
+      updatedAt: written.updated_at.toISOString(),
+    });
+  }
+
+  async #use(operation: string): Promise<void> {
+    this.#requireOpen(operation);
+    if (!this.#ready) await this.setup();
+    else await this.#ready;
+  }
+
+  #requireOpen(operation: string): void {
+    if (this.#closed) throw new StorageError(operation, new Error("checkpointer is closed"));
+  }
+}
+
+/** What `tenxgraph_put_checkpoint` returns. */
+interface WrittenRow {
+  new_version: string | null;
+  found_version: string | null;
+  message_count: number;
+  thread_user_id: string | null;
+  updated_at: Date;
+}
+
+function requireDistinctIds(write: CheckpointWrite): void {
+  const seen = new Set<string>();
+  for (const { id } of write.newMessages) {
+    if (seen.has(id)) throw duplicateMessage(write.threadId, id);
+    seen.add(id);
+  }
+}
+
+/** A repeated message id (the transcript's primary key) becomes a clear error. */
+function duplicateMessageOr(error: unknown, threadId: string): unknown {
+  const cause = (error as { cause?: { code?: string; constraint?: string; detail?: string } })
+    .cause;
+  const pgError = cause?.code ? cause : (error as typeof cause);
+  if (pgError?.code !== "23505" || pgError.constraint !== "messages_pkey") return error;
+  const id = /\(thread_id, message_id\)=\(.*, (.*)\)/.exec(pgError.detail ?? "")?.[1] ?? "?";
+  return duplicateMessage(threadId, id);
+}
+
+function duplicateMessage(threadId: string, messageId: string): StorageError {
+  const why = `message '${messageId}' is already in the append-only transcript of '${threadId}'`;
+  return new StorageError("putCheckpoint", new Error(why));
+}
+
+function isForeignKeyViolation(error: unknown): boolean {
+  const cause = (error as { cause?: { code?: string } }).cause;
+  return cause?.code === "23503" || (error as { code?: string }).code === "23503";
+}
+
+/** A page as SQL's LIMIT and OFFSET take it: whole numbers, `NULL` for no limit. */
+function sqlPage(page: { offset?: number; limit?: number }): {
+  offset: number;
+  limit: number | null;
+} {
+  const { offset = 0, limit = Infinity } = page;
+  return {
+    offset: offset === Infinity ? Number.MAX_SAFE_INTEGER : wholeOrZero(offset),
+    limit: limit === Infinity ? null : wholeOrZero(limit),
+  };
+}
+
+/** `value` floored to a whole number >= 0; `NaN` is 0, as for `slice`. */
+function wholeOrZero(value: number): number {
+  return Number.isFinite(value) ? Math.max(0, Math.floor(value)) : 0;
+}

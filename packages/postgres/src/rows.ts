@@ -1,0 +1,99 @@
+import type { LedgerEntry, ThreadCheckpoint, ThreadStatus, ThreadSummary } from "@tenxgraph/core";
+import { fromJsonb } from "./json.js";
+
+/** A row of `threads` joined with its current row of `states`. */
+export interface CheckpointRow {
+  thread_id: string;
+  user_id: string | null;
+  version: string;
+  message_count: number;
+  updated_at: Date;
+  step: number;
+  current_node: string | null;
+  status: string;
+  values: unknown;
+  interrupts: unknown;
+  resume_answers: unknown;
+}
+
+/** A row of `threads` as listed. */
+export interface ThreadRow {
+  thread_id: string;
+  user_id: string | null;
+  status: string;
+  version: string;
+  updated_at: Date;
+}
+
+/** A row of `tool_executions`, with the heartbeat's age by the server's clock. */
+export interface ToolExecutionRow {
+  call_key: string;
+  tool_name: string;
+  status: "started" | "interrupted" | "completed";
+  attempt: number;
+  owner_run_id: string;
+  started_at: Date;
+  heartbeat_at: Date | null;
+  heartbeat_age_ms: number | null;
+  result: unknown;
+  completed_at: Date | null;
+}
+
+/** The columns {@link ToolExecutionRow} is read from. */
+export const TOOL_EXECUTION_COLUMNS = `call_key, tool_name, status, attempt, owner_run_id,
+  started_at, heartbeat_at, extract(epoch FROM clock_timestamp() - heartbeat_at) * 1000
+  AS heartbeat_age_ms, result, completed_at`;
+
+export function toCheckpoint(row: CheckpointRow): ThreadCheckpoint {
+  return {
+    threadId: row.thread_id,
+    userId: row.user_id,
+    // bigint arrives as a string; versions stay far below 2^53.
+    version: Number(row.version),
+    step: row.step,
+    currentNode: row.current_node,
+    status: row.status as ThreadStatus,
+    values: fromJsonb(row.values) as ThreadCheckpoint["values"],
+    interrupts: fromJsonb(row.interrupts) as ThreadCheckpoint["interrupts"],
+    resumeAnswers: fromJsonb(row.resume_answers) as ThreadCheckpoint["resumeAnswers"],
+    messageCount: row.message_count,
+    updatedAt: row.updated_at.toISOString(),
+  };
+}
+
+export function toThreadSummary(row: ThreadRow): ThreadSummary {
+  return {
+    threadId: row.thread_id,
+    userId: row.user_id,
+    status: row.status as ThreadStatus,
+    version: Number(row.version),
+    updatedAt: row.updated_at.toISOString(),
+  };
+}
+
+/** A ledger entry; a started entry's heartbeat age was measured by the server's clock. */
+export function toLedgerEntry(row: ToolExecutionRow): LedgerEntry {
+  const base = {
+    key: row.call_key,
+    toolName: row.tool_name,
+    attempt: row.attempt,
+    ownerRunId: row.owner_run_id,
+    startedAt: row.started_at.toISOString(),
+  };
+  switch (row.status) {
+    case "started": {
+      const heartbeatAt = (row.heartbeat_at ?? row.started_at).toISOString();
+      const heartbeatAgeMs = Math.max(0, Math.round(Number(row.heartbeat_age_ms ?? 0)));
+      return { ...base, status: "started", heartbeatAt, heartbeatAgeMs };
+    }
+    case "interrupted":
+      return { ...base, status: "interrupted" };
+    case "completed":
+      return {
+        ...base,
+        status: "completed",
+        result: fromJsonb(row.result),
+        completedAt: (row.completed_at ?? row.started_at).toISOString(),
+      };
+  }
+}
