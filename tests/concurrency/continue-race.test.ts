@@ -25,11 +25,11 @@ beforeAll(async () => {
   // Seeded before the workers start, so the dead claims are stale by the time they race.
   for (let round = 0; round < RACE_ROUNDS; round++) {
     raced.push(
-      await seedPendingCalls(store.dbPath, `race-${round}`, PENDING_CALLS, round % 2 ? [0] : []),
+      await seedPendingCalls(store.spec, `race-${round}`, PENDING_CALLS, round % 2 ? [0] : []),
     );
   }
   const params: ContinueWorkerParams[] = ["w0", "w1"].map((worker) => ({
-    dbPath: store.dbPath,
+    store: store.spec,
     logPath: store.logPath,
     worker,
   }));
@@ -66,7 +66,7 @@ async function expectEachCallRanOnce(
   seeded: SeededCalls,
   outcomes: ContinueOutcome[],
 ) {
-  const { checkpoint, messages, ledger } = await readThread(store.dbPath, threadId);
+  const { checkpoint, messages, ledger } = await readThread(store.spec, threadId);
   expect(checkpoint?.status).toBe("completed");
   const starts = startsByKey(store.logPath, threadId);
   expect(Object.fromEntries(starts)).toEqual(
@@ -91,7 +91,7 @@ async function expectEachCallRanOnce(
 describe("two processes continue one crashed thread whose tool node has pending calls", () => {
   it("the later one waits on the live claims of the first, past claimStaleAfterMs, and replays their results; nothing runs twice", async () => {
     const [a, b] = workers as [WorkerProcess, WorkerProcess];
-    const seeded = await seedPendingCalls(store.dbPath, "live-claims", PENDING_CALLS);
+    const seeded = await seedPendingCalls(store.spec, "live-claims", PENDING_CALLS);
     // A claims both calls, runs their effects, and holds them open.
     const first = await startContinue(a, "live-claims", { hold: true });
     await a.waitFor((message) => message.type === "holding" && message.key === seeded.keys[0]);
@@ -113,7 +113,7 @@ describe("two processes continue one crashed thread whose tool node has pending 
     // B's start write superseded A, so A's tool step could not commit.
     expect(outcomeA.code).toBe("STORAGE_CONFLICT_001");
     await expectEachCallRanOnce("live-claims", seeded, [outcomeA, outcomeB]);
-    const { ledger } = await readThread(store.dbPath, "live-claims");
+    const { ledger } = await readThread(store.spec, "live-claims");
     expect(ledger.map((entry) => entry.attempt)).toEqual([1, 1]);
   });
 
@@ -135,7 +135,7 @@ describe("two processes continue one crashed thread whose tool node has pending 
       expect(outcomes.filter((outcome) => outcome.status === "completed")).not.toEqual([]);
       await expectEachCallRanOnce(`race-${index}`, raced[index]!, outcomes);
       // The dead run's claim was taken over once (attempt 2), never run beside it.
-      const { ledger } = await readThread(store.dbPath, `race-${index}`);
+      const { ledger } = await readThread(store.spec, `race-${index}`);
       expect(ledger.map((entry) => entry.attempt)).toEqual(index % 2 ? [2, 1] : [1, 1]);
     }
   });

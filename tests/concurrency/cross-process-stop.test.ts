@@ -1,5 +1,6 @@
-import { SqliteCheckpointer } from "@tenxgraph/sqlite";
+import type { Checkpointer } from "@tenxgraph/core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { openStore } from "../support/store-spec.js";
 import type { WorkerProcess } from "../support/worker-process.js";
 import { agentGraph } from "./support/agent-graph.js";
 import { readEffects } from "./support/effect-log.js";
@@ -11,12 +12,12 @@ import { request, sendCommand } from "./support/worker-commands.js";
 
 const store = createTempStore("stop");
 let target: WorkerProcess;
-let checkpointer: SqliteCheckpointer;
+let checkpointer: Checkpointer;
 
 beforeAll(async () => {
-  const params: StopTargetParams = { dbPath: store.dbPath, logPath: store.logPath };
+  const params: StopTargetParams = { store: store.spec, logPath: store.logPath };
   [target] = (await startWorkers("./stop-target-worker.ts", [params])) as [WorkerProcess];
-  checkpointer = new SqliteCheckpointer({ path: store.dbPath });
+  checkpointer = openStore(store.spec);
 });
 
 afterAll(async () => {
@@ -50,7 +51,7 @@ describe("app.stop from another process", () => {
     const ran = await stopFromHere("blocked", "block");
     expect(await ran).toMatchObject({ status: "stopped", code: null });
 
-    const { checkpoint, messages } = await readThread(store.dbPath, "blocked");
+    const { checkpoint, messages } = await readThread(store.spec, "blocked");
     expect(checkpoint).toMatchObject({ status: "stopped", currentNode: "TOOL" });
     // The tool saw its signal; the model was not asked again and `after` never started.
     expect(effectsOf("blocked")).toEqual(["start block", "aborted block"]);
@@ -65,7 +66,7 @@ describe("app.stop from another process", () => {
       (message) => message.type === "returned" && message.threadId === "stubborn",
     );
 
-    const { checkpoint, messages, ledger } = await readThread(store.dbPath, "stubborn");
+    const { checkpoint, messages, ledger } = await readThread(store.spec, "stubborn");
     expect(checkpoint).toMatchObject({ status: "stopped", currentNode: "TOOL" });
     expect(effectsOf("stubborn")).toEqual(["start stubborn", "returned stubborn"]);
     expect(messages.map((message) => message.role)).toEqual(["user", "assistant"]);

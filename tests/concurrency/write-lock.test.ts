@@ -21,7 +21,7 @@ beforeAll(async () => {
   await own.setup();
   await own.close();
   const holderParams: LockHolderParams = { dbPath: store.dbPath };
-  const writerParams: TurnWorkerParams = { ...holderParams, logPath: store.logPath, worker: "w" };
+  const writerParams: TurnWorkerParams = { store: store.spec, logPath: store.logPath, worker: "w" };
   [[holder], [writer]] = (await Promise.all([
     startWorkers("./lock-holder-worker.ts", [holderParams]),
     startWorkers("./turn-worker.ts", [writerParams]),
@@ -50,7 +50,7 @@ describe("another process holds the SQLite write lock", () => {
 
     const outcome = (await turn) as unknown as TurnOutcome;
     expect(outcome).toMatchObject({ status: "completed", code: null });
-    expect((await readThread(store.dbPath, "waits")).checkpoint?.status).toBe("completed");
+    expect((await readThread(store.spec, "waits")).checkpoint?.status).toBe("completed");
   });
 
   it("with a tiny busyTimeoutMs a run fails with STORAGE_FAILURE_001 naming the lock, and writes nothing", async () => {
@@ -72,6 +72,6 @@ describe("another process holds the SQLite write lock", () => {
       await request(holder, { type: "release" }, "released");
       await impatient.close();
     }
-    expect((await readThread(store.dbPath, "refused")).checkpoint).toBeNull();
+    expect((await readThread(store.spec, "refused")).checkpoint).toBeNull();
   });
 });

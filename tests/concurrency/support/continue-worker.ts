@@ -6,7 +6,8 @@
 import { setTimeout as sleep } from "node:timers/promises";
 import { isTenxgraphError } from "@tenxgraph/core";
 import type { StreamEvent, ToolContext } from "@tenxgraph/core";
-import { SqliteCheckpointer } from "@tenxgraph/sqlite";
+import { openStore } from "../../support/store-spec.js";
+import type { StoreSpec } from "../../support/store-spec.js";
 import { report, workerParams } from "../../support/worker-process.js";
 import { agentGraph } from "./agent-graph.js";
 import { effectTool } from "./effect-tool.js";
@@ -15,7 +16,8 @@ import { nextCommand } from "./worker-commands.js";
 
 /** The parameters of a continue worker. */
 export interface ContinueWorkerParams {
-  dbPath: string;
+  /** The store every process of the test shares. */
+  store: StoreSpec;
   logPath: string;
   worker: string;
 }
@@ -47,9 +49,9 @@ export interface ContinueOutcome {
 /** How long a tool call lasts when not held: long enough for the other process to see its claim. */
 const TOOL_MS = 100;
 
-const { dbPath, logPath, worker } = workerParams<ContinueWorkerParams>();
+const { store: spec, logPath, worker } = workerParams<ContinueWorkerParams>();
 let gate: Promise<unknown> | null = null;
-const checkpointer = new SqliteCheckpointer({ path: dbPath });
+const checkpointer = openStore(spec);
 const app = agentGraph({
   checkpointer,
   tools: PENDING_CALLS.map(({ name }) => effectTool({ name, logPath, hold: pause })),

@@ -1,5 +1,6 @@
 import type { LedgerEntry, Message, ThreadCheckpoint } from "@tenxgraph/core";
-import { SqliteCheckpointer } from "@tenxgraph/sqlite";
+import { openStore } from "../../support/store-spec.js";
+import type { StoreSpec } from "../../support/store-spec.js";
 
 /** A thread as the store holds it after the processes are done with it. */
 export interface StoredThread {
@@ -9,8 +10,8 @@ export interface StoredThread {
 }
 
 /** Reads a thread through a connection of the test's own: what any later process would see. */
-export async function readThread(dbPath: string, threadId: string): Promise<StoredThread> {
-  const store = new SqliteCheckpointer({ path: dbPath });
+export async function readThread(spec: StoreSpec, threadId: string): Promise<StoredThread> {
+  const store = openStore(spec);
   try {
     return {
       checkpoint: await store.getCheckpoint(threadId),

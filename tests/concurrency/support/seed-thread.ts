@@ -1,6 +1,7 @@
 import { Message } from "@tenxgraph/core";
 import type { Checkpointer, CheckpointWrite } from "@tenxgraph/core";
-import { SqliteCheckpointer } from "@tenxgraph/sqlite";
+import { openStore } from "../../support/store-spec.js";
+import type { StoreSpec } from "../../support/store-spec.js";
 
 /**
  * The calls of a seeded thread: the scripted model asked for both in one message. (Here, not
@@ -33,12 +34,12 @@ export interface SeededCalls {
  * of that call held by a run that is gone (a stale heartbeat by the time anyone looks).
  */
 export async function seedPendingCalls(
-  dbPath: string,
+  spec: StoreSpec,
   threadId: string,
   calls: readonly { name: string; tag: string }[],
   claimedByDeadRun: readonly number[] = [],
 ): Promise<SeededCalls> {
-  const store = new SqliteCheckpointer({ path: dbPath });
+  const store = openStore(spec);
   try {
     const user = Message.user("charge order 4821 and email me");
     const toolCalls = calls.map((call, i) => ({

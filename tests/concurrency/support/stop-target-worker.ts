@@ -5,7 +5,8 @@
  */
 import { Message, isTenxgraphError } from "@tenxgraph/core";
 import type { ToolContext } from "@tenxgraph/core";
-import { SqliteCheckpointer } from "@tenxgraph/sqlite";
+import { openStore } from "../../support/store-spec.js";
+import type { StoreSpec } from "../../support/store-spec.js";
 import { report, workerParams } from "../../support/worker-process.js";
 import { agentGraph } from "./agent-graph.js";
 import { appendEffect } from "./effect-log.js";
@@ -14,15 +15,16 @@ import { nextCommand } from "./worker-commands.js";
 
 /** The parameters of a stop target. */
 export interface StopTargetParams {
-  dbPath: string;
+  /** The store every process of the test shares. */
+  store: StoreSpec;
   logPath: string;
 }
 
 /** Which tool the run blocks in. */
 export type Blocker = "block" | "stubborn";
 
-const { dbPath, logPath } = workerParams<StopTargetParams>();
-const checkpointer = new SqliteCheckpointer({ path: dbPath });
+const { store: spec, logPath } = workerParams<StopTargetParams>();
+const checkpointer = openStore(spec);
 const tools = [
   effectTool({ name: "block", logPath, hold: untilAborted }),
   effectTool({ name: "stubborn", logPath, hold: untilReleased }),

@@ -1,19 +1,21 @@
 /**
- * A process that races other processes on the store itself, through `SqliteCheckpointer` with
- * no engine on top: compare-and-swap increments of a counter, and ledger claims and fenced
- * completions. It does what the parent commands and reports what it won.
+ * A process that races other processes on the store itself, through the test's checkpointer
+ * (SQLite or PostgreSQL) with no engine on top: compare-and-swap increments of a counter, and
+ * ledger claims and fenced completions. It does what the parent commands and reports what it won.
  */
 import { setTimeout as sleep } from "node:timers/promises";
 import { Message, isTenxgraphError } from "@tenxgraph/core";
 import type { AttemptRef, ThreadCheckpoint } from "@tenxgraph/core";
-import { SqliteCheckpointer } from "@tenxgraph/sqlite";
+import { openStore } from "../../support/store-spec.js";
+import type { StoreSpec } from "../../support/store-spec.js";
 import { report, workerParams } from "../../support/worker-process.js";
 import type { WorkerMessage } from "../../support/worker-process.js";
 import { nextCommand } from "./worker-commands.js";
 
 /** The parameters of a store worker. */
 export interface StoreWorkerParams {
-  dbPath: string;
+  /** The store every process of the test shares. */
+  store: StoreSpec;
   worker: number;
 }
 
@@ -35,8 +37,8 @@ export interface LostClaim {
   ownerRunId: string;
 }
 
-const { dbPath, worker } = workerParams<StoreWorkerParams>();
-const store = new SqliteCheckpointer({ path: dbPath });
+const { store: spec, worker } = workerParams<StoreWorkerParams>();
+const store = openStore(spec);
 await store.setup();
 await report({ type: "ready" });
 for (;;) {

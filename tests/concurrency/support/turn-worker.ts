@@ -5,7 +5,8 @@
  */
 import { setTimeout as sleep } from "node:timers/promises";
 import { Message, isTenxgraphError } from "@tenxgraph/core";
-import { SqliteCheckpointer } from "@tenxgraph/sqlite";
+import { openStore } from "../../support/store-spec.js";
+import type { StoreSpec } from "../../support/store-spec.js";
 import { report, workerParams } from "../../support/worker-process.js";
 import { agentGraph } from "./agent-graph.js";
 import { effectTool } from "./effect-tool.js";
@@ -13,7 +14,8 @@ import { nextCommand } from "./worker-commands.js";
 
 /** The parameters of a turn worker. */
 export interface TurnWorkerParams {
-  dbPath: string;
+  /** The store every process of the test shares. */
+  store: StoreSpec;
   logPath: string;
   worker: string;
 }
@@ -51,9 +53,9 @@ export interface TurnOutcome {
   committedIds: string[];
 }
 
-const { dbPath, logPath, worker } = workerParams<TurnWorkerParams>();
+const { store: spec, logPath, worker } = workerParams<TurnWorkerParams>();
 let holdAt: HoldPoint | null = null;
-const checkpointer = new SqliteCheckpointer({ path: dbPath });
+const checkpointer = openStore(spec);
 const app = agentGraph({
   checkpointer,
   tools: [
