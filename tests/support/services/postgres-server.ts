@@ -1,0 +1,302 @@
+import { execFile, execFileSync } from "node:child_process";
+import { chown, mkdtemp, rm } from "node:fs/promises";
+import { existsSync, readdirSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { promisify } from "node:util";
+import pg from "pg";
+import {
+  ServerExitedError,
+  childPids,
+  freePort,
+  logSize,
+  logTail,
+  startLogged,
+  waitForExit,
+  waitUntilGone,
+  waitUntilReady,
+} from "./server-process.js";
+import type { LoggedProcess } from "./server-process.js";
+
+const execFileAsync = promisify(execFile);
+
+/** Options for {@link PostgresServer.start}. */
+export interface PostgresServerOptions {
+  /** Goes into the temporary directory's name, to tell servers apart when debugging. */
+  name?: string;
+  /**
+   * Whether the server fsyncs its WAL and data files. On by default: the checkpointer's
+   * durability is what the crash tests and benchmarks measure, so the default must be real.
+   */
+  fsync?: boolean;
+}
+
+/** Who runs initdb and postgres: they refuse to run as root, so root hands them to `postgres`. */
+interface ServiceUser {
+  uid: number;
+  gid: number;
+}
+
+/** Attempts at a fresh port when another process took the one we picked before we bound it. */
+const PORT_ATTEMPTS = 3;
+
+/**
+ * A private PostgreSQL server for tests: its own data directory under the OS temp directory,
+ * listening on 127.0.0.1 only, with trust authentication for the `postgres` role. It can be
+ * stopped, killed and started again on the same port and data, to test restarts and crashes.
+ */
+export class PostgresServer {
+  /** The temporary directory holding the data directory and the unix socket. */
+  readonly rootDir: string;
+  /** The data directory; its `server.log` has everything the server printed. */
+  readonly dataDir: string;
+  readonly #fsync: boolean;
+  readonly #user: ServiceUser | undefined;
+  #port = 0;
+  #process: LoggedProcess | undefined;
+
+  private constructor(rootDir: string, fsync: boolean, user: ServiceUser | undefined) {
+    this.rootDir = rootDir;
+    this.dataDir = join(rootDir, "data");
+    this.#fsync = fsync;
+    this.#user = user;
+  }
+
+  /**
+   * Creates a fresh cluster (initdb) and starts it on a free port; resolves once it accepts
+   * connections.
+   */
+  static async start(options: PostgresServerOptions = {}): Promise<PostgresServer> {
+    const user = serviceUser();
+    const rootDir = await mkdtemp(join(tmpdir(), `tenxgraph-pg-${options.name ?? "test"}-`));
+    const server = new PostgresServer(rootDir, options.fsync ?? true, user);
+    try {
+      if (user) await chown(rootDir, user.uid, user.gid);
+      await server.#initdb();
+      await server.#startOnFreePort();
+      return server;
+    } catch (error) {
+      await server.destroy();
+      throw error;
+    }
+  }
+
+  /** The TCP port on 127.0.0.1; it stays the same across stop/start and kill/start. */
+  get port(): number {
+    return this.#port;
+  }
+
+  /** A connection string for the `postgres` database as the `postgres` superuser. */
+  get dsn(): string {
+    return `postgres://postgres@127.0.0.1:${this.#port}/postgres`;
+  }
+
+  /** The file the server writes its log to. */
+  get logFile(): string {
+    return join(this.dataDir, "server.log");
+  }
+
+  /** True while the server process is running. */
+  get running(): boolean {
+    return this.#process !== undefined;
+  }
+
+  /**
+   * Starts the server again on the same port and data directory (after `stop` or `kill`);
+   * after `kill` it runs crash recovery first. Does nothing if it is already running.
+   */
+  async start(): Promise<void> {
+    if (this.#process) return;
+    const logStart = logSize(this.logFile);
+    this.#process = startLogged({
+      command: postgresBinary("postgres"),
+      args: this.#serverArgs(),
+      logFile: this.logFile,
+      cwd: this.rootDir,
+      user: this.#user,
+    });
+    try {
+      await waitUntilReady(
+        this.#process,
+        () => servesDataDir(this.dsn, this.dataDir),
+        () => logTail(this.logFile, logStart),
+      );
+    } catch (error) {
+      await this.kill();
+      throw error;
+    }
+  }
+
+  /** Fast shutdown (SIGINT): rolls back open transactions and resolves once the server is gone. */
+  async stop(): Promise<void> {
+    const server = this.#process;
+    if (!server) return;
+    server.child.kill("SIGINT");
+    await waitForExit(server);
+    this.#process = undefined;
+  }
+
+  /**
+   * SIGKILLs the postmaster and its worker processes at once, as a crash would: no shutdown
+   * checkpoint is written, so the next `start` replays the WAL. The workers go too because on
+   * their own they would linger until they noticed, and the next start would refuse to run
+   * beside them.
+   */
+  async kill(): Promise<void> {
+    const server = this.#process;
+    const pid = server?.child.pid;
+    if (!server || pid === undefined) return;
+    // Stopped first, so that it forks no worker between our listing them and killing them.
+    server.child.kill("SIGSTOP");
+    const workers = childPids(pid);
+    server.child.kill("SIGKILL");
+    for (const worker of workers) killQuietly(worker);
+    await waitForExit(server);
+    await waitUntilGone(workers);
+    this.#process = undefined;
+  }
+
+  /** Creates an empty database on this server and returns a connection string for it. */
+  async createDatabase(name: string): Promise<string> {
+    return createDatabase(this.dsn, name);
+  }
+
+  /** Stops the server (if running) and deletes its directory. */
+  async destroy(): Promise<void> {
+    try {
+      await this.stop();
+    } finally {
+      await rm(this.rootDir, { recursive: true, force: true });
+    }
+  }
+
+  async #initdb(): Promise<void> {
+    const args = ["-D", this.dataDir, "--auth=trust", "-U", "postgres", "--no-sync"];
+    // C locale: fast, and the same on every machine whatever its environment says.
+    args.push("--encoding=UTF8", "--locale=C");
+    try {
+      await execFileAsync(postgresBinary("initdb"), args, { cwd: this.rootDir, ...this.#user });
+    } catch (error) {
+      const { code, stdout, stderr } = error as {
+        code?: unknown;
+        stdout?: string;
+        stderr?: string;
+      };
+      const why =
+        code === "ENOENT"
+          ? "initdb not found in /usr/lib/postgresql/*/bin nor on PATH (install PostgreSQL)"
+          : `${stdout ?? ""}${stderr ?? ""}`;
+      throw new Error(`initdb failed in ${this.dataDir}\n${why}`, { cause: error });
+    }
+  }
+
+  /** Picks a port and starts; picks again if another process bound the port first. */
+  async #startOnFreePort(): Promise<void> {
+    for (let attempt = 1; ; attempt++) {
+      this.#port = await freePort();
+      try {
+        return await this.start();
+      } catch (error) {
+        const portTaken =
+          error instanceof ServerExitedError && error.details.includes("Address already in use");
+        if (!portTaken || attempt === PORT_ATTEMPTS) throw error;
+      }
+    }
+  }
+
+  #serverArgs(): string[] {
+    const settings = {
+      listen_addresses: "127.0.0.1",
+      port: String(this.#port),
+      unix_socket_directories: this.rootDir,
+      fsync: this.#fsync ? "on" : "off",
+      // Multi-process tests open a pool per process; the default 100 runs out.
+      max_connections: "200",
+    };
+    return [
+      "-D",
+      this.dataDir,
+      ...Object.entries(settings).flatMap(([k, v]) => ["-c", `${k}=${v}`]),
+    ];
+  }
+}
+
+/**
+ * Creates an empty database named `name` on the server of `adminDsn` (a superuser connection)
+ * and returns `adminDsn` pointed at the new database.
+ */
+export async function createDatabase(adminDsn: string, name: string): Promise<string> {
+  if (!/^[a-z_][a-z0-9_]{0,62}$/.test(name)) {
+    throw new Error(`database name ${JSON.stringify(name)}: use lowercase letters, digits and _`);
+  }
+  const client = new pg.Client({ connectionString: adminDsn });
+  await client.connect();
+  try {
+    await client.query(`CREATE DATABASE ${client.escapeIdentifier(name)}`);
+  } finally {
+    await client.end();
+  }
+  const dsn = new URL(adminDsn);
+  dsn.pathname = `/${name}`;
+  return dsn.toString();
+}
+
+/**
+ * The path of a PostgreSQL program: from the newest /usr/lib/postgresql/VERSION/bin (Debian's
+ * layout, not on PATH), or else the bare name for PATH to resolve.
+ */
+export function postgresBinary(program: string): string {
+  const versionsDir = "/usr/lib/postgresql";
+  if (!existsSync(versionsDir)) return program;
+  const newestFirst = readdirSync(versionsDir)
+    .filter((version) => /^\d+(\.\d+)?$/.test(version))
+    .sort((a, b) => Number(b) - Number(a));
+  for (const version of newestFirst) {
+    const path = join(versionsDir, version, "bin", program);
+    if (existsSync(path)) return path;
+  }
+  return program;
+}
+
+/** The `postgres` system user when we are root; nobody (run as ourselves) otherwise. */
+function serviceUser(): ServiceUser | undefined {
+  if (process.getuid?.() !== 0) return undefined;
+  try {
+    const id = (flag: string) =>
+      Number(execFileSync("id", [flag, "postgres"], { encoding: "utf8" }));
+    return { uid: id("-u"), gid: id("-g") };
+  } catch (error) {
+    throw new Error(
+      "running as root, but there is no 'postgres' system user to run PostgreSQL as " +
+        "(install the postgresql package, or run the tests as a normal user)",
+      { cause: error },
+    );
+  }
+}
+
+/**
+ * True once the server at `dsn` accepts queries and serves `dataDir`: an answer alone could come
+ * from another server that took the port first, while ours is still failing to bind it.
+ */
+async function servesDataDir(dsn: string, dataDir: string): Promise<boolean> {
+  const client = new pg.Client({ connectionString: dsn, connectionTimeoutMillis: 2_000 });
+  // An error event after connect failed would otherwise be an unhandled 'error'.
+  client.on("error", () => {});
+  try {
+    await client.connect();
+    const { rows } = await client.query<{ data_directory: string }>("SHOW data_directory");
+    return rows[0]?.data_directory === dataDir;
+  } catch {
+    return false;
+  } finally {
+    await client.end().catch(() => {});
+  }
+}
+
+function killQuietly(pid: number): void {
+  try {
+    process.kill(pid, "SIGKILL");
+  } catch {
+    // Already gone: that is what we wanted.
+  }
+}
