@@ -4,7 +4,7 @@
  * only when the parent says `release`. After either, the model would ask for `after`.
  */
 import { Message, isTenxgraphError } from "@tenxgraph/core";
-import type { ToolContext } from "@tenxgraph/core";
+import type { Checkpointer, ToolContext } from "@tenxgraph/core";
 import { openStore } from "../../support/store-spec.js";
 import type { StoreSpec } from "../../support/store-spec.js";
 import { report, workerParams } from "../../support/worker-process.js";
@@ -24,7 +24,7 @@ export interface StopTargetParams {
 export type Blocker = "block" | "stubborn";
 
 const { store: spec, logPath } = workerParams<StopTargetParams>();
-const checkpointer = openStore(spec);
+const checkpointer = reportingStopPolls(openStore(spec));
 const tools = [
   effectTool({ name: "block", logPath, hold: untilAborted }),
   effectTool({ name: "stubborn", logPath, hold: untilReleased }),
@@ -55,6 +55,20 @@ for (;;) {
 }
 await checkpointer.close();
 process.exit(0);
+
+/**
+ * Tells the parent what each of the run's stop polls saw: a test counts the polls a stop
+ * request took to reach the run, instead of timing it.
+ */
+function reportingStopPolls(store: Checkpointer): Checkpointer {
+  const count = store.countStopRequests.bind(store);
+  store.countStopRequests = async (threadId) => {
+    const seen = await count(threadId);
+    await report({ type: "stop_poll", threadId, seen });
+    return seen;
+  };
+  return store;
+}
 
 function call(name: string) {
   return { name, tag: "4821" };
