@@ -1,0 +1,132 @@
+/**
+ * A private Redis stopped in the middle of a run and started again: PostgreSQL alone carries the
+ * run, the outage is logged and counted, and the cache fills again once Redis is back.
+ */
+import { randomUUID } from "node:crypto";
+import { rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { Message } from "@tenxgraph/core";
+import type { PgCheckpointer } from "@tenxgraph/postgres";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { agentGraph } from "../concurrency/support/agent-graph.js";
+import { startsByKey } from "../concurrency/support/effect-log.js";
+import { effectTool } from "../concurrency/support/effect-tool.js";
+import { dropStore } from "../support/fresh-store.js";
+import { RedisServer, redisCommand } from "../support/services/redis-server.js";
+import { testPostgresDsn } from "../support/services/test-services.js";
+import { freshSchema, sharedStore } from "./pg-store.js";
+import { threadCacheKey } from "./support/cache-key.js";
+import { eventually } from "./support/eventually.js";
+import { gate, type Gate } from "./support/gate.js";
+import { globalCounters } from "./support/global-meter.js";
+import { sql } from "./support/pg-inspect.js";
+import { recordingLogger } from "./support/recording-logger.js";
+
+const CACHE_FAILURES = "tenxgraph.storage.cache_failures";
+// Before any checkpointer exists: the cache counts its failures on the global meter.
+const counters = globalCounters();
+const dsn = testPostgresDsn();
+const schema = freshSchema("redis_outage");
+const logPath = join(tmpdir(), `tenxgraph-redis-outage-${randomUUID()}.jsonl`);
+const logger = recordingLogger();
+let redis: RedisServer;
+let store: PgCheckpointer;
+let held: Gate = gate();
+
+beforeAll(async () => {
+  redis = await RedisServer.start({ name: "outage" });
+  store = sharedStore(schema, { redis: false, redisUrl: redis.url, logger });
+  await store.setup();
+});
+
+afterAll(async () => {
+  await store?.close();
+  await redis?.destroy();
+  await dropStore({ kind: "postgres", dsn, schema });
+  rmSync(logPath, { force: true });
+});
+
+/** The agent: one model turn asking for two tools, the first held at `held` after its effect. */
+const app = () =>
+  agentGraph({
+    checkpointer: store,
+    tools: [
+      effectTool({ name: "note_a", logPath, hold: () => held.pass() }),
+      effectTool({ name: "note_b", logPath }),
+    ],
+    turns: [
+      [
+        { name: "note_a", tag: "outage" },
+        { name: "note_b", tag: "outage" },
+      ],
+    ],
+  });
+
+async function cachedVersion(threadId: string): Promise<number | null> {
+  const version = await redisCommand(redis.url, [
+    "HGET",
+    threadCacheKey(dsn, schema, threadId),
+    "version",
+  ]);
+  return version === "" ? null : Number(version);
+}
+
+async function durableVersion(threadId: string): Promise<number> {
+  const [row] = await sql<{ version: string }>(
+    dsn,
+    `SELECT version FROM ${schema}.threads WHERE thread_id = $1`,
+    [threadId],
+  );
+  return Number(row?.version);
+}
+
+describe("Redis stopped in the middle of a run", () => {
+  const threadId = "outage";
+
+  it("the run finishes on PostgreSQL; the outage is logged once and counted", async () => {
+    const run = app().invoke({ messages: [Message.user("note it")] }, { threadId });
+    await held.reached;
+    // Until now every write went to the cache too.
+    expect(await cachedVersion(threadId)).toBe(await durableVersion(threadId));
+    const failuresBefore = await counters.sum(CACHE_FAILURES);
+    await redis.stop();
+    held.open();
+
+    const result = await run;
+    expect(result.status).toBe("completed");
+    expect(await durableVersion(threadId)).toBe(result.version);
+    const unavailable = logger.find("warn", "Redis cache unavailable");
+    expect(unavailable).toHaveLength(1);
+    expect(await counters.sum(CACHE_FAILURES)).toBeGreaterThan(failuresBefore);
+    // The whole transcript is in PostgreSQL, read by a store that has no cache at all.
+    const reader = sharedStore(schema, { redis: false });
+    try {
+      expect(await reader.listMessages(threadId)).toEqual(
+        JSON.parse(JSON.stringify(result.state.messages)),
+      );
+    } finally {
+      await reader.close();
+    }
+    expect([...startsByKey(logPath, threadId).values()]).toEqual([1, 1]);
+  });
+
+  it("Redis started again: the cache fills on the next read, and writes reach it again", async () => {
+    await redis.start();
+    await logger.next((record) => record.message === "Redis cache is back");
+    // Memory-only Redis came back empty; a read goes to PostgreSQL and fills the cache.
+    const durable = await durableVersion(threadId);
+    const refilled = await eventually("the thread's hash is back in Redis", async () => {
+      await store.getCheckpoint(threadId);
+      return (await cachedVersion(threadId)) ?? undefined;
+    });
+    expect(refilled).toBe(durable);
+
+    held = gate();
+    held.open();
+    const next = await app().invoke({ messages: [Message.user("again")] }, { threadId });
+    expect(next.status).toBe("completed");
+    expect(await cachedVersion(threadId)).toBe(next.version);
+    expect(await durableVersion(threadId)).toBe(next.version);
+  });
+});
