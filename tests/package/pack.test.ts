@@ -4,6 +4,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { promisify } from "node:util";
 import { afterAll, describe, expect, it } from "vitest";
+import { testPostgresDsn, testRedisUrl } from "../support/services/test-services.js";
+import { freshSchema } from "../postgres/pg-store.js";
 
 const run = promisify(execFile);
 const root = new URL("../../", import.meta.url).pathname;
@@ -88,4 +90,34 @@ describe("@tenxgraph/sqlite as a packed package", () => {
       "4 one,noted,two,noted",
     );
   }, 660_000);
+});
+
+describe("@tenxgraph/postgres as a packed package", () => {
+  it("installs beside core and keeps a thread in PostgreSQL (Redis in front) across processes", async () => {
+    const packed = await pack("packages/postgres");
+    const paths = packed.files.map((f) => f.path);
+    expect(paths).toContain("dist/index.js");
+    expect(paths).toContain("dist/index.d.ts");
+    expect(paths.filter((p) => /\.test\./.test(p))).toEqual([]);
+
+    const app = await appWith("postgres-app", [await pack("packages/core"), packed], 300_000);
+    writeFileSync(
+      join(app, "main.js"),
+      `import { StateGraph, END, Message } from "@tenxgraph/core";
+       import { PgCheckpointer } from "@tenxgraph/postgres";
+       const [dsn, redisUrl, schema, text] = process.argv.slice(2);
+       const checkpointer = new PgCheckpointer({ postgresDsn: dsn, redisUrl, schema });
+       const app = new StateGraph().addNode("MAIN", () => Message.assistant("noted"))
+         .addEdge("MAIN", END).setEntryPoint("MAIN").compile({ checkpointer });
+       await app.invoke({ messages: [Message.user(text)] }, { threadId: "t" });
+       const state = await app.getState({ threadId: "t" });
+       console.log(state.version, state.values.messages.map((m) => Message.text(m)).join(","));
+       await checkpointer.close();`,
+    );
+    const schema = freshSchema("packed");
+    const main = (text: string) =>
+      run("node", ["main.js", testPostgresDsn(), testRedisUrl(), schema, text], { cwd: app });
+    expect((await main("one")).stdout.trim()).toBe("2 one,noted");
+    expect((await main("two")).stdout.trim()).toBe("4 one,noted,two,noted");
+  }, 360_000);
 });
