@@ -63,7 +63,11 @@ export class WorkerProcess {
   ): Promise<WorkerMessage> {
     return new Promise((resolve, reject) => {
       let exitCode: WorkerExit | undefined;
-      void this.exited.then((exit) => (exitCode = exit));
+      // Checked again once known: a worker that exited before this call sends no more events.
+      void this.exited.then((exit) => {
+        exitCode = exit;
+        check();
+      });
       const check = () => {
         const found = this.messages.find(matches);
         if (found) return done(() => resolve(found));
