@@ -1,0 +1,327 @@
+/**
+ * A private PostgreSQL stopped (or killed) in the middle of a run and started again: the run
+ * rides through on retries, or fails with a clear STORAGE_FAILURE_001; whatever was committed
+ * stays, and `invoke(null)` finishes the thread with each tool's effect once, or twice where an
+ * unrecorded call is in doubt and retried (the documented default).
+ */
+import { randomUUID } from "node:crypto";
+import { rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { Message } from "@tenxgraph/core";
+import { PgCheckpointer } from "@tenxgraph/postgres";
+import type { PgCheckpointerOptions } from "@tenxgraph/postgres";
+import pg from "pg";
+import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { agentGraph } from "../concurrency/support/agent-graph.js";
+import { startsByKey } from "../concurrency/support/effect-log.js";
+import { effectTool } from "../concurrency/support/effect-tool.js";
+import { startTurn as startWorkerTurn } from "../concurrency/support/turn-race.js";
+import type { TurnWorkerParams } from "../concurrency/support/turn-worker.js";
+import { sendCommand } from "../concurrency/support/worker-commands.js";
+import { killWorkers, startWorkers } from "../concurrency/support/worker-pool.js";
+import { PostgresServer } from "../support/services/postgres-server.js";
+import type { StoreSpec } from "../support/store-spec.js";
+import type { WorkerProcess } from "../support/worker-process.js";
+import { freshSchema } from "./pg-store.js";
+import { eventually } from "./support/eventually.js";
+import { gate, type Gate } from "./support/gate.js";
+import { globalCounters } from "./support/global-meter.js";
+import { sql, stateRows } from "./support/pg-inspect.js";
+import { recordingLogger, type RecordingLogger } from "./support/recording-logger.js";
+import { streamRun } from "./support/streamed-run.js";
+
+const RESTART_TIMEOUT = 60_000;
+const counters = globalCounters();
+const logPath = join(tmpdir(), `tenxgraph-pg-restart-${randomUUID()}.jsonl`);
+let server: PostgresServer;
+let open: PgCheckpointer[] = [];
+
+beforeAll(async () => {
+  server = await PostgresServer.start({ name: "restart" });
+  // Prepared transactions hold the locks that keep a write in flight (lockThreadRow).
+  await sql(server.dsn, "ALTER SYSTEM SET max_prepared_transactions = 8");
+  await server.stop();
+  await server.start();
+}, RESTART_TIMEOUT);
+
+afterEach(async () => {
+  // A test that failed with the server down must not leave the next one without it.
+  await server.start();
+  await Promise.all(open.map((store) => store.close()));
+  open = [];
+});
+
+afterAll(async () => {
+  await server?.destroy();
+  rmSync(logPath, { force: true });
+});
+
+/** One test's world: its schema on the private server, a logger, and the gate of `note_a`. */
+interface Scene {
+  schema: string;
+  store: PgCheckpointer;
+  logger: RecordingLogger;
+  held: Gate;
+  app: ReturnType<typeof agentGraph>;
+}
+
+function scene(
+  name: string,
+  options: Partial<PgCheckpointerOptions> = {},
+  schema = freshSchema(name),
+): Scene {
+  const logger = recordingLogger();
+  const store = new PgCheckpointer({ postgresDsn: server.dsn, schema, logger, ...options });
+  open.push(store);
+  const world = { schema, store, logger, held: gate() } as Scene;
+  world.app = agentGraph({
+    checkpointer: store,
+    tools: [
+      effectTool({ name: "note_a", logPath, hold: () => world.held.pass() }),
+      effectTool({ name: "note_b", logPath }),
+    ],
+    turns: [
+      [
+        { name: "note_a", tag: name },
+        { name: "note_b", tag: name },
+      ],
+    ],
+    compile: { logger },
+  });
+  return world;
+}
+
+/** Starts a turn whose first tool holds at the scene's gate, after its effect. */
+function startTurn(world: Scene, threadId: string) {
+  return streamRun(world.app, { messages: [Message.user("note it")] }, { threadId });
+}
+
+/**
+ * Waits until `note_a` holds at the gate and its sibling `note_b` is recorded: from then on the
+ * run sends nothing to the server until the gate opens (its polls aside), so stopping the server
+ * lands exactly there.
+ */
+async function heldAfterSibling(world: Scene, threadId: string): Promise<void> {
+  await world.held.reached;
+  await siblingRecorded(world.schema, threadId);
+}
+
+async function siblingRecorded(schema: string, threadId: string): Promise<void> {
+  await eventually("note_b's result is recorded", async () => {
+    const rows = await sql(
+      server.dsn,
+      `SELECT 1 FROM ${schema}.tool_executions
+       WHERE thread_id = $1 AND tool_name = 'note_b' AND status = 'completed'`,
+      [threadId],
+    );
+    return rows.length > 0 ? true : undefined;
+  });
+}
+
+/** The thread in the private server's tables: its state rows and its transcript's ids. */
+async function stored(world: Scene, threadId: string) {
+  const messages = await sql<{ message_id: string }>(
+    server.dsn,
+    `SELECT message_id FROM ${world.schema}.messages WHERE thread_id = $1 ORDER BY seq`,
+    [threadId],
+  );
+  return {
+    states: await stateRows(server.dsn, world.schema, threadId),
+    messageIds: messages.map((row) => row.message_id),
+  };
+}
+
+function effectsPerCall(threadId: string): number[] {
+  return [...startsByKey(logPath, threadId).values()];
+}
+
+describe.each(["stop", "kill"] as const)(
+  "PostgreSQL %s-ped and started while a tool runs",
+  (how) => {
+    it(
+      "the run retries through the restart and completes; nothing is lost or repeated",
+      async () => {
+        const world = scene(`restart_${how}`, { retry: { attempts: 12, firstDelayMs: 50 } });
+        const threadId = `through-${how}`;
+        const run = startTurn(world, threadId);
+        await heldAfterSibling(world, threadId);
+        await server[how]();
+        world.held.open();
+        // The tool returned while the server was down: its record waits for it.
+        await world.logger.next(
+          (r) => r.message.includes("retrying") && r.fields.operation === "completeCall",
+        );
+        await server.start();
+
+        expect(await run.ended).toEqual({ status: "completed", error: null });
+        const { states } = await stored(world, threadId);
+        expect(states.map((state) => state.version)).toEqual(run.versions);
+        expect(states.at(-1)?.status).toBe("completed");
+        expect(effectsPerCall(threadId)).toEqual([1, 1]);
+        const ledger = await world.store.listCalls(threadId);
+        expect(ledger.map((entry) => [entry.status, entry.attempt])).toEqual([
+          ["completed", 1],
+          ["completed", 1],
+        ]);
+      },
+      RESTART_TIMEOUT,
+    );
+  },
+);
+
+describe("PostgreSQL stopped while a step write is in flight", () => {
+  it(
+    "the run fails with STORAGE_FAILURE_001 saying the write may or may not have been applied; invoke(null) then finishes it from the ledger",
+    async () => {
+      const world = scene("in_flight", { lockTimeoutMs: RESTART_TIMEOUT });
+      const threadId = "in-flight";
+      const run = startTurn(world, threadId);
+      await heldAfterSibling(world, threadId);
+      const lock = await lockThreadRow(world.schema, threadId);
+      world.held.open();
+      await eventually("the step write waits for the thread's row lock", stepWriteWaiting);
+      await server.stop();
+
+      const { error } = await run.ended;
+      expect(error).toMatchObject({
+        code: "STORAGE_FAILURE_001",
+        message: expect.stringMatching(
+          /could not reach PostgreSQL.*may or may not have been applied/,
+        ),
+      });
+      await server.start();
+      await lock.release();
+      await expectContinuedFromLedger(world, threadId, run.versions);
+    },
+    RESTART_TIMEOUT,
+  );
+
+  it(
+    "killed instead: the worker process running the write survives and reports STORAGE_FAILURE_001",
+    async () => {
+      const schema = freshSchema("killed_in_flight");
+      const threadId = "killed-in-flight";
+      const store: StoreSpec = { kind: "postgres", dsn: server.dsn, schema };
+      const params: TurnWorkerParams = { store, logPath, worker: "w" };
+      const [worker] = (await startWorkers("./turn-worker.ts", [params])) as [WorkerProcess];
+      try {
+        const turn = await startWorkerTurn(worker, threadId, { hold: "tool" });
+        await worker.waitForType("holding");
+        await siblingRecorded(schema, threadId);
+        const lock = await lockThreadRow(schema, threadId);
+        await sendCommand(worker, { type: "release" });
+        await eventually("the step write waits for the thread's row lock", stepWriteWaiting);
+        await server.kill();
+
+        // A pooled connection that breaks under a running statement must not crash the process.
+        const outcome = await turn();
+        expect(outcome).toMatchObject({
+          status: null,
+          code: "STORAGE_FAILURE_001",
+          message: expect.stringMatching(/may or may not have been applied/),
+        });
+        await server.start();
+        await lock.release();
+        await expectContinuedFromLedger(scene("killed", {}, schema), threadId, outcome.versions);
+      } finally {
+        await killWorkers([worker]);
+      }
+    },
+    RESTART_TIMEOUT,
+  );
+});
+
+/**
+ * After a run whose tool step write never committed: everything it reported committed is
+ * stored and the thread still stands at the tool node; continuing replays both calls from the
+ * ledger, so each effect happened once, and the transcript only grows.
+ */
+async function expectContinuedFromLedger(world: Scene, threadId: string, committed: number[]) {
+  const before = await stored(world, threadId);
+  expect(before.states.map((state) => state.version)).toEqual(committed);
+  expect(before.states.at(-1)).toMatchObject({ status: "running", currentNode: "TOOL" });
+
+  const continued = streamRun(world.app, null, { threadId });
+  expect(await continued.ended).toEqual({ status: "completed", error: null });
+  expect(continued.replayed).toHaveLength(2);
+  expect(effectsPerCall(threadId)).toEqual([1, 1]);
+  const after = await stored(world, threadId);
+  expect(after.messageIds.slice(0, before.messageIds.length)).toEqual(before.messageIds);
+  expect(after.messageIds).toHaveLength(before.messageIds.length + 3);
+}
+
+describe("PostgreSQL down for longer than the retry budget", () => {
+  it(
+    "the run fails clearly, continuing fails clearly while it is down, and invoke(null) finishes the thread once it is back",
+    async () => {
+      const world = scene("long_outage", { retry: { attempts: 2, firstDelayMs: 10 } });
+      const threadId = "long-outage";
+      const recordFailures = await counters.sum("tenxgraph.tool.ledger_record_failures");
+      const inDoubt = await counters.sum("tenxgraph.tool.in_doubt");
+      const run = startTurn(world, threadId);
+      await heldAfterSibling(world, threadId);
+      await server.stop();
+      world.held.open();
+
+      const unreachable = {
+        code: "STORAGE_FAILURE_001",
+        message: expect.stringContaining("could not reach PostgreSQL"),
+      };
+      expect((await run.ended).error).toMatchObject(unreachable);
+      // note_a returned while the server was down: its result could not be recorded.
+      const [lost] = world.logger.find("error", "COMPLETED but could not be recorded");
+      expect(lost?.fields).toMatchObject({ threadId, tool: "note_a" });
+      expect(await counters.sum("tenxgraph.tool.ledger_record_failures")).toBe(recordFailures + 1);
+      await expect(world.app.invoke(null, { threadId })).rejects.toMatchObject(unreachable);
+
+      await server.start();
+      const continued = streamRun(world.app, null, { threadId });
+      expect(await continued.ended).toEqual({ status: "completed", error: null });
+      // note_b was recorded and is replayed; note_a is in doubt and, by default, runs again.
+      expect(continued.replayed).toHaveLength(1);
+      expect(effectsPerCall(threadId)).toEqual([2, 1]);
+      expect(await counters.sum("tenxgraph.tool.in_doubt")).toBe(inDoubt + 1);
+      expect(world.logger.find("warn", "IN DOUBT")).toHaveLength(1);
+      const { states } = await stored(world, threadId);
+      expect(states.map((state) => state.version)).toEqual([
+        ...run.versions,
+        ...continued.versions,
+      ]);
+    },
+    RESTART_TIMEOUT,
+  );
+});
+
+/**
+ * Takes the thread's row lock in a prepared transaction: the lock belongs to no session, so it
+ * outlives the server's shutdown or crash, and the write waiting for it can never commit before
+ * the server goes away. `release` rolls it back once the server is up again.
+ */
+async function lockThreadRow(
+  schema: string,
+  threadId: string,
+): Promise<{ release(): Promise<void> }> {
+  const gid = `lock-${randomUUID()}`;
+  const client = new pg.Client({ connectionString: server.dsn });
+  await client.connect();
+  try {
+    await client.query("BEGIN");
+    await client.query(`SELECT 1 FROM ${schema}.threads WHERE thread_id = $1 FOR UPDATE`, [
+      threadId,
+    ]);
+    await client.query(`PREPARE TRANSACTION '${gid}'`);
+  } finally {
+    await client.end();
+  }
+  return { release: () => sql(server.dsn, `ROLLBACK PREPARED '${gid}'`).then(() => undefined) };
+}
+
+async function stepWriteWaiting(): Promise<true | undefined> {
+  const rows = await sql(
+    server.dsn,
+    `SELECT 1 FROM pg_stat_activity WHERE application_name = 'tenxgraph'
+     AND wait_event_type = 'Lock' AND query LIKE '%tenxgraph_put_checkpoint%'`,
+  );
+  return rows.length > 0 ? true : undefined;
+}
