@@ -128,7 +128,7 @@ describe("a ledger read that throws", () => {
       () => {
         throw new StorageError("putCheckpoint", new Error("connection terminated unexpectedly"));
       },
-      { when: (at) => at.node === "TOOL", times: 1 },
+      { when: thirdWrite(), times: 1 },
     );
     const graph = app(faults);
     const first = graph.invoke({ messages: [Message.user("note")] }, { threadId });
@@ -147,3 +147,9 @@ describe("a ledger read that throws", () => {
     });
   });
 });
+
+/** True at the third durable write of a run: after the start write and the model's step, the tool step's. */
+function thirdWrite(): () => boolean {
+  let writes = 0;
+  return () => ++writes === 3;
+}

@@ -6,7 +6,9 @@ import { randomUUID } from "node:crypto";
 import { rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { Message } from "@tenxgraph/core";
+import { Message, StorageError } from "@tenxgraph/core";
+import type { Checkpointer } from "@tenxgraph/core";
+import { FaultPoints } from "@tenxgraph/core/testing";
 import type { PgCheckpointer } from "@tenxgraph/postgres";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { agentGraph } from "../concurrency/support/agent-graph.js";
@@ -20,7 +22,7 @@ import { threadCacheKey } from "./support/cache-key.js";
 import { eventually } from "./support/eventually.js";
 import { gate, type Gate } from "./support/gate.js";
 import { globalCounters } from "./support/global-meter.js";
-import { sql } from "./support/pg-inspect.js";
+import { sql, stateRows } from "./support/pg-inspect.js";
 import { recordingLogger } from "./support/recording-logger.js";
 
 const CACHE_FAILURES = "tenxgraph.storage.cache_failures";
@@ -47,10 +49,13 @@ afterAll(async () => {
   rmSync(logPath, { force: true });
 });
 
-/** The agent: one model turn asking for two tools, the first held at `held` after its effect. */
-const app = () =>
+/**
+ * The agent: one model turn asking for two tools, the first held at `held` after its effect.
+ * On the file's store unless another worker's is given.
+ */
+const app = (checkpointer: Checkpointer = store, faultPoints?: FaultPoints) =>
   agentGraph({
-    checkpointer: store,
+    checkpointer,
     tools: [
       effectTool({ name: "note_a", logPath, hold: () => held.pass() }),
       effectTool({ name: "note_b", logPath }),
@@ -61,6 +66,7 @@ const app = () =>
         { name: "note_b", tag: "outage" },
       ],
     ],
+    compile: { faultPoints },
   });
 
 async function cachedVersion(threadId: string): Promise<number | null> {
@@ -130,3 +136,62 @@ describe("Redis stopped in the middle of a run", () => {
     expect(await durableVersion(threadId)).toBe(next.version);
   });
 });
+
+describe("a worker cut off from Redis while the others still reach it", () => {
+  const threadId = "cut-off";
+
+  it("leaves no stale copy behind when it is gone: invoke(null) elsewhere continues its failed run", async () => {
+    // The worker authenticates as a Redis user of its own, so it alone can be cut off.
+    await redisCommand(redis.url, [
+      "ACL",
+      "SETUSER",
+      "cutoff",
+      "on",
+      ">secret",
+      "~*",
+      "&*",
+      "+@all",
+    ]);
+    const worker = sharedStore(schema, {
+      redis: false,
+      redisUrl: `redis://cutoff:secret@127.0.0.1:${redis.port}`,
+    });
+    held = gate();
+    held.open();
+    const first = await app(worker).invoke({ messages: [Message.user("first")] }, { threadId });
+    expect(await cachedVersion(threadId)).toBe(first.version);
+
+    await redisCommand(redis.url, ["ACL", "SETUSER", "cutoff", "off"]);
+    await redisCommand(redis.url, ["CLIENT", "KILL", "USER", "cutoff"]);
+    // Its next run fails at the tool step's write (a database blip there), after the run's
+    // start write and model step reached PostgreSQL but not Redis.
+    const faults = new FaultPoints().arm(
+      "step.before_write",
+      () => {
+        throw new StorageError("putCheckpoint", new Error("connection terminated unexpectedly"));
+      },
+      { when: thirdWrite(), times: 1 },
+    );
+    const second = app(worker, faults).invoke({ messages: [Message.user("again")] }, { threadId });
+    await expect(second).rejects.toMatchObject({ code: "STORAGE_FAILURE_001" });
+    await worker.close();
+    const durable = (await stateRows(dsn, schema, threadId)).at(-1)!;
+    expect(durable).toMatchObject({ status: "failed", currentNode: "TOOL" });
+
+    // Another worker, whose Redis is fine, continues the thread it finds failed at TOOL.
+    const continued = await app(store).invoke(null, { threadId });
+    const why = "invoke(null) continues from PostgreSQL's failed step, not a stale cached copy";
+    expect(continued.version, why).toBeGreaterThan(durable.version);
+    expect(continued.state.messages.map((message) => Message.text(message))).toContain("again");
+    expect((await stateRows(dsn, schema, threadId)).at(-1)).toMatchObject({
+      status: "completed",
+      currentNode: null,
+    });
+  });
+});
+
+/** True at the third durable write of a run: after the start write and the model's step, the tool step's. */
+function thirdWrite(): () => boolean {
+  let writes = 0;
+  return () => ++writes === 3;
+}
