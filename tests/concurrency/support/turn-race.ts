@@ -19,15 +19,19 @@ export interface RaceStore {
 /** Round numbers are unique within a test file, so an outcome is never taken for another's. */
 let rounds = 0;
 
-/** Tells `worker` to run a turn; returns a function awaiting its outcome. */
+/**
+ * Tells `worker` to run a turn (or, with `continue`, to continue the thread); returns a
+ * function awaiting its outcome.
+ */
 export async function startTurn(
   worker: WorkerProcess,
   threadId: string,
-  options: { delayMs?: number; hold?: HoldPoint; round?: number } = {},
+  options: { delayMs?: number; hold?: HoldPoint; round?: number; continue?: boolean } = {},
 ): Promise<() => Promise<TurnOutcome>> {
   const round = options.round ?? rounds++;
   const { delayMs = 0, hold = null } = options;
-  await sendCommand(worker, { type: "turn", threadId, round, delayMs, hold });
+  const command = { type: "turn", threadId, round, delayMs, hold, continue: options.continue };
+  await sendCommand(worker, command);
   return async () =>
     (await worker.waitFor(
       (message) => message.type === "turn" && message.round === round,

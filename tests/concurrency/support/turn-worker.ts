@@ -1,6 +1,6 @@
 /**
- * A process that runs a new turn each time the parent says `turn`, and reports what it
- * committed. A turn may be held open in its tool call or before the model's final reply, until
+ * A process that runs a new turn (or continues the thread) each time the parent says `turn`,
+ * and reports what it committed. A turn may be held open in its tool call or before the model's final reply, until
  * the parent says `release`, so a test can land another process's turn exactly there.
  */
 import { setTimeout as sleep } from "node:timers/promises";
@@ -18,6 +18,8 @@ export interface TurnWorkerParams {
   store: StoreSpec;
   logPath: string;
   worker: string;
+  /** The runs' `durableCheckpointEveryStep` (default `true`). */
+  durableCheckpointEveryStep?: boolean;
 }
 
 /** Where a turn waits for `release`: in its first tool call, or before the final reply. */
@@ -31,6 +33,8 @@ export interface TurnCommand {
   /** Waited before the run starts, to vary where it lands in the other process's run. */
   delayMs: number;
   hold: HoldPoint | null;
+  /** Continue the thread (`invoke(null)`) instead of bringing a new user message. */
+  continue?: boolean;
 }
 
 /** What one turn did, as seen by the process that ran it. */
@@ -39,8 +43,8 @@ export interface TurnOutcome {
   threadId: string;
   round: number;
   worker: string;
-  /** The id of the user message this turn brought. */
-  inputId: string;
+  /** The id of the user message this turn brought (`null` when it continued the thread). */
+  inputId: string | null;
   /** `completed` when the run ended, `null` when it rejected. */
   status: string | null;
   /** The rejection's code, or `null`. */
@@ -53,7 +57,8 @@ export interface TurnOutcome {
   committedIds: string[];
 }
 
-const { store: spec, logPath, worker } = workerParams<TurnWorkerParams>();
+const { store: spec, logPath, worker, ...params } = workerParams<TurnWorkerParams>();
+const { durableCheckpointEveryStep = true } = params;
 let holdAt: HoldPoint | null = null;
 const checkpointer = openStore(spec);
 const app = agentGraph({
@@ -92,14 +97,15 @@ async function holdIf(point: HoldPoint): Promise<void> {
   await nextCommand("release");
 }
 
-async function runTurn({ threadId, round }: TurnCommand): Promise<TurnOutcome> {
-  const input = Message.user(`round ${round} from ${worker}`);
+async function runTurn(turn: TurnCommand): Promise<TurnOutcome> {
+  const { threadId, round } = turn;
+  const input = turn.continue ? null : Message.user(`round ${round} from ${worker}`);
   const outcome: TurnOutcome = {
     type: "turn",
     threadId,
     round,
     worker,
-    inputId: input.id,
+    inputId: input?.id ?? null,
     status: null,
     code: null,
     message: null,
@@ -107,10 +113,11 @@ async function runTurn({ threadId, round }: TurnCommand): Promise<TurnOutcome> {
     committedIds: [],
   };
   try {
-    for await (const event of app.stream({ messages: [input] }, { threadId })) {
+    const config = { threadId, durableCheckpointEveryStep };
+    for await (const event of app.stream(input && { messages: [input] }, config)) {
       // The first durable write of a run commits its input; each step's messages are
       // announced only after the write that committed them.
-      if (event.type === "state" && outcome.versions.length === 0) {
+      if (event.type === "state" && outcome.versions.length === 0 && input) {
         outcome.committedIds.push(input.id);
       }
       if (event.type === "state") outcome.versions.push(event.version);
