@@ -55,3 +55,9 @@ export function openStore(spec: StoreSpec, options: OpenStoreOptions = {}): Chec
 export function storeLabel(kind: StoreKind): string {
   return kind === "sqlite" ? "SQLite" : "PostgreSQL + Redis";
 }
+
+/** Every store with its label, for `describe.each(STORES)("on $label", ({ kind }) => …)`. */
+export const STORES: readonly { kind: StoreKind; label: string }[] = STORE_KINDS.map((kind) => ({
+  kind,
+  label: storeLabel(kind),
+}));
