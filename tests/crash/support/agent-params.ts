@@ -1,4 +1,5 @@
 import type { FaultPointName } from "@tenxgraph/core";
+import type { StoreSpec } from "../../support/store-spec.js";
 
 /** The support agent's tools. */
 export type ToolName = "lookup_order" | "charge_card" | "send_receipt";
@@ -30,8 +31,8 @@ export type RunInputPlan =
 
 /** Everything one worker process needs, passed as JSON by the parent. */
 export interface AgentParams {
-  /** The SQLite file shared by every process of a test. */
-  dbPath: string;
+  /** The store shared by every process of a test: a SQLite file or a PostgreSQL schema. */
+  store: StoreSpec;
   /** The external append-only log of side effects (one JSON line per effect). */
   effectsPath: string;
   threadId: string;

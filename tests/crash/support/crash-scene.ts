@@ -2,18 +2,25 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { LedgerEntry, Message, ThreadCheckpoint } from "@tenxgraph/core";
-import { SqliteCheckpointer } from "@tenxgraph/sqlite";
+import { dropStore, freshStore } from "../../support/fresh-store.js";
+import { openStore, type StoreKind, type StoreSpec } from "../../support/store-spec.js";
 import {
   WorkerProcess,
   type WorkerExit,
   type WorkerMessage,
 } from "../../support/worker-process.js";
 import type { AgentParams, Effect } from "./agent-params.js";
+import { storeLogger } from "./reporting-logger.js";
 import { readEffects } from "./side-effect-log.js";
 
 const AGENT_WORKER = new URL("./agent-worker.ts", import.meta.url);
 /** A worker that neither ends nor dies within this is stuck: the test fails instead of hanging. */
 const WORKER_DEADLINE_MS = 30_000;
+/**
+ * A test of a scene runs a few workers one after the other, each under its own deadline: the
+ * test's limit only has to stay out of their way on a loaded machine, not measure speed.
+ */
+export const SCENE_TEST_TIMEOUT_MS = 120_000;
 
 /** One worker process from start to exit, with everything it reported. */
 export interface WorkerRun {
@@ -29,7 +36,7 @@ export interface WorkerRun {
   versionAfter?: number;
 }
 
-/** The thread as stored, read through a SqliteCheckpointer of the test process. */
+/** The thread as stored, read through a checkpointer of the test process. */
 export interface StoredThread {
   checkpoint: ThreadCheckpoint | null;
   messages: Message[];
@@ -38,20 +45,25 @@ export interface StoredThread {
 }
 
 /**
- * One test's world: a fresh SQLite file and side-effect log in the OS temp folder, one thread,
- * and every worker run on it, in order (the invariants compare each run with the ones before).
+ * One test's world: a fresh store of the kind asked for (a SQLite file, or a PostgreSQL schema
+ * of its own behind Redis), a side-effect log in the OS temp folder, one thread, and every worker
+ * run on it, in order (the invariants compare each run with the ones before).
  */
 export class CrashScene {
   readonly dir: string;
-  readonly dbPath: string;
+  readonly store: StoreSpec;
   readonly effectsPath: string;
   readonly runs: WorkerRun[] = [];
   readonly #workers: WorkerProcess[] = [];
   readonly #base: Pick<AgentParams, "threadId" | "rounds" | "answer">;
 
-  constructor(name: string, base: Pick<AgentParams, "threadId" | "rounds" | "answer">) {
+  constructor(
+    name: string,
+    kind: StoreKind,
+    base: Pick<AgentParams, "threadId" | "rounds" | "answer">,
+  ) {
     this.dir = mkdtempSync(join(tmpdir(), `tenxgraph-crash-${name}-`));
-    this.dbPath = join(this.dir, "threads.db");
+    this.store = freshStore(kind, name, this.dir);
     this.effectsPath = join(this.dir, "effects.jsonl");
     this.#base = base;
   }
@@ -67,7 +79,7 @@ export class CrashScene {
   } {
     const full: AgentParams = {
       ...this.#base,
-      dbPath: this.dbPath,
+      store: this.store,
       effectsPath: this.effectsPath,
       ...params,
     };
@@ -94,7 +106,7 @@ export class CrashScene {
 
   /** The stored thread, the ledger and the side-effect log, as they are now. */
   async read(): Promise<StoredThread> {
-    const store = new SqliteCheckpointer({ path: this.dbPath });
+    const store = openStore(this.store, { logger: storeLogger() });
     try {
       const [checkpoint, messages, ledger] = await Promise.all([
         store.getCheckpoint(this.threadId),
@@ -114,10 +126,17 @@ export class CrashScene {
     );
   }
 
-  /** Kills any worker still alive (a test that failed may leave one hanging), then removes the files. */
+  /**
+   * Kills any worker still alive (a test that failed may leave one hanging), then removes the
+   * store and the files.
+   */
   async dispose(): Promise<void> {
     await Promise.all(this.#workers.map((worker) => worker.kill()));
-    rmSync(this.dir, { recursive: true, force: true });
+    try {
+      await dropStore(this.store);
+    } finally {
+      rmSync(this.dir, { recursive: true, force: true });
+    }
   }
 
   async #finish(worker: WorkerProcess, params: AgentParams): Promise<WorkerRun> {

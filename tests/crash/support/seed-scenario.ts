@@ -2,6 +2,7 @@ import type { LedgerEntry, ToolMessage } from "@tenxgraph/core";
 import { expect } from "vitest";
 import type { WorkerMessage } from "../../support/worker-process.js";
 import type { AgentParams, PlannedCall, ToolName } from "./agent-params.js";
+import type { StoreKind } from "../../support/store-spec.js";
 import { CrashScene, type StoredThread, type WorkerRun } from "./crash-scene.js";
 import { checkInvariants } from "./thread-invariants.js";
 
@@ -21,9 +22,9 @@ export const CHARGE_KEY = `order-${ORDER}-charge`;
 /** The support agent's tools, in the order the model calls them. */
 export const TOOLS: readonly ToolName[] = ["lookup_order", "charge_card", "send_receipt"];
 
-/** A scene of the seed's timeline: one user turn, three parallel calls, then the answer. */
-export function seedScene(name: string): CrashScene {
-  return new CrashScene(name, {
+/** A scene of the seed's timeline on `kind`: one user turn, three parallel calls, then the answer. */
+export function seedScene(name: string, kind: StoreKind): CrashScene {
+  return new CrashScene(name, kind, {
     threadId: `order-${ORDER}-${name}`,
     rounds: [SEED_CALLS],
     answer: SEED_ANSWER,

@@ -6,6 +6,7 @@ import {
   interrupt,
   tool,
   type BaseState,
+  type Checkpointer,
   type CompiledGraph,
   type FaultInjector,
   type InDoubtPolicy,
@@ -13,7 +14,6 @@ import {
   type ToolContext,
 } from "@tenxgraph/core";
 import { ScriptedModel, type ScriptedTurn } from "@tenxgraph/core/testing";
-import type { SqliteCheckpointer } from "@tenxgraph/sqlite";
 import { z } from "zod";
 import type { AgentParams, ToolName } from "./agent-params.js";
 import { appendEffect, readEffects } from "./side-effect-log.js";
@@ -25,7 +25,7 @@ const CLAIM_STALE_AFTER_MS = 300;
 
 /** What the worker plugs into the agent: where faults fire, where logs and metrics go. */
 export interface AgentHooks {
-  checkpointer: SqliteCheckpointer;
+  checkpointer: Checkpointer;
   faultPoints: FaultInjector;
   logger: Logger;
   /** Where the runtime's counters go (default: the global meter, a no-op without an SDK). */
@@ -44,9 +44,9 @@ const never = new Promise<never>(() => {});
 
 /**
  * The seed's support agent (lookup_order, charge_card with a domain idempotency key,
- * send_receipt) on SQLite, driven by a scripted model. Every tool appends its effect to the
- * external log before it returns, so the log shows what reached the outside world even when the
- * process dies the next instant.
+ * send_receipt) on the worker's store, driven by a scripted model. Every tool appends its effect
+ * to the external log before it returns, so the log shows what reached the outside world even
+ * when the process dies the next instant.
  */
 export function buildSupportAgent(
   params: AgentParams,
