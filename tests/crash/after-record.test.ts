@@ -3,6 +3,8 @@
  * the middle of the tool node: the resumed process replays the recorded call from the ledger.
  */
 import { describe, expect, it } from "vitest";
+import { STORES } from "../support/store-spec.js";
+import { SCENE_TEST_TIMEOUT_MS } from "./support/crash-scene.js";
 import { checkInvariants } from "./support/thread-invariants.js";
 import {
   CHARGE_KEY,
@@ -16,41 +18,45 @@ import {
   toolResults,
 } from "./support/seed-scenario.js";
 
-describe.concurrent.each(["invoke", "stream"] as const)(
-  "killed after a recorded tool call (%s)",
-  (via) => {
-    it("replays the recorded charge in a fresh process instead of charging again", async () => {
-      const scene = seedScene(`after-record-${via}`);
-      try {
-        const crashed = await scene.run({
-          via,
-          input: { kind: "new", text: SEED_REQUEST },
-          kill: { point: "ledger.after_record", tool: "charge_card" },
-        });
-        expectSelfKilled(crashed, "ledger.after_record", "charge_card");
-        const killed = await checkInvariants(scene, null, { finished: false });
-        expect(killed.checkpoint).toMatchObject({ status: "running", currentNode: "TOOL" });
-        expect(killed.ledger.find((e) => e.key === CHARGE_KEY)).toMatchObject({
-          status: "completed",
-          attempt: 1,
-        });
-        expect(effectsByTool(killed).charge_card).toBe(1);
+describe.each(STORES)("on $label", { timeout: SCENE_TEST_TIMEOUT_MS }, ({ kind }) => {
+  describe.concurrent.each(["invoke", "stream"] as const)(
+    "killed after a recorded tool call (%s)",
+    (via) => {
+      it("replays the recorded charge in a fresh process instead of charging again", async () => {
+        const scene = seedScene(`after-record-${via}`, kind);
+        try {
+          const crashed = await scene.run({
+            via,
+            input: { kind: "new", text: SEED_REQUEST },
+            kill: { point: "ledger.after_record", tool: "charge_card" },
+          });
+          expectSelfKilled(crashed, "ledger.after_record", "charge_card");
+          const killed = await checkInvariants(scene, null, { finished: false });
+          expect(killed.checkpoint).toMatchObject({ status: "running", currentNode: "TOOL" });
+          expect(killed.ledger.find((e) => e.key === CHARGE_KEY)).toMatchObject({
+            status: "completed",
+            attempt: 1,
+          });
+          expect(effectsByTool(killed).charge_card).toBe(1);
 
-        const resumed = await scene.run({ via, input: { kind: "continue" } });
-        expectDone(resumed, "completed");
-        const final = await checkInvariants(scene, killed, { finished: true });
-        expect(effectsByTool(final)).toEqual(effectsAfterRetry(killed));
-        expect(effectsByTool(final).charge_card, "charges").toBe(1);
-        expect(final.ledger.find((e) => e.key === CHARGE_KEY)?.attempt).toBe(1);
-        expect(metric(resumed, "tool.ledger_hits", "charge_card"), "replays of the charge").toBe(1);
-        if (via === "stream") {
-          expect(toolResults(resumed, "charge_card")).toMatchObject([
-            { replayed: true, isError: false },
-          ]);
+          const resumed = await scene.run({ via, input: { kind: "continue" } });
+          expectDone(resumed, "completed");
+          const final = await checkInvariants(scene, killed, { finished: true });
+          expect(effectsByTool(final)).toEqual(effectsAfterRetry(killed));
+          expect(effectsByTool(final).charge_card, "charges").toBe(1);
+          expect(final.ledger.find((e) => e.key === CHARGE_KEY)?.attempt).toBe(1);
+          expect(metric(resumed, "tool.ledger_hits", "charge_card"), "replays of the charge").toBe(
+            1,
+          );
+          if (via === "stream") {
+            expect(toolResults(resumed, "charge_card")).toMatchObject([
+              { replayed: true, isError: false },
+            ]);
+          }
+        } finally {
+          await scene.dispose();
         }
-      } finally {
-        await scene.dispose();
-      }
-    });
-  },
-);
+      });
+    },
+  );
+});

@@ -5,10 +5,13 @@
  * and killed from outside). Fresh processes continue, resume or resend until the turn
  * completes, and the invariants are checked after every process, however it ended.
  *
- * `TENXGRAPH_CRASH_KILLS=<n>` sets how many kills to reach (default 24);
- * `TENXGRAPH_CRASH_SEED=<s>` the first scenario's seed (a failure prints the one to rerun).
+ * The loop runs once per store. `TENXGRAPH_CRASH_KILLS=<n>` sets how many kills to reach on each
+ * (default 24 on SQLite, 12 on PostgreSQL + Redis to keep CI short: the scenario files already
+ * hit every window on both stores); `TENXGRAPH_CRASH_SEED=<s>` the first scenario's seed (a
+ * failure prints the one to rerun); `-t SQLite` or `-t PostgreSQL` picks one store.
  */
 import { describe, expect, it } from "vitest";
+import { STORES, type StoreKind } from "../support/store-spec.js";
 import type { AgentParams } from "./support/agent-params.js";
 import { CrashScene, type StoredThread, type WorkerRun } from "./support/crash-scene.js";
 import { mulberry32, pick, type Rng } from "./support/prng.js";
@@ -22,9 +25,10 @@ import {
 } from "./support/random-plan.js";
 import { checkInvariants } from "./support/thread-invariants.js";
 
-const DEFAULT_KILLS = 24;
+const DEFAULT_KILLS: Record<StoreKind, number> = { sqlite: 24, postgres: 12 };
+/** A loop this long must reach every way to die, a rerun and a pause; a shorter one may not. */
+const KILLS_FOR_COVERAGE = 24;
 const DEFAULT_SEED = 1;
-const KILLS = Math.max(1, Number(process.env.TENXGRAPH_CRASH_KILLS ?? DEFAULT_KILLS));
 const FIRST_SEED = Number(process.env.TENXGRAPH_CRASH_SEED ?? DEFAULT_SEED);
 /** Kills armed per scenario at most; after that its processes run unarmed and must finish it. */
 const MAX_KILLS_PER_SCENARIO = 3;
@@ -41,13 +45,14 @@ interface Coverage {
   pauses: number;
 }
 
-describe("crash loop (real processes, SIGKILL)", () => {
+describe.each(STORES)("crash loop on $label (real processes, SIGKILL)", ({ kind, label }) => {
+  const KILLS = killsOn(kind);
   it(`keeps ledger, transcript and versions consistent across ${KILLS} kills (seed ${FIRST_SEED})`, async () => {
     const coverage: Coverage = { kills: {}, reruns: 0, pauses: 0 };
     let killed = 0;
     let nextSeed = FIRST_SEED;
     const failures: unknown[] = [];
-    // Scenarios are independent (own file, own thread): two at a time keep both cores busy
+    // Scenarios are independent (own store, own thread): two at a time keep both cores busy
     // while a worker starts or waits on IPC. A failure stops both lanes before it is reported.
     const lane = async () => {
       while (killed < KILLS && failures.length === 0) {
@@ -55,7 +60,7 @@ describe("crash loop (real processes, SIGKILL)", () => {
         // Each kind leads in turn, chosen by the seed alone so one seed replays on its own.
         const firstKill = KILL_KINDS[seed % KILL_KINDS.length]!;
         try {
-          const kills = await runScenario(seed, firstKill, coverage);
+          const kills = await runScenario(kind, label, seed, firstKill, coverage);
           killed += kills; // after the await: the other lane adds to `killed` meanwhile
         } catch (error) {
           failures.push(error);
@@ -64,13 +69,12 @@ describe("crash loop (real processes, SIGKILL)", () => {
     };
     await Promise.all(Array.from({ length: LANES }, lane));
     if (failures.length > 0) throw failures[0];
-    if (KILLS >= DEFAULT_KILLS) {
+    if (KILLS >= KILLS_FOR_COVERAGE) {
       // A loop that never reaches a window proves nothing about it.
-      for (const kind of KILL_KINDS) {
-        expect(
-          coverage.kills[kind] ?? 0,
-          `kills at ${kind} from seed ${FIRST_SEED}`,
-        ).toBeGreaterThan(0);
+      for (const way of KILL_KINDS) {
+        expect(coverage.kills[way] ?? 0, `kills at ${way} from seed ${FIRST_SEED}`).toBeGreaterThan(
+          0,
+        );
       }
       expect(coverage.reruns, "calls run again after a kill in the window").toBeGreaterThan(0);
       expect(coverage.pauses, "runs that paused").toBeGreaterThan(0);
@@ -78,12 +82,23 @@ describe("crash loop (real processes, SIGKILL)", () => {
   }, 600_000);
 });
 
-/** Runs one scenario to completion; returns how many of its processes were killed. */
-async function runScenario(seed: number, firstKill: KillKind, coverage: Coverage): Promise<number> {
+/** How many kills the loop reaches on `kind`: the environment's count, or the store's default. */
+function killsOn(kind: StoreKind): number {
+  return Math.max(1, Number(process.env.TENXGRAPH_CRASH_KILLS ?? DEFAULT_KILLS[kind]));
+}
+
+/** Runs one scenario on `kind` to completion; returns how many of its processes were killed. */
+async function runScenario(
+  kind: StoreKind,
+  label: string,
+  seed: number,
+  firstKill: KillKind,
+  coverage: Coverage,
+): Promise<number> {
   const rng = mulberry32(seed);
   const plan = planScenario(rng, seed);
-  const scene = new CrashScene(`loop-${seed}`, plan);
-  const trace = [`seed ${seed}: ${describePlan(plan)}`];
+  const scene = new CrashScene(`loop-${seed}`, kind, plan);
+  const trace = [`seed ${seed} on ${label}: ${describePlan(plan)}`];
   let stored: StoredThread | null = null;
   let kills = 0;
   try {
@@ -115,8 +130,8 @@ async function runScenario(seed: number, firstKill: KillKind, coverage: Coverage
   } catch (error) {
     if (error instanceof Error) {
       error.message =
-        `crash loop failed at seed ${seed} (rerun: TENXGRAPH_CRASH_SEED=${seed} ` +
-        `TENXGRAPH_CRASH_KILLS=1 npx vitest run tests/crash/crash-loop.test.ts)\n` +
+        `crash loop failed at seed ${seed} on ${label} (rerun: TENXGRAPH_CRASH_SEED=${seed} ` +
+        `TENXGRAPH_CRASH_KILLS=1 npx vitest run tests/crash/crash-loop.test.ts -t ${label.split(" ")[0]})\n` +
         `${trace.join("\n")}\n${error.message}`;
     }
     throw error;

@@ -5,8 +5,13 @@
  */
 import type { Interrupt } from "@tenxgraph/core";
 import { describe, expect, it } from "vitest";
+import { STORES } from "../support/store-spec.js";
 import type { AgentParams } from "./support/agent-params.js";
-import type { CrashScene, StoredThread } from "./support/crash-scene.js";
+import {
+  SCENE_TEST_TIMEOUT_MS,
+  type CrashScene,
+  type StoredThread,
+} from "./support/crash-scene.js";
 import { checkInvariants } from "./support/thread-invariants.js";
 import {
   ORDER,
@@ -54,72 +59,78 @@ async function approveAndFinish(scene: CrashScene, via: AgentParams["via"], befo
   return final;
 }
 
-describe.concurrent("killed around an interrupt() pause", () => {
-  it("while paused (invoke): the pause is durable and a fresh process resumes it", async () => {
-    const scene = seedScene("pause-idle");
-    try {
-      const pausing = await scene.runAndKill({ via: "invoke", ...START, stayAlive: true }, (m) =>
-        m.some((x) => x.type === "idle"),
-      );
-      expect(pausing.exit.signal).toBe("SIGKILL");
-      expect(pausing.done?.status, "the run paused before the kill").toBe("interrupted");
-      const paused = await expectPaused(scene, null);
-      const final = await approveAndFinish(scene, "invoke", paused);
-      // Claimed again on resume: attempt 2 of a call that ran once.
-      expect(ledgerByTool(final).charge_card).toEqual(["completed", 2]);
-    } finally {
-      await scene.dispose();
-    }
-  });
+describe.each(STORES)("on $label", { timeout: SCENE_TEST_TIMEOUT_MS }, ({ kind }) => {
+  describe.concurrent("killed around an interrupt() pause", () => {
+    it("while paused (invoke): the pause is durable and a fresh process resumes it", async () => {
+      const scene = seedScene("pause-idle", kind);
+      try {
+        const pausing = await scene.runAndKill({ via: "invoke", ...START, stayAlive: true }, (m) =>
+          m.some((x) => x.type === "idle"),
+        );
+        expect(pausing.exit.signal).toBe("SIGKILL");
+        expect(pausing.done?.status, "the run paused before the kill").toBe("interrupted");
+        const paused = await expectPaused(scene, null);
+        const final = await approveAndFinish(scene, "invoke", paused);
+        // Claimed again on resume: attempt 2 of a call that ran once.
+        expect(ledgerByTool(final).charge_card).toEqual(["completed", 2]);
+      } finally {
+        await scene.dispose();
+      }
+    });
 
-  it("before the pause was written (stream): continuing pauses again, then the answer charges once", async () => {
-    const scene = seedScene("pause-unwritten");
-    try {
-      const crashed = await scene.run({
-        via: "stream",
-        ...START,
-        kill: { point: "step.before_write", hit: 3 }, // start, after MAIN, the pause
-      });
-      expectSelfKilled(crashed, "step.before_write");
-      const killed = await checkInvariants(scene, null, { finished: false });
-      expect(killed.checkpoint).toMatchObject({ status: "running", currentNode: "TOOL" });
-      expect(killed.checkpoint?.interrupts).toEqual([]);
+    it("before the pause was written (stream): continuing pauses again, then the answer charges once", async () => {
+      const scene = seedScene("pause-unwritten", kind);
+      try {
+        const crashed = await scene.run({
+          via: "stream",
+          ...START,
+          kill: { point: "step.before_write", hit: 3 }, // start, after MAIN, the pause
+        });
+        expectSelfKilled(crashed, "step.before_write");
+        const killed = await checkInvariants(scene, null, { finished: false });
+        expect(killed.checkpoint).toMatchObject({ status: "running", currentNode: "TOOL" });
+        expect(killed.checkpoint?.interrupts).toEqual([]);
 
-      const again = await scene.run({ via: "stream", input: { kind: "continue" }, approval: true });
-      expectDone(again, "interrupted");
-      const paused = await expectPaused(scene, killed);
-      await approveAndFinish(scene, "stream", paused);
-    } finally {
-      await scene.dispose();
-    }
-  });
+        const again = await scene.run({
+          via: "stream",
+          input: { kind: "continue" },
+          approval: true,
+        });
+        expectDone(again, "interrupted");
+        const paused = await expectPaused(scene, killed);
+        await approveAndFinish(scene, "stream", paused);
+      } finally {
+        await scene.dispose();
+      }
+    });
 
-  it("while the approved charge hangs in the resuming process: the stored answer is reused", async () => {
-    const scene = seedScene("pause-answer-kept");
-    try {
-      expectDone(await scene.run({ via: "invoke", ...START }), "interrupted");
-      const paused = await expectPaused(scene, null);
-      const crashed = await scene.runAndKill(
-        { via: "invoke", input: APPROVED, approval: true, hang: "charge_card" },
-        (m) => m.some((x) => x.type === "hanging"),
-      );
-      expect(crashed.exit.signal).toBe("SIGKILL");
-      const killed = await checkInvariants(scene, paused, { finished: false });
-      expect(killed.checkpoint).toMatchObject({ status: "running", currentNode: "TOOL" });
+    it("while the approved charge hangs in the resuming process: the stored answer is reused", async () => {
+      const scene = seedScene("pause-answer-kept", kind);
+      try {
+        expectDone(await scene.run({ via: "invoke", ...START }), "interrupted");
+        const paused = await expectPaused(scene, null);
+        const crashed = await scene.runAndKill(
+          { via: "invoke", input: APPROVED, approval: true, hang: "charge_card" },
+          (m) => m.some((x) => x.type === "hanging"),
+        );
+        expect(crashed.exit.signal).toBe("SIGKILL");
+        const killed = await checkInvariants(scene, paused, { finished: false });
+        expect(killed.checkpoint).toMatchObject({ status: "running", currentNode: "TOOL" });
 
-      // Continue, not resume: the answer was stored by the resume's first write. Were it lost,
-      // the charge would pause again instead of running.
-      const continued = await scene.run({
-        via: "invoke",
-        input: { kind: "continue" },
-        approval: true,
-      });
-      expectDone(continued, "completed");
-      const final = await checkInvariants(scene, killed, { finished: true });
-      expect(effectsByTool(final)).toEqual(ONCE_EACH);
-      expect(ledgerByTool(final).charge_card).toEqual(["completed", 3]);
-    } finally {
-      await scene.dispose();
-    }
+        // Continue, not resume: the answer was stored by the resume's first write. Were it lost,
+        // the charge would pause again instead of running.
+        const continued = await scene.run({
+          via: "invoke",
+          input: { kind: "continue" },
+          approval: true,
+        });
+        expectDone(continued, "completed");
+        const final = await checkInvariants(scene, killed, { finished: true });
+        expect(effectsByTool(final)).toEqual(ONCE_EACH);
+        expect(ledgerByTool(final).charge_card).toEqual(["completed", 3]);
+      } finally {
+        await scene.dispose();
+      }
+    });
   });
 });

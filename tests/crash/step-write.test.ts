@@ -5,6 +5,8 @@
  * ledger; the second resumes at the model and touches no tool.
  */
 import { describe, expect, it } from "vitest";
+import { STORES } from "../support/store-spec.js";
+import { SCENE_TEST_TIMEOUT_MS } from "./support/crash-scene.js";
 import { checkInvariants } from "./support/thread-invariants.js";
 import {
   SEED_REQUEST,
@@ -27,81 +29,83 @@ const ALL_RECORDED = {
 };
 const ONCE_EACH = { lookup_order: 1, charge_card: 1, send_receipt: 1 };
 
-describe.concurrent.each(["invoke", "stream"] as const)(
-  "killed around the tool step's write (%s)",
-  (via) => {
-    it("before the write: the resumed tool node replays all three calls from the ledger", async () => {
-      const scene = seedScene(`before-write-${via}`);
-      try {
-        const crashed = await scene.run({
-          via,
-          input: { kind: "new", text: SEED_REQUEST },
-          kill: { point: "step.before_write", hit: TOOL_STEP_WRITE },
-        });
-        expectSelfKilled(crashed, "step.before_write");
-        const killed = await checkInvariants(scene, null, { finished: false });
-        // The step's results exist only in the ledger: the thread still stands at the tool node.
-        expect(killed.checkpoint).toMatchObject({
-          version: 2,
-          status: "running",
-          currentNode: "TOOL",
-        });
-        expect(killed.messages.map((m) => m.role)).toEqual(["user", "assistant"]);
-        expect(ledgerByTool(killed)).toEqual(ALL_RECORDED);
-        expect(effectsByTool(killed)).toEqual(ONCE_EACH);
+describe.each(STORES)("on $label", { timeout: SCENE_TEST_TIMEOUT_MS }, ({ kind }) => {
+  describe.concurrent.each(["invoke", "stream"] as const)(
+    "killed around the tool step's write (%s)",
+    (via) => {
+      it("before the write: the resumed tool node replays all three calls from the ledger", async () => {
+        const scene = seedScene(`before-write-${via}`, kind);
+        try {
+          const crashed = await scene.run({
+            via,
+            input: { kind: "new", text: SEED_REQUEST },
+            kill: { point: "step.before_write", hit: TOOL_STEP_WRITE },
+          });
+          expectSelfKilled(crashed, "step.before_write");
+          const killed = await checkInvariants(scene, null, { finished: false });
+          // The step's results exist only in the ledger: the thread still stands at the tool node.
+          expect(killed.checkpoint).toMatchObject({
+            version: 2,
+            status: "running",
+            currentNode: "TOOL",
+          });
+          expect(killed.messages.map((m) => m.role)).toEqual(["user", "assistant"]);
+          expect(ledgerByTool(killed)).toEqual(ALL_RECORDED);
+          expect(effectsByTool(killed)).toEqual(ONCE_EACH);
 
-        const resumed = await scene.run({ via, input: { kind: "continue" } });
-        expectDone(resumed, "completed");
-        const final = await checkInvariants(scene, killed, { finished: true });
-        expect(effectsByTool(final)).toEqual(ONCE_EACH);
-        expect(ledgerByTool(final)).toEqual(ALL_RECORDED);
-        for (const tool of TOOLS) {
-          expect(metric(resumed, "tool.ledger_hits", tool), `${tool} replayed`).toBe(1);
-          if (via === "stream")
-            expect(toolResults(resumed, tool)).toMatchObject([{ replayed: true }]);
+          const resumed = await scene.run({ via, input: { kind: "continue" } });
+          expectDone(resumed, "completed");
+          const final = await checkInvariants(scene, killed, { finished: true });
+          expect(effectsByTool(final)).toEqual(ONCE_EACH);
+          expect(ledgerByTool(final)).toEqual(ALL_RECORDED);
+          for (const tool of TOOLS) {
+            expect(metric(resumed, "tool.ledger_hits", tool), `${tool} replayed`).toBe(1);
+            if (via === "stream")
+              expect(toolResults(resumed, tool)).toMatchObject([{ replayed: true }]);
+          }
+          expect(final.messages.map((m) => m.role)).toEqual([
+            "user",
+            "assistant",
+            "tool",
+            "tool",
+            "tool",
+            "assistant",
+          ]);
+        } finally {
+          await scene.dispose();
         }
-        expect(final.messages.map((m) => m.role)).toEqual([
-          "user",
-          "assistant",
-          "tool",
-          "tool",
-          "tool",
-          "assistant",
-        ]);
-      } finally {
-        await scene.dispose();
-      }
-    });
+      });
 
-    it("after the write: the resumed run goes on at the model and runs no tool", async () => {
-      const scene = seedScene(`after-write-${via}`);
-      try {
-        const crashed = await scene.run({
-          via,
-          input: { kind: "new", text: SEED_REQUEST },
-          kill: { point: "step.after_write", hit: TOOL_STEP_WRITE },
-        });
-        expectSelfKilled(crashed, "step.after_write");
-        const killed = await checkInvariants(scene, null, { finished: false });
-        expect(killed.checkpoint).toMatchObject({
-          version: 3,
-          status: "running",
-          currentNode: "MAIN",
-        });
-        expect(killed.messages.filter((m) => m.role === "tool")).toHaveLength(3);
+      it("after the write: the resumed run goes on at the model and runs no tool", async () => {
+        const scene = seedScene(`after-write-${via}`, kind);
+        try {
+          const crashed = await scene.run({
+            via,
+            input: { kind: "new", text: SEED_REQUEST },
+            kill: { point: "step.after_write", hit: TOOL_STEP_WRITE },
+          });
+          expectSelfKilled(crashed, "step.after_write");
+          const killed = await checkInvariants(scene, null, { finished: false });
+          expect(killed.checkpoint).toMatchObject({
+            version: 3,
+            status: "running",
+            currentNode: "MAIN",
+          });
+          expect(killed.messages.filter((m) => m.role === "tool")).toHaveLength(3);
 
-        const resumed = await scene.run({ via, input: { kind: "continue" } });
-        expectDone(resumed, "completed");
-        const final = await checkInvariants(scene, killed, { finished: true });
-        expect(effectsByTool(final)).toEqual(ONCE_EACH);
-        expect(ledgerByTool(final)).toEqual(ALL_RECORDED);
-        for (const tool of TOOLS) {
-          expect(metric(resumed, "tool.ledger_hits", tool), `${tool} replayed`).toBe(0);
+          const resumed = await scene.run({ via, input: { kind: "continue" } });
+          expectDone(resumed, "completed");
+          const final = await checkInvariants(scene, killed, { finished: true });
+          expect(effectsByTool(final)).toEqual(ONCE_EACH);
+          expect(ledgerByTool(final)).toEqual(ALL_RECORDED);
+          for (const tool of TOOLS) {
+            expect(metric(resumed, "tool.ledger_hits", tool), `${tool} replayed`).toBe(0);
+          }
+          expect(final.checkpoint?.version, "start write + model step").toBe(5);
+        } finally {
+          await scene.dispose();
         }
-        expect(final.checkpoint?.version, "start write + model step").toBe(5);
-      } finally {
-        await scene.dispose();
-      }
-    });
-  },
-);
+      });
+    },
+  );
+});
