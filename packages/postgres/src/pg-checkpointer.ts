@@ -47,12 +47,32 @@ export class PgCheckpointer implements Checkpointer {
   #ready: Promise<void> | undefined;
   #closed = false;
 
+  /**
+   * Only with Redis: keeps a step of a `durableCheckpointEveryStep: false` run there; `false`
+   * (the run then writes the step durably) when Redis fails or the thread moved on. Without
+   * Redis the store has no cache, and such runs write nothing between terminal points.
+   */
+  readonly cacheStep?: (write: CheckpointWrite) => Promise<boolean>;
+  /** Only with Redis: the last step cached for the thread. */
+  readonly getCachedStep?: (threadId: string) => Promise<CheckpointWrite | null>;
+
   constructor(options: PgCheckpointerOptions) {
     const settings = resolveOptions(options);
     this.#schema = settings.database.schema;
     this.#db = new Database(settings.database);
     this.#cache = settings.cache && new ThreadCache(settings.cache);
     this.#ledger = new PgLedger(this.#db);
+    const cache = this.#cache;
+    if (cache) {
+      this.cacheStep = async (write) => {
+        await this.#use("cacheStep");
+        return cache.putStep(write);
+      };
+      this.getCachedStep = async (threadId) => {
+        await this.#use("getCachedStep");
+        return cache.getStep(threadId);
+      };
+    }
   }
 
   /** Creates or migrates the schema; run again after a failure. */
@@ -73,10 +93,21 @@ export class PgCheckpointer implements Checkpointer {
     await Promise.all([this.#db.end(), this.#cache?.close()]);
   }
 
+  /**
+   * With Redis, the state comes from the hot copy when PostgreSQL confirms it is current: a
+   * worker cut off from Redis may have committed newer versions that the copy never saw, and a
+   * read that no write follows (a finished thread, `getState`) would otherwise never notice.
+   */
   async getCheckpoint(threadId: string): Promise<ThreadCheckpoint | null> {
     await this.#use("getCheckpoint");
-    const cached = await this.#cache?.getCheckpoint(threadId);
-    if (cached) return cached;
+    if (this.#cache) {
+      const [cached, current] = await Promise.all([
+        this.#cache.getCheckpoint(threadId),
+        this.#currentVersion(threadId),
+      ]);
+      if (current === null) return null;
+      if (cached?.version === current) return cached;
+    }
     const [row] = await this.#db.query<CheckpointRow>(
       "getCheckpoint",
       "repeatable",
@@ -236,20 +267,6 @@ export class PgCheckpointer implements Checkpointer {
     return this.#ledger.listCalls(threadId);
   }
 
-  /**
-   * With Redis: keeps a step of a `durableCheckpointEveryStep: false` run there. `false` (the run
-   * then writes the step durably) without Redis, when Redis fails, or when the thread moved on.
-   */
-  async cacheStep(write: CheckpointWrite): Promise<boolean> {
-    await this.#use("cacheStep");
-    return (await this.#cache?.putStep(write)) ?? false;
-  }
-
-  async getCachedStep(threadId: string): Promise<CheckpointWrite | null> {
-    await this.#use("getCachedStep");
-    return (await this.#cache?.getStep(threadId)) ?? null;
-  }
-
   /** After a durable write: the new checkpoint becomes the hot copy, superseding cached steps. */
   async #cacheWritten(write: CheckpointWrite, written: WrittenRow): Promise<void> {
     const { expectedVersion: _, newMessages: __, ...fields } = write;
@@ -260,6 +277,16 @@ export class PgCheckpointer implements Checkpointer {
       messageCount: written.message_count,
       updatedAt: written.updated_at.toISOString(),
     });
+  }
+
+  async #currentVersion(threadId: string): Promise<number | null> {
+    const [row] = await this.#db.query<{ version: string }>(
+      "getCheckpoint",
+      "repeatable",
+      "SELECT version FROM threads WHERE thread_id = $1",
+      [threadId],
+    );
+    return row ? Number(row.version) : null;
   }
 
   async #use(operation: string): Promise<void> {

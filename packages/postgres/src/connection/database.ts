@@ -114,11 +114,17 @@ export class Database {
     } catch (error) {
       throw { error, sent: false } satisfies Failure;
     }
+    // A connection that breaks while checked out also emits 'error' on the client, which would
+    // crash the process without a listener; the failure itself reaches the pending query.
+    const ignoreBroken = () => undefined;
+    client.on("error", ignoreBroken);
     try {
       const result = await body(client);
+      client.off("error", ignoreBroken);
       client.release();
       return result;
     } catch (error) {
+      client.off("error", ignoreBroken);
       // A broken connection is destroyed rather than returned to the pool.
       client.release(isConnectionError(error) ? (error as Error) : undefined);
       throw { error, sent: true } satisfies Failure;
