@@ -23,69 +23,88 @@ import { request, sendCommand } from "../concurrency/support/worker-commands.js"
 import { killWorkers, startWorkers } from "../concurrency/support/worker-pool.js";
 
 const WORKERS = 8;
+/** Starting eight workers at once on two busy cores can take a while. */
+const START_TIMEOUT = 90_000;
 /** The external effect log (a file), beside nothing else: the threads live in PostgreSQL. */
 const folder = createTempStore("postgres-multi-process");
 const spec: StoreSpec = freshStore("postgres", "multi_process", tmpdir());
 const race = { spec, logPath: folder.logPath };
-let storeWorkers: WorkerProcess[] = [];
-let turnWorkers: WorkerProcess[] = [];
-let stopTarget: WorkerProcess;
 let own: Checkpointer;
 
 beforeAll(async () => {
   // Migrated once here, so the workers race on turns and writes, not on setup.
   own = openStore(spec);
   await own.setup();
-  const ids = Array.from({ length: WORKERS }, (_, i) => i);
-  const storeParams: StoreWorkerParams[] = ids.map((worker) => ({ store: spec, worker }));
-  const turnParams: TurnWorkerParams[] = ids.map((i) => ({
-    ...race,
-    store: spec,
-    worker: `w${i}`,
-  }));
-  const stopParams: StopTargetParams = { store: spec, logPath: folder.logPath };
-  [storeWorkers, turnWorkers, [stopTarget]] = (await Promise.all([
-    startWorkers("./store-worker.ts", storeParams),
-    startWorkers("./turn-worker.ts", turnParams),
-    startWorkers("./stop-target-worker.ts", [stopParams]),
-  ])) as [WorkerProcess[], WorkerProcess[], [WorkerProcess]];
-}, 60_000);
+});
 
 afterAll(async () => {
-  await killWorkers([...storeWorkers, ...turnWorkers, stopTarget]);
   await own?.close();
   await dropStore(spec);
   folder.remove();
 });
 
-describe.each([2, WORKERS])("%i processes on one thread (PostgreSQL + Redis)", (processes) => {
-  it("compare-and-swap increments retried on STORAGE_CONFLICT_001 end at the exact total", async () => {
-    await raceCounter(
-      storeWorkers.slice(0, processes),
-      spec,
-      `counter-${processes}`,
-      200 / processes,
-    );
-  });
+/**
+ * Starts `count` workers of `script` for the enclosing describe block and kills them after it:
+ * one block's processes at a time, so the machine is never asked to start all of them at once.
+ */
+function workerPool(script: string, params: (index: number) => unknown, count = WORKERS) {
+  let workers: WorkerProcess[] = [];
+  beforeAll(async () => {
+    const all = Array.from({ length: count }, (_, index) => params(index));
+    workers = await startWorkers(script, all, START_TIMEOUT);
+  }, START_TIMEOUT);
+  afterAll(() => killWorkers(workers));
+  return (processes = count) => workers.slice(0, processes);
+}
 
-  it("turns at the same moment: they serialise or are refused; no update is lost, no call runs twice", async () => {
-    const threadId = `turns-${processes}`;
-    const outcomes = await raceTurns(turnWorkers.slice(0, processes), threadId, 16 / processes + 4);
-    expect((await readThread(spec, threadId)).checkpoint?.status).toBe("completed");
-    await expectNothingLostOrRepeated(race, threadId, outcomes);
-  }, 60_000);
+describe("store races between processes (PostgreSQL + Redis)", () => {
+  const storeWorkers = workerPool("./store-worker.ts", (worker): StoreWorkerParams => ({
+    store: spec,
+    worker,
+  }));
+
+  it.each([2, WORKERS])(
+    "%i processes: compare-and-swap increments retried on STORAGE_CONFLICT_001 end at the exact total",
+    async (processes) => {
+      await raceCounter(storeWorkers(processes), spec, `counter-${processes}`, 200 / processes);
+    },
+  );
+
+  it(`${WORKERS} processes claim the same ledger keys: one winner per key, takeovers too, and the fence keeps zombies out`, async () => {
+    const keys = Array.from({ length: 40 }, (_, i) => `m-${i}:call_1`);
+    await raceClaims(storeWorkers(), spec, "claims", keys);
+  });
 });
 
-describe(`${WORKERS} processes claim the same ledger keys`, () => {
-  it("one winner per key, takeovers too, and the fence keeps zombies out", async () => {
-    const keys = Array.from({ length: 40 }, (_, i) => `m-${i}:call_1`);
-    await raceClaims(storeWorkers, spec, "claims", keys);
-  });
+describe("turns raced by processes on one thread (PostgreSQL + Redis)", () => {
+  const turnWorkers = workerPool("./turn-worker.ts", (i): TurnWorkerParams => ({
+    ...race,
+    store: spec,
+    worker: `w${i}`,
+  }));
+
+  it.each([2, WORKERS])(
+    "%i processes: they serialise or are refused; no update is lost, no call runs twice",
+    async (processes) => {
+      const threadId = `turns-${processes}`;
+      const outcomes = await raceTurns(turnWorkers(processes), threadId, 16 / processes + 4);
+      expect((await readThread(spec, threadId)).checkpoint?.status).toBe("completed");
+      await expectNothingLostOrRepeated(race, threadId, outcomes);
+    },
+    60_000,
+  );
 });
 
 describe("stop() from another process", () => {
+  const stopTargets = workerPool(
+    "./stop-target-worker.ts",
+    (): StopTargetParams => ({ store: spec, logPath: folder.logPath }),
+    1,
+  );
+
   it("reaches a run in a worker at its next stop poll, even while its tool ignores the signal", async () => {
     const threadId = "stopped";
+    const [stopTarget] = stopTargets() as [WorkerProcess];
     const ran = request(stopTarget, { type: "run", threadId, blocker: "stubborn" }, "ran");
     await stopTarget.waitFor(
       (message) => message.type === "blocked" && message.threadId === threadId,
