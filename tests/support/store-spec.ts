@@ -51,6 +51,16 @@ export function openStore(spec: StoreSpec, options: OpenStoreOptions = {}): Chec
   }
 }
 
+/**
+ * The same store without its cache: what is committed, read without touching the cache (a read
+ * through it may fill it, which an observer must not do to the store under test).
+ */
+export function durableOnly(spec: StoreSpec): StoreSpec {
+  if (spec.kind !== "postgres") return spec;
+  const { redisUrl: _cache, ...postgresOnly } = spec;
+  return postgresOnly;
+}
+
 /** How test names and failure messages call the store. */
 export function storeLabel(kind: StoreKind): string {
   return kind === "sqlite" ? "SQLite" : "PostgreSQL + Redis";

@@ -3,7 +3,12 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { LedgerEntry, Message, ThreadCheckpoint } from "@tenxgraph/core";
 import { dropStore, freshStore } from "../../support/fresh-store.js";
-import { openStore, type StoreKind, type StoreSpec } from "../../support/store-spec.js";
+import {
+  durableOnly,
+  openStore,
+  type StoreKind,
+  type StoreSpec,
+} from "../../support/store-spec.js";
 import {
   WorkerProcess,
   type WorkerExit,
@@ -44,6 +49,12 @@ export interface StoredThread {
   effects: Effect[];
 }
 
+/** How a scene departs from the defaults. */
+export interface SceneOptions {
+  /** The Redis every process of a PostgreSQL scene uses, instead of the suite's shared one. */
+  redisUrl?: string;
+}
+
 /**
  * One test's world: a fresh store of the kind asked for (a SQLite file, or a PostgreSQL schema
  * of its own behind Redis), a side-effect log in the OS temp folder, one thread, and every worker
@@ -61,9 +72,14 @@ export class CrashScene {
     name: string,
     kind: StoreKind,
     base: Pick<AgentParams, "threadId" | "rounds" | "answer">,
+    options: SceneOptions = {},
   ) {
     this.dir = mkdtempSync(join(tmpdir(), `tenxgraph-crash-${name}-`));
-    this.store = freshStore(kind, name, this.dir);
+    const store = freshStore(kind, name, this.dir);
+    this.store =
+      options.redisUrl !== undefined && store.kind === "postgres"
+        ? { ...store, redisUrl: options.redisUrl }
+        : store;
     this.effectsPath = join(this.dir, "effects.jsonl");
     this.#base = base;
   }
@@ -104,9 +120,12 @@ export class CrashScene {
     return finished;
   }
 
-  /** The stored thread, the ledger and the side-effect log, as they are now. */
+  /**
+   * The stored thread, the ledger and the side-effect log, as they are now: what is committed,
+   * read past any cache (which the workers use, and cache-window.test.ts checks on its own).
+   */
   async read(): Promise<StoredThread> {
-    const store = openStore(this.store, { logger: storeLogger() });
+    const store = openStore(durableOnly(this.store), { logger: storeLogger() });
     try {
       const [checkpoint, messages, ledger] = await Promise.all([
         store.getCheckpoint(this.threadId),

@@ -3,7 +3,7 @@ import { expect } from "vitest";
 import type { WorkerMessage } from "../../support/worker-process.js";
 import type { AgentParams, PlannedCall, ToolName } from "./agent-params.js";
 import type { StoreKind } from "../../support/store-spec.js";
-import { CrashScene, type StoredThread, type WorkerRun } from "./crash-scene.js";
+import { CrashScene, type SceneOptions, type StoredThread, type WorkerRun } from "./crash-scene.js";
 import { checkInvariants } from "./thread-invariants.js";
 
 /** The seed's order. */
@@ -23,12 +23,9 @@ export const CHARGE_KEY = `order-${ORDER}-charge`;
 export const TOOLS: readonly ToolName[] = ["lookup_order", "charge_card", "send_receipt"];
 
 /** A scene of the seed's timeline on `kind`: one user turn, three parallel calls, then the answer. */
-export function seedScene(name: string, kind: StoreKind): CrashScene {
-  return new CrashScene(name, kind, {
-    threadId: `order-${ORDER}-${name}`,
-    rounds: [SEED_CALLS],
-    answer: SEED_ANSWER,
-  });
+export function seedScene(name: string, kind: StoreKind, options?: SceneOptions): CrashScene {
+  const base = { threadId: `order-${ORDER}-${name}`, rounds: [SEED_CALLS], answer: SEED_ANSWER };
+  return new CrashScene(name, kind, base, options);
 }
 
 /** Side effects per tool in the log. */
