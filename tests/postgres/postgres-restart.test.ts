@@ -5,7 +5,7 @@
  * unrecorded call is in doubt and retried (the documented default).
  */
 import { randomUUID } from "node:crypto";
-import { rmSync } from "node:fs";
+import { readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Message } from "@tenxgraph/core";
@@ -21,6 +21,8 @@ import type { TurnWorkerParams } from "../concurrency/support/turn-worker.js";
 import { sendCommand } from "../concurrency/support/worker-commands.js";
 import { killWorkers, startWorkers } from "../concurrency/support/worker-pool.js";
 import { PostgresServer } from "../support/services/postgres-server.js";
+import { childPids } from "../support/services/server-process.js";
+import { testRedisUrl } from "../support/services/test-services.js";
 import type { StoreSpec } from "../support/store-spec.js";
 import type { WorkerProcess } from "../support/worker-process.js";
 import { freshSchema } from "./pg-store.js";
@@ -32,10 +34,14 @@ import { recordingLogger, type RecordingLogger } from "./support/recording-logge
 import { streamRun } from "./support/streamed-run.js";
 
 const RESTART_TIMEOUT = 60_000;
+/** Far above what the frozen-server test needs once statements have a client-side deadline. */
+const FROZEN_TIMEOUT = 30_000;
 const counters = globalCounters();
 const logPath = join(tmpdir(), `tenxgraph-pg-restart-${randomUUID()}.jsonl`);
 let server: PostgresServer;
 let open: PgCheckpointer[] = [];
+/** Resumes the server's processes after `freeze`; `null` while they run. */
+let thaw: (() => void) | null = null;
 
 beforeAll(async () => {
   server = await PostgresServer.start({ name: "restart" });
@@ -46,7 +52,9 @@ beforeAll(async () => {
 }, RESTART_TIMEOUT);
 
 afterEach(async () => {
-  // A test that failed with the server down must not leave the next one without it.
+  // A test that failed with the server down (or frozen) must not leave the next one without it.
+  thaw?.();
+  thaw = null;
   await server.start();
   await Promise.all(open.map((store) => store.close()));
   open = [];
@@ -57,12 +65,16 @@ afterAll(async () => {
   rmSync(logPath, { force: true });
 });
 
-/** One test's world: its schema on the private server, a logger, and the gate of `note_a`. */
+/**
+ * One test's world: its schema on the private server, a logger, the gate `note_a` holds at after
+ * its effect, and the gate the model's final reply waits at (open unless a test closes it).
+ */
 interface Scene {
   schema: string;
   store: PgCheckpointer;
   logger: RecordingLogger;
   held: Gate;
+  reply: Gate;
   app: ReturnType<typeof agentGraph>;
 }
 
@@ -74,7 +86,8 @@ function scene(
   const logger = recordingLogger();
   const store = new PgCheckpointer({ postgresDsn: server.dsn, schema, logger, ...options });
   open.push(store);
-  const world = { schema, store, logger, held: gate() } as Scene;
+  const world = { schema, store, logger, held: gate(), reply: gate() } as Scene;
+  world.reply.open();
   world.app = agentGraph({
     checkpointer: store,
     tools: [
@@ -87,6 +100,7 @@ function scene(
         { name: "note_b", tag: name },
       ],
     ],
+    beforeReply: (answered) => (answered === 1 ? world.reply.pass() : Promise.resolve()),
     compile: { logger },
   });
   return world;
@@ -292,6 +306,103 @@ describe("PostgreSQL down for longer than the retry budget", () => {
     RESTART_TIMEOUT,
   );
 });
+
+describe("durableCheckpointEveryStep: false, PostgreSQL down at the run's last write", () => {
+  it(
+    "the run fails clearly; the steps cached in Redis survive it, and invoke(null) resumes from them",
+    async () => {
+      const world = scene("cached_steps", {
+        redisUrl: testRedisUrl(),
+        retry: { attempts: 2, firstDelayMs: 10 },
+      });
+      const threadId = "cached-steps";
+      const config = { threadId, durableCheckpointEveryStep: false };
+      world.held.open();
+      world.reply = gate();
+      const run = streamRun(world.app, { messages: [Message.user("note it")] }, config);
+      await world.reply.reached;
+      await server.stop();
+      world.reply.open();
+
+      const { error } = await run.ended;
+      expect(error).toMatchObject({
+        code: "STORAGE_FAILURE_001",
+        message: expect.stringContaining("could not reach PostgreSQL"),
+      });
+      await server.start();
+      // Only the start write is durable; the model's and the tools' steps live in Redis.
+      expect((await stored(world, threadId)).states).toMatchObject([{ currentNode: "MAIN" }]);
+
+      const continued = streamRun(world.app, null, config);
+      expect(await continued.ended).toEqual({ status: "completed", error: null });
+      // It resumed after the tool step: no call was even looked up in the ledger again.
+      expect(continued.replayed).toEqual([]);
+      expect(effectsPerCall(threadId)).toEqual([1, 1]);
+      const roles = await world.store.listMessages(threadId);
+      expect(roles.map((message) => message.role)).toEqual([
+        ...["user", "assistant", "tool", "tool", "assistant"],
+      ]);
+    },
+    RESTART_TIMEOUT,
+  );
+});
+
+describe("PostgreSQL frozen (SIGSTOP), as a network partition looks to the client", () => {
+  it(
+    "a statement in flight does not hold the run forever: it fails with STORAGE_FAILURE_001, and invoke(null) finishes once the server thaws",
+    async () => {
+      const world = scene("frozen", {
+        statementTimeoutMs: 1000,
+        pool: { connectionTimeoutMs: 1000 },
+        retry: { attempts: 1 },
+      });
+      const threadId = "frozen";
+      const run = startTurn(world, threadId);
+      await heldAfterSibling(world, threadId);
+      thaw = freeze();
+      world.held.open();
+
+      // The tool returned, so the run now records it and writes its step, on a server that
+      // answers nothing: only a client-side deadline can end that wait.
+      const { error } = await run.ended;
+      thaw();
+      thaw = null;
+      expect(error).toMatchObject({ code: "STORAGE_FAILURE_001" });
+
+      const continued = streamRun(world.app, null, { threadId });
+      expect(await continued.ended).toEqual({ status: "completed", error: null });
+      // note_a's record may or may not have landed when the server thawed; if not, it was in
+      // doubt and retried (the default), and the log says so.
+      const retried = world.logger.find("warn", "IN DOUBT").length;
+      expect(effectsPerCall(threadId)).toEqual([1 + retried, 1]);
+    },
+    FROZEN_TIMEOUT,
+  );
+});
+
+/**
+ * SIGSTOPs the server's processes, postmaster first so it forks no new one: connections stay
+ * open and nothing answers, as when the network to the server drops packets. Returns `thaw`.
+ */
+function freeze(): () => void {
+  const pidFile = readFileSync(join(server.dataDir, "postmaster.pid"), "utf8");
+  const postmaster = Number(pidFile.split("\n")[0]);
+  signal(postmaster, "SIGSTOP");
+  const processes = [postmaster, ...childPids(postmaster)];
+  for (const pid of processes.slice(1)) signal(pid, "SIGSTOP");
+  return () => {
+    for (const pid of processes) signal(pid, "SIGCONT");
+  };
+}
+
+/** Signals `pid` unless it is gone: a process that exited needs neither freezing nor thawing. */
+function signal(pid: number, name: NodeJS.Signals): void {
+  try {
+    process.kill(pid, name);
+  } catch (error) {
+    if ((error as { code?: unknown }).code !== "ESRCH") throw error;
+  }
+}
 
 /**
  * Takes the thread's row lock in a prepared transaction: the lock belongs to no session, so it
