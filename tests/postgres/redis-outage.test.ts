@@ -137,6 +137,38 @@ describe("Redis stopped in the middle of a run", () => {
   });
 });
 
+describe("Redis frozen (SIGSTOP) in the middle of a run", () => {
+  it("each cache call gives up after its timeout; the run finishes on PostgreSQL and reads stay right", async () => {
+    const threadId = "frozen";
+    held = gate();
+    const run = app().invoke({ messages: [Message.user("note it")] }, { threadId });
+    await held.reached;
+    const pid = await redisPid();
+    process.kill(pid, "SIGSTOP");
+    try {
+      held.open();
+      const result = await run;
+      expect(result.status).toBe("completed");
+      expect(await durableVersion(threadId)).toBe(result.version);
+    } finally {
+      process.kill(pid, "SIGCONT");
+    }
+    // The writes the frozen Redis queued land late, never moving the copy backwards, and a
+    // read returns what PostgreSQL holds.
+    const checkpoint = await store.getCheckpoint(threadId);
+    expect(checkpoint).toMatchObject({
+      version: await durableVersion(threadId),
+      status: "completed",
+    });
+  });
+});
+
+/** The private Redis server's process id, as it reports it. */
+async function redisPid(): Promise<number> {
+  const info = await redisCommand(redis.url, ["INFO", "server"]);
+  return Number(/process_id:(\d+)/.exec(info)![1]);
+}
+
 describe("a worker cut off from Redis while the others still reach it", () => {
   const threadId = "cut-off";
 
