@@ -1,8 +1,8 @@
 import type { LedgerEntry, ToolMessage } from "@tenxgraph/core";
 import { expect } from "vitest";
+import type { StoreKind } from "../../support/store-spec.js";
 import type { WorkerMessage } from "../../support/worker-process.js";
 import type { AgentParams, PlannedCall, ToolName } from "./agent-params.js";
-import type { StoreKind } from "../../support/store-spec.js";
 import { CrashScene, type SceneOptions, type StoredThread, type WorkerRun } from "./crash-scene.js";
 import { checkInvariants } from "./thread-invariants.js";
 
