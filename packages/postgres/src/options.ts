@@ -25,7 +25,11 @@ export interface PgCheckpointerOptions {
     /** Give up connecting after this long. Default 5 000 ms. */
     connectionTimeoutMs?: number;
   };
-  /** The server cancels a statement running longer than this. Default 10 000 ms. */
+  /**
+   * The server cancels a statement running longer than this, and the client gives up one second
+   * later when the server does not answer at all (frozen, or cut off by the network).
+   * Default 10 000 ms.
+   */
   statementTimeoutMs?: number;
   /** A statement waiting longer than this for a row lock fails. Default 5 000 ms. */
   lockTimeoutMs?: number;

@@ -41,6 +41,9 @@ export class Database {
       idleTimeoutMillis: settings.pool.idleTimeoutMs,
       connectionTimeoutMillis: settings.pool.connectionTimeoutMs,
       statement_timeout: settings.statementTimeoutMs,
+      // The server enforces statement_timeout only while it runs: a frozen server or a network
+      // partition answers nothing, so the client gives up a second later on its own.
+      query_timeout: settings.statementTimeoutMs + 1000,
       lock_timeout: settings.lockTimeoutMs,
       // A session that dies mid-transaction must not hold the thread's row lock for long.
       idle_in_transaction_session_timeout: Math.max(settings.statementTimeoutMs, 10_000),

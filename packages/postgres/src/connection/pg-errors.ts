@@ -14,7 +14,9 @@ export function isConnectionError(error: unknown): boolean {
     }
   }
   const message = error instanceof Error ? error.message : "";
-  return /Connection terminated|connection timeout|Client has encountered a connection error/i.test(
+  // "Query read timeout": the server did not answer within query_timeout; the connection is in
+  // an unknown state and the statement may have run.
+  return /Connection terminated|connection timeout|Client has encountered a connection error|Query read timeout/i.test(
     message,
   );
 }
