@@ -3,6 +3,7 @@
  * Reads the shared servers through vitest's injected context, so only test files import it.
  */
 import { join } from "node:path";
+import { setTimeout as sleep } from "node:timers/promises";
 import pg from "pg";
 import { freshSchema } from "../postgres/pg-store.js";
 import { testPostgresDsn, testRedisUrl } from "./services/test-services.js";
@@ -10,6 +11,7 @@ import type { StoreKind, StoreSpec } from "./store-spec.js";
 
 /** How long dropping a test's schema may wait for a lock before it fails the cleanup. */
 const DROP_LOCK_TIMEOUT = "10s";
+const LOCK_POLL_MS = 25;
 
 /**
  * An empty store of `kind` that no other test touches: a SQLite file in `dir` (which the caller
@@ -38,6 +40,43 @@ export async function dropStore(spec: StoreSpec): Promise<void> {
   try {
     await client.query(`SET lock_timeout = '${DROP_LOCK_TIMEOUT}'`);
     await client.query(`DROP SCHEMA IF EXISTS "${spec.schema}" CASCADE`);
+  } finally {
+    await client.end();
+  }
+}
+
+/** Locks on a PostgreSQL store's tables held by sessions other than the asking one. */
+const LOCKS_ON_SCHEMA = `
+  SELECT c.relname AS "table", l.mode, l.pid, a.state, a.application_name AS app
+  FROM pg_locks l
+  JOIN pg_class c ON c.oid = l.relation
+  JOIN pg_namespace n ON n.oid = c.relnamespace
+  LEFT JOIN pg_stat_activity a ON a.pid = l.pid
+  WHERE n.nspname = $1 AND l.pid <> pg_backend_pid()`;
+
+/**
+ * Waits until no session holds a lock on the store's tables (PostgreSQL; nothing to wait for on
+ * SQLite), or fails after `timeoutMs` naming the locks. Call it when no process of the test runs:
+ * a killed process's open transaction holds its locks only until PostgreSQL sees the connection
+ * drop and rolls it back, so anything left past that would block the next process.
+ */
+export async function waitUntilUnlocked(spec: StoreSpec, timeoutMs = 10_000): Promise<void> {
+  if (spec.kind !== "postgres") return;
+  const client = new pg.Client({ connectionString: spec.dsn });
+  await client.connect();
+  try {
+    const deadline = Date.now() + timeoutMs;
+    for (;;) {
+      const { rows } = await client.query(LOCKS_ON_SCHEMA, [spec.schema]);
+      if (rows.length === 0) return;
+      if (Date.now() > deadline) {
+        const held = rows.map((r) => JSON.stringify(r)).join("\n");
+        throw new Error(
+          `locks on schema ${spec.schema} still held after ${timeoutMs} ms:\n${held}`,
+        );
+      }
+      await sleep(LOCK_POLL_MS);
+    }
   } finally {
     await client.end();
   }

@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { LedgerEntry, Message, ThreadCheckpoint } from "@tenxgraph/core";
-import { dropStore, freshStore } from "../../support/fresh-store.js";
+import { dropStore, freshStore, waitUntilUnlocked } from "../../support/fresh-store.js";
 import {
   durableOnly,
   openStore,
@@ -125,6 +125,8 @@ export class CrashScene {
    * read past any cache (which the workers use, and cache-window.test.ts checks on its own).
    */
   async read(): Promise<StoredThread> {
+    // Every worker is gone by now; one killed inside a transaction must not hold a lock still.
+    await waitUntilUnlocked(this.store);
     const store = openStore(durableOnly(this.store), { logger: storeLogger() });
     try {
       const [checkpoint, messages, ledger] = await Promise.all([
