@@ -21,9 +21,25 @@ export function jsonLogger(minLevel: Level = "warn"): Logger {
   const write = (level: Level) => (fields: object, message?: string) => {
     if (LEVELS[level] < LEVELS[minLevel]) return;
     const record = { level, time: new Date().toISOString(), msg: message, ...fields };
-    process.stderr.write(`${JSON.stringify(record)}\n`);
+    process.stderr.write(`${JSON.stringify(record, errorsAsObjects)}\n`);
   };
   return { debug: write("debug"), info: write("info"), warn: write("warn"), error: write("error") };
+}
+
+/**
+ * `JSON.stringify` writes an `Error` as `{}` (its fields are not enumerable); as pino does, keep
+ * what an operator needs: its type, message, code, stack and cause.
+ */
+function errorsAsObjects(_key: string, value: unknown): unknown {
+  if (!(value instanceof Error)) return value;
+  const { code } = value as { code?: unknown };
+  return {
+    type: value.name,
+    message: value.message,
+    ...(code === undefined ? {} : { code }),
+    stack: value.stack,
+    ...(value.cause === undefined ? {} : { cause: value.cause }),
+  };
 }
 
 /** A logger that drops every record: for demos and tests that assert on results, not logs. */

@@ -61,6 +61,12 @@ export class ThreadCache {
   /** Threads whose cache entry may be stale because an update failed; cleared on reconnect. */
   readonly #suspect = new Set<string>();
   #healthy = true;
+  #closed = false;
+  /**
+   * Settles when the first connection is ready or has failed. Calls made before it wait for it:
+   * a store just opened is not "in an outage", and failing them would warn and miss updates.
+   */
+  readonly #firstConnect: Promise<void>;
 
   constructor(settings: ThreadCacheSettings) {
     this.#settings = settings;
@@ -83,7 +89,9 @@ export class ThreadCache {
     redis.on("error", (error: Error) => this.#failed("connection", error));
     redis.on("ready", () => void this.#recovered());
     this.#redis = redis as CacheClient;
-    this.#redis.connect().catch((error: Error) => this.#failed("connect", error));
+    this.#firstConnect = this.#redis.connect().catch((error: Error) => {
+      this.#failed("connect", error);
+    });
   }
 
   async getCheckpoint(threadId: string): Promise<ThreadCheckpoint | null> {
@@ -135,6 +143,7 @@ export class ThreadCache {
   }
 
   async close(): Promise<void> {
+    this.#closed = true;
     this.#redis.disconnect();
   }
 
@@ -144,6 +153,7 @@ export class ThreadCache {
 
   /** Runs a Redis call; `undefined` when it failed (already logged and counted). */
   async #try<T>(operation: string, call: () => Promise<T>): Promise<T | undefined> {
+    await this.#firstConnect;
     try {
       return await call();
     } catch (error) {
@@ -153,6 +163,7 @@ export class ThreadCache {
   }
 
   #failed(operation: string, error: Error): void {
+    if (this.#closed) return; // closing ends the connection on purpose
     this.#failures.add(1, { operation });
     if (!this.#healthy) return;
     this.#healthy = false;
