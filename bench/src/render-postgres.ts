@@ -210,18 +210,23 @@ function howMeasured({ plan, server }: PostgresResults): string[] {
     `in the WAL between the flushed positions before and after the pass (pg_walinspect${server.walInspect ? "" : ", not available on this server"}), i.e. the`,
     "writing transactions; read-only statements commit nothing to flush. *Statements*: pg_stat_statements",
     `(track = ${server.statementTracking ?? "not available"}), reset before the pass, so the functions' inner statements and the`,
-    "foreign-key checks show too. *Table bytes*: growth of `pg_relation_size` of each table, its",
+    "foreign-key checks show too; it stays loaded while timing, raw commits included (a few",
+    "microseconds per statement). *Table bytes*: growth of `pg_relation_size` of each table, its",
     "indexes and its TOAST table (main forks), divided by the steps; *with FSM/VM* is",
     "`pg_total_relation_size`. *WAL bytes*: the advance of the flushed WAL position, whole server",
     "(full-page images after a checkpoint included). Autovacuum runs as configured by default.",
-    `*One thread against ${c.threads}*: per round, one thread makes ${c.runsPerThread} run(s) of the workload`,
-    `back to back, then ${c.threads} threads do the same at once in this process on one checkpointer`,
+    `*One thread against ${c.threads}*: per round, one thread makes ${runs(c.runsPerThread)} of the workload (each a`,
+    `fresh thread), then ${c.threads} threads do the same at once in this process on one checkpointer`,
     `(one pool); then ${c.rawCommitsPerConnection} raw commits (600-byte rows) on one connection, and as many on each of`,
     `${c.threads} connections at once (warm-up rounds: ${c.warmupRounds}, measured rounds: ${c.rounds}; medians, the ratios`,
     "per round). *CPU*: `process.cpuUsage()` for node, `/proc` for the PostgreSQL server's",
     "processes (when the bench started it), `INFO cpu` for Redis, and `/proc/stat` for the whole",
     "machine (busy share of all its CPUs, steal and other tenants included).",
   ];
+}
+
+function runs(count: number): string {
+  return count === 1 ? "one run" : `${count} runs, back to back,`;
 }
 
 function cpuPair(row: ConcurrencyRow, pick: (cpu: CpuPerStep) => number | null): string {
