@@ -10,7 +10,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Message, StorageError } from "@tenxgraph/core";
 import type { AttemptRef, LedgerEntry } from "@tenxgraph/core";
-import { FaultPoints } from "@tenxgraph/core/testing";
+import { FaultPoints, recordingLogger, type RecordingLogger } from "@tenxgraph/core/testing";
 import { PgCheckpointer } from "@tenxgraph/postgres";
 import { afterAll, beforeEach, describe, expect, it } from "vitest";
 import { agentGraph } from "../concurrency/support/agent-graph.js";
@@ -20,7 +20,6 @@ import { dropStore } from "../support/fresh-store.js";
 import { testPostgresDsn } from "../support/services/test-services.js";
 import { freshSchema } from "./pg-store.js";
 import { globalCounters } from "./support/global-meter.js";
-import { recordingLogger, type RecordingLogger } from "./support/recording-logger.js";
 
 const counters = globalCounters();
 const dsn = testPostgresDsn();

@@ -30,7 +30,7 @@ import { eventually } from "./support/eventually.js";
 import { gate, type Gate } from "./support/gate.js";
 import { globalCounters } from "./support/global-meter.js";
 import { sql, stateRows } from "./support/pg-inspect.js";
-import { recordingLogger, type RecordingLogger } from "./support/recording-logger.js";
+import { recordingLogger, type RecordingLogger } from "@tenxgraph/core/testing";
 import { streamRun } from "./support/streamed-run.js";
 
 const RESTART_TIMEOUT = 60_000;

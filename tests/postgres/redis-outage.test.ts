@@ -8,7 +8,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Message, StorageError } from "@tenxgraph/core";
 import type { Checkpointer } from "@tenxgraph/core";
-import { FaultPoints } from "@tenxgraph/core/testing";
+import { FaultPoints, recordingLogger } from "@tenxgraph/core/testing";
 import type { PgCheckpointer } from "@tenxgraph/postgres";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { agentGraph } from "../concurrency/support/agent-graph.js";
@@ -23,7 +23,6 @@ import { eventually } from "./support/eventually.js";
 import { gate, type Gate } from "./support/gate.js";
 import { globalCounters } from "./support/global-meter.js";
 import { sql, stateRows } from "./support/pg-inspect.js";
-import { recordingLogger } from "./support/recording-logger.js";
 
 const CACHE_FAILURES = "tenxgraph.storage.cache_failures";
 // Before any checkpointer exists: the cache counts its failures on the global meter.

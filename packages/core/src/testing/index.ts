@@ -1,6 +1,6 @@
 /**
  * Test helpers: the checkpointer conformance suite every store must pass, a scripted model,
- * and fault points for crash tests.
+ * fault points for crash tests, and a logger that keeps its records.
  * @module
  */
 export { checkpointerConformance } from "./conformance/index.js";
@@ -9,3 +9,5 @@ export { ScriptedModel } from "./scripted-model.js";
 export type { ScriptedTurn } from "./scripted-model.js";
 export { FaultPoints } from "./fault-points.js";
 export type { FaultAction } from "./fault-points.js";
+export { recordingLogger } from "./recording-logger.js";
+export type { LogRecord, RecordingLogger } from "./recording-logger.js";

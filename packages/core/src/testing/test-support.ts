@@ -7,7 +7,6 @@
  */
 import type { Meter } from "@opentelemetry/api";
 import { MeterProvider, MetricReader } from "@opentelemetry/sdk-metrics";
-import type { Logger } from "../events/logger.js";
 import { METER_NAME } from "../events/metrics.js";
 import type { StreamEvent } from "../events/stream-event.js";
 import type { CompiledGraph, CompileOptions } from "../graph/compiled-graph.js";
@@ -25,37 +24,10 @@ import type { AnyTool } from "../tools/tool.js";
 import { FaultPoints } from "./fault-points.js";
 import { ScriptedModel, type ScriptedTurn } from "./scripted-model.js";
 
-/** One record a {@link recordingLogger} received. */
-export interface LogRecord {
-  level: "debug" | "info" | "warn" | "error";
-  fields: Record<string, unknown>;
-  message: string | undefined;
-}
+import { recordingLogger } from "./recording-logger.js";
 
-/** A pino-shaped logger that keeps every record, for assertions on structured fields. */
-export interface RecordingLogger extends Logger {
-  readonly records: LogRecord[];
-  /** Records at `level` whose message contains `text`. */
-  find(level: LogRecord["level"], text: string): LogRecord[];
-}
-
-export function recordingLogger(): RecordingLogger {
-  const records: LogRecord[] = [];
-  const write =
-    (level: LogRecord["level"]) =>
-    (fields: object, message?: string): void => {
-      records.push({ level, fields: { ...fields } as Record<string, unknown>, message });
-    };
-  return {
-    records,
-    debug: write("debug"),
-    info: write("info"),
-    warn: write("warn"),
-    error: write("error"),
-    find: (level, text) =>
-      records.filter((r) => r.level === level && (r.message ?? "").includes(text)),
-  };
-}
+export { recordingLogger };
+export type { LogRecord, RecordingLogger } from "./recording-logger.js";
 
 /** A reader that only exports when asked: `collect()` on demand. */
 class OnDemandReader extends MetricReader {

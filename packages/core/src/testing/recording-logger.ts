@@ -1,4 +1,4 @@
-import type { Logger } from "@tenxgraph/core";
+import type { Logger } from "../events/logger.js";
 
 /** One record a {@link RecordingLogger} received. */
 export interface LogRecord {
@@ -7,7 +7,10 @@ export interface LogRecord {
   message: string;
 }
 
-/** A pino-shaped logger that keeps its records, and can wait for one to arrive. */
+/**
+ * A pino-shaped logger that keeps its records, for assertions on structured fields, and can wait
+ * for a record to arrive (from a run still going on).
+ */
 export interface RecordingLogger extends Logger {
   readonly records: LogRecord[];
   /** Records at `level` whose message contains `text`. */
