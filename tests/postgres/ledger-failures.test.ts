@@ -9,7 +9,7 @@ import { rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Message, StorageError } from "@tenxgraph/core";
-import type { AttemptRef, LedgerEntry } from "@tenxgraph/core";
+import type { AttemptRef, ClaimResult, LedgerClaim, LedgerEntry } from "@tenxgraph/core";
 import { FaultPoints, recordingLogger, type RecordingLogger } from "@tenxgraph/core/testing";
 import { PgCheckpointer } from "@tenxgraph/postgres";
 import { afterAll, beforeEach, describe, expect, it } from "vitest";
@@ -36,6 +36,16 @@ class FailingLedger extends PgCheckpointer {
   failCompletionOf: (key: string) => boolean = () => false;
   /** The next this many `getCalls` throw. */
   failingReads = 0;
+  /** The next this many `claimCalls` throw (a node reads the ledger only when its claim failed). */
+  failingClaims = 0;
+
+  override async claimCalls(threadId: string, claims: LedgerClaim[]): Promise<ClaimResult[]> {
+    if (this.failingClaims > 0) {
+      this.failingClaims -= 1;
+      throw new StorageError("claimCalls", new Error("connection terminated unexpectedly"));
+    }
+    return super.claimCalls(threadId, claims);
+  }
 
   override async completeCall(threadId: string, attempt: AttemptRef, result: unknown) {
     if (this.failCompletionOf(attempt.key)) {
@@ -119,7 +129,7 @@ describe("a completion that cannot be recorded after the tool returned", () => {
 });
 
 describe("a ledger read that throws", () => {
-  it("on a replay: treated as no record, yet the claim finds both results and neither tool runs again", async () => {
+  it("on a replay whose first claim failed: treated as no record, yet the next claim finds both results and neither tool runs again", async () => {
     const threadId = "unread";
     // The tool step's write fails once, after both calls were recorded: the thread stays at TOOL.
     const faults = new FaultPoints().arm(
@@ -133,11 +143,13 @@ describe("a ledger read that throws", () => {
     const first = graph.invoke({ messages: [Message.user("note")] }, { threadId });
     await expect(first).rejects.toMatchObject({ code: "STORAGE_FAILURE_001" });
 
+    // The node's first claim fails, so it reads the ledger, and that read fails too.
+    store.failingClaims = 1;
     store.failingReads = 1;
     const result = await graph.invoke(null, { threadId });
 
     expect(result.status).toBe("completed");
-    expect(store.failingReads).toBe(0);
+    expect([store.failingClaims, store.failingReads]).toEqual([0, 0]);
     expect(logger.find("error", "Tool ledger read failed")).toHaveLength(1);
     expect([...startsByKey(logPath, threadId).values()]).toEqual([1, 1]);
     expect(ledgerByTool(await store.listCalls(threadId))).toEqual({

@@ -4,32 +4,69 @@ import type { CallPlan } from "./call-plan.js";
 import { decodeEnvelope, type ReplayedResult } from "./envelope.js";
 import type { ClaimResult, LedgerClaim, LedgerEntry } from "./ledger-entry.js";
 
+type Pending =
+  | CallPlan
+  | { kind: "claim"; expectedAttempt: number }
+  /** The first claim batch failed: the ledger is read for this call before anything runs. */
+  | { kind: "claim_failed" };
+
 /**
- * Decides every keyed call of a node from the ledger: one read for all of them, then one batch
- * of claims (a single transaction in SQL stores) for those that must run.
+ * Decides every keyed call of a node from the ledger by claiming them in one batch (a single
+ * transaction in SQL stores). Claiming first, rather than reading first, costs one round trip
+ * on a fresh node, where every claim wins; a lost claim returns the entry that is there, which
+ * is all a read would have said. Entries that must be claimed again at their attempt (a paused
+ * call, a result that is not well-formed) get a second batch.
  */
 export async function planCalls(
   calls: readonly ReadyCall[],
   ctx: NodeContext,
 ): Promise<CallPlan[]> {
-  const entries = await readEntries(calls, ctx);
-  const plans: (CallPlan | { kind: "claim"; expectedAttempt: number })[] = calls.map((call) =>
-    call.key === null
-      ? { kind: "run", attempt: null }
-      : planFromEntry(call, entries.get(call.key), ctx),
+  const plans: Pending[] = calls.map((call) =>
+    call.key === null ? { kind: "run", attempt: null } : { kind: "claim", expectedAttempt: 0 },
   );
+  await claimPlanned(calls, plans, ctx, planFromFirstClaim);
+  await readWhereClaimsFailed(calls, plans, ctx);
+  await claimPlanned(calls, plans, ctx, planFromClaim);
+  return plans as CallPlan[];
+}
+
+/**
+ * The first batch failed as a whole: the entries it would have returned are read instead, so
+ * a call already recorded is still replayed and one in doubt still follows its tool's policy
+ * (`"fail"` must not run the tool because the store refused a claim).
+ */
+async function readWhereClaimsFailed(
+  calls: readonly ReadyCall[],
+  plans: Pending[],
+  ctx: NodeContext,
+): Promise<void> {
+  const failed = calls.flatMap((call, index) =>
+    plans[index]!.kind === "claim_failed" ? [{ call, index }] : [],
+  );
+  if (failed.length === 0) return;
+  const entries = await readEntries(
+    failed.map(({ call }) => call),
+    ctx,
+  );
+  for (const { call, index } of failed) {
+    plans[index] = planFromEntry(call, entries.get(call.key!), ctx);
+  }
+}
+
+/** Sends the calls whose plan is `claim` as one batch and replaces their plans with `decide`'s. */
+async function claimPlanned(
+  calls: readonly ReadyCall[],
+  plans: Pending[],
+  ctx: NodeContext,
+  decide: (call: ReadyCall, result: ClaimResult | null, ctx: NodeContext) => Pending,
+): Promise<void> {
   const toClaim = calls.flatMap((call, index) => {
     const plan = plans[index]!;
     return plan.kind === "claim" ? [{ index, call, expectedAttempt: plan.expectedAttempt }] : [];
   });
-  if (toClaim.length > 0) {
-    const results = await claim(
-      toClaim.map(({ call, expectedAttempt }) => ({ call, expectedAttempt })),
-      ctx,
-    );
-    toClaim.forEach(({ index, call }, i) => (plans[index] = planFromClaim(call, results[i]!, ctx)));
-  }
-  return plans as CallPlan[];
+  if (toClaim.length === 0) return;
+  const results = await claim(toClaim, ctx);
+  toClaim.forEach(({ index, call }, i) => (plans[index] = decide(call, results[i]!, ctx)));
 }
 
 /** Claims one call (an in-doubt takeover, or after waiting) and says what to do next. */
@@ -107,13 +144,15 @@ function isFailureOfAnotherCall(result: ReplayedResult, call: ReadyCall): boolea
   );
 }
 
-function planFromClaim(call: ReadyCall, result: ClaimResult | null, ctx: NodeContext): CallPlan {
-  // The claim itself failed: run without ledger protection, as the read-failure rule does.
-  if (result === null) return { kind: "run", attempt: null };
-  if (result.won) return { kind: "run", attempt: result.attempt };
-  const next = planFromEntry(call, result.entry, ctx);
-  // Lost the race to an entry that is not running any more: try once more to wait on it.
-  return next.kind === "claim" ? { kind: "wait", entry: result.entry } : next;
+/** After a first claim: a loss means the call has an entry, which decides, as a read would. */
+function planFromFirstClaim(
+  call: ReadyCall,
+  result: ClaimResult | null,
+  ctx: NodeContext,
+): Pending {
+  if (result === null) return { kind: "claim_failed" };
+  if (result.won) return planFromClaim(call, result, ctx);
+  return planFromEntry(call, result.entry, ctx);
 }
 
 async function readEntries(
@@ -121,7 +160,6 @@ async function readEntries(
   ctx: NodeContext,
 ): Promise<Map<string, LedgerEntry>> {
   const keys = [...new Set(calls.flatMap((call) => (call.key === null ? [] : [call.key])))];
-  if (keys.length === 0) return new Map();
   try {
     const entries = await ctx.runtime.checkpointer.getCalls(ctx.threadId, keys);
     return new Map(entries.map((entry) => [entry.key, entry]));
@@ -132,6 +170,15 @@ async function readEntries(
     );
     return new Map();
   }
+}
+
+function planFromClaim(call: ReadyCall, result: ClaimResult | null, ctx: NodeContext): CallPlan {
+  // The claim itself failed: run without ledger protection, as the read-failure rule does.
+  if (result === null) return { kind: "run", attempt: null };
+  if (result.won) return { kind: "run", attempt: result.attempt };
+  const next = planFromEntry(call, result.entry, ctx);
+  // Lost the race to an entry that is not running any more: try once more to wait on it.
+  return next.kind === "claim" ? { kind: "wait", entry: result.entry } : next;
 }
 
 async function claim(

@@ -203,9 +203,16 @@ describe("replay after a crash", () => {
   });
 });
 
+/** The ledger is unavailable: its first claim and every read fail (a node claims first, and
+ * reads only when that claim failed). */
 class FailingReads extends InMemoryCheckpointer {
+  #claims = 0;
   override async getCalls(): Promise<never> {
     throw new Error("ledger table unavailable");
+  }
+  override async claimCalls(...args: Parameters<InMemoryCheckpointer["claimCalls"]>) {
+    if (this.#claims++ === 0) throw new Error("ledger table unavailable");
+    return super.claimCalls(...args);
   }
 }
 class FailingRecords extends InMemoryCheckpointer {
