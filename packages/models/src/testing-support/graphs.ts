@@ -6,31 +6,10 @@ import {
   type CompileOptions,
   type GraphNode,
   type BaseState,
-  type Logger,
   type StreamEvent,
 } from "@tenxgraph/core";
 
-/** One log record a {@link recordingLogger} kept. */
-export interface LogRecord {
-  level: "debug" | "info" | "warn" | "error";
-  fields: Record<string, unknown>;
-  message: string | undefined;
-}
-
-/** A pino-shaped logger that keeps its records, for assertions on what was logged. */
-export function recordingLogger(): Logger & { records: LogRecord[] } {
-  const records: LogRecord[] = [];
-  const write = (level: LogRecord["level"]) => (fields: object, message?: string) => {
-    records.push({ level, fields: { ...fields } as Record<string, unknown>, message });
-  };
-  return {
-    records,
-    debug: write("debug"),
-    info: write("info"),
-    warn: write("warn"),
-    error: write("error"),
-  };
-}
+export { recordingLogger } from "@tenxgraph/core/testing";
 
 /** The model–tools loop of the seed's support agent around any model node. */
 export function modelToolLoop(
