@@ -69,6 +69,8 @@ export type {
 } from "./storage/checkpointer.js";
 export { InMemoryCheckpointer } from "./storage/in-memory-checkpointer.js";
 export { requireWellFormed } from "./storage/well-formed.js";
+export { ledgerEntryFromRow } from "./storage/ledger-row.js";
+export type { LedgerRow } from "./storage/ledger-row.js";
 export type { InMemoryCheckpointerOptions } from "./storage/in-memory-checkpointer.js";
 
 export { TenxgraphError, isTenxgraphError } from "./errors/tenxgraph-error.js";

@@ -1,3 +1,4 @@
+import { ledgerEntryFromRow } from "@tenxgraph/core";
 import type { LedgerEntry, ThreadCheckpoint, ThreadStatus, ThreadSummary } from "@tenxgraph/core";
 import { fromJsonb } from "./json.js";
 
@@ -73,27 +74,16 @@ export function toThreadSummary(row: ThreadRow): ThreadSummary {
 
 /** A ledger entry; a started entry's heartbeat age was measured by the server's clock. */
 export function toLedgerEntry(row: ToolExecutionRow): LedgerEntry {
-  const base = {
+  return ledgerEntryFromRow({
     key: row.call_key,
     toolName: row.tool_name,
+    status: row.status,
     attempt: row.attempt,
     ownerRunId: row.owner_run_id,
     startedAt: row.started_at.toISOString(),
-  };
-  switch (row.status) {
-    case "started": {
-      const heartbeatAt = (row.heartbeat_at ?? row.started_at).toISOString();
-      const heartbeatAgeMs = Math.max(0, Math.round(Number(row.heartbeat_age_ms ?? 0)));
-      return { ...base, status: "started", heartbeatAt, heartbeatAgeMs };
-    }
-    case "interrupted":
-      return { ...base, status: "interrupted" };
-    case "completed":
-      return {
-        ...base,
-        status: "completed",
-        result: fromJsonb(row.result),
-        completedAt: (row.completed_at ?? row.started_at).toISOString(),
-      };
-  }
+    heartbeatAt: row.heartbeat_at?.toISOString() ?? null,
+    heartbeatAgeMs: Number(row.heartbeat_age_ms ?? 0),
+    result: () => fromJsonb(row.result),
+    completedAt: row.completed_at?.toISOString() ?? null,
+  });
 }

@@ -1,3 +1,4 @@
+import { ledgerEntryFromRow } from "@tenxgraph/core";
 import type { LedgerEntry, ThreadCheckpoint, ThreadStatus, ThreadSummary } from "@tenxgraph/core";
 
 /** A row of `threads` joined with its current row of `states`. */
@@ -68,27 +69,17 @@ export function toThreadSummary(row: ThreadRow): ThreadSummary {
  * machine's store, so that machine's clock is the store's clock every process shares.
  */
 export function toLedgerEntry(row: ToolExecutionRow, nowMs: number): LedgerEntry {
-  const base = {
+  const heartbeatAt = row.heartbeat_at ?? row.started_at;
+  return ledgerEntryFromRow({
     key: row.call_key,
     toolName: row.tool_name,
+    status: row.status,
     attempt: row.attempt,
     ownerRunId: row.owner_run_id,
     startedAt: row.started_at,
-  };
-  switch (row.status) {
-    case "started": {
-      const heartbeatAt = row.heartbeat_at ?? row.started_at;
-      const heartbeatAgeMs = Math.max(0, nowMs - Date.parse(heartbeatAt));
-      return { ...base, status: "started", heartbeatAt, heartbeatAgeMs };
-    }
-    case "interrupted":
-      return { ...base, status: "interrupted" };
-    case "completed":
-      return {
-        ...base,
-        status: "completed",
-        result: JSON.parse(row.result_json ?? "null") as unknown,
-        completedAt: row.completed_at ?? row.started_at,
-      };
-  }
+    heartbeatAt: row.heartbeat_at,
+    heartbeatAgeMs: nowMs - Date.parse(heartbeatAt),
+    result: () => JSON.parse(row.result_json ?? "null") as unknown,
+    completedAt: row.completed_at,
+  });
 }
