@@ -250,12 +250,11 @@ export class Run<S extends BaseState> {
     interrupts: Interrupt[],
     durable: boolean,
   ): Promise<void> {
+    const { checkpointer } = this.#deps;
+    if (!durable && !checkpointer.cacheStep) return;
     const write = this.#checkpointWrite(progress, status, interrupts);
-    if (!durable) {
-      const { checkpointer } = this.#deps;
-      // A cache that cannot take the step (Redis down) must not lose it: write it durably.
-      if (!checkpointer.cacheStep || (await checkpointer.cacheStep(write))) return;
-    }
+    // A cache that cannot take the step (Redis down) must not lose it: write it durably.
+    if (!durable && (await checkpointer.cacheStep!(write))) return;
     const context = {
       threadId: this.#config.threadId,
       runId: this.runId,
