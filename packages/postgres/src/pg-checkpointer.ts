@@ -116,7 +116,7 @@ export class PgCheckpointer implements Checkpointer {
     );
     if (!row) return null;
     const checkpoint = toCheckpoint(row);
-    await this.#cache?.putCheckpoint(checkpoint);
+    this.#cache?.refresh(checkpoint);
     return checkpoint;
   }
 
@@ -156,7 +156,7 @@ export class PgCheckpointer implements Checkpointer {
       const found = result?.found_version == null ? null : Number(result.found_version);
       throw new StaleStateError(threadId, expectedVersion, found);
     }
-    await this.#cacheWritten(write, result);
+    this.#cacheWritten(write, result);
     return Number(result.new_version);
   }
 
@@ -268,9 +268,9 @@ export class PgCheckpointer implements Checkpointer {
   }
 
   /** After a durable write: the new checkpoint becomes the hot copy, superseding cached steps. */
-  async #cacheWritten(write: CheckpointWrite, written: WrittenRow): Promise<void> {
+  #cacheWritten(write: CheckpointWrite, written: WrittenRow): void {
     const { expectedVersion: _, newMessages: __, ...fields } = write;
-    await this.#cache?.putCheckpoint({
+    this.#cache?.refresh({
       ...fields,
       userId: written.thread_user_id,
       version: Number(written.new_version),

@@ -60,6 +60,8 @@ export class ThreadCache {
   readonly #failures: Counter;
   /** Threads whose cache entry may be stale because an update failed; cleared on reconnect. */
   readonly #suspect = new Set<string>();
+  /** Writes started by {@link refresh} that have not settled; they never reject. */
+  readonly #refreshing = new Set<Promise<void>>();
   #healthy = true;
   #closed = false;
   /**
@@ -101,8 +103,19 @@ export class ThreadCache {
     return json ? (JSON.parse(json) as ThreadCheckpoint) : null;
   }
 
+  /**
+   * Starts storing `checkpoint` and returns at once. PostgreSQL already holds it, and a read
+   * uses a cached copy only once PostgreSQL confirms its version, so a run need not wait for
+   * Redis: that wait was about a sixth of a step. Commands on the one connection are sent in
+   * call order, and `close()` waits for the writes still on their way.
+   */
+  refresh(checkpoint: ThreadCheckpoint): void {
+    const write = this.#store(checkpoint).finally(() => this.#refreshing.delete(write));
+    this.#refreshing.add(write);
+  }
+
   /** Stores `checkpoint` unless the cache holds the same or a newer version. */
-  async putCheckpoint(checkpoint: ThreadCheckpoint): Promise<void> {
+  async #store(checkpoint: ThreadCheckpoint): Promise<void> {
     const { threadId, version } = checkpoint;
     const stored = await this.#try("putCheckpoint", () =>
       this.#redis.putCheckpoint(
@@ -143,6 +156,7 @@ export class ThreadCache {
   }
 
   async close(): Promise<void> {
+    await Promise.all(this.#refreshing);
     this.#closed = true;
     this.#redis.disconnect();
   }
