@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { InvalidRunError, NodeTimeoutError, errorText } from "../errors/errors.js";
 import type { ToolMessage } from "../messages/message.js";
-import { runWithDeadline } from "../runtime/deadline.js";
+import { runWithDeadline, type DeadlineScope } from "../runtime/deadline.js";
 import { interrupt, isInterruptSignal } from "../runtime/interrupt.js";
 import type { NodeContext } from "../runtime/node-context.js";
 import type { ReadyCall } from "../tools/prepared-call.js";
@@ -50,7 +50,7 @@ export async function resolveInDoubt(
   call: ReadyCall,
   entry: LedgerEntry,
   ctx: NodeContext,
-  toolContext: (attempt: number, signal: AbortSignal) => ToolContext,
+  toolContext: (attempt: number, scope: DeadlineScope) => ToolContext,
 ): Promise<CallPlan> {
   const decision = decide(call, entry, ctx);
   const taken = await claimOne(call, entry.attempt, ctx);
@@ -114,7 +114,7 @@ async function act(
   decision: Decision,
   attempt: number | null,
   ctx: NodeContext,
-  toolContext: (attempt: number, signal: AbortSignal) => ToolContext,
+  toolContext: (attempt: number, scope: DeadlineScope) => ToolContext,
 ): Promise<{ kind: "run" } | { kind: "settle"; message: ToolMessage; errorCode: string | null }> {
   switch (decision.action) {
     case "retry":
@@ -163,13 +163,13 @@ async function reconcile(
   fn: (args: unknown, ctx: ToolContext) => unknown,
   attempt: number,
   ctx: NodeContext,
-  toolContext: (attempt: number, signal: AbortSignal) => ToolContext,
+  toolContext: (attempt: number, scope: DeadlineScope) => ToolContext,
 ): Promise<
   { kind: "did_not_happen" } | { kind: "happened"; message: ToolMessage; errorCode: string | null }
 > {
   const timeoutMs = toolTimeoutMs(call, ctx);
   try {
-    const value = await runWithDeadline((signal) => fn(call.args, toolContext(attempt, signal)), {
+    const value = await runWithDeadline((scope) => fn(call.args, toolContext(attempt, scope)), {
       parent: ctx.signal,
       timeoutMs,
       onTimeout: () => new NodeTimeoutError("tool", call.tool.name, (timeoutMs ?? 0) / 1000),

@@ -37,7 +37,7 @@ describe("runWithDeadline", () => {
     let seen: AbortSignal | undefined;
     const timeout = new Error("deadline");
     const run = runWithDeadline(
-      (signal) => {
+      ({ signal }) => {
         seen = signal;
         return untilAborted(signal);
       },
@@ -46,6 +46,22 @@ describe("runWithDeadline", () => {
     await expect(run).rejects.toBe(timeout);
     expect(seen?.aborted).toBe(true);
     expect(seen?.reason).toBe(timeout);
+  });
+
+  it("a signal first read after the deadline passed is already aborted, with its reason", async () => {
+    const timeout = new Error("deadline");
+    const readLate = deferred<AbortSignal>();
+    const run = runWithDeadline(
+      async (scope) => {
+        await sleep(30);
+        readLate.resolve(scope.signal);
+      },
+      { parent: never(), timeoutMs: 5, onTimeout: () => timeout },
+    );
+    await expect(run).rejects.toBe(timeout);
+    const signal = await readLate.promise;
+    expect(signal.aborted).toBe(true);
+    expect(signal.reason).toBe(timeout);
   });
 
   it("settles when the parent aborts, even if the work ignores its signal", async () => {
@@ -94,7 +110,7 @@ describe("runWithDeadline", () => {
       const thirtyDays = 30 * 24 * 3600 * 1000;
       const timeout = new Error("deadline");
       const run = settle(
-        runWithDeadline((signal) => untilAborted(signal), {
+        runWithDeadline(({ signal }) => untilAborted(signal), {
           parent: never(),
           timeoutMs: thirtyDays,
           onTimeout: () => timeout,

@@ -6,7 +6,7 @@ import { isGraphNode, type NodeLike, type NodeOutput } from "../graph/graph-node
 import { applyUpdate, type BaseState, type Reducer, type StateUpdate } from "../graph/reducers.js";
 import { messageSchema, type Message } from "../messages/message.js";
 import { deepCopy } from "../graph/state-copy.js";
-import { runWithDeadline } from "./deadline.js";
+import { runWithDeadline, type DeadlineScope } from "./deadline.js";
 import { isInterruptSignal, withInterruptScope, type Interrupt } from "./interrupt.js";
 import type { NodeContext } from "./node-context.js";
 import type { ResolvedRunConfig } from "./run-config.js";
@@ -49,10 +49,10 @@ export async function runStep<S extends BaseState>(
   const deadlineAt = config.nodeTimeoutMs === null ? null : Date.now() + config.nodeTimeoutMs;
   try {
     return await runWithDeadline(
-      (signal) =>
+      (scope) =>
         withInterruptScope(
           { idBase: `${name}:${progress.step}`, node: name, answers: progress.resumeAnswers },
-          () => nodeThenRoute(deps, { ...args, emit }, node, name, { signal, deadlineAt }),
+          () => nodeThenRoute(deps, { ...args, emit }, node, name, { scope, deadlineAt }),
         ),
       {
         parent: args.signal,
@@ -115,9 +115,9 @@ function requireNode<S extends BaseState>(
   );
 }
 
-/** The node's signal and when its deadline fires. */
+/** The node's signal (made when first read) and when its deadline fires. */
 interface NodeLimits {
-  signal: AbortSignal;
+  scope: DeadlineScope;
   deadlineAt: number | null;
 }
 
@@ -125,7 +125,7 @@ function nodeContext<S extends BaseState>(
   deps: RunDependencies<S>,
   args: StepArgs<S>,
   node: string,
-  { signal, deadlineAt }: NodeLimits,
+  { scope, deadlineAt }: NodeLimits,
 ): NodeContext {
   return {
     threadId: args.config.threadId,
@@ -133,7 +133,9 @@ function nodeContext<S extends BaseState>(
     userId: args.progress.userId,
     node,
     step: args.progress.step,
-    signal,
+    get signal() {
+      return scope.signal;
+    },
     deadlineAt,
     logger: withFields(args.logger, { node }),
     emit: args.emit,

@@ -8,7 +8,7 @@ import type { CallPlan } from "../ledger/call-plan.js";
 import { messageEnvelope, type ReplayedResult } from "../ledger/envelope.js";
 import { resolveInDoubt } from "../ledger/in-doubt.js";
 import { recordResult, releaseClaim } from "../ledger/record.js";
-import { runWithDeadline } from "../runtime/deadline.js";
+import { runWithDeadline, type DeadlineScope } from "../runtime/deadline.js";
 import { FAULT_POINTS } from "../runtime/fault-points.js";
 import { isInterruptSignal, withInterruptScope } from "../runtime/interrupt.js";
 import type { NodeContext } from "../runtime/node-context.js";
@@ -78,8 +78,8 @@ async function settle<S extends BaseState>(
       case "run":
         return runTool(call, plan.attempt, branch, ctx);
       case "in_doubt":
-        plan = await resolveInDoubt(call, plan.entry, ctx, (attempt, signal) =>
-          toolContext(call, attempt, signal, branch.state, ctx),
+        plan = await resolveInDoubt(call, plan.entry, ctx, (attempt, scope) =>
+          toolContext(call, attempt, scope, branch.state, ctx),
         );
         break;
       case "wait":
@@ -160,12 +160,9 @@ async function execute<S extends BaseState>(
   let entered = false;
   try {
     const output = await runWithDeadline(
-      (signal) => {
+      (scope) => {
         entered = true;
-        return call.tool.execute(
-          call.args,
-          toolContext(call, attempt ?? 0, signal, branch.state, ctx),
-        );
+        return call.tool.execute(call.args, toolContext(call, attempt ?? 0, scope, branch.state, ctx));
       },
       {
         parent: ctx.signal,
@@ -209,13 +206,15 @@ function failure(
 function toolContext<S extends BaseState>(
   call: ReadyCall,
   attempt: number,
-  signal: AbortSignal,
+  scope: DeadlineScope,
   state: S,
   ctx: NodeContext,
 ): ToolContext {
   return {
     idempotencyKey: call.idempotencyKey,
-    signal,
+    get signal() {
+      return scope.signal;
+    },
     state,
     threadId: ctx.threadId,
     messageId: call.messageId,
