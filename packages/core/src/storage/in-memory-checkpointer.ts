@@ -13,6 +13,7 @@ import type {
   ThreadCheckpoint,
   ThreadSummary,
 } from "./checkpointer.js";
+import { jsonCopy } from "./json-copy.js";
 
 /** Options of {@link InMemoryCheckpointer}. */
 export interface InMemoryCheckpointerOptions {
@@ -34,9 +35,9 @@ interface ThreadRecord {
 
 /**
  * A checkpointer that keeps every thread in this process's memory: for tests, examples and
- * single-process apps that can lose their threads on exit. Values are copied through JSON on the
- * way in and out, as a SQL store keeps them, so no caller can change what is stored by mutating
- * an object it passed or received.
+ * single-process apps that can lose their threads on exit. Values are copied as through JSON on
+ * the way in and out, as a SQL store keeps them, so no caller can change what is stored by
+ * mutating an object it passed or received.
  *
  * @example
  * const app = new StateGraph()
@@ -269,15 +270,6 @@ export class InMemoryCheckpointer implements Checkpointer {
   #assertOpen(method: string): void {
     if (this.#closed) throw new StorageError(method, new Error("checkpointer is closed"));
   }
-}
-
-/**
- * Deep copy with the semantics of the SQL stores, which keep JSON: what a real store would
- * change (a Date becomes a string, `undefined` fields vanish) changes here too, and what it
- * cannot store (a BigInt, a cycle) is refused here too.
- */
-function jsonCopy<T>(value: T): T {
-  return value === undefined ? value : (JSON.parse(JSON.stringify(value)) as T);
 }
 
 function summarize(checkpoint: ThreadCheckpoint): ThreadSummary {
