@@ -1,10 +1,10 @@
 import { writeFileSync } from "node:fs";
 import os from "node:os";
-import { measureMemory, type MemoryRow } from "./measure-memory.js";
-import { renderReport } from "./render-report.js";
-import { measureSqlite, type SqlitePlan, type SqliteWorkload } from "./measure-sqlite.js";
-import { measurePostgres, type PgPlan } from "./measure-postgres.js";
-import type { PgStore, PgWorkload } from "./pg-stores.js";
+import { measureMemory, type MemoryRow } from "./measure/measure-memory.js";
+import { renderReport } from "./report/render-report.js";
+import { measureSqlite, type SqlitePlan, type SqliteWorkload } from "./measure/measure-sqlite.js";
+import { measurePostgres, type PgPlan } from "./measure/measure-postgres.js";
+import type { PgStore, PgWorkload } from "./tenxgraph/pg-stores.js";
 
 /**
  * `npm run bench [-- --quick]`: engine overhead per node step for a ReAct loop with 1 and 4

@@ -1,7 +1,7 @@
 import { statSync } from "node:fs";
 import Database from "better-sqlite3";
 import { SqliteCheckpointer } from "@tenxgraph/sqlite";
-import { buildApp, runOnce, type Workload } from "./react-loop.js";
+import { buildApp, runOnce, type Workload } from "../tenxgraph/react-loop.js";
 import { countStatements } from "./count-statements.js";
 import { readWalCommits } from "./read-wal-commits.js";
 

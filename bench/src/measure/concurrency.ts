@@ -1,10 +1,10 @@
 import type { PgCheckpointer } from "@tenxgraph/postgres";
-import { cpuBetween, sampleCpu, type CpuUse } from "./cpu-sampler.js";
+import { cpuBetween, sampleCpu, type CpuUse } from "../accounting/cpu-sampler.js";
 import { median } from "./median.js";
-import { PgRawCommit } from "./pg-raw-commit.js";
-import { openPgStore, pgLabel, type PgStore, type PgWorkload } from "./pg-stores.js";
+import { PgRawCommit } from "../floor/pg-raw-commit.js";
+import { openPgStore, pgLabel, type PgStore, type PgWorkload } from "../tenxgraph/pg-stores.js";
 import type { PgBenchContext } from "./pg-workload-bench.js";
-import { buildApp, runOnce } from "./react-loop.js";
+import { buildApp, runOnce } from "../tenxgraph/react-loop.js";
 
 /** Rounds of the throughput comparison, and how many threads run at once. */
 export interface ConcurrencyPlan {

@@ -1,18 +1,18 @@
 import type { PgCheckpointer } from "@tenxgraph/postgres";
-import type { BenchServers } from "./bench-servers.js";
+import type { BenchServers } from "../servers/bench-servers.js";
 import { median } from "./median.js";
-import { accountPgStore, type PgAccount } from "./pg-account.js";
-import type { PgObserver } from "./pg-observer.js";
-import { PgRawCommit } from "./pg-raw-commit.js";
+import { accountPgStore, type PgAccount } from "../accounting/pg-account.js";
+import type { PgObserver } from "../accounting/pg-observer.js";
+import { PgRawCommit } from "../floor/pg-raw-commit.js";
 import {
   openPgStore,
   pgLabel,
   type PgStore,
   type PgWorkload,
   type WarningLog,
-} from "./pg-stores.js";
-import { buildApp, runOnce } from "./react-loop.js";
-import { timeCheckpointer, type StoreTimes } from "./time-checkpointer.js";
+} from "../tenxgraph/pg-stores.js";
+import { buildApp, runOnce } from "../tenxgraph/react-loop.js";
+import { timeCheckpointer, type StoreTimes } from "../tenxgraph/time-checkpointer.js";
 
 /** One workload on PgCheckpointer: timings beside the raw commit floor, and the counts. */
 export interface PgRow {

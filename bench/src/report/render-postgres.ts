@@ -1,6 +1,6 @@
-import type { PostgresResults } from "./measure-postgres.js";
-import type { ConcurrencyRow, CpuPerStep } from "./pg-concurrency.js";
-import type { PgRow } from "./pg-workload-bench.js";
+import type { PostgresResults } from "../measure/measure-postgres.js";
+import type { ConcurrencyRow, CpuPerStep } from "../measure/concurrency.js";
+import type { PgRow } from "../measure/pg-workload-bench.js";
 
 /** Issue 4's goals, as stated there; the verdicts below only read the figures against them. */
 const GOALS = {

@@ -1,10 +1,10 @@
 import { join } from "node:path";
 import { SqliteCheckpointer } from "@tenxgraph/sqlite";
 import { median } from "./median.js";
-import { RawCommit } from "./raw-commit.js";
-import { buildApp, runOnce, type Workload } from "./react-loop.js";
-import { accountStore, type StoreAccount } from "./account-store.js";
-import { timeCheckpointer, type StoreTimes } from "./time-checkpointer.js";
+import { SqliteRawCommit } from "../floor/sqlite-raw-commit.js";
+import { buildApp, runOnce, type Workload } from "../tenxgraph/react-loop.js";
+import { accountStore, type StoreAccount } from "../accounting/sqlite-account.js";
+import { timeCheckpointer, type StoreTimes } from "../tenxgraph/time-checkpointer.js";
 
 /** One workload on SqliteCheckpointer: timings beside the raw commit floor, and the counts. */
 export interface SqliteRow {
@@ -47,7 +47,7 @@ export class SqliteWorkloadBench {
   readonly #checkpointer: SqliteCheckpointer;
   readonly #times: StoreTimes;
   readonly #app: ReturnType<typeof buildApp>;
-  readonly #floor: RawCommit;
+  readonly #floor: SqliteRawCommit;
   readonly #perStep: number[] = [];
   readonly #rawPerCommit: number[] = [];
   readonly #ratios: number[] = [];
@@ -72,7 +72,7 @@ export class SqliteWorkloadBench {
     this.#times = times;
     this.#app = buildApp(workload, store);
     // The raw row is as large as what a step adds to the file, so both write about as much.
-    this.#floor = new RawCommit(join(dir, `raw-${name}.db`), "FULL", account.bytesPerStep);
+    this.#floor = new SqliteRawCommit(join(dir, `raw-${name}.db`), "FULL", account.bytesPerStep);
   }
 
   /**

@@ -1,6 +1,6 @@
 import type { Logger } from "@tenxgraph/core";
 import { PgCheckpointer } from "@tenxgraph/postgres";
-import type { BenchServers } from "./bench-servers.js";
+import type { BenchServers } from "../servers/bench-servers.js";
 import type { Workload } from "./react-loop.js";
 
 /** PostgreSQL alone, or with Redis as the hot copy of each thread. */

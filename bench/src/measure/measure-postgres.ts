@@ -1,10 +1,10 @@
 import { randomBytes } from "node:crypto";
 import { createRequire } from "node:module";
-import { redisCommand } from "../../tests/support/services/redis-server.js";
-import { runSql, startBenchServers } from "./bench-servers.js";
-import { measureConcurrency, type ConcurrencyPlan, type ConcurrencyRow } from "./pg-concurrency.js";
-import { PgObserver, type PgServerFacts } from "./pg-observer.js";
-import { WarningLog, type PgWorkload } from "./pg-stores.js";
+import { redisCommand } from "../../../tests/support/services/redis-server.js";
+import { runSql, startBenchServers } from "../servers/bench-servers.js";
+import { measureConcurrency, type ConcurrencyPlan, type ConcurrencyRow } from "./concurrency.js";
+import { PgObserver, type PgServerFacts } from "../accounting/pg-observer.js";
+import { WarningLog, type PgWorkload } from "../tenxgraph/pg-stores.js";
 import { PgWorkloadBench, type PgBenchContext, type PgRow } from "./pg-workload-bench.js";
 
 /** Rounds to run (the first `warmupRounds` unmeasured) and about how many steps per round. */

@@ -1,7 +1,7 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import os from "node:os";
 import { join } from "node:path";
-import type { Workload } from "./react-loop.js";
+import type { Workload } from "../tenxgraph/react-loop.js";
 import { SqliteWorkloadBench, type SqliteRow } from "./sqlite-workload-bench.js";
 
 /** A workload on SQLite: the loop's shape and the `synchronous` setting of the file. */

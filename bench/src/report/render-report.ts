@@ -1,8 +1,8 @@
-import type { MemoryRow } from "./measure-memory.js";
-import type { PostgresResults } from "./measure-postgres.js";
+import type { MemoryRow } from "../measure/measure-memory.js";
+import type { PostgresResults } from "../measure/measure-postgres.js";
 import { renderPostgres } from "./render-postgres.js";
-import type { SqlitePlan } from "./measure-sqlite.js";
-import type { SqliteRow } from "./sqlite-workload-bench.js";
+import type { SqlitePlan } from "../measure/measure-sqlite.js";
+import type { SqliteRow } from "../measure/sqlite-workload-bench.js";
 
 /** Everything one bench run found, as written to results.json. */
 export interface BenchResults {

@@ -1,8 +1,8 @@
-import type { BenchServers } from "./bench-servers.js";
+import type { BenchServers } from "../servers/bench-servers.js";
 import { countRoundTrips, shorten } from "./count-round-trips.js";
 import type { PgObserver, ServerStatement, TableBytes } from "./pg-observer.js";
-import { openPgStore, type PgWorkload, type WarningLog } from "./pg-stores.js";
-import { buildApp, runOnce } from "./react-loop.js";
+import { openPgStore, type PgWorkload, type WarningLog } from "../tenxgraph/pg-stores.js";
+import { buildApp, runOnce } from "../tenxgraph/react-loop.js";
 
 /** What PgCheckpointer did for a workload, per node step, counted on a fresh schema. */
 export interface PgAccount {

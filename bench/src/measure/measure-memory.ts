@@ -1,6 +1,6 @@
-import { runBare } from "./bare-loop.js";
+import { runBare } from "../floor/bare-loop.js";
 import { median } from "./median.js";
-import { buildApp, runOnce, type Workload } from "./react-loop.js";
+import { buildApp, runOnce, type Workload } from "../tenxgraph/react-loop.js";
 
 /** One workload on the in-memory store, beside the same loop with no runtime. */
 export interface MemoryRow {
