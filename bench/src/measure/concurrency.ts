@@ -1,10 +1,10 @@
-import type { PgCheckpointer } from "@tenxgraph/postgres";
 import { cpuBetween, sampleCpu, type CpuUse } from "../accounting/cpu-sampler.js";
+import type { PgRawCommit } from "../floor/pg-raw-commit.js";
+import type { Loop, Runtime, StoreSpec } from "../loop.js";
+import { openLoop } from "../open-loop.js";
+import type { BenchServers } from "../servers/bench-servers.js";
+import type { Workload } from "../workload.js";
 import { median } from "./median.js";
-import { PgRawCommit } from "../floor/pg-raw-commit.js";
-import { openPgStore, pgLabel, type PgStore, type PgWorkload } from "../tenxgraph/pg-stores.js";
-import type { PgBenchContext } from "./pg-workload-bench.js";
-import { buildApp, runOnce } from "../tenxgraph/react-loop.js";
 
 /** Rounds of the throughput comparison, and how many threads run at once. */
 export interface ConcurrencyPlan {
@@ -17,29 +17,22 @@ export interface ConcurrencyPlan {
   rawCommitsPerConnection: number;
 }
 
-/** Steps per second of one thread and of `threads` threads at once, beside the raw floor's. */
-export interface ConcurrencyRow {
-  store: PgStore;
-  turns: number;
-  toolsPerTurn: number;
-  threads: number;
-  /** The checkpointer's pool size: the threads share one pool of this many connections. */
-  poolMax: number;
-  rounds: number;
-  oneThreadStepsPerSecond: number;
-  manyThreadsStepsPerSecond: number;
-  /** Median over rounds of many threads' steps/s over one thread's in the same round. */
-  speedup: number;
-  rawOneConnectionCommitsPerSecond: number;
-  rawManyConnectionsCommitsPerSecond: number;
-  /** The same ratio for raw commits on as many connections as threads. */
-  rawSpeedup: number;
-  /** CPU per step (medians over rounds) and how busy the machine was, with one thread... */
-  oneThreadCpu: CpuPerStep;
-  /** ...and with many. */
-  manyThreadsCpu: CpuPerStep;
+/** One store and workload to run with one thread and with many, for each runtime. */
+export interface ConcurrencyCase {
+  store: string;
+  workload: Workload;
+  runtimes: Runtime[];
+  /** The store each runtime's loop uses (one per runtime, shared by its threads). */
+  spec: (runtime: Runtime) => StoreSpec;
+  /** Raw commits on as many connections as threads, where the store is a server. */
+  openFloor?: () => Promise<PgRawCommit>;
+  /** The servers whose CPU is read (none for a store inside this process). */
+  servers?: BenchServers;
+  /** The pool the threads share, when the store has one (the default of both runtimes). */
+  poolMax: number | null;
 }
 
+/** CPU per step, and how busy the machine was. */
 export interface CpuPerStep {
   nodeMsPerStep: number;
   postgresMsPerStep: number | null;
@@ -47,113 +40,119 @@ export interface CpuPerStep {
   machineBusy: number | null;
 }
 
-/** PgCheckpointer's default pool size, which the bench keeps. */
-const DEFAULT_POOL_MAX = 10;
+/** One runtime's steps per second with one thread and with many. */
+export interface ThreadFigures {
+  runtime: Runtime;
+  oneThreadStepsPerSecond: number;
+  manyThreadsStepsPerSecond: number;
+  /** Median over rounds of many threads' steps/s over one thread's in the same round. */
+  speedup: number;
+  oneThreadCpu: CpuPerStep;
+  manyThreadsCpu: CpuPerStep;
+}
+
+/** Steps per second of one thread and of `threads` threads at once, per runtime. */
+export interface ConcurrencyRow extends Workload {
+  store: string;
+  threads: number;
+  poolMax: number | null;
+  rounds: number;
+  runtimes: ThreadFigures[];
+  /**
+   * tenxgraph's time per step over LangGraph's (LangGraph's steps/s over tenxgraph's), median
+   * over rounds of each round's ratio: below 1, tenxgraph is faster, as in every other ratio.
+   */
+  oneThreadRatio: number | null;
+  manyThreadsRatio: number | null;
+  /** Raw commits/s on one connection and on `threads` at once, where the store is a server. */
+  raw: { oneConnection: number; manyConnections: number; speedup: number } | null;
+}
 
 /**
- * For each workload: one thread's run, then `threads` runs of it at once on one checkpointer
- * (one process, one pool), then raw commits on one connection and on `threads` connections, a
- * round at a time, so each round's ratios are taken side by side.
+ * For each case, per round: each runtime's one thread, then its `threads` threads at once on
+ * one store (one process, one pool), then raw commits on one connection and on `threads`
+ * connections, so each round's ratios are taken side by side.
  */
 export async function measureConcurrency(
-  workloads: PgWorkload[],
+  cases: ConcurrencyCase[],
   plan: ConcurrencyPlan,
-  context: PgBenchContext,
 ): Promise<ConcurrencyRow[]> {
   const rows: ConcurrencyRow[] = [];
-  for (const workload of workloads) rows.push(await measureOne(workload, plan, context));
+  for (const one of cases) rows.push(await measureCase(one, plan));
   return rows;
 }
 
-async function measureOne(
-  workload: PgWorkload,
-  plan: ConcurrencyPlan,
-  context: PgBenchContext,
-): Promise<ConcurrencyRow> {
-  const { servers, schemaPrefix, warnings } = context;
-  const schema = (use: string) => `${schemaPrefix}_${pgLabel(workload)}_${use}`;
-  const checkpointer = openPgStore(servers, workload.store, schema("threads"), warnings);
-  const floor = await PgRawCommit.open(servers.postgresDsn, {
-    schema: schema("threads_raw"),
-    rowBytes: 600,
-    connections: plan.threads,
-  });
+interface RoundResult {
+  runtimes: Map<Runtime, { one: ThreadRun; many: ThreadRun }>;
+  raw: { one: number; many: number } | null;
+}
+
+interface ThreadRun {
+  stepsPerSecond: number;
+  cpu: CpuPerStep;
+}
+
+async function measureCase(one: ConcurrencyCase, plan: ConcurrencyPlan): Promise<ConcurrencyRow> {
+  const loops = await Promise.all(
+    one.runtimes.map((runtime) => openLoop(runtime, one.workload, one.spec(runtime))),
+  );
+  const floor = await one.openFloor?.();
   const rounds: RoundResult[] = [];
   try {
-    const runner = new ThreadRunner(workload, checkpointer, context);
+    const runners = loops.map((loop) => new ThreadRunner(loop, one));
     for (let round = 0; round < plan.warmupRounds + plan.rounds; round++) {
-      const result = await measureRound(runner, floor, plan);
+      const result: RoundResult = { runtimes: new Map(), raw: null };
+      for (const runner of runners) {
+        const oneThread = await runner.run(1, plan.runsPerThread);
+        const manyThreads = await runner.run(plan.threads, plan.runsPerThread);
+        result.runtimes.set(runner.runtime, { one: oneThread, many: manyThreads });
+      }
+      if (floor) {
+        result.raw = {
+          one: await floor.concurrent(1, plan.rawCommitsPerConnection),
+          many: await floor.concurrent(plan.threads, plan.rawCommitsPerConnection),
+        };
+      }
       if (round >= plan.warmupRounds) rounds.push(result);
     }
   } finally {
-    await Promise.all([checkpointer.close(), floor.close()]);
+    await Promise.all([floor?.close(), ...loops.map((loop) => loop.close())]);
   }
-  return summarize(workload, plan, rounds);
+  return summarize(one, plan, rounds);
 }
 
-interface RoundResult {
-  one: number;
-  many: number;
-  rawOne: number;
-  rawMany: number;
-  oneCpu: CpuPerStep;
-  manyCpu: CpuPerStep;
-}
-
-async function measureRound(
-  runner: ThreadRunner,
-  floor: PgRawCommit,
-  plan: ConcurrencyPlan,
-): Promise<RoundResult> {
-  const one = await runner.run(1, plan.runsPerThread);
-  const many = await runner.run(plan.threads, plan.runsPerThread);
-  const rawOne = await floor.concurrent(1, plan.rawCommitsPerConnection);
-  const rawMany = await floor.concurrent(plan.threads, plan.rawCommitsPerConnection);
-  return {
-    one: one.stepsPerSecond,
-    many: many.stepsPerSecond,
-    rawOne,
-    rawMany,
-    oneCpu: perStep(one.cpu, one.steps),
-    manyCpu: perStep(many.cpu, many.steps),
-  };
-}
-
-/** Runs the workload on several threads at once, on one checkpointer, and times them. */
+/** Runs one loop on several threads at once and times them. */
 class ThreadRunner {
-  readonly #workload: PgWorkload;
-  readonly #app: ReturnType<typeof buildApp>;
-  readonly #context: PgBenchContext;
+  readonly runtime: Runtime;
+  readonly #loop: Loop;
+  readonly #case: ConcurrencyCase;
   #threads = 0;
 
-  constructor(workload: PgWorkload, checkpointer: PgCheckpointer, context: PgBenchContext) {
-    this.#workload = workload;
-    this.#app = buildApp(workload, checkpointer);
-    this.#context = context;
+  constructor(loop: Loop, one: ConcurrencyCase) {
+    this.runtime = loop.runtime;
+    this.#loop = loop;
+    this.#case = one;
   }
 
   /** `threads` threads at once, each making `runsEach` runs one after another. */
-  async run(
-    threads: number,
-    runsEach: number,
-  ): Promise<{ stepsPerSecond: number; steps: number; cpu: CpuUse }> {
-    const withRedis = this.#workload.store === "postgres+redis";
-    const cpuBefore = await sampleCpu(this.#context.servers, withRedis);
+  async run(threads: number, runsEach: number): Promise<ThreadRun> {
+    const withRedis = this.#case.store === "postgres+redis";
+    const cpuBefore = await sampleCpu(this.#case.servers, withRedis);
     const started = performance.now();
     const steps = await Promise.all(
       Array.from({ length: threads }, () => this.#runInSequence(runsEach)),
     );
     const seconds = (performance.now() - started) / 1000;
-    const cpu = cpuBetween(cpuBefore, await sampleCpu(this.#context.servers, withRedis));
+    const cpu = cpuBetween(cpuBefore, await sampleCpu(this.#case.servers, withRedis));
     const total = steps.reduce((sum, n) => sum + n, 0);
-    return { stepsPerSecond: total / seconds, steps: total, cpu };
+    return { stepsPerSecond: total / seconds, cpu: perStep(cpu, total) };
   }
 
   /** One thread of work: `runs` fresh threads of the workload, one after another. */
   async #runInSequence(runs: number): Promise<number> {
     let steps = 0;
     for (let i = 0; i < runs; i++) {
-      steps += (await runOnce(this.#app, this.#workload, `thread-${this.#threads++}`)).steps;
+      steps += (await this.#loop.run(`thread-${this.#threads++}`)).steps;
     }
     return steps;
   }
@@ -170,26 +169,44 @@ function perStep(cpu: CpuUse, steps: number): CpuPerStep {
 }
 
 function summarize(
-  workload: PgWorkload,
+  one: ConcurrencyCase,
   plan: ConcurrencyPlan,
   rounds: RoundResult[],
 ): ConcurrencyRow {
   const medianOf = (pick: (r: RoundResult) => number) => median(rounds.map(pick));
+  const of = (r: RoundResult, runtime: Runtime) => r.runtimes.get(runtime)!;
+  const ratio = (which: "one" | "many") =>
+    one.runtimes.includes("tenxgraph") && one.runtimes.includes("langgraph")
+      ? medianOf(
+          (r) =>
+            of(r, "langgraph")[which].stepsPerSecond / of(r, "tenxgraph")[which].stepsPerSecond,
+        )
+      : null;
   return {
-    store: workload.store,
-    turns: workload.turns,
-    toolsPerTurn: workload.toolsPerTurn,
+    store: one.store,
+    ...one.workload,
     threads: plan.threads,
-    poolMax: DEFAULT_POOL_MAX,
+    poolMax: one.poolMax,
     rounds: rounds.length,
-    oneThreadStepsPerSecond: medianOf((r) => r.one),
-    manyThreadsStepsPerSecond: medianOf((r) => r.many),
-    speedup: medianOf((r) => r.many / r.one),
-    rawOneConnectionCommitsPerSecond: medianOf((r) => r.rawOne),
-    rawManyConnectionsCommitsPerSecond: medianOf((r) => r.rawMany),
-    rawSpeedup: medianOf((r) => r.rawMany / r.rawOne),
-    oneThreadCpu: medianCpu(rounds.map((r) => r.oneCpu)),
-    manyThreadsCpu: medianCpu(rounds.map((r) => r.manyCpu)),
+    runtimes: one.runtimes.map((runtime) => ({
+      runtime,
+      oneThreadStepsPerSecond: medianOf((r) => of(r, runtime).one.stepsPerSecond),
+      manyThreadsStepsPerSecond: medianOf((r) => of(r, runtime).many.stepsPerSecond),
+      speedup: medianOf(
+        (r) => of(r, runtime).many.stepsPerSecond / of(r, runtime).one.stepsPerSecond,
+      ),
+      oneThreadCpu: medianCpu(rounds.map((r) => of(r, runtime).one.cpu)),
+      manyThreadsCpu: medianCpu(rounds.map((r) => of(r, runtime).many.cpu)),
+    })),
+    oneThreadRatio: ratio("one"),
+    manyThreadsRatio: ratio("many"),
+    raw: rounds[0]?.raw
+      ? {
+          oneConnection: medianOf((r) => r.raw!.one),
+          manyConnections: medianOf((r) => r.raw!.many),
+          speedup: medianOf((r) => r.raw!.many / r.raw!.one),
+        }
+      : null,
   };
 }
 

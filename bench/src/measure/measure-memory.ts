@@ -1,47 +1,62 @@
 import { runBare } from "../floor/bare-loop.js";
-import { median } from "./median.js";
-import { buildApp, runOnce, type Workload } from "../tenxgraph/react-loop.js";
+import type { Loop, Runtime } from "../loop.js";
+import { openLoop } from "../open-loop.js";
+import { stepsPerRun, type Workload } from "../workload.js";
+import { shareOf, type StorePlan } from "./plan.js";
+import { SideBySide, takeTurns, type Floor, type SideBySideTimes } from "./side-by-side.js";
 
-/** One workload on the in-memory store, beside the same loop with no runtime. */
-export interface MemoryRow {
+/** One workload on the in-memory stores, beside the same loop with no runtime. */
+export interface MemoryRow extends Workload {
   store: "memory";
-  turns: number;
-  toolsPerTurn: number;
   steps: number;
-  msPerStep: number;
-  msPerToolCall: number;
-  /** The same loop with no runtime, measured in the same process, interleaved. */
-  floorMsPerStep: number;
-  runs: number;
+  /** The floor is the same loop with no runtime, run after each runtime's run. */
+  times: SideBySideTimes;
 }
 
-/** Median ms per step on InMemoryCheckpointer over `repeats` runs after `warmup` runs. */
+/**
+ * Every workload on tenxgraph's InMemoryCheckpointer and LangGraph's MemorySaver, a round at a
+ * time; each run is followed by a run of the bare loop (the floor).
+ */
 export async function measureMemory(
-  workload: Workload,
-  plan: { warmup: number; repeats: number },
-): Promise<MemoryRow> {
-  const app = buildApp(workload);
-  const perStep: number[] = [];
-  const floorPerStep: number[] = [];
-  let steps = 0;
-  // Runtime and floor runs alternate, so machine noise falls on both alike.
-  for (let i = 0; i < plan.warmup + plan.repeats; i++) {
-    const run = await runOnce(app, workload, `bench-${workload.toolsPerTurn}-${i}`);
-    const bare = await runBare(workload);
-    steps = run.steps;
-    if (i < plan.warmup) continue;
-    perStep.push(run.ms / run.steps);
-    floorPerStep.push(bare.ms / bare.steps);
+  workloads: Workload[],
+  runtimes: Runtime[],
+  plan: StorePlan,
+): Promise<MemoryRow[]> {
+  const loops: Loop[] = [];
+  try {
+    const benches: SideBySide[] = [];
+    for (const workload of workloads) {
+      const opened = await Promise.all(
+        runtimes.map((runtime) => openLoop(runtime, workload, { kind: "memory" })),
+      );
+      loops.push(...opened);
+      benches.push(
+        new SideBySide(
+          workload,
+          opened.map((loop) => ({ loop, share: shareOf(plan, loop.runtime, workload) })),
+          bareFloor(workload),
+          plan,
+        ),
+      );
+    }
+    await takeTurns(benches, plan);
+    return workloads.map((workload, i) => ({
+      store: "memory",
+      ...workload,
+      steps: stepsPerRun(workload),
+      times: benches[i]!.result(),
+    }));
+  } finally {
+    await Promise.all(loops.map((loop) => loop.close()));
   }
-  const msPerStep = median(perStep);
+}
+
+/** The bare loop of `workload` as a floor: one run of it per measurement. */
+function bareFloor(workload: Workload): Floor {
   return {
-    store: "memory",
-    ...workload,
-    steps,
-    msPerStep,
-    // A turn is two steps (model, tools); this spreads the tools step over its calls.
-    msPerToolCall: (msPerStep * 2) / workload.toolsPerTurn,
-    floorMsPerStep: median(floorPerStep),
-    runs: plan.repeats,
+    async msPerStep() {
+      const run = await runBare(workload);
+      return run.ms / run.steps;
+    },
   };
 }

@@ -2,18 +2,23 @@ import { randomBytes } from "node:crypto";
 import { createRequire } from "node:module";
 import { redisCommand } from "../../../tests/support/services/redis-server.js";
 import { runSql, startBenchServers } from "../servers/bench-servers.js";
-import { measureConcurrency, type ConcurrencyPlan, type ConcurrencyRow } from "./concurrency.js";
 import { PgObserver, type PgServerFacts } from "../accounting/pg-observer.js";
-import { WarningLog, type PgWorkload } from "../tenxgraph/pg-stores.js";
-import { PgWorkloadBench, type PgBenchContext, type PgRow } from "./pg-workload-bench.js";
+import { PgRawCommit } from "../floor/pg-raw-commit.js";
+import type { Runtime } from "../loop.js";
+import type { Workload } from "../workload.js";
+import { pgLabel, type PgWorkload } from "../tenxgraph/pg-stores.js";
+import { WarningLog } from "../tenxgraph/warning-log.js";
+import { measureConcurrency, type ConcurrencyPlan, type ConcurrencyRow } from "./concurrency.js";
+import { measurePeakRss, type PeakRssRow } from "./peak-rss.js";
+import type { StorePlan } from "./plan.js";
+import { PgWorkloadBench, pgSpec, type PgBenchContext, type PgRow } from "./pg-workload-bench.js";
+import { takeTurns } from "./side-by-side.js";
 
-/** Rounds to run (the first `warmupRounds` unmeasured) and about how many steps per round. */
-export interface PgPlan {
-  warmupRounds: number;
-  rounds: number;
-  stepsPerRound: number;
-  /** Steps of the untimed pass that counts round trips, commits and bytes, at least. */
-  accountSteps: number;
+/** Both pools' default size (PgCheckpointer's and pg.Pool's, which PostgresSaver opens). */
+const DEFAULT_POOL_MAX = 10;
+
+/** The PostgreSQL part's plan: the side-by-side rounds and the throughput comparison. */
+export interface PgPlan extends StorePlan {
   concurrency: ConcurrencyPlan;
 }
 
@@ -25,19 +30,22 @@ export interface PostgresResults {
   plan: PgPlan;
   rows: PgRow[];
   concurrency: ConcurrencyRow[];
+  peakRss: PeakRssRow[];
   /** What the stores logged at warn or error level; empty in a clean run. */
   warnings: string[];
 }
 
 /**
- * Measures every workload on PgCheckpointer (PostgreSQL alone, and with Redis) against raw
- * commits on the same server, then the throughput of one thread against many. The workloads
- * take turns, a round at a time, so a busy spell of the shared machine falls on all rows alike.
+ * Measures every workload on PostgreSQL (tenxgraph's PgCheckpointer alone and with Redis;
+ * LangGraph's PostgresSaver beside the first) against raw commits on the same server, then
+ * the throughput of one thread against many. The workloads take turns, a round at a time, so a
+ * busy spell of the shared machine falls on all rows alike.
  */
 export async function measurePostgres(
   workloads: PgWorkload[],
   concurrencyWorkloads: PgWorkload[],
   plan: PgPlan,
+  rss: { rssShape: Workload; rssRuns: number },
 ): Promise<PostgresResults> {
   const servers = await startBenchServers();
   try {
@@ -46,14 +54,26 @@ export async function measurePostgres(
       servers,
       observer,
       schemaPrefix: `bench_${randomBytes(3).toString("hex")}`,
-      accountSteps: plan.accountSteps,
       warnings: new WarningLog(),
     };
     try {
       const rows = await measureWorkloads(workloads, plan, context);
       // Gone before the threads are timed, so autovacuum has nothing of theirs left to do.
       await dropSchemas(servers.postgresDsn, context.schemaPrefix);
-      const concurrency = await measureConcurrency(concurrencyWorkloads, plan.concurrency, context);
+      const concurrency = await measureConcurrency(
+        concurrencyWorkloads.map((w) => concurrencyCase(w, context, plan.concurrency.threads)),
+        plan.concurrency,
+      );
+      const peakRss = await measurePeakRss(
+        "postgres",
+        rss.rssShape,
+        rss.rssRuns,
+        ["tenxgraph", "langgraph"],
+        (runtime, use) => ({
+          postgresDsn: servers.postgresDsn,
+          schema: `${context.schemaPrefix}_rss_${runtime}_${use}`,
+        }),
+      );
       return {
         server: { ...(await observer.facts()), startedByBench: servers.ownPostgres !== undefined },
         redis: { version: await redisVersion(servers.redisUrl), startedByBench: servers.ownRedis },
@@ -61,6 +81,7 @@ export async function measurePostgres(
         plan,
         rows,
         concurrency,
+        peakRss: [peakRss],
         warnings: context.warnings.messages,
       };
     } finally {
@@ -73,6 +94,11 @@ export async function measurePostgres(
   }
 }
 
+/** LangGraph.js has a PostgreSQL saver but none with Redis: it runs on PostgreSQL alone. */
+function runtimesOn(workload: PgWorkload): Runtime[] {
+  return workload.store === "postgres" ? ["tenxgraph", "langgraph"] : ["tenxgraph"];
+}
+
 async function measureWorkloads(
   workloads: PgWorkload[],
   plan: PgPlan,
@@ -80,17 +106,34 @@ async function measureWorkloads(
 ): Promise<PgRow[]> {
   const benches: PgWorkloadBench[] = [];
   try {
-    for (const workload of workloads) benches.push(await PgWorkloadBench.open(workload, context));
-    for (let round = 0; round < plan.warmupRounds + plan.rounds; round++) {
-      for (const bench of benches) {
-        const runs = Math.max(1, Math.round(plan.stepsPerRound / bench.stepsPerRun));
-        await bench.round(runs, round >= plan.warmupRounds);
-      }
+    for (const workload of workloads) {
+      benches.push(await PgWorkloadBench.open(workload, runtimesOn(workload), context, plan));
     }
+    await takeTurns(
+      benches.map((bench) => bench.sideBySide),
+      plan,
+    );
     return benches.map((bench) => bench.result());
   } finally {
     for (const bench of benches) await bench.close();
   }
+}
+
+function concurrencyCase(workload: PgWorkload, context: PgBenchContext, threads: number) {
+  return {
+    store: workload.store,
+    workload: { turns: workload.turns, toolsPerTurn: workload.toolsPerTurn },
+    runtimes: runtimesOn(workload),
+    spec: (runtime: Runtime) => pgSpec(context, workload, runtime, "threads"),
+    openFloor: () =>
+      PgRawCommit.open(context.servers.postgresDsn, {
+        schema: `${context.schemaPrefix}_${pgLabel(workload)}_threads_raw`,
+        rowBytes: 600,
+        connections: threads,
+      }),
+    servers: context.servers,
+    poolMax: DEFAULT_POOL_MAX,
+  };
 }
 
 /** Drops the schemas this run made so far. */
