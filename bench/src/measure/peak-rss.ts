@@ -13,6 +13,8 @@ export interface PeakRssRow extends Workload {
   runtimes: { runtime: Runtime; peakMiB: number; openedOnlyMiB: number }[];
   /** tenxgraph's peak over LangGraph's. */
   ratio: number | null;
+  /** Where the peak was read: /proc/self/status VmHWM (Linux) or process.resourceUsage(). */
+  source: string;
 }
 
 const CHILD = fileURLToPath(new URL("./peak-rss-child.js", import.meta.url)).replace(
@@ -33,11 +35,17 @@ export async function measurePeakRss(
   where: (runtime: Runtime, use: string) => Partial<PeakRssTask>,
 ): Promise<PeakRssRow> {
   const figures: PeakRssRow["runtimes"] = [];
+  const sources = new Set<string>();
   for (const runtime of runtimes) {
     const task = { runtime, store, workload };
     const opened = await runChild({ ...task, runs: 0, ...where(runtime, "opened") });
     const peak = await runChild({ ...task, runs, ...where(runtime, "runs") });
-    figures.push({ runtime, peakMiB: mib(peak), openedOnlyMiB: mib(opened) });
+    sources.add(opened.source).add(peak.source);
+    figures.push({
+      runtime,
+      peakMiB: mib(peak.maxRssBytes),
+      openedOnlyMiB: mib(opened.maxRssBytes),
+    });
   }
   const of = (runtime: Runtime) => figures.find((f) => f.runtime === runtime)?.peakMiB;
   const tenxgraph = of("tenxgraph");
@@ -48,17 +56,17 @@ export async function measurePeakRss(
     runs,
     runtimes: figures,
     ratio: tenxgraph && langgraph ? tenxgraph / langgraph : null,
+    source: [...sources].join(", "),
   };
 }
 
-async function runChild(task: PeakRssTask): Promise<number> {
+async function runChild(task: PeakRssTask): Promise<{ maxRssBytes: number; source: string }> {
   const { stdout } = await promisify(execFile)(
     process.execPath,
     ["--import", "tsx", CHILD, JSON.stringify(task)],
     { maxBuffer: 1 << 20 },
   );
-  const { maxRssBytes } = JSON.parse(stdout.trim().split("\n").at(-1)!) as { maxRssBytes: number };
-  return maxRssBytes;
+  return JSON.parse(stdout.trim().split("\n").at(-1)!) as { maxRssBytes: number; source: string };
 }
 
 function mib(bytes: number): number {

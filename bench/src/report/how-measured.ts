@@ -70,7 +70,9 @@ export function howMeasured({ plans, postgres }: BenchResults): string[] {
     "",
     "**Peak RSS.** For each runtime and store, a fresh `node --import tsx` child opens the store",
     `(SQLite at FULL for tenxgraph; PostgreSQL in a schema of its own), makes ${plans.rssRuns} runs and prints`,
-    "`process.resourceUsage().maxRSS`; a second child only opens the store. A child loads only the",
-    "runtime it measures; both carry tsx's loader.",
+    "its peak RSS; a second child only opens the store. A child loads only the runtime it measures;",
+    "both carry tsx's loader. On Linux the peak is `VmHWM` from `/proc/self/status`, not",
+    "`process.resourceUsage().maxRSS`: the kernel carries maxRSS over exec from the forked image of",
+    "the parent, so every child of the (by then large) bench process would report the parent's peak.",
   ];
 }

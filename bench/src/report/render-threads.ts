@@ -68,6 +68,7 @@ export function renderPeakRss(rows: PeakRssRow[]): string[] {
         "LangGraph.js MiB",
         "store opened only",
         "tenxgraph / LangGraph.js",
+        "read from",
       ],
       rows.map((r) => {
         const of = (runtime: string) => r.runtimes.find((f) => f.runtime === runtime);
@@ -81,6 +82,7 @@ export function renderPeakRss(rows: PeakRssRow[]): string[] {
           mib(of("langgraph")?.peakMiB),
           mib(of("langgraph")?.openedOnlyMiB),
           times(r.ratio),
+          r.source,
         ];
       }),
     ),
