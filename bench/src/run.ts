@@ -1,76 +1,98 @@
-import { writeFileSync } from "node:fs";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import os from "node:os";
-import { measureMemory, type MemoryRow } from "./measure-memory.js";
-import { renderReport } from "./render-report.js";
-import { measureSqlite, type SqlitePlan, type SqliteWorkload } from "./measure-sqlite.js";
-import { measurePostgres, type PgPlan } from "./measure-postgres.js";
-import type { PgStore, PgWorkload } from "./pg-stores.js";
+import { join } from "node:path";
+import type { Runtime } from "./loop.js";
+import { measureConcurrency, type ConcurrencyPlan } from "./measure/concurrency.js";
+import { measureMemory } from "./measure/measure-memory.js";
+import { measurePostgres, type PgPlan } from "./measure/measure-postgres.js";
+import { measureSqlite, type SqliteWorkload } from "./measure/measure-sqlite.js";
+import { measurePeakRss } from "./measure/peak-rss.js";
+import type { StorePlan } from "./measure/plan.js";
+import { renderReport } from "./report/render-report.js";
+import type { PgStore, PgWorkload } from "./tenxgraph/pg-stores.js";
+import { packageVersions } from "./versions.js";
+import type { Workload } from "./workload.js";
 
 /**
- * `npm run bench [-- --quick]`: engine overhead per node step for a ReAct loop with 1 and 4
- * trivial tools per turn, on the in-memory store (50 turns, beside a loop with no runtime) and
- * on SQLite (5, 50 and 200 turns, beside one raw synchronous=FULL commit per step) and on
- * PostgreSQL, alone and with Redis (5, 50 and 200 turns beside one raw autocommit INSERT on the
- * same server; 1 thread against 8). Medians over repeated runs after a warm-up; no assertions,
- * figures only. Writes bench/results.md and bench/results.json (`--quick`: a subset, to
- * bench/results-quick.*, which git ignores). PostgreSQL and Redis are started here unless
+ * `npm run bench [-- --quick]`: tenxgraph beside LangGraph.js on the same ReAct loop (a scripted
+ * model asking for 1 or 4 trivial tools per turn for 5, 50 and 200 turns), on the in-memory
+ * stores (beside the loop with no runtime), on SQLite (beside one raw synchronous=FULL commit
+ * per step) and on PostgreSQL, tenxgraph alone and with Redis (beside one raw autocommit INSERT
+ * per step on the same server); then 1 thread against 8 and each runtime's peak RSS in a
+ * process of its own. Medians over interleaved rounds after warm-ups; no assertions, figures
+ * only. Writes bench/results.md and bench/results.json (`--quick`: every runtime and store once,
+ * to bench/results-quick.*, which git ignores). PostgreSQL and Redis are started here unless
  * TENXGRAPH_BENCH_POSTGRES_DSN / TENXGRAPH_BENCH_REDIS_URL name servers to use.
  */
 const quick = process.argv.includes("--quick");
-const memoryPlan = { warmup: quick ? 2 : 10, repeats: quick ? 5 : 40 };
-const sqlitePlan: SqlitePlan = {
-  warmupRounds: quick ? 1 : 3,
-  rounds: quick ? 3 : 30,
-  stepsPerRound: 100,
-  // Enough steps that whole pages fill up, so bytes per step is not a page's rounding.
-  accountSteps: quick ? 100 : 400,
-};
-const sqliteWorkloads: SqliteWorkload[] = quick
-  ? [
-      { synchronous: "FULL", turns: 5, toolsPerTurn: 1 },
-      { synchronous: "FULL", turns: 50, toolsPerTurn: 4 },
-      { synchronous: "NORMAL", turns: 50, toolsPerTurn: 4 },
-    ]
-  : [
-      ...[5, 50, 200].flatMap((turns) =>
-        [1, 4].map((toolsPerTurn): SqliteWorkload => ({
-          synchronous: "FULL",
-          turns,
-          toolsPerTurn,
-        })),
-      ),
-      { synchronous: "NORMAL", turns: 50, toolsPerTurn: 1 },
-      { synchronous: "NORMAL", turns: 50, toolsPerTurn: 4 },
-    ];
+const runtimes: Runtime[] = ["tenxgraph", "langgraph"];
 
-const pgStores: PgStore[] = ["postgres", "postgres+redis"];
-const pgPlan: PgPlan = {
+/** Each shape at 5, 50 and 200 turns with 1 and 4 tools per turn (quick: two small ones). */
+const shapes: Workload[] = quick
+  ? [
+      { turns: 5, toolsPerTurn: 1 },
+      { turns: 5, toolsPerTurn: 4 },
+    ]
+  : [5, 50, 200].flatMap((turns) => [1, 4].map((toolsPerTurn) => ({ turns, toolsPerTurn })));
+
+// LangGraph.js rewrites its whole message list each step: at 200 turns it sits out most rounds.
+const langgraphLong = {
+  longTurns: 200,
+  longWarmupRounds: 1,
+  longRounds: 4,
+  longAccountSteps: 400,
+};
+const memoryPlan: StorePlan = {
+  warmupRounds: quick ? 1 : 3,
+  rounds: quick ? 2 : 15,
+  stepsPerRound: 100,
+  accountSteps: 0,
+  langgraphLong: { ...langgraphLong, longRounds: 5 },
+};
+const sqlitePlan: StorePlan = {
   warmupRounds: quick ? 1 : 2,
   rounds: quick ? 2 : 15,
   stepsPerRound: 100,
+  // Enough steps that whole pages fill up, so bytes per step is not a page's rounding.
+  accountSteps: quick ? 100 : 400,
+  langgraphLong,
+};
+const sqliteWorkloads: SqliteWorkload[] = [
+  ...shapes.map((shape): SqliteWorkload => ({ ...shape, synchronous: "FULL" })),
+  // SqliteSaver runs at synchronous=NORMAL (see the report): tenxgraph at NORMAL is like for like.
+  ...(quick ? [] : [1, 4]).map((toolsPerTurn): SqliteWorkload => ({
+    turns: 50,
+    toolsPerTurn,
+    synchronous: "NORMAL",
+  })),
+];
+
+const concurrencyPlan: ConcurrencyPlan = {
+  warmupRounds: quick ? 0 : 1,
+  rounds: quick ? 1 : 5,
+  threads: 8,
+  runsPerThread: 1,
+  rawCommitsPerConnection: quick ? 50 : 200,
+};
+const pgStores: PgStore[] = ["postgres", "postgres+redis"];
+const pgPlan: PgPlan = {
+  warmupRounds: quick ? 1 : 2,
+  rounds: quick ? 2 : 10,
+  stepsPerRound: 100,
   // 8 KiB pages: enough steps that their rounding is a few bytes per step.
   accountSteps: quick ? 100 : 1200,
-  concurrency: {
-    warmupRounds: quick ? 0 : 1,
-    rounds: quick ? 1 : 8,
-    threads: 8,
-    runsPerThread: 1,
-    rawCommitsPerConnection: quick ? 50 : 200,
-  },
+  langgraphLong,
+  concurrency: concurrencyPlan,
 };
-const pgWorkloads: PgWorkload[] = quick
-  ? [
-      { store: "postgres", turns: 5, toolsPerTurn: 1 },
-      { store: "postgres+redis", turns: 5, toolsPerTurn: 4 },
-    ]
-  : pgStores.flatMap((store) =>
-      [5, 50, 200].flatMap((turns) =>
-        [1, 4].map((toolsPerTurn): PgWorkload => ({ store, turns, toolsPerTurn })),
-      ),
-    );
-const pgConcurrencyWorkloads: PgWorkload[] = pgStores.flatMap((store) =>
-  (quick ? [1] : [1, 4]).map((toolsPerTurn) => ({ store, turns: quick ? 5 : 50, toolsPerTurn })),
+const pgWorkloads: PgWorkload[] = pgStores.flatMap((store) =>
+  shapes.map((shape) => ({ ...shape, store })),
 );
+const threadShape: Workload = { turns: quick ? 5 : 50, toolsPerTurn: 4 };
+const pgConcurrencyWorkloads: PgWorkload[] = pgStores.flatMap((store) =>
+  (quick ? [4] : [1, 4]).map((toolsPerTurn) => ({ ...threadShape, toolsPerTurn, store })),
+);
+const rssShape: Workload = { turns: quick ? 5 : 50, toolsPerTurn: 4 };
+const rssRuns = quick ? 1 : 3;
 
 /** Seconds each part of the bench took, printed as it goes. */
 const seconds: Record<string, number> = {};
@@ -86,25 +108,68 @@ async function timed<T>(part: string, measure: () => Promise<T>): Promise<T> {
 
 // Other work on a shared machine moves every figure; the load says how busy it was.
 const loadAtStart = os.loadavg()[0]!;
-const rows = await timed("memory", async () => {
-  const measured: MemoryRow[] = [];
-  for (const toolsPerTurn of [1, 4])
-    measured.push(await measureMemory({ turns: 50, toolsPerTurn }, memoryPlan));
-  return measured;
-});
-const sqlite = await timed("sqlite", () => measureSqlite(sqliteWorkloads, sqlitePlan));
-const postgres = await timed("postgres", () =>
-  measurePostgres(pgWorkloads, pgConcurrencyWorkloads, pgPlan),
-);
+const scratch = mkdtempSync(join(os.tmpdir(), "tenxgraph-bench-threads-"));
+try {
+  const memory = await timed("memory", () => measureMemory(shapes, runtimes, memoryPlan));
+  const sqlite = await timed("sqlite", () => measureSqlite(sqliteWorkloads, runtimes, sqlitePlan));
+  const postgres = await timed("postgres", () =>
+    measurePostgres(pgWorkloads, pgConcurrencyWorkloads, pgPlan, { rssShape, rssRuns }),
+  );
+  const concurrency = await timed("threads", () =>
+    measureConcurrency(
+      [
+        { store: "memory", spec: () => ({ kind: "memory" }) as const, poolMax: null },
+        {
+          store: "sqlite",
+          spec: (runtime: Runtime) =>
+            ({
+              kind: "sqlite",
+              path: join(scratch, `${runtime}.db`),
+              synchronous: "FULL",
+            }) as const,
+          poolMax: null,
+        },
+      ].map((one) => ({ ...one, workload: threadShape, runtimes })),
+      concurrencyPlan,
+    ),
+  );
+  const peakRss = await timed("rss", async () => [
+    await measurePeakRss("memory", rssShape, rssRuns, runtimes, () => ({})),
+    await measurePeakRss("sqlite", rssShape, rssRuns, runtimes, (runtime, use) => ({
+      path: join(scratch, `rss-${runtime}-${use}.db`),
+    })),
+  ]);
 
-const memory = `${Math.round(os.totalmem() / 2 ** 30)} GiB`;
-const machine = `${os.cpus()[0]?.model ?? "cpu"} x${os.cpus().length}, ${memory}, ${os.type()} ${os.release()}, Node ${process.version}`;
-const load = { atStart: loadAtStart, atEnd: os.loadavg()[0]! };
-const results = { machine, load, seconds, quick, memoryPlan, sqlitePlan, rows, sqlite, postgres };
-const report = renderReport(results);
-const out = new URL("../", import.meta.url);
-// A quick run is a smoke check; it must not replace the committed figures.
-const name = quick ? "results-quick" : "results";
-writeFileSync(new URL(`${name}.md`, out), report);
-writeFileSync(new URL(`${name}.json`, out), JSON.stringify(results, null, 2) + "\n");
-console.log(report);
+  const results = {
+    machine: machine(),
+    versions: {
+      ...packageVersions(),
+      postgresql: postgres.server.version,
+      redis: postgres.redis.version,
+    },
+    load: { atStart: loadAtStart, atEnd: os.loadavg()[0]! },
+    seconds,
+    quick,
+    plans: { memory: memoryPlan, sqlite: sqlitePlan, postgres: pgPlan, rssRuns },
+    memory,
+    sqlite,
+    postgres,
+    concurrency: [...concurrency, ...postgres.concurrency],
+    peakRss: [...peakRss, ...postgres.peakRss],
+  };
+  const report = renderReport(results);
+  const out = new URL("../", import.meta.url);
+  // A quick run is a smoke check; it must not replace the committed figures.
+  const name = quick ? "results-quick" : "results";
+  writeFileSync(new URL(`${name}.md`, out), report);
+  writeFileSync(new URL(`${name}.json`, out), JSON.stringify(results, null, 2) + "\n");
+  console.log(report);
+} finally {
+  rmSync(scratch, { recursive: true, force: true });
+}
+
+function machine(): string {
+  const memory = `${Math.round(os.totalmem() / 2 ** 30)} GiB`;
+  const cpus = os.cpus();
+  return `${cpus[0]?.model ?? "cpu"} x${cpus.length}, ${memory}, ${os.type()} ${os.release()}`;
+}

@@ -10,12 +10,7 @@ import {
   type Checkpointer,
 } from "@tenxgraph/core";
 import { ScriptedModel } from "@tenxgraph/core/testing";
-
-/** The workload: a ReAct loop of `turns` model turns, each asking for `toolsPerTurn` trivial tools. */
-export interface Workload {
-  turns: number;
-  toolsPerTurn: number;
-}
+import { stepsPerRun, type Workload } from "../workload.js";
 
 const echo = tool({
   name: "echo",
@@ -61,5 +56,5 @@ export async function runOnce(
   );
   const ms = performance.now() - started;
   if (result.status !== "completed") throw new Error(`run ended ${result.status}`);
-  return { steps: workload.turns * 2 + 1, ms };
+  return { steps: stepsPerRun(workload), ms };
 }

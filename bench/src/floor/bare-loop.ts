@@ -1,5 +1,5 @@
 import { Message, type AssistantMessage } from "@tenxgraph/core";
-import type { Workload } from "./react-loop.js";
+import type { Workload } from "../workload.js";
 
 /**
  * The floor: the same ReAct loop with no runtime at all. The scripted model's replies and the

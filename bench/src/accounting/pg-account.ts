@@ -1,10 +1,8 @@
-import type { BenchServers } from "./bench-servers.js";
+import type { Loop } from "../loop.js";
 import { countRoundTrips, shorten } from "./count-round-trips.js";
 import type { PgObserver, ServerStatement, TableBytes } from "./pg-observer.js";
-import { openPgStore, type PgWorkload, type WarningLog } from "./pg-stores.js";
-import { buildApp, runOnce } from "./react-loop.js";
 
-/** What PgCheckpointer did for a workload, per node step, counted on a fresh schema. */
+/** What a runtime's PostgreSQL store did for a workload, per node step, on a fresh schema. */
 export interface PgAccount {
   /** Runs of the workload counted (short loops run several times, so the tables grow enough). */
   runs: number;
@@ -36,60 +34,46 @@ export interface ServerStatementAccount {
   meanMs: number;
 }
 
-interface AccountContext {
-  servers: BenchServers;
-  observer: PgObserver;
-  schema: string;
-  /** Steps to count, at least. */
-  minSteps: number;
-  warnings: WarningLog;
-}
-
 /**
- * Runs the workload on a fresh schema and counts, per step, the round trips, the commits, the
- * WAL and the bytes the tables grow by. Untimed. One run first goes uncounted: it creates the
- * schema, opens the pool and lets Redis connect. Short loops run again until the runs take at
- * least `minSteps` steps, so that 8 KiB pages fill and bytes per step are not a page's rounding.
+ * Runs `loop` (opened on the fresh schema `schema`) and counts, per step, the round trips, the
+ * commits, the WAL and the bytes the tables grow by. Untimed. One run first goes uncounted: it
+ * creates the tables of a store that makes them on first use, opens the pool and lets Redis
+ * connect. Then `runs` runs are counted.
  */
-export async function accountPgStore(
-  workload: PgWorkload,
-  { servers, observer, schema, minSteps, warnings }: AccountContext,
+export async function accountPgSchema(
+  loop: Loop,
+  observer: PgObserver,
+  schema: string,
+  runs: number,
 ): Promise<PgAccount> {
-  const checkpointer = openPgStore(servers, workload.store, schema, warnings);
-  try {
-    const app = buildApp(workload, checkpointer);
-    await runOnce(app, workload, "account-warm-up");
-    const runs = Math.ceil(minSteps / (workload.turns * 2 + 1));
-    const before = await snapshot(observer, schema);
-    await observer.resetStatementStats();
-    const counted = await countRoundTrips(async () => {
-      let steps = 0;
-      for (let i = 0; i < runs; i++) steps += (await runOnce(app, workload, `account-${i}`)).steps;
-      return steps;
-    });
-    const statements = await observer.statementStats();
-    const after = await snapshot(observer, schema);
-    const steps = counted.result;
-    const perStep = (n: number) => n / steps;
-    const grown = difference(after.tables, before.tables);
-    const commits = await observer.commitsBetween(before.wal, after.wal);
-    return {
-      runs,
-      steps,
-      roundTripsPerStep: perStep(counted.postgres),
-      roundTripsPerStepBySql: perStepAll(counted.postgresBySql, steps),
-      redisCommandsPerStep: perStep(counted.redis),
-      redisCommandsPerStepByName: perStepAll(counted.redisByCommand, steps),
-      commitsPerStep: commits === null ? null : perStep(commits),
-      walBytesPerStep: perStep(await observer.walBytesBetween(before.wal, after.wal)),
-      bytesPerStep: perStep(sumOf(grown, "main")),
-      totalBytesPerStep: perStep(sumOf(grown, "total")),
-      bytesPerStepByTable: perStepAll(grownTables(grown), steps),
-      serverStatements: statements && accountStatements(statements, steps, schema),
-    };
-  } finally {
-    await checkpointer.close();
-  }
+  await loop.run("account-warm-up");
+  const before = await snapshot(observer, schema);
+  await observer.resetStatementStats();
+  const counted = await countRoundTrips(async () => {
+    let steps = 0;
+    for (let i = 0; i < runs; i++) steps += (await loop.run(`account-${i}`)).steps;
+    return steps;
+  });
+  const statements = await observer.statementStats();
+  const after = await snapshot(observer, schema);
+  const steps = counted.result;
+  const perStep = (n: number) => n / steps;
+  const grown = difference(after.tables, before.tables);
+  const commits = await observer.commitsBetween(before.wal, after.wal);
+  return {
+    runs,
+    steps,
+    roundTripsPerStep: perStep(counted.postgres),
+    roundTripsPerStepBySql: perStepAll(counted.postgresBySql, steps),
+    redisCommandsPerStep: perStep(counted.redis),
+    redisCommandsPerStepByName: perStepAll(counted.redisByCommand, steps),
+    commitsPerStep: commits === null ? null : perStep(commits),
+    walBytesPerStep: perStep(await observer.walBytesBetween(before.wal, after.wal)),
+    bytesPerStep: perStep(sumOf(grown, "main")),
+    totalBytesPerStep: perStep(sumOf(grown, "total")),
+    bytesPerStepByTable: perStepAll(grownTables(grown), steps),
+    serverStatements: statements && accountStatements(statements, steps, schema),
+  };
 }
 
 async function snapshot(observer: PgObserver, schema: string) {

@@ -1,9 +1,9 @@
 import { execFileSync } from "node:child_process";
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
-import { childPids } from "../../tests/support/services/server-process.js";
-import { redisCommand } from "../../tests/support/services/redis-server.js";
-import type { BenchServers } from "./bench-servers.js";
+import { childPids } from "../../../tests/support/services/server-process.js";
+import { redisCommand } from "../../../tests/support/services/redis-server.js";
+import type { BenchServers } from "../servers/bench-servers.js";
 
 /** CPU time used so far, in ms, by this process and the servers, and by the whole machine. */
 export interface CpuSample {
@@ -24,13 +24,19 @@ export interface CpuUse {
   machineBusy: number | null;
 }
 
-/** Reads the CPU time of this process, the bench's servers and the machine. */
-export async function sampleCpu(servers: BenchServers, withRedis: boolean): Promise<CpuSample> {
+/**
+ * Reads the CPU time of this process, the bench's servers (none for a store in this process)
+ * and the machine.
+ */
+export async function sampleCpu(
+  servers: BenchServers | undefined,
+  withRedis: boolean,
+): Promise<CpuSample> {
   const { user, system } = process.cpuUsage();
   return {
     node: (user + system) / 1000,
-    postgres: servers.ownPostgres ? postgresCpuMs(servers.ownPostgres.dataDir) : null,
-    redis: withRedis ? await redisCpuMs(servers.redisUrl) : null,
+    postgres: servers?.ownPostgres ? postgresCpuMs(servers.ownPostgres.dataDir) : null,
+    redis: servers && withRedis ? await redisCpuMs(servers.redisUrl) : null,
     machine: machineCpuMs(),
   };
 }
@@ -43,7 +49,9 @@ export function cpuBetween(before: CpuSample, after: CpuSample): CpuUse {
     nodeMs: after.node - before.node,
     postgresMs: diff(before.postgres, after.postgres),
     redisMs: diff(before.redis, after.redis),
-    machineBusy: m0 && m1 ? (m1.busy - m0.busy) / (m1.total - m0.total) : null,
+    // A span shorter than one clock tick has no /proc/stat figure.
+    machineBusy:
+      m0 && m1 && m1.total > m0.total ? (m1.busy - m0.busy) / (m1.total - m0.total) : null,
   };
 }
 

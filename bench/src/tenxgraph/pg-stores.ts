@@ -1,7 +1,7 @@
-import type { Logger } from "@tenxgraph/core";
 import { PgCheckpointer } from "@tenxgraph/postgres";
-import type { BenchServers } from "./bench-servers.js";
-import type { Workload } from "./react-loop.js";
+import type { BenchServers } from "../servers/bench-servers.js";
+import type { Workload } from "../workload.js";
+import type { WarningLog } from "./warning-log.js";
 
 /** PostgreSQL alone, or with Redis as the hot copy of each thread. */
 export type PgStore = "postgres" | "postgres+redis";
@@ -33,15 +33,4 @@ export function openPgStore(
     schema,
     logger: warnings.logger,
   });
-}
-
-/** The warnings and errors stores logged, for the report; other levels are dropped. */
-export class WarningLog {
-  readonly messages: string[] = [];
-  readonly logger: Logger = {
-    debug: () => {},
-    info: () => {},
-    warn: (_fields, message) => this.messages.push(`warn: ${message ?? ""}`),
-    error: (_fields, message) => this.messages.push(`error: ${message ?? ""}`),
-  };
 }

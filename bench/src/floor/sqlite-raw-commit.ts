@@ -6,7 +6,7 @@ import Database from "better-sqlite3";
  * step stores, `COMMIT`) on a WAL file with the same `synchronous` setting. Under FULL each
  * commit waits for an fsync of the WAL, which is the cost no durable step can avoid.
  */
-export class RawCommit {
+export class SqliteRawCommit {
   readonly #db: Database.Database;
   readonly #commitOne: () => void;
 

@@ -1,8 +1,8 @@
 import pg from "pg";
 // The test harness's servers, imported as they are: bench and tests are both dev-only trees
 // type-checked by the root tsconfig, and the harness needs nothing of vitest.
-import { PostgresServer } from "../../tests/support/services/postgres-server.js";
-import { RedisServer } from "../../tests/support/services/redis-server.js";
+import { PostgresServer } from "../../../tests/support/services/postgres-server.js";
+import { RedisServer } from "../../../tests/support/services/redis-server.js";
 
 /** The PostgreSQL and Redis servers the bench runs against, given or started here. */
 export interface BenchServers {

@@ -1,0 +1,25 @@
+import type { ConcurrencyRow } from "../measure/concurrency.js";
+import type { MemoryRow } from "../measure/measure-memory.js";
+import type { PgPlan, PostgresResults } from "../measure/measure-postgres.js";
+import type { PeakRssRow } from "../measure/peak-rss.js";
+import type { StorePlan } from "../measure/plan.js";
+import type { SqliteRow } from "../measure/sqlite-workload-bench.js";
+
+/** Everything one bench run found, as written to results.json. */
+export interface BenchResults {
+  machine: string;
+  /** Node, the packages the figures depend on, and the servers. */
+  versions: Record<string, string>;
+  /** The 1-minute load average when the bench started and ended. */
+  load: { atStart: number; atEnd: number };
+  /** Wall time of each part of the measurements (the build before them not included). */
+  seconds: Record<string, number>;
+  quick: boolean;
+  plans: { memory: StorePlan; sqlite: StorePlan; postgres: PgPlan; rssRuns: number };
+  memory: MemoryRow[];
+  sqlite: SqliteRow[];
+  postgres: PostgresResults;
+  /** 1 thread against 8, every store. */
+  concurrency: ConcurrencyRow[];
+  peakRss: PeakRssRow[];
+}
