@@ -25,15 +25,34 @@ export function appendMessages(
   knownIds?: ReadonlySet<string>,
 ): Message[] {
   if (update.length === 0) return current;
-  const known = knownIds ?? new Set(current.map((message) => message.id));
-  const added = new Set<string>();
   const appended = current.slice();
-  for (const message of update) {
-    if (known.has(message.id) || added.has(message.id)) continue;
-    added.add(message.id);
-    appended.push(message);
-  }
+  appendNew(appended, update, knownIds ?? new Set(current.map((message) => message.id)));
   return appended;
+}
+
+/** Pushes onto `transcript` the messages of `update` whose id is neither known nor pushed. */
+function appendNew(
+  transcript: Message[],
+  update: readonly Message[],
+  knownIds: ReadonlySet<string>,
+): void {
+  const added = new Set<string>();
+  for (const message of update) {
+    if (knownIds.has(message.id) || added.has(message.id)) continue;
+    added.add(message.id);
+    transcript.push(message);
+  }
+}
+
+/** What the caller of {@link applyUpdate} knows of the state's transcript. */
+export interface TranscriptFacts {
+  /** The ids of `state.messages`: spares hashing the whole transcript. */
+  knownIds?: ReadonlySet<string>;
+  /**
+   * Nobody else holds `state.messages` (a step's working copy), so it may grow in place
+   * instead of being copied again: on a long thread that copy was a large part of a step.
+   */
+  owned?: boolean;
 }
 
 /** Applies `update` to `state` in place: messages appended, other fields replaced or reduced. */
@@ -41,7 +60,7 @@ export function applyUpdate<S extends BaseState>(
   state: S,
   update: StateUpdate<S>,
   reducers: Reducers<S>,
-  knownIds?: ReadonlySet<string>,
+  transcript: TranscriptFacts = {},
 ): void {
   for (const field of Object.keys(update) as (keyof S & string)[]) {
     const value = update[field];
@@ -51,7 +70,13 @@ export function applyUpdate<S extends BaseState>(
           `An update's messages must be an array of messages, got ${typeof value}`,
         );
       }
-      state.messages = appendMessages(state.messages, value as Message[], knownIds);
+      const messages = value as Message[];
+      if (transcript.owned) {
+        const knownIds = transcript.knownIds ?? new Set(state.messages.map((m) => m.id));
+        appendNew(state.messages, messages, knownIds);
+      } else {
+        state.messages = appendMessages(state.messages, messages, transcript.knownIds);
+      }
       continue;
     }
     const reducer = reducers[field as Exclude<keyof S, "messages">] as Reducer<unknown> | undefined;

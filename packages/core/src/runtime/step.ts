@@ -87,7 +87,8 @@ async function nodeThenRoute<S extends BaseState>(
   // steps were not durable; then the whole transcript is checked.
   const knownIds =
     working.messages.length === progress.persisted ? progress.persistedIds : undefined;
-  applyUpdate(working, toUpdate(output, name), deps.graph.reducers, knownIds);
+  // `working` is this step's own copy of the state, made above.
+  applyUpdate(working, toUpdate(output, name), deps.graph.reducers, { knownIds, owned: true });
   const next = await route(deps, name, working);
   return { kind: "updated", node: name, state: working, next: next === END ? null : next };
 }

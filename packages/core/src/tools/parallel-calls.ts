@@ -1,6 +1,7 @@
 import { isDeepStrictEqual } from "node:util";
 import type { Logger } from "../events/logger.js";
 import type { BaseState, Reducer } from "../graph/reducers.js";
+import type { Message } from "../messages/message.js";
 import { deepCopy } from "../graph/state-copy.js";
 
 /** Fields of a state other than the transcript, deep-copied. */
@@ -10,11 +11,17 @@ export function snapshotFields(state: BaseState): Record<string, unknown> {
 }
 
 /**
- * A private copy of the state for one tool call. The transcript array is copied too (its
- * messages are immutable), so a tool pushing into `ctx.state.messages` changes nothing.
+ * A private copy of the state for one tool call, its fields deep-copied. The transcript is not
+ * the node's array but `transcript`, a copy the node's calls may share (its messages are
+ * immutable, and one copy per call made a long thread's tool step copy it once per call), so a
+ * tool pushing into `ctx.state.messages` changes nothing of the node's state.
  */
-export function branchState<S extends BaseState>(state: S, baseline: Record<string, unknown>): S {
-  return { ...deepCopy(baseline), messages: state.messages.slice() } as unknown as S;
+export function branchState<S extends BaseState>(
+  state: S,
+  baseline: Record<string, unknown>,
+  transcript: Message[] = state.messages.slice(),
+): S {
+  return { ...deepCopy(baseline), messages: transcript } as unknown as S;
 }
 
 /** The fields `state` changed relative to `baseline`. */

@@ -59,9 +59,10 @@ export class ToolNode<S extends BaseState = BaseState> implements GraphNode<S> {
     // Every call works on a private copy (cheap for a state with no fields), merged back once
     // it settled: a tool that outlives its deadline keeps writing only to its own discarded copy.
     const baseline = snapshotFields(state);
+    const transcript = state.messages.slice();
     const settled = await Promise.allSettled(
       prepared.map((call) => {
-        const branch: Branch<S> = { state: branchState(state, baseline), baseline };
+        const branch: Branch<S> = { state: branchState(state, baseline, transcript), baseline };
         return this.#runOne(call, call.ok ? plans.get(call)! : null, branch, ctx);
       }),
     );
