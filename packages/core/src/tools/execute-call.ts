@@ -162,7 +162,10 @@ async function execute<S extends BaseState>(
     const output = await runWithDeadline(
       (scope) => {
         entered = true;
-        return call.tool.execute(call.args, toolContext(call, attempt ?? 0, scope, branch.state, ctx));
+        return call.tool.execute(
+          call.args,
+          toolContext(call, attempt ?? 0, scope, branch.state, ctx),
+        );
       },
       {
         parent: ctx.signal,
