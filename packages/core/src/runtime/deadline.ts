@@ -89,7 +89,10 @@ function whenAborted(signal: AbortSignal, callback: () => void): () => void {
 }
 
 /** Calls `work` now; a synchronous throw becomes a rejection like an async one. */
-function start<T>(work: (scope: DeadlineScope) => Promise<T> | T, scope: DeadlineScope): Promise<T> {
+function start<T>(
+  work: (scope: DeadlineScope) => Promise<T> | T,
+  scope: DeadlineScope,
+): Promise<T> {
   try {
     return Promise.resolve(work(scope));
   } catch (error) {
