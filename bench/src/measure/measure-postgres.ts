@@ -11,8 +11,14 @@ import { WarningLog } from "../tenxgraph/warning-log.js";
 import { measureConcurrency, type ConcurrencyPlan, type ConcurrencyRow } from "./concurrency.js";
 import { measurePeakRss, type PeakRssRow } from "./peak-rss.js";
 import type { StorePlan } from "./plan.js";
-import { PgWorkloadBench, pgSpec, type PgBenchContext, type PgRow } from "./pg-workload-bench.js";
-import { takeTurns } from "./side-by-side.js";
+import {
+  openPgWorkloadBench,
+  pgRow,
+  pgSpec,
+  type PgBenchContext,
+  type PgRow,
+} from "./pg-workload-bench.js";
+import { measureWorkloads } from "./store-workload-bench.js";
 
 /** Both pools' default size (PgCheckpointer's and pg.Pool's, which PostgresSaver opens). */
 const DEFAULT_POOL_MAX = 10;
@@ -57,7 +63,12 @@ export async function measurePostgres(
       warnings: new WarningLog(),
     };
     try {
-      const rows = await measureWorkloads(workloads, plan, context);
+      const rows = await measureWorkloads(
+        workloads,
+        plan,
+        (workload) => openPgWorkloadBench(workload, runtimesOn(workload), context, plan),
+        pgRow,
+      );
       // Gone before the threads are timed, so autovacuum has nothing of theirs left to do.
       await dropSchemas(servers.postgresDsn, context.schemaPrefix);
       const concurrency = await measureConcurrency(
@@ -97,26 +108,6 @@ export async function measurePostgres(
 /** LangGraph.js has a PostgreSQL saver but none with Redis: it runs on PostgreSQL alone. */
 function runtimesOn(workload: PgWorkload): Runtime[] {
   return workload.store === "postgres" ? ["tenxgraph", "langgraph"] : ["tenxgraph"];
-}
-
-async function measureWorkloads(
-  workloads: PgWorkload[],
-  plan: PgPlan,
-  context: PgBenchContext,
-): Promise<PgRow[]> {
-  const benches: PgWorkloadBench[] = [];
-  try {
-    for (const workload of workloads) {
-      benches.push(await PgWorkloadBench.open(workload, runtimesOn(workload), context, plan));
-    }
-    await takeTurns(
-      benches.map((bench) => bench.sideBySide),
-      plan,
-    );
-    return benches.map((bench) => bench.result());
-  } finally {
-    for (const bench of benches) await bench.close();
-  }
 }
 
 function concurrencyCase(workload: PgWorkload, context: PgBenchContext, threads: number) {

@@ -4,8 +4,8 @@ import { join } from "node:path";
 import type { Runtime } from "../loop.js";
 import type { Workload } from "../workload.js";
 import type { StorePlan } from "./plan.js";
-import { takeTurns } from "./side-by-side.js";
-import { SqliteWorkloadBench, type SqliteRow } from "./sqlite-workload-bench.js";
+import { openSqliteWorkloadBench, sqliteRow, type SqliteRow } from "./sqlite-workload-bench.js";
+import { measureWorkloads } from "./store-workload-bench.js";
 
 /** A workload on SQLite: the loop's shape and tenxgraph's `synchronous` setting. */
 export interface SqliteWorkload extends Workload {
@@ -23,18 +23,14 @@ export async function measureSqlite(
   plan: StorePlan,
 ): Promise<SqliteRow[]> {
   const dir = mkdtempSync(join(os.tmpdir(), "tenxgraph-bench-"));
-  const benches: SqliteWorkloadBench[] = [];
   try {
-    for (const workload of workloads) {
-      benches.push(await SqliteWorkloadBench.open(workload, runtimes, { dir, plan }));
-    }
-    await takeTurns(
-      benches.map((bench) => bench.sideBySide),
+    return await measureWorkloads(
+      workloads,
       plan,
+      (workload) => openSqliteWorkloadBench(workload, runtimes, { dir, plan }),
+      sqliteRow,
     );
-    return benches.map((bench) => bench.result());
   } finally {
-    for (const bench of benches) await bench.close();
     rmSync(dir, { recursive: true, force: true });
   }
 }

@@ -1,14 +1,14 @@
 import { accountPgSchema, type PgAccount } from "../accounting/pg-account.js";
 import type { PgObserver } from "../accounting/pg-observer.js";
 import { PgRawCommit } from "../floor/pg-raw-commit.js";
-import type { Loop, Runtime, StoreSpec } from "../loop.js";
-import { openLoop } from "../open-loop.js";
+import type { Runtime, StoreSpec } from "../loop.js";
 import type { BenchServers } from "../servers/bench-servers.js";
 import { pgLabel, type PgWorkload } from "../tenxgraph/pg-stores.js";
 import type { WarningLog } from "../tenxgraph/warning-log.js";
 import { stepsPerRun } from "../workload.js";
-import { accountRuns, shareOf, type StorePlan } from "./plan.js";
-import { SideBySide, type SideBySideTimes } from "./side-by-side.js";
+import type { StorePlan } from "./plan.js";
+import type { SideBySideTimes } from "./side-by-side.js";
+import { StoreWorkloadBench } from "./store-workload-bench.js";
 
 /** One workload on PostgreSQL: the runtimes' timings beside the raw commit floor, and counts. */
 export interface PgRow extends PgWorkload {
@@ -44,80 +44,34 @@ export function pgSpec(
 }
 
 /**
- * One workload on PostgreSQL: each runtime's counts from an untimed pass on a schema of its
- * own, then its timed loop on another, and the floor's raw commits (same server, a scratch
- * table of their own) as large as what a tenxgraph step adds to its tables.
+ * One workload on PostgreSQL: each runtime's counts on a schema of its own, its timed loop on
+ * another, and the floor's raw commits (same server, a scratch table of their own).
  */
-export class PgWorkloadBench {
-  readonly #workload: PgWorkload;
-  readonly #accounts: Map<Runtime, PgAccount>;
-  readonly #loops: Loop[];
-  readonly #floor: PgRawCommit;
-  readonly sideBySide: SideBySide;
+export async function openPgWorkloadBench(
+  workload: PgWorkload,
+  runtimes: Runtime[],
+  context: PgBenchContext,
+  plan: StorePlan,
+): Promise<StoreWorkloadBench<PgAccount>> {
+  return StoreWorkloadBench.open(workload, runtimes, plan, {
+    spec: (runtime, use) => pgSpec(context, workload, runtime, use),
+    account: (loop, spec, runs) => accountPgSchema(loop, context.observer, spec.schema, runs),
+    floor: async (rowBytes) => {
+      const raw = await PgRawCommit.open(context.servers.postgresDsn, {
+        schema: `${context.schemaPrefix}_${pgLabel(workload)}_raw`,
+        rowBytes,
+      });
+      return { msPerStep: (steps) => raw.sequential(steps), close: () => raw.close() };
+    },
+  });
+}
 
-  private constructor(
-    workload: PgWorkload,
-    accounts: Map<Runtime, PgAccount>,
-    loops: Loop[],
-    floor: PgRawCommit,
-    plan: StorePlan,
-  ) {
-    this.#workload = workload;
-    this.#accounts = accounts;
-    this.#loops = loops;
-    this.#floor = floor;
-    this.sideBySide = new SideBySide(
-      workload,
-      loops.map((loop) => ({ loop, share: shareOf(plan, loop.runtime, workload) })),
-      { msPerStep: (steps) => floor.sequential(steps) },
-      plan,
-    );
-  }
-
-  static async open(
-    workload: PgWorkload,
-    runtimes: Runtime[],
-    context: PgBenchContext,
-    plan: StorePlan,
-  ): Promise<PgWorkloadBench> {
-    const accounts = new Map<Runtime, PgAccount>();
-    for (const runtime of runtimes) {
-      const spec = pgSpec(context, workload, runtime, "account");
-      const loop = await openLoop(runtime, workload, spec);
-      try {
-        const runs = accountRuns(plan, runtime, workload);
-        accounts.set(runtime, await accountPgSchema(loop, context.observer, spec.schema, runs));
-      } finally {
-        await loop.close();
-      }
-    }
-    // The raw row is as large as what a tenxgraph step adds to the tables.
-    const floor = await PgRawCommit.open(context.servers.postgresDsn, {
-      schema: `${context.schemaPrefix}_${pgLabel(workload)}_raw`,
-      rowBytes: accounts.get("tenxgraph")!.bytesPerStep,
-    });
-    const loops = await Promise.all(
-      runtimes.map((runtime) =>
-        openLoop(runtime, workload, pgSpec(context, workload, runtime, "timed")),
-      ),
-    );
-    return new PgWorkloadBench(workload, accounts, loops, floor, plan);
-  }
-
-  /** The figures of the measured rounds. */
-  result(): PgRow {
-    return {
-      ...this.#workload,
-      steps: stepsPerRun(this.#workload),
-      times: this.sideBySide.result(),
-      accounts: {
-        tenxgraph: this.#accounts.get("tenxgraph")!,
-        langgraph: this.#accounts.get("langgraph") ?? null,
-      },
-    };
-  }
-
-  async close(): Promise<void> {
-    await Promise.all([this.#floor.close(), ...this.#loops.map((loop) => loop.close())]);
-  }
+/** The figures of `bench`'s measured rounds. */
+export function pgRow(workload: PgWorkload, bench: StoreWorkloadBench<PgAccount>): PgRow {
+  return {
+    ...workload,
+    steps: stepsPerRun(workload),
+    times: bench.sideBySide.result(),
+    accounts: bench.accounts(),
+  };
 }
