@@ -64,29 +64,25 @@ export function renderGoals(results: BenchResults): string[] {
 
 /** Bytes per step at the longest thread over the shortest, tenxgraph on each durable store. */
 function bytesGoal(results: BenchResults): string[] {
+  type AccountRow = (typeof results.sqlite)[number] | (typeof results.postgres.rows)[number];
+  const byTools = (store: string, rows: AccountRow[]) =>
+    groupBy(rows, (r) => `${store}, ${toolsLabel(r.toolsPerTurn)}`).map(([name, group]) => ({
+      name,
+      rows: group.map((r) => ({
+        turns: r.turns,
+        tx: r.accounts.tenxgraph,
+        lg: r.accounts.langgraph,
+      })),
+    }));
   const series = [
-    ...groupBy(
+    ...byTools(
+      "SQLite",
       results.sqlite.filter((r) => r.synchronous === "FULL"),
-      (r) => `SQLite, ${toolsLabel(r.toolsPerTurn)}`,
-    ).map(([name, rows]) => ({
-      name,
-      rows: rows.map((r) => ({
-        turns: r.turns,
-        tx: r.accounts.tenxgraph,
-        lg: r.accounts.langgraph,
-      })),
-    })),
-    ...groupBy(
+    ),
+    ...byTools(
+      "PostgreSQL",
       results.postgres.rows.filter((r) => r.store === "postgres"),
-      (r) => `PostgreSQL, ${toolsLabel(r.toolsPerTurn)}`,
-    ).map(([name, rows]) => ({
-      name,
-      rows: rows.map((r) => ({
-        turns: r.turns,
-        tx: r.accounts.tenxgraph,
-        lg: r.accounts.langgraph,
-      })),
-    })),
+    ),
   ];
   const growths = series.flatMap(({ name, rows }) => {
     const sorted = [...rows].sort((a, b) => a.turns - b.turns);
