@@ -19,7 +19,10 @@ export function runWithDeadline<T>(
     parent: AbortSignal;
     timeoutMs: number | null;
     onTimeout: () => Error;
-    /** The signal will be the parent of many tasks (a node's parallel tool calls). */
+    /**
+     * The signal may get many listeners at once: a node's, where parallel calls waiting on a
+     * claim or a user's node making many requests each listen on it.
+     */
     manyChildren?: boolean;
   },
 ): Promise<T> {
@@ -31,7 +34,7 @@ export function runWithDeadline<T>(
     get signal() {
       if (signal) return signal;
       signal = controller.signal;
-      // Each parallel call listens on its node's signal; many calls are not a leak.
+      // Many listeners on a node's signal are its parallel work, not a leak.
       if (options.manyChildren) setMaxListeners(0, signal);
       return signal;
     },
