@@ -59,20 +59,20 @@ describe("app.stop from another process", () => {
   });
 
   it("ends a run whose tool ignores its signal; the tool's late return changes nothing", async () => {
-    const ran = await stopFromHere("stubborn", "stubborn");
+    const ran = await stopFromHere("ignore_signal", "ignore_signal");
     expect(await ran).toMatchObject({ status: "stopped", code: null });
     await sendCommand(target, { type: "release" });
     await target.waitFor(
-      (message) => message.type === "returned" && message.threadId === "stubborn",
+      (message) => message.type === "returned" && message.threadId === "ignore_signal",
     );
 
-    const { checkpoint, messages, ledger } = await readThread(store.spec, "stubborn");
+    const { checkpoint, messages, ledger } = await readThread(store.spec, "ignore_signal");
     expect(checkpoint).toMatchObject({ status: "stopped", currentNode: "TOOL" });
-    expect(effectsOf("stubborn")).toEqual(["start stubborn", "returned stubborn"]);
+    expect(effectsOf("ignore_signal")).toEqual(["start ignore_signal", "returned ignore_signal"]);
     expect(messages.map((message) => message.role)).toEqual(["user", "assistant"]);
     // The late result was not recorded: the call stays in doubt for whoever continues.
     expect(ledger.map((entry) => [entry.toolName, entry.status])).toEqual([
-      ["stubborn", "started"],
+      ["ignore_signal", "started"],
     ]);
   });
 });

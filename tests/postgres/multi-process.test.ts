@@ -105,7 +105,7 @@ describe("stop() from another process", () => {
   it("reaches a run in a worker at its next stop poll, even while its tool ignores the signal", async () => {
     const threadId = "stopped";
     const [stopTarget] = stopTargets() as [WorkerProcess];
-    const ran = request(stopTarget, { type: "run", threadId, blocker: "stubborn" }, "ran");
+    const ran = request(stopTarget, { type: "run", threadId, blocker: "ignore_signal" }, "ran");
     await stopTarget.waitFor(
       (message) => message.type === "blocked" && message.threadId === threadId,
     );
@@ -132,12 +132,12 @@ describe("stop() from another process", () => {
     expect(messages.map((message) => message.role)).toEqual(["user", "assistant"]);
     // The late return was not recorded, and nothing ran after the stop.
     expect(ledger.map((entry) => [entry.toolName, entry.status])).toEqual([
-      ["stubborn", "started"],
+      ["ignore_signal", "started"],
     ]);
     const effects = readEffects(folder.logPath).filter((effect) => effect.threadId === threadId);
     expect(effects.map((effect) => `${effect.event} ${effect.tool}`)).toEqual([
-      "start stubborn",
-      "returned stubborn",
+      "start ignore_signal",
+      "returned ignore_signal",
     ]);
   });
 });

@@ -1,6 +1,6 @@
 /**
  * A process whose run sits in a tool call that does not return on its own, so another process
- * can stop it. `block` waits for its abort signal; `stubborn` ignores the signal and returns
+ * can stop it. `block` waits for its abort signal; `ignore_signal` does not, and returns
  * only when the parent says `release`. After either, the model would ask for `after`.
  */
 import { Message, isTenxgraphError } from "@tenxgraph/core";
@@ -21,19 +21,23 @@ export interface StopTargetParams {
 }
 
 /** Which tool the run blocks in. */
-export type Blocker = "block" | "stubborn";
+export type Blocker = "block" | "ignore_signal";
 
 const { store: spec, logPath } = workerParams<StopTargetParams>();
 const checkpointer = reportingStopPolls(openStore(spec));
 const tools = [
   effectTool({ name: "block", logPath, hold: untilAborted }),
-  effectTool({ name: "stubborn", logPath, hold: untilReleased }),
+  effectTool({ name: "ignore_signal", logPath, hold: untilReleased }),
   effectTool({ name: "after", logPath }),
 ];
 /** Both graphs share the store and run with the default stop poll interval (1 s). */
 const graphs = {
   block: agentGraph({ checkpointer, tools, turns: [[call("block")], [call("after")]] }),
-  stubborn: agentGraph({ checkpointer, tools, turns: [[call("stubborn")], [call("after")]] }),
+  ignore_signal: agentGraph({
+    checkpointer,
+    tools,
+    turns: [[call("ignore_signal")], [call("after")]],
+  }),
 };
 await checkpointer.setup();
 await report({ type: "ready" });
@@ -88,7 +92,7 @@ async function untilAborted(ctx: ToolContext): Promise<void> {
 async function untilReleased(ctx: ToolContext): Promise<void> {
   await report({ type: "blocked", threadId: ctx.threadId });
   await nextCommand("release");
-  note("returned", "stubborn", ctx);
+  note("returned", "ignore_signal", ctx);
   await report({ type: "returned", threadId: ctx.threadId });
 }
 
