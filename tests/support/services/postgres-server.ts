@@ -1,22 +1,12 @@
 import { execFile, execFileSync } from "node:child_process";
-import { chown, mkdtemp, rm } from "node:fs/promises";
+import { chown, mkdtemp } from "node:fs/promises";
 import { existsSync, readdirSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { promisify } from "node:util";
 import pg from "pg";
-import {
-  ServerExitedError,
-  childPids,
-  freePort,
-  logSize,
-  logTail,
-  startLogged,
-  waitForExit,
-  waitUntilGone,
-  waitUntilReady,
-} from "./server-process.js";
-import type { LoggedProcess } from "./server-process.js";
+import { childPids, waitUntilGone } from "./server-process.js";
+import { TestServer, type ServerCommand } from "./test-server.js";
 
 const execFileAsync = promisify(execFile);
 
@@ -37,26 +27,21 @@ interface ServiceUser {
   gid: number;
 }
 
-/** Attempts at a fresh port when another process took the one we picked before we bound it. */
-const PORT_ATTEMPTS = 3;
-
 /**
  * A private PostgreSQL server for tests: its own data directory under the OS temp directory,
  * listening on 127.0.0.1 only, with trust authentication for the `postgres` role. It can be
  * stopped, killed and started again on the same port and data, to test restarts and crashes.
  */
-export class PostgresServer {
-  /** The temporary directory holding the data directory and the unix socket. */
-  readonly rootDir: string;
+export class PostgresServer extends TestServer {
   /** The data directory; its `server.log` has everything the server printed. */
   readonly dataDir: string;
+  /** Fast shutdown: rolls back open transactions. */
+  protected readonly stopSignal = "SIGINT";
   readonly #fsync: boolean;
   readonly #user: ServiceUser | undefined;
-  #port = 0;
-  #process: LoggedProcess | undefined;
 
   private constructor(rootDir: string, fsync: boolean, user: ServiceUser | undefined) {
-    this.rootDir = rootDir;
+    super(rootDir);
     this.dataDir = join(rootDir, "data");
     this.#fsync = fsync;
     this.#user = user;
@@ -73,7 +58,7 @@ export class PostgresServer {
     try {
       if (user) await chown(rootDir, user.uid, user.gid);
       await server.#initdb();
-      await server.#startOnFreePort();
+      await server.startOnFreePort();
       return server;
     } catch (error) {
       await server.destroy();
@@ -81,59 +66,13 @@ export class PostgresServer {
     }
   }
 
-  /** The TCP port on 127.0.0.1; it stays the same across stop/start and kill/start. */
-  get port(): number {
-    return this.#port;
-  }
-
   /** A connection string for the `postgres` database as the `postgres` superuser. */
   get dsn(): string {
-    return `postgres://postgres@127.0.0.1:${this.#port}/postgres`;
+    return `postgres://postgres@127.0.0.1:${this.port}/postgres`;
   }
 
-  /** The file the server writes its log to. */
   get logFile(): string {
     return join(this.dataDir, "server.log");
-  }
-
-  /** True while the server process is running. */
-  get running(): boolean {
-    return this.#process !== undefined;
-  }
-
-  /**
-   * Starts the server again on the same port and data directory (after `stop` or `kill`);
-   * after `kill` it runs crash recovery first. Does nothing if it is already running.
-   */
-  async start(): Promise<void> {
-    if (this.#process) return;
-    const logStart = logSize(this.logFile);
-    this.#process = startLogged({
-      command: postgresBinary("postgres"),
-      args: this.#serverArgs(),
-      logFile: this.logFile,
-      cwd: this.rootDir,
-      user: this.#user,
-    });
-    try {
-      await waitUntilReady(
-        this.#process,
-        () => servesDataDir(this.dsn, this.dataDir),
-        () => logTail(this.logFile, logStart),
-      );
-    } catch (error) {
-      await this.kill();
-      throw error;
-    }
-  }
-
-  /** Fast shutdown (SIGINT): rolls back open transactions and resolves once the server is gone. */
-  async stop(): Promise<void> {
-    const server = this.#process;
-    if (!server) return;
-    server.child.kill("SIGINT");
-    await waitForExit(server);
-    this.#process = undefined;
   }
 
   /**
@@ -142,18 +81,15 @@ export class PostgresServer {
    * their own they would linger until they noticed, and the next start would refuse to run
    * beside them.
    */
-  async kill(): Promise<void> {
-    const server = this.#process;
-    const pid = server?.child.pid;
-    if (!server || pid === undefined) return;
-    // Stopped first, so that it forks no worker between our listing them and killing them.
-    server.child.kill("SIGSTOP");
-    const workers = childPids(pid);
-    server.child.kill("SIGKILL");
-    for (const worker of workers) killQuietly(worker);
-    await waitForExit(server);
+  override async kill(): Promise<void> {
+    let workers: number[] = [];
+    await this.signal("SIGKILL", (pid) => {
+      // Stopped first, so that it forks no worker between our listing them and killing them.
+      process.kill(pid, "SIGSTOP");
+      workers = childPids(pid);
+      for (const worker of workers) killQuietly(worker);
+    });
     await waitUntilGone(workers);
-    this.#process = undefined;
   }
 
   /** Creates an empty database on this server and returns a connection string for it. */
@@ -161,13 +97,28 @@ export class PostgresServer {
     return createDatabase(this.dsn, name);
   }
 
-  /** Stops the server (if running) and deletes its directory. */
-  async destroy(): Promise<void> {
-    try {
-      await this.stop();
-    } finally {
-      await rm(this.rootDir, { recursive: true, force: true });
-    }
+  protected serverCommand(): ServerCommand {
+    const settings = {
+      listen_addresses: "127.0.0.1",
+      port: String(this.port),
+      unix_socket_directories: this.rootDir,
+      fsync: this.#fsync ? "on" : "off",
+      // Multi-process tests open a pool per process; the default 100 runs out.
+      max_connections: "200",
+    };
+    return {
+      command: postgresBinary("postgres"),
+      args: [
+        "-D",
+        this.dataDir,
+        ...Object.entries(settings).flatMap(([k, v]) => ["-c", `${k}=${v}`]),
+      ],
+      ...(this.#user ? { user: this.#user } : {}),
+    };
+  }
+
+  protected isReady(): Promise<boolean> {
+    return servesDataDir(this.dsn, this.dataDir);
   }
 
   async #initdb(): Promise<void> {
@@ -188,36 +139,6 @@ export class PostgresServer {
           : `${stdout ?? ""}${stderr ?? ""}`;
       throw new Error(`initdb failed in ${this.dataDir}\n${why}`, { cause: error });
     }
-  }
-
-  /** Picks a port and starts; picks again if another process bound the port first. */
-  async #startOnFreePort(): Promise<void> {
-    for (let attempt = 1; ; attempt++) {
-      this.#port = await freePort();
-      try {
-        return await this.start();
-      } catch (error) {
-        const portTaken =
-          error instanceof ServerExitedError && error.details.includes("Address already in use");
-        if (!portTaken || attempt === PORT_ATTEMPTS) throw error;
-      }
-    }
-  }
-
-  #serverArgs(): string[] {
-    const settings = {
-      listen_addresses: "127.0.0.1",
-      port: String(this.#port),
-      unix_socket_directories: this.rootDir,
-      fsync: this.#fsync ? "on" : "off",
-      // Multi-process tests open a pool per process; the default 100 runs out.
-      max_connections: "200",
-    };
-    return [
-      "-D",
-      this.dataDir,
-      ...Object.entries(settings).flatMap(([k, v]) => ["-c", `${k}=${v}`]),
-    ];
   }
 }
 
