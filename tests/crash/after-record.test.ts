@@ -8,11 +8,10 @@ import { SCENE_TEST_TIMEOUT_MS } from "./support/crash-scene.js";
 import { checkInvariants } from "./support/thread-invariants.js";
 import {
   CHARGE_KEY,
-  SEED_REQUEST,
+  crashSeedRun,
   effectsAfterRetry,
   effectsByTool,
   expectDone,
-  expectSelfKilled,
   metric,
   seedScene,
   toolResults,
@@ -25,13 +24,10 @@ describe.each(STORES)("on $label", { timeout: SCENE_TEST_TIMEOUT_MS }, ({ kind }
       it("replays the recorded charge in a fresh process instead of charging again", async () => {
         const scene = seedScene(`after-record-${via}`, kind);
         try {
-          const crashed = await scene.run({
-            via,
-            input: { kind: "new", text: SEED_REQUEST },
-            kill: { point: "ledger.after_record", tool: "charge_card" },
+          const killed = await crashSeedRun(scene, via, {
+            point: "ledger.after_record",
+            tool: "charge_card",
           });
-          expectSelfKilled(crashed, "ledger.after_record", "charge_card");
-          const killed = await checkInvariants(scene, null, { finished: false });
           expect(killed.checkpoint).toMatchObject({ status: "running", currentNode: "TOOL" });
           expect(killed.ledger.find((e) => e.key === CHARGE_KEY)).toMatchObject({
             status: "completed",

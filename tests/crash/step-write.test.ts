@@ -9,11 +9,10 @@ import { STORES } from "../support/store-spec.js";
 import { SCENE_TEST_TIMEOUT_MS } from "./support/crash-scene.js";
 import { checkInvariants } from "./support/thread-invariants.js";
 import {
-  SEED_REQUEST,
+  crashSeedRun,
   TOOLS,
   effectsByTool,
   expectDone,
-  expectSelfKilled,
   ledgerByTool,
   metric,
   seedScene,
@@ -36,13 +35,10 @@ describe.each(STORES)("on $label", { timeout: SCENE_TEST_TIMEOUT_MS }, ({ kind }
       it("before the write: the resumed tool node replays all three calls from the ledger", async () => {
         const scene = seedScene(`before-write-${via}`, kind);
         try {
-          const crashed = await scene.run({
-            via,
-            input: { kind: "new", text: SEED_REQUEST },
-            kill: { point: "step.before_write", hit: TOOL_STEP_WRITE },
+          const killed = await crashSeedRun(scene, via, {
+            point: "step.before_write",
+            hit: TOOL_STEP_WRITE,
           });
-          expectSelfKilled(crashed, "step.before_write");
-          const killed = await checkInvariants(scene, null, { finished: false });
           // The step's results exist only in the ledger: the thread still stands at the tool node.
           expect(killed.checkpoint).toMatchObject({
             version: 2,
@@ -79,13 +75,10 @@ describe.each(STORES)("on $label", { timeout: SCENE_TEST_TIMEOUT_MS }, ({ kind }
       it("after the write: the resumed run goes on at the model and runs no tool", async () => {
         const scene = seedScene(`after-write-${via}`, kind);
         try {
-          const crashed = await scene.run({
-            via,
-            input: { kind: "new", text: SEED_REQUEST },
-            kill: { point: "step.after_write", hit: TOOL_STEP_WRITE },
+          const killed = await crashSeedRun(scene, via, {
+            point: "step.after_write",
+            hit: TOOL_STEP_WRITE,
           });
-          expectSelfKilled(crashed, "step.after_write");
-          const killed = await checkInvariants(scene, null, { finished: false });
           expect(killed.checkpoint).toMatchObject({
             version: 3,
             status: "running",

@@ -2,7 +2,7 @@ import type { LedgerEntry, ToolMessage } from "@tenxgraph/core";
 import { expect } from "vitest";
 import type { StoreKind } from "../../support/store-spec.js";
 import type { WorkerMessage } from "../../support/worker-process.js";
-import type { AgentParams, PlannedCall, ToolName } from "./agent-params.js";
+import type { AgentParams, KillPlan, PlannedCall, ToolName } from "./agent-params.js";
 import { CrashScene, type SceneOptions, type StoredThread, type WorkerRun } from "./crash-scene.js";
 import { checkInvariants } from "./thread-invariants.js";
 
@@ -95,6 +95,26 @@ export function chargeAnswer(stored: StoredThread): ToolMessage | undefined {
 }
 
 /**
+ * Starts the seed request in a worker that kills itself at `kill`, checks that it died there,
+ * and returns the thread as the crash left it (its invariants checked).
+ */
+export async function crashSeedRun(
+  scene: CrashScene,
+  via: "invoke" | "stream",
+  kill: KillPlan,
+  policies?: AgentParams["policies"],
+): Promise<StoredThread> {
+  const crashed = await scene.run({
+    via,
+    input: { kind: "new", text: SEED_REQUEST },
+    ...(policies ? { policies } : {}),
+    kill,
+  });
+  expectSelfKilled(crashed, kill.point, kill.tool);
+  return checkInvariants(scene, null, { finished: false });
+}
+
+/**
  * Kills a worker in the window the ledger cannot close: charge_card returned (the card is
  * charged, the log says so) and its result is not recorded yet (`tool.after_return`). Returns
  * the thread as the crash left it, after checking that it is exactly that.
@@ -104,14 +124,12 @@ export async function crashInWindow(
   via: "invoke" | "stream",
   policies: AgentParams["policies"],
 ): Promise<StoredThread> {
-  const crashed = await scene.run({
+  const killed = await crashSeedRun(
+    scene,
     via,
-    input: { kind: "new", text: SEED_REQUEST },
+    { point: "tool.after_return", tool: "charge_card" },
     policies,
-    kill: { point: "tool.after_return", tool: "charge_card" },
-  });
-  expectSelfKilled(crashed, "tool.after_return", "charge_card");
-  const killed = await checkInvariants(scene, null, { finished: false });
+  );
   expect(killed.checkpoint).toMatchObject({ status: "running", currentNode: "TOOL" });
   expect(chargeEntry(killed)).toMatchObject({ status: "started", attempt: 1 });
   expect(effectsByTool(killed).charge_card, "the card was charged before the crash").toBe(1);
