@@ -5,16 +5,15 @@
 import { describe, expect, it } from "vitest";
 import { STORES } from "../support/store-spec.js";
 import { SCENE_TEST_TIMEOUT_MS } from "./support/crash-scene.js";
-import { checkInvariants } from "./support/thread-invariants.js";
 import {
   CHARGE_KEY,
   crashSeedRun,
   effectsAfterRetry,
   effectsByTool,
-  expectDone,
   metric,
   seedScene,
   toolResults,
+  resumeToEnd,
 } from "./support/seed-scenario.js";
 
 describe.each(STORES)("on $label", { timeout: SCENE_TEST_TIMEOUT_MS }, ({ kind }) => {
@@ -35,9 +34,7 @@ describe.each(STORES)("on $label", { timeout: SCENE_TEST_TIMEOUT_MS }, ({ kind }
           });
           expect(effectsByTool(killed).charge_card).toBe(1);
 
-          const resumed = await scene.run({ via, input: { kind: "continue" } });
-          expectDone(resumed, "completed");
-          const final = await checkInvariants(scene, killed, { finished: true });
+          const { resumed, final } = await resumeToEnd(scene, via, killed);
           expect(effectsByTool(final)).toEqual(effectsAfterRetry(killed));
           expect(effectsByTool(final).charge_card, "charges").toBe(1);
           expect(final.ledger.find((e) => e.key === CHARGE_KEY)?.attempt).toBe(1);

@@ -15,9 +15,9 @@ import { checkInvariants } from "./support/thread-invariants.js";
 import {
   SEED_REQUEST,
   effectsByTool,
-  expectDone,
   ledgerByTool,
   seedScene,
+  resumeToEnd,
 } from "./support/seed-scenario.js";
 
 /** The write after the model step: the run's second (the first stores the user's turn). */
@@ -46,9 +46,7 @@ describe("on PostgreSQL + Redis", { timeout: SCENE_TEST_TIMEOUT_MS }, () => {
             .soft(await reader.getCheckpoint(scene.threadId), "read by the long-lived process")
             .toMatchObject({ version: MODEL_STEP_VERSION, currentNode: "TOOL" });
 
-          const resumed = await scene.run({ via, input: { kind: "continue" } });
-          expectDone(resumed, "completed");
-          const final = await checkInvariants(scene, killed, { finished: true });
+          const { final } = await resumeToEnd(scene, via, killed);
           expect(effectsByTool(final)).toEqual({
             lookup_order: 1,
             charge_card: 1,

@@ -22,6 +22,7 @@ import {
   metric,
   seedScene,
   toolResults,
+  resumeToEnd,
 } from "./support/seed-scenario.js";
 
 /** True once `hung` hangs and every other tool of the seed's message is recorded. */
@@ -63,9 +64,7 @@ describe.each(STORES)("on $label", { timeout: SCENE_TEST_TIMEOUT_MS }, ({ kind }
             send_receipt: 0,
           });
 
-          const resumed = await scene.run({ via, input: { kind: "continue" } });
-          expectDone(resumed, "completed");
-          const final = await checkInvariants(scene, killed, { finished: true });
+          const { resumed, final } = await resumeToEnd(scene, via, killed);
           expect(effectsByTool(final)).toEqual({
             lookup_order: 1,
             charge_card: 1,
@@ -152,9 +151,7 @@ describe.each(STORES)("on $label", { timeout: SCENE_TEST_TIMEOUT_MS }, ({ kind }
         expect(chargeEntry(killed)).toMatchObject({ status: "started", attempt: 1 });
         expect(effectsByTool(killed).charge_card).toBe(0);
 
-        const resumed = await scene.run({ via: "invoke", input: { kind: "continue" }, policies });
-        expectDone(resumed, "completed");
-        const final = await checkInvariants(scene, killed, { finished: true });
+        const { final } = await resumeToEnd(scene, "invoke", killed, policies);
         expect(effectsByTool(final)).toEqual({ lookup_order: 1, charge_card: 1, send_receipt: 1 });
         expect(final.effects.find((e) => e.tool === "charge_card")?.attempt).toBe(2);
         expect(chargeEntry(final)).toMatchObject({ status: "completed", attempt: 2 });

@@ -7,16 +7,15 @@
 import { describe, expect, it } from "vitest";
 import { STORES } from "../support/store-spec.js";
 import { SCENE_TEST_TIMEOUT_MS } from "./support/crash-scene.js";
-import { checkInvariants } from "./support/thread-invariants.js";
 import {
   crashSeedRun,
   TOOLS,
   effectsByTool,
-  expectDone,
   ledgerByTool,
   metric,
   seedScene,
   toolResults,
+  resumeToEnd,
 } from "./support/seed-scenario.js";
 
 /** The tool step's write is the run's third: the start write, after MAIN, after TOOL. */
@@ -49,9 +48,7 @@ describe.each(STORES)("on $label", { timeout: SCENE_TEST_TIMEOUT_MS }, ({ kind }
           expect(ledgerByTool(killed)).toEqual(ALL_RECORDED);
           expect(effectsByTool(killed)).toEqual(ONCE_EACH);
 
-          const resumed = await scene.run({ via, input: { kind: "continue" } });
-          expectDone(resumed, "completed");
-          const final = await checkInvariants(scene, killed, { finished: true });
+          const { resumed, final } = await resumeToEnd(scene, via, killed);
           expect(effectsByTool(final)).toEqual(ONCE_EACH);
           expect(ledgerByTool(final)).toEqual(ALL_RECORDED);
           for (const tool of TOOLS) {
@@ -86,9 +83,7 @@ describe.each(STORES)("on $label", { timeout: SCENE_TEST_TIMEOUT_MS }, ({ kind }
           });
           expect(killed.messages.filter((m) => m.role === "tool")).toHaveLength(3);
 
-          const resumed = await scene.run({ via, input: { kind: "continue" } });
-          expectDone(resumed, "completed");
-          const final = await checkInvariants(scene, killed, { finished: true });
+          const { resumed, final } = await resumeToEnd(scene, via, killed);
           expect(effectsByTool(final)).toEqual(ONCE_EACH);
           expect(ledgerByTool(final)).toEqual(ALL_RECORDED);
           for (const tool of TOOLS) {

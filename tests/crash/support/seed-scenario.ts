@@ -115,6 +115,26 @@ export async function crashSeedRun(
 }
 
 /**
+ * Continues the crashed thread in a fresh worker, checks that the run completed, and returns
+ * the run and the thread as it ended (its invariants checked against `killed`).
+ */
+export async function resumeToEnd(
+  scene: CrashScene,
+  via: "invoke" | "stream",
+  killed: StoredThread,
+  policies?: AgentParams["policies"],
+): Promise<{ resumed: WorkerRun; final: StoredThread }> {
+  const resumed = await scene.run({
+    via,
+    input: { kind: "continue" },
+    ...(policies ? { policies } : {}),
+  });
+  expectDone(resumed, "completed");
+  const final = await checkInvariants(scene, killed, { finished: true });
+  return { resumed, final };
+}
+
+/**
  * Kills a worker in the window the ledger cannot close: charge_card returned (the card is
  * charged, the log says so) and its result is not recorded yet (`tool.after_return`). Returns
  * the thread as the crash left it, after checking that it is exactly that.
