@@ -27,6 +27,10 @@ describe("jsonCopy", () => {
     ],
     ["a typed array", { bytes: new Uint8Array([1, 2]) }],
     ["toJSON that returns undefined", { gone: { toJSON: () => undefined }, kept: 1 }],
+    [
+      "toJSON in an array, given its index as a string",
+      [{ toJSON: (key: string) => typeof key + key }],
+    ],
     ["toJSON with its key", { field: { toJSON: (key: string) => `key:${key}` } }],
     ["a __proto__ field", JSON.parse('{"__proto__": {"polluted": true}, "a": 1}')],
     ["lone surrogates and U+0000", { text: "a\ud800b\u0000c" }],

@@ -10,7 +10,7 @@ export function jsonCopy<T>(value: T): T {
   return value === undefined ? value : (copyValue(value, "", []) as T);
 }
 
-function copyValue(value: unknown, key: string, ancestors: object[]): unknown {
+function copyValue(value: unknown, key: string | number, ancestors: object[]): unknown {
   switch (typeof value) {
     case "string":
     case "boolean":
@@ -27,9 +27,12 @@ function copyValue(value: unknown, key: string, ancestors: object[]): unknown {
   }
 }
 
-function copyObject(value: object, key: string, ancestors: object[]): unknown {
+function copyObject(value: object, key: string | number, ancestors: object[]): unknown {
   const toJSON = (value as { toJSON?: unknown }).toJSON;
-  if (typeof toJSON === "function") return copyValue(toJSON.call(value, key), key, ancestors);
+  // JSON hands toJSON the key as a string, array indexes too.
+  if (typeof toJSON === "function") {
+    return copyValue(toJSON.call(value, String(key)), key, ancestors);
+  }
   if (value instanceof Number || value instanceof String || value instanceof Boolean) {
     return copyValue(value.valueOf(), key, ancestors);
   }
@@ -43,7 +46,7 @@ function copyObject(value: object, key: string, ancestors: object[]): unknown {
 function copyArray(array: unknown[], ancestors: object[]): unknown[] {
   const copy: unknown[] = new Array(array.length);
   for (let i = 0; i < array.length; i++) {
-    copy[i] = copyValue(array[i], String(i), ancestors) ?? null;
+    copy[i] = copyValue(array[i], i, ancestors) ?? null;
   }
   return copy;
 }
