@@ -1,9 +1,44 @@
+import { fileURLToPath } from "node:url";
 import { defineConfig } from "vitest/config";
 
+const source = (path: string) => fileURLToPath(new URL(path, import.meta.url));
+
+/**
+ * Two projects. `unit`: the tests beside the code that need no server and no build; the
+ * packages resolve to their TypeScript sources, so a one-line change is tested in seconds
+ * (`npm run test:unit`). `int`: `*.int.test.ts` and everything under `tests/`, which use real
+ * PostgreSQL and Redis servers, child processes and the built `dist/` exactly as users get it;
+ * its global setup builds the packages and starts the servers. `npm test` runs both.
+ */
 export default defineConfig({
   test: {
-    include: ["packages/*/src/**/*.test.ts", "tests/**/*.test.ts"],
-    globalSetup: ["tests/global-setup.ts"],
     testTimeout: 20_000,
+    projects: [
+      {
+        extends: true,
+        resolve: {
+          alias: [
+            {
+              find: /^@tenxgraph\/core\/testing$/,
+              replacement: source("./packages/core/src/testing/index.ts"),
+            },
+            { find: /^@tenxgraph\/core$/, replacement: source("./packages/core/src/index.ts") },
+          ],
+        },
+        test: {
+          name: "unit",
+          include: ["packages/*/src/**/*.test.ts"],
+          exclude: ["packages/*/src/**/*.int.test.ts"],
+        },
+      },
+      {
+        extends: true,
+        test: {
+          name: "int",
+          include: ["packages/*/src/**/*.int.test.ts", "tests/**/*.test.ts"],
+          globalSetup: ["tests/global-setup.ts"],
+        },
+      },
+    ],
   },
 });
