@@ -48,6 +48,11 @@ export interface Loop {
    * `synchronous`), read after a run, since a store may apply them on first use.
    */
   connectionSettings?(): Record<string, string>;
+  /**
+   * The better-sqlite3 connection of a store that brings its own copy of the driver
+   * (LangGraph's SqliteSaver), so the statement counter can wrap that copy too.
+   */
+  sqliteConnection?(): { prepare(sql: string): object };
   /** Closes the store (a pool, a file); a loop on memory has nothing to close. */
   close(): Promise<void>;
 }

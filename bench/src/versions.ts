@@ -1,21 +1,22 @@
 import { createRequire } from "node:module";
 
-const PACKAGES = [
+/** Installed in `bench/langgraph`, the comparison's own npm project. */
+const LANGGRAPH_PACKAGES = [
   "@langchain/langgraph",
   "@langchain/langgraph-checkpoint",
   "@langchain/langgraph-checkpoint-sqlite",
   "@langchain/langgraph-checkpoint-postgres",
   "@langchain/core",
-  "pg",
-  "better-sqlite3",
-  "ioredis",
 ];
+const OUR_PACKAGES = ["pg", "better-sqlite3", "ioredis"];
 
 /** Node's version and the installed version of each package the figures depend on. */
 export function packageVersions(): Record<string, string> {
-  const require = createRequire(import.meta.url);
+  const ours = createRequire(import.meta.url);
+  const langgraph = createRequire(new URL("../langgraph/package.json", import.meta.url));
   const versions: Record<string, string> = { node: process.version };
-  for (const name of PACKAGES) versions[name] = installedVersion(require, name);
+  for (const name of LANGGRAPH_PACKAGES) versions[name] = installedVersion(langgraph, name);
+  for (const name of OUR_PACKAGES) versions[name] = installedVersion(ours, name);
   return versions;
 }
 

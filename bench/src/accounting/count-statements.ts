@@ -11,14 +11,24 @@ export interface StatementCount<T> {
   bySql: Record<string, number>;
 }
 
+/** A better-sqlite3 connection, from whichever copy of the driver opened it. */
+interface Connection {
+  prepare(sql: string): object;
+}
+
 /**
  * Runs `body` while counting every statement better-sqlite3 executes in this process: each
  * `run`/`get`/`all`/`iterate` of a prepared statement (which includes the BEGIN and COMMIT of
  * `db.transaction`) and each `exec`/`pragma`. The checkpointer opens its own connection and
  * exposes no statement hook, so the count wraps the driver's prototypes, which every
- * connection of this process shares; they are restored when the body settles.
+ * connection of a copy of the driver shares; they are restored when the body settles.
+ * `connections` names connections opened by other copies of the driver (LangGraph's
+ * SqliteSaver installs its own in `bench/langgraph`), whose prototypes are wrapped too.
  */
-export async function countStatements<T>(body: () => Promise<T>): Promise<StatementCount<T>> {
+export async function countStatements<T>(
+  body: () => Promise<T>,
+  connections: Connection[] = [],
+): Promise<StatementCount<T>> {
   const bySql: Record<string, number> = {};
   let statements = 0;
   const counted = (original: Method, sqlOf: (self: unknown, args: unknown[]) => string): Method =>
@@ -28,12 +38,22 @@ export async function countStatements<T>(body: () => Promise<T>): Promise<Statem
       statements++;
       return original.apply(this, args);
     };
+  const drivers = new Set([Database.prototype as unknown as Methods]);
+  const statementPrototypes = new Set([statementPrototype()]);
+  for (const connection of connections) {
+    drivers.add(Object.getPrototypeOf(connection) as Methods);
+    statementPrototypes.add(Object.getPrototypeOf(connection.prepare("SELECT 1")) as Methods);
+  }
   const restore = [
-    ...wrap(statementPrototype(), ["run", "get", "all", "iterate"], (_name, original) =>
-      counted(original, (self) => (self as Database.Statement).source),
+    ...[...statementPrototypes].flatMap((prototype) =>
+      wrap(prototype, ["run", "get", "all", "iterate"], (_name, original) =>
+        counted(original, (self) => (self as Database.Statement).source),
+      ),
     ),
-    ...wrap(Database.prototype as unknown as Methods, ["exec", "pragma"], (name, original) =>
-      counted(original, (_self, args) => `${name} ${String(args[0])}`),
+    ...[...drivers].flatMap((prototype) =>
+      wrap(prototype, ["exec", "pragma"], (name, original) =>
+        counted(original, (_self, args) => `${name} ${String(args[0])}`),
+      ),
     ),
   ];
   try {

@@ -53,11 +53,14 @@ export async function accountSqliteFile(
     // snapshot, so the log never restarts and every commit of these runs stays in it.
     observer.exec("BEGIN");
     observer.prepare("SELECT COUNT(*) FROM sqlite_master").get();
-    const counted = await countStatements(async () => {
-      let steps = 0;
-      for (let i = 0; i < runs; i++) steps += (await loop.run(`account-${i}`)).steps;
-      return steps;
-    });
+    const counted = await countStatements(
+      async () => {
+        let steps = 0;
+        for (let i = 0; i < runs; i++) steps += (await loop.run(`account-${i}`)).steps;
+        return steps;
+      },
+      loop.sqliteConnection ? [loop.sqliteConnection()] : [],
+    );
     observer.exec("COMMIT");
     const frames = wal ? readWalCommits(`${path}-wal`) : null;
     checkpointWal(observer);

@@ -1,8 +1,8 @@
 import { MemorySaver, type BaseCheckpointSaver } from "@langchain/langgraph";
 import { PostgresSaver } from "@langchain/langgraph-checkpoint-postgres";
 import { SqliteSaver } from "@langchain/langgraph-checkpoint-sqlite";
-import type { Loop, StoreSpec } from "../loop.js";
-import type { Workload } from "../workload.js";
+import type { Loop, StoreSpec } from "../../src/loop.js";
+import type { Workload } from "../../src/workload.js";
 import { buildLangGraphApp, runLangGraphOnce } from "./langgraph-loop.js";
 
 /**
@@ -17,7 +17,9 @@ export async function openLangGraphLoop(workload: Workload, spec: StoreSpec): Pr
   return {
     runtime: "langgraph",
     run: (threadId) => runLangGraphOnce(app, workload, threadId),
-    ...(saver instanceof SqliteSaver ? { connectionSettings: () => sqliteSettings(saver) } : {}),
+    ...(saver instanceof SqliteSaver
+      ? { connectionSettings: () => sqliteSettings(saver), sqliteConnection: () => saver.db }
+      : {}),
     close,
   };
 }

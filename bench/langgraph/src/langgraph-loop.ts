@@ -4,7 +4,7 @@ import type { BaseCheckpointSaver } from "@langchain/langgraph";
 import { END, MemorySaver, MessagesAnnotation, START, StateGraph } from "@langchain/langgraph";
 import { ToolNode, toolsCondition } from "@langchain/langgraph/prebuilt";
 import { z } from "zod";
-import { stepsPerRun, type Workload } from "../workload.js";
+import { stepsPerRun, type Workload } from "../../src/workload.js";
 
 const echo = tool(async ({ n }) => `echo ${n}`, {
   name: "echo",
