@@ -4,17 +4,29 @@ import { jsonLogger } from "./logger.js";
 describe("jsonLogger", () => {
   afterEach(() => vi.restoreAllMocks());
 
-  it("writes an error field with its type, message, code, stack and cause, not as {}", () => {
-    const lines: string[] = [];
+  /** Captures what the logger writes to stderr, one parsed record per line. */
+  function captureRecords(): Record<string, unknown>[] {
+    const records: Record<string, unknown>[] = [];
     vi.spyOn(process.stderr, "write").mockImplementation((chunk) => {
-      lines.push(String(chunk));
+      for (const line of String(chunk).split("\n").filter(Boolean)) {
+        records.push(JSON.parse(line) as Record<string, unknown>);
+      }
       return true;
     });
-    const cause = new Error("socket closed");
-    const error = Object.assign(new TypeError("write failed", { cause }), { code: "E_WRITE" });
-    jsonLogger().warn({ err: error, threadId: "t" }, "Could not write");
+    return records;
+  }
 
-    const record = JSON.parse(lines[0]!) as Record<string, unknown>;
+  function failure(): Error {
+    const cause = new Error("socket closed");
+    return Object.assign(new TypeError("write failed", { cause }), { code: "E_WRITE" });
+  }
+
+  it("writes an error field as one line with its type, message, code and cause, not as {}", () => {
+    const records = captureRecords();
+    jsonLogger().warn({ err: failure(), threadId: "t" }, "Could not write");
+
+    expect(records).toHaveLength(1);
+    const record = records[0]!;
     expect(record).toMatchObject({
       level: "warn",
       msg: "Could not write",
@@ -23,8 +35,25 @@ describe("jsonLogger", () => {
         type: "TypeError",
         message: "write failed",
         code: "E_WRITE",
-        stack: expect.stringContaining("write failed"),
         cause: { type: "Error", message: "socket closed" },
+      },
+    });
+    expect(JSON.stringify(record)).not.toContain("stack");
+  });
+
+  it("adds the stacks of the error and its cause at level debug", () => {
+    const records = captureRecords();
+    jsonLogger("debug").error({ err: failure() }, "Could not write");
+
+    expect(records[0]).toMatchObject({
+      level: "error",
+      msg: "Could not write",
+      err: {
+        type: "TypeError",
+        message: "write failed",
+        code: "E_WRITE",
+        stack: expect.stringContaining("write failed"),
+        cause: { type: "Error", message: "socket closed", stack: expect.any(String) },
       },
     });
   });

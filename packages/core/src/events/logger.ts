@@ -15,30 +15,35 @@ type Level = keyof typeof LEVELS;
 
 /**
  * The default logger: one JSON line per record on stderr, from `minLevel` up (default `warn`),
- * so a library embedded in someone's app stays quiet unless something is wrong.
+ * so a library embedded in someone's app stays quiet unless something is wrong. An error in a
+ * record carries its type, message, code and cause; its stack only from `minLevel` `debug`,
+ * since a failed run is one short line for an operator and the stack is for whoever debugs it.
  */
 export function jsonLogger(minLevel: Level = "warn"): Logger {
+  const replacer = errorsAsObjects(minLevel === "debug");
   const write = (level: Level) => (fields: object, message?: string) => {
     if (LEVELS[level] < LEVELS[minLevel]) return;
     const record = { level, time: new Date().toISOString(), msg: message, ...fields };
-    process.stderr.write(`${JSON.stringify(record, errorsAsObjects)}\n`);
+    process.stderr.write(`${JSON.stringify(record, replacer)}\n`);
   };
   return { debug: write("debug"), info: write("info"), warn: write("warn"), error: write("error") };
 }
 
 /**
  * `JSON.stringify` writes an `Error` as `{}` (its fields are not enumerable); as pino does, keep
- * what an operator needs: its type, message, code, stack and cause.
+ * what an operator needs: its type, message, code and cause, and the stack when asked.
  */
-function errorsAsObjects(_key: string, value: unknown): unknown {
-  if (!(value instanceof Error)) return value;
-  const { code } = value as { code?: unknown };
-  return {
-    type: value.name,
-    message: value.message,
-    ...(code === undefined ? {} : { code }),
-    stack: value.stack,
-    ...(value.cause === undefined ? {} : { cause: value.cause }),
+function errorsAsObjects(withStack: boolean): (key: string, value: unknown) => unknown {
+  return (_key, value) => {
+    if (!(value instanceof Error)) return value;
+    const { code } = value as { code?: unknown };
+    return {
+      type: value.name,
+      message: value.message,
+      ...(code === undefined ? {} : { code }),
+      ...(withStack ? { stack: value.stack } : {}),
+      ...(value.cause === undefined ? {} : { cause: value.cause }),
+    };
   };
 }
 
