@@ -21,7 +21,7 @@ import type { CheckpointRow, ThreadRow } from "./rows.js";
 import { migrate } from "./schema/setup.js";
 
 const SELECT_CHECKPOINT = `
-  SELECT t.thread_id, t.user_id, t.version, t.message_count, t.updated_at, s.step,
+  SELECT t.thread_id, t.user_id, t.version, t.incarnation, t.message_count, t.updated_at, s.step,
          s.current_node, s.status, s."values", s.interrupts, s.resume_answers
   FROM threads t JOIN states s ON s.thread_id = t.thread_id AND s.version = t.version
   WHERE t.thread_id = $1`;
@@ -70,7 +70,12 @@ export class PgCheckpointer implements Checkpointer {
       };
       this.getCachedStep = async (threadId) => {
         await this.#use("getCachedStep");
-        return cache.getStep(threadId);
+        const cached = await cache.getStep(threadId);
+        // Rare (a run in progress, or one that crashed), so the extra read is cheap: a step of
+        // a deleted thread whose id was reused must not be laid over the new thread.
+        if (!cached) return null;
+        const current = await this.#current(threadId);
+        return current?.incarnation === cached.incarnation ? cached.value : null;
       };
     }
   }
@@ -94,19 +99,24 @@ export class PgCheckpointer implements Checkpointer {
   }
 
   /**
-   * With Redis, the state comes from the hot copy when PostgreSQL confirms it is current: a
-   * worker cut off from Redis may have committed newer versions that the copy never saw, and a
-   * read that no write follows (a finished thread, `getState`) would otherwise never notice.
+   * With Redis, the state comes from the hot copy when PostgreSQL confirms it is current: same
+   * version and same incarnation. A worker cut off from Redis may have committed newer versions
+   * that the copy never saw, and a read that no write follows (a finished thread, `getState`)
+   * would otherwise never notice; and a copy of a deleted thread may have outlived the delete in
+   * Redis (the deleter could not reach it, or a late refresh landed after it), which must not
+   * pass for a new thread of the same id at the same version.
    */
   async getCheckpoint(threadId: string): Promise<ThreadCheckpoint | null> {
     await this.#use("getCheckpoint");
     if (this.#cache) {
       const [cached, current] = await Promise.all([
         this.#cache.getCheckpoint(threadId),
-        this.#currentVersion(threadId),
+        this.#current(threadId),
       ]);
       if (current === null) return null;
-      if (cached?.version === current) return cached;
+      if (cached?.incarnation === current.incarnation && cached.value.version === current.version) {
+        return cached.value;
+      }
     }
     const [row] = await this.#db.query<CheckpointRow>(
       "getCheckpoint",
@@ -116,7 +126,7 @@ export class PgCheckpointer implements Checkpointer {
     );
     if (!row) return null;
     const checkpoint = toCheckpoint(row);
-    this.#cache?.refresh(checkpoint);
+    this.#cache?.refresh(checkpoint, Number(row.incarnation));
     return checkpoint;
   }
 
@@ -194,6 +204,8 @@ export class PgCheckpointer implements Checkpointer {
   /**
    * Deletes the thread row, and with it (`ON DELETE CASCADE`) its states, messages and ledger;
    * its stop requests, which need no thread row, in the same statement; then its cache entry.
+   * Should that entry survive (Redis unreachable, or a late refresh), it is never used again: a
+   * new thread of the same id gets a new incarnation, and reads check it.
    */
   async deleteThread(threadId: string): Promise<void> {
     await this.#use("deleteThread");
@@ -270,23 +282,28 @@ export class PgCheckpointer implements Checkpointer {
   /** After a durable write: the new checkpoint becomes the hot copy, superseding cached steps. */
   #cacheWritten(write: CheckpointWrite, written: WrittenRow): void {
     const { expectedVersion: _, newMessages: __, ...fields } = write;
-    this.#cache?.refresh({
-      ...fields,
-      userId: written.thread_user_id,
-      version: Number(written.new_version),
-      messageCount: written.message_count,
-      updatedAt: written.updated_at.toISOString(),
-    });
+    this.#cache?.refresh(
+      {
+        ...fields,
+        userId: written.thread_user_id,
+        version: Number(written.new_version),
+        messageCount: written.message_count,
+        updatedAt: written.updated_at.toISOString(),
+      },
+      Number(written.thread_incarnation),
+    );
   }
 
-  async #currentVersion(threadId: string): Promise<number | null> {
-    const [row] = await this.#db.query<{ version: string }>(
+  /** The thread's version and incarnation in PostgreSQL, which a cached copy must match. */
+  async #current(threadId: string): Promise<{ version: number; incarnation: number } | null> {
+    const [row] = await this.#db.query<{ version: string; incarnation: string }>(
       "getCheckpoint",
       "repeatable",
-      "SELECT version FROM threads WHERE thread_id = $1",
+      "SELECT version, incarnation FROM threads WHERE thread_id = $1",
       [threadId],
     );
-    return row ? Number(row.version) : null;
+    // bigint arrives as a string; versions and incarnations stay far below 2^53.
+    return row ? { version: Number(row.version), incarnation: Number(row.incarnation) } : null;
   }
 
   async #use(operation: string): Promise<void> {
@@ -307,6 +324,7 @@ interface WrittenRow {
   message_count: number;
   thread_user_id: string | null;
   updated_at: Date;
+  thread_incarnation: string | null;
 }
 
 function requireDistinctIds(write: CheckpointWrite): void {

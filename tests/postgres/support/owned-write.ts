@@ -1,0 +1,25 @@
+import { Message } from "@tenxgraph/core";
+import type { CheckpointWrite } from "@tenxgraph/core";
+
+/**
+ * The write that takes `owner`'s thread from `expectedVersion` to the next version. Its user id,
+ * its values and its message all name the owner, so a read shows whose state it got.
+ */
+export function ownedWrite(
+  threadId: string,
+  owner: string,
+  expectedVersion: number,
+): CheckpointWrite {
+  return {
+    threadId,
+    userId: owner,
+    step: expectedVersion + 1,
+    currentNode: "MAIN",
+    status: "running",
+    values: { owner },
+    interrupts: [],
+    resumeAnswers: {},
+    expectedVersion,
+    newMessages: [Message.user(`${owner}'s message ${expectedVersion + 1}`)],
+  };
+}
