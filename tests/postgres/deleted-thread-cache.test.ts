@@ -11,7 +11,7 @@ import { dropStore } from "../support/fresh-store.js";
 import { RedisServer, redisCommand } from "../support/services/redis-server.js";
 import { testPostgresDsn } from "../support/services/test-services.js";
 import { freshSchema, sharedStore } from "./pg-store.js";
-import { ownedWrite } from "./support/owned-write.js";
+import { ownedWrite, twoVersions } from "./support/owned-write.js";
 
 const dsn = testPostgresDsn();
 const schema = freshSchema("deleted_thread_cache");
@@ -60,12 +60,6 @@ async function workerToCutOff(
       await redisCommand(redis.url, ["CLIENT", "KILL", "USER", user]);
     },
   };
-}
-
-/** Versions 1 and 2 of `owner`'s thread. */
-async function twoVersions(store: PgCheckpointer, threadId: string, owner: string): Promise<void> {
-  await store.putCheckpoint(ownedWrite(threadId, owner, 0));
-  await store.putCheckpoint(ownedWrite(threadId, owner, 1));
 }
 
 const bobsOwn = { version: 2, userId: "bob", values: { owner: "bob" } };

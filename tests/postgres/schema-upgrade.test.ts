@@ -1,6 +1,7 @@
 /**
  * `setup()` on a store made by an older release: the newer migrations keep every row, fill in
- * what they add for existing rows, and the store then reads and writes the old threads.
+ * what they add for existing rows (an incarnation per thread, the store's id), and the store
+ * then reads and writes the old threads.
  */
 import { Message } from "@tenxgraph/core";
 import type { PgCheckpointer } from "@tenxgraph/postgres";
@@ -75,6 +76,12 @@ describe("a store made at schema version 1", () => {
       ]);
       expect(await store.putCheckpoint(ownedWrite(threadId, owner, 1))).toBe(2);
     }
+    // The store got its id, which names its Redis keys.
+    const ids = await sql(
+      dsn,
+      `SELECT store_id FROM ${pg.escapeIdentifier(schema)}.tenxgraph_store`,
+    );
+    expect(ids).toHaveLength(1);
     // A thread made after the migration: an incarnation none of the old ones has.
     await store.putCheckpoint(ownedWrite("new-thread", "carol", 0));
     const after = await incarnations();

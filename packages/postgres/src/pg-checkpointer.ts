@@ -15,7 +15,7 @@ import { Database } from "./connection/database.js";
 import { fromJsonb, toJsonb } from "./json.js";
 import { PgLedger, missingThread } from "./ledger/pg-ledger.js";
 import { resolveOptions } from "./options.js";
-import type { PgCheckpointerOptions } from "./options.js";
+import type { PgCheckpointerOptions, ResolvedSettings } from "./options.js";
 import { toCheckpoint, toThreadSummary } from "./rows.js";
 import type { CheckpointRow, ThreadRow } from "./rows.js";
 import { migrate } from "./schema/setup.js";
@@ -41,7 +41,9 @@ const SELECT_CHECKPOINT = `
  */
 export class PgCheckpointer implements Checkpointer {
   readonly #db: Database;
-  readonly #cache: ThreadCache | undefined;
+  readonly #cacheSettings: ResolvedSettings["cache"];
+  /** Made by `setup()`, which reads the store id that names its keys; none without Redis. */
+  #cache: ThreadCache | undefined;
   readonly #ledger: PgLedger;
   readonly #schema: string;
   #ready: Promise<void> | undefined;
@@ -60,17 +62,16 @@ export class PgCheckpointer implements Checkpointer {
     const settings = resolveOptions(options);
     this.#schema = settings.database.schema;
     this.#db = new Database(settings.database);
-    this.#cache = settings.cache && new ThreadCache(settings.cache);
+    this.#cacheSettings = settings.cache;
     this.#ledger = new PgLedger(this.#db);
-    const cache = this.#cache;
-    if (cache) {
+    if (settings.cache) {
       this.cacheStep = async (write) => {
         await this.#use("cacheStep");
-        return cache.putStep(write);
+        return (await this.#cache?.putStep(write)) ?? false;
       };
       this.getCachedStep = async (threadId) => {
         await this.#use("getCachedStep");
-        const cached = await cache.getStep(threadId);
+        const cached = await this.#cache?.getStep(threadId);
         // Rare (a run in progress, or one that crashed), so the extra read is cheap: a step of
         // a deleted thread whose id was reused must not be laid over the new thread.
         if (!cached) return null;
@@ -80,14 +81,24 @@ export class PgCheckpointer implements Checkpointer {
     }
   }
 
-  /** Creates or migrates the schema; run again after a failure. */
+  /** Creates or migrates the schema, then opens the Redis cache; run again after a failure. */
   async setup(): Promise<void> {
     this.#requireOpen("setup");
-    this.#ready ??= migrate(this.#db, this.#schema).catch((error: unknown) => {
+    this.#ready ??= this.#open().catch((error: unknown) => {
       this.#ready = undefined;
       throw error;
     });
     await this.#ready;
+  }
+
+  async #open(): Promise<void> {
+    const storeId = await migrate(this.#db, this.#schema);
+    const settings = this.#cacheSettings;
+    if (!settings || this.#cache || this.#closed) return;
+    // The store id, not the DSN, names the keys: two servers may each have a database of the
+    // same name and share one Redis.
+    const keyPrefix = settings.keyPrefix ?? `tenxgraph:${storeId}:`;
+    this.#cache = new ThreadCache({ ...settings, keyPrefix });
   }
 
   /** Writes the completions still queued, then ends the pool and the Redis connection. */

@@ -1,5 +1,5 @@
 import { Message } from "@tenxgraph/core";
-import type { CheckpointWrite } from "@tenxgraph/core";
+import type { Checkpointer, CheckpointWrite } from "@tenxgraph/core";
 
 /**
  * The write that takes `owner`'s thread from `expectedVersion` to the next version. Its user id,
@@ -22,4 +22,14 @@ export function ownedWrite(
     expectedVersion,
     newMessages: [Message.user(`${owner}'s message ${expectedVersion + 1}`)],
   };
+}
+
+/** Versions 1 and 2 of `owner`'s thread. */
+export async function twoVersions(
+  store: Checkpointer,
+  threadId: string,
+  owner: string,
+): Promise<void> {
+  await store.putCheckpoint(ownedWrite(threadId, owner, 0));
+  await store.putCheckpoint(ownedWrite(threadId, owner, 1));
 }

@@ -217,6 +217,15 @@ export const MIGRATIONS: readonly (readonly string[])[] = [
       jsonb, text[], jsonb)`,
     PUT_CHECKPOINT_WITH_INCARNATION,
   ],
+  [
+    // The store's id, made once: it names the store's keys in Redis. A DSN cannot: two servers
+    // may each have a database of the same name, and share one Redis. One row at most.
+    `CREATE TABLE tenxgraph_store (
+      one_row boolean PRIMARY KEY DEFAULT true CHECK (one_row),
+      store_id text NOT NULL
+    )`,
+    `INSERT INTO tenxgraph_store (store_id) VALUES (gen_random_uuid()::text)`,
+  ],
 ];
 
 /** The schema version this code writes and reads. */
