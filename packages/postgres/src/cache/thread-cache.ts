@@ -85,10 +85,12 @@ export class ThreadCache {
   }
 
   /**
-   * Starts storing `checkpoint` and returns at once. PostgreSQL already holds it, and a read
-   * uses a cached copy only once PostgreSQL confirms its version, so a run need not wait for
-   * Redis: that wait was about a sixth of a step. Commands on the one connection are sent in
-   * call order, and `close()` waits for the writes still on their way.
+   * Starts storing `checkpoint` of the thread's `incarnation` and returns at once. PostgreSQL
+   * already holds it, and a read uses a cached copy only once PostgreSQL confirms its version
+   * and incarnation, so a run need not wait for Redis (that wait was about a sixth of a step),
+   * and a write landing late, even after the thread was deleted, misleads no one. Commands on
+   * the one connection are sent in call order, and `close()` waits for the writes still on
+   * their way.
    */
   refresh(checkpoint: ThreadCheckpoint, incarnation: number): void {
     const write = this.#store(checkpoint, incarnation).finally(() =>
