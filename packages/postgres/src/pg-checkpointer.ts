@@ -51,11 +51,15 @@ export class PgCheckpointer implements Checkpointer {
 
   /**
    * Only with Redis: keeps a step of a `durableCheckpointEveryStep: false` run there; `false`
-   * (the run then writes the step durably) when Redis fails or the thread moved on. Without
-   * Redis the store has no cache, and such runs write nothing between terminal points.
+   * (the run then writes the step durably) when Redis fails, the thread moved on, or Redis no
+   * longer holds the checkpoint the step was made from. Without Redis the store has no cache,
+   * and such runs write nothing between terminal points.
    */
   readonly cacheStep?: (write: CheckpointWrite) => Promise<boolean>;
-  /** Only with Redis: the last step cached for the thread. */
+  /**
+   * Only with Redis: the last step cached for the thread, when PostgreSQL confirms it was made
+   * on the thread's current incarnation (not on a deleted thread of the same id).
+   */
   readonly getCachedStep?: (threadId: string) => Promise<CheckpointWrite | null>;
 
   constructor(options: PgCheckpointerOptions) {
