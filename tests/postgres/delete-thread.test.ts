@@ -54,7 +54,7 @@ async function fullThread(threadId: string): Promise<void> {
 }
 
 async function cached(threadId: string): Promise<boolean> {
-  const key = threadCacheKey(dsn, schema, threadId);
+  const key = await threadCacheKey(dsn, schema, threadId);
   return (await redisCommand(testRedisUrl(), ["EXISTS", key])) === "1";
 }
 

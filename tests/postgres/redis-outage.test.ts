@@ -71,7 +71,7 @@ const app = (checkpointer: Checkpointer = store, faultPoints?: FaultPoints) =>
 async function cachedVersion(threadId: string): Promise<number | null> {
   const version = await redisCommand(redis.url, [
     "HGET",
-    threadCacheKey(dsn, schema, threadId),
+    await threadCacheKey(dsn, schema, threadId),
     "version",
   ]);
   return version === "" ? null : Number(version);

@@ -136,6 +136,10 @@ describe("options", () => {
     ["retry.attempts", { retry: { attempts: 0 } }],
     ["retry.firstDelayMs", { retry: { firstDelayMs: -100 } }],
     ["preparedStatements", { preparedStatements: "yes" }],
+    ["cacheKeyPrefix", { cacheKeyPrefix: "" }],
+    ["cacheKeyPrefix", { cacheKeyPrefix: 42 }],
+    ["cacheKeyPrefix", { cacheKeyPrefix: "my app:" }],
+    ["cacheKeyPrefix", { cacheKeyPrefix: "x".repeat(101) }],
   ];
 
   it.each(cases)("a bad %s throws a TypeError naming it", (name, bad) => {

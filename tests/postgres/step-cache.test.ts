@@ -52,7 +52,7 @@ async function cachedStep(threadId: string): Promise<CheckpointWrite | null> {
   if (!redis.running) return null;
   const json = await redisCommand(redis.url, [
     "HGET",
-    threadCacheKey(dsn, schema, threadId),
+    await threadCacheKey(dsn, schema, threadId),
     "step",
   ]);
   return json === "" ? null : (JSON.parse(json) as CheckpointWrite);

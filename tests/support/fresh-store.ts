@@ -16,7 +16,7 @@ const LOCK_POLL_MS = 25;
 /**
  * An empty store of `kind` that no other test touches: a SQLite file in `dir` (which the caller
  * owns and removes), or a schema of its own on the shared PostgreSQL with the shared Redis in
- * front (the cache's keys carry the schema, so tests never read each other's cache).
+ * front (each schema is a store with an id of its own, which names its keys in Redis, so tests never read each other's cache).
  */
 export function freshStore(kind: StoreKind, name: string, dir: string): StoreSpec {
   if (kind === "sqlite") return { kind, path: join(dir, "threads.db") };

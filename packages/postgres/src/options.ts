@@ -14,6 +14,20 @@ export interface PgCheckpointerOptions {
   redisUrl?: string;
   /** How long an idle thread stays in Redis. Default 86 400 (24 h). */
   cacheTtlSeconds?: number;
+  /**
+   * What every Redis key of this store starts with: the store's name in Redis. Default
+   * `tenxgraph:<store id>:`, where the store id is a random id that the first `setup()` makes
+   * and keeps in the schema (table `tenxgraph_store`), so every worker on the store finds the
+   * same keys and no other store does, even one whose DSN names the same database and schema on
+   * another server. Set it to give keys a name of your own (say, for a Redis ACL key pattern);
+   * it must then name this store alone: two stores with one prefix would share their keys, and
+   * a store made anew (its schema dropped) must not take over the old one's prefix while its
+   * keys live (`cacheTtlSeconds`). 1 to 100 printable ASCII characters, no spaces.
+   *
+   * @example
+   * new PgCheckpointer({ postgresDsn, redisUrl, cacheKeyPrefix: "support-agent:prod:" });
+   */
+  cacheKeyPrefix?: string;
   /** The PostgreSQL schema of the tables, created if missing. Default `"public"`. */
   schema?: string;
   /** The connection pool of this process. */
@@ -50,10 +64,13 @@ export interface PgCheckpointerOptions {
 
 export interface ResolvedSettings {
   database: DatabaseSettings;
-  cache: ThreadCacheSettings | undefined;
+  /** `keyPrefix` is `undefined` unless set: by default `setup()` names it by the store id. */
+  cache: (Omit<ThreadCacheSettings, "keyPrefix"> & { keyPrefix: string | undefined }) | undefined;
 }
 
 const SCHEMA_NAME = /^[A-Za-z_][A-Za-z0-9_]{0,62}$/;
+/** Printable ASCII without spaces, so a key reads the same in logs, `redis-cli` and ACLs. */
+const KEY_PREFIX = /^[\x21-\x7e]{1,100}$/;
 
 /** Checks the options and fills in the defaults; a bad value throws a `TypeError` naming it. */
 export function resolveOptions(options: PgCheckpointerOptions): ResolvedSettings {
@@ -78,6 +95,16 @@ export function resolveOptions(options: PgCheckpointerOptions): ResolvedSettings
     }
     return resolved;
   };
+  const { cacheKeyPrefix } = options;
+  if (
+    cacheKeyPrefix !== undefined &&
+    (typeof cacheKeyPrefix !== "string" || !KEY_PREFIX.test(cacheKeyPrefix))
+  ) {
+    fail(
+      `cacheKeyPrefix must be 1 to 100 printable ASCII characters without spaces, got ` +
+        describe(cacheKeyPrefix),
+    );
+  }
   const { preparedStatements = true } = options;
   if (typeof preparedStatements !== "boolean") {
     fail(`preparedStatements must be true or false, got ${describe(preparedStatements)}`);
@@ -112,14 +139,14 @@ export function resolveOptions(options: PgCheckpointerOptions): ResolvedSettings
         ? undefined
         : {
             url: redisUrl,
-            keyPrefix: `tenxgraph:${databaseName(postgresDsn)}:${schema}:`,
+            keyPrefix: cacheKeyPrefix,
             ttlSeconds: whole("cacheTtlSeconds", options.cacheTtlSeconds, 86_400, 1),
             logger,
           },
   };
 }
 
-/** The DSN without its password, for messages and cache keys. */
+/** The DSN without its password, for messages. */
 function redact(dsn: string): string {
   try {
     const url = new URL(dsn);
@@ -128,15 +155,6 @@ function redact(dsn: string): string {
     return url.toString();
   } catch {
     return "the PostgreSQL database";
-  }
-}
-
-/** The database part of the DSN: with the schema it names the store in cache keys. */
-function databaseName(dsn: string): string {
-  try {
-    return decodeURIComponent(new URL(dsn).pathname.slice(1)) || "postgres";
-  } catch {
-    return "postgres";
   }
 }
 

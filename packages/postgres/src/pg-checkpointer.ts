@@ -15,13 +15,13 @@ import { Database } from "./connection/database.js";
 import { fromJsonb, toJsonb } from "./json.js";
 import { PgLedger, missingThread } from "./ledger/pg-ledger.js";
 import { resolveOptions } from "./options.js";
-import type { PgCheckpointerOptions } from "./options.js";
+import type { PgCheckpointerOptions, ResolvedSettings } from "./options.js";
 import { toCheckpoint, toThreadSummary } from "./rows.js";
 import type { CheckpointRow, ThreadRow } from "./rows.js";
 import { migrate } from "./schema/setup.js";
 
 const SELECT_CHECKPOINT = `
-  SELECT t.thread_id, t.user_id, t.version, t.message_count, t.updated_at, s.step,
+  SELECT t.thread_id, t.user_id, t.version, t.incarnation, t.message_count, t.updated_at, s.step,
          s.current_node, s.status, s."values", s.interrupts, s.resume_answers
   FROM threads t JOIN states s ON s.thread_id = t.thread_id AND s.version = t.version
   WHERE t.thread_id = $1`;
@@ -41,7 +41,9 @@ const SELECT_CHECKPOINT = `
  */
 export class PgCheckpointer implements Checkpointer {
   readonly #db: Database;
-  readonly #cache: ThreadCache | undefined;
+  readonly #cacheSettings: ResolvedSettings["cache"];
+  /** Made by `setup()`, which reads the store id that names its keys; none without Redis. */
+  #cache: ThreadCache | undefined;
   readonly #ledger: PgLedger;
   readonly #schema: string;
   #ready: Promise<void> | undefined;
@@ -49,40 +51,58 @@ export class PgCheckpointer implements Checkpointer {
 
   /**
    * Only with Redis: keeps a step of a `durableCheckpointEveryStep: false` run there; `false`
-   * (the run then writes the step durably) when Redis fails or the thread moved on. Without
-   * Redis the store has no cache, and such runs write nothing between terminal points.
+   * (the run then writes the step durably) when Redis fails, the thread moved on, or Redis no
+   * longer holds the checkpoint the step was made from. Without Redis the store has no cache,
+   * and such runs write nothing between terminal points.
    */
   readonly cacheStep?: (write: CheckpointWrite) => Promise<boolean>;
-  /** Only with Redis: the last step cached for the thread. */
+  /**
+   * Only with Redis: the last step cached for the thread, when PostgreSQL confirms it was made
+   * on the thread's current incarnation (not on a deleted thread of the same id).
+   */
   readonly getCachedStep?: (threadId: string) => Promise<CheckpointWrite | null>;
 
   constructor(options: PgCheckpointerOptions) {
     const settings = resolveOptions(options);
     this.#schema = settings.database.schema;
     this.#db = new Database(settings.database);
-    this.#cache = settings.cache && new ThreadCache(settings.cache);
+    this.#cacheSettings = settings.cache;
     this.#ledger = new PgLedger(this.#db);
-    const cache = this.#cache;
-    if (cache) {
+    if (settings.cache) {
       this.cacheStep = async (write) => {
         await this.#use("cacheStep");
-        return cache.putStep(write);
+        return (await this.#cache?.putStep(write)) ?? false;
       };
       this.getCachedStep = async (threadId) => {
         await this.#use("getCachedStep");
-        return cache.getStep(threadId);
+        const cached = await this.#cache?.getStep(threadId);
+        // Rare (a run in progress, or one that crashed), so the extra read is cheap: a step of
+        // a deleted thread whose id was reused must not be laid over the new thread.
+        if (!cached) return null;
+        const current = await this.#current(threadId);
+        return current?.incarnation === cached.incarnation ? cached.value : null;
       };
     }
   }
 
-  /** Creates or migrates the schema; run again after a failure. */
+  /** Creates or migrates the schema, then opens the Redis cache; run again after a failure. */
   async setup(): Promise<void> {
     this.#requireOpen("setup");
-    this.#ready ??= migrate(this.#db, this.#schema).catch((error: unknown) => {
+    this.#ready ??= this.#open().catch((error: unknown) => {
       this.#ready = undefined;
       throw error;
     });
     await this.#ready;
+  }
+
+  async #open(): Promise<void> {
+    const storeId = await migrate(this.#db, this.#schema);
+    const settings = this.#cacheSettings;
+    if (!settings || this.#cache || this.#closed) return;
+    // The store id, not the DSN, names the keys: two servers may each have a database of the
+    // same name and share one Redis.
+    const keyPrefix = settings.keyPrefix ?? `tenxgraph:${storeId}:`;
+    this.#cache = new ThreadCache({ ...settings, keyPrefix });
   }
 
   /** Writes the completions still queued, then ends the pool and the Redis connection. */
@@ -94,19 +114,24 @@ export class PgCheckpointer implements Checkpointer {
   }
 
   /**
-   * With Redis, the state comes from the hot copy when PostgreSQL confirms it is current: a
-   * worker cut off from Redis may have committed newer versions that the copy never saw, and a
-   * read that no write follows (a finished thread, `getState`) would otherwise never notice.
+   * With Redis, the state comes from the hot copy when PostgreSQL confirms it is current: same
+   * version and same incarnation. A worker cut off from Redis may have committed newer versions
+   * that the copy never saw, and a read that no write follows (a finished thread, `getState`)
+   * would otherwise never notice; and a copy of a deleted thread may have outlived the delete in
+   * Redis (the deleter could not reach it, or a late refresh landed after it), which must not
+   * pass for a new thread of the same id at the same version.
    */
   async getCheckpoint(threadId: string): Promise<ThreadCheckpoint | null> {
     await this.#use("getCheckpoint");
     if (this.#cache) {
       const [cached, current] = await Promise.all([
         this.#cache.getCheckpoint(threadId),
-        this.#currentVersion(threadId),
+        this.#current(threadId),
       ]);
       if (current === null) return null;
-      if (cached?.version === current) return cached;
+      if (cached?.incarnation === current.incarnation && cached.value.version === current.version) {
+        return cached.value;
+      }
     }
     const [row] = await this.#db.query<CheckpointRow>(
       "getCheckpoint",
@@ -116,7 +141,7 @@ export class PgCheckpointer implements Checkpointer {
     );
     if (!row) return null;
     const checkpoint = toCheckpoint(row);
-    this.#cache?.refresh(checkpoint);
+    this.#cache?.refresh(checkpoint, Number(row.incarnation));
     return checkpoint;
   }
 
@@ -194,6 +219,8 @@ export class PgCheckpointer implements Checkpointer {
   /**
    * Deletes the thread row, and with it (`ON DELETE CASCADE`) its states, messages and ledger;
    * its stop requests, which need no thread row, in the same statement; then its cache entry.
+   * Should that entry survive (Redis unreachable, or a late refresh), it is never used again: a
+   * new thread of the same id gets a new incarnation, and reads check it.
    */
   async deleteThread(threadId: string): Promise<void> {
     await this.#use("deleteThread");
@@ -270,23 +297,28 @@ export class PgCheckpointer implements Checkpointer {
   /** After a durable write: the new checkpoint becomes the hot copy, superseding cached steps. */
   #cacheWritten(write: CheckpointWrite, written: WrittenRow): void {
     const { expectedVersion: _, newMessages: __, ...fields } = write;
-    this.#cache?.refresh({
-      ...fields,
-      userId: written.thread_user_id,
-      version: Number(written.new_version),
-      messageCount: written.message_count,
-      updatedAt: written.updated_at.toISOString(),
-    });
+    this.#cache?.refresh(
+      {
+        ...fields,
+        userId: written.thread_user_id,
+        version: Number(written.new_version),
+        messageCount: written.message_count,
+        updatedAt: written.updated_at.toISOString(),
+      },
+      Number(written.thread_incarnation),
+    );
   }
 
-  async #currentVersion(threadId: string): Promise<number | null> {
-    const [row] = await this.#db.query<{ version: string }>(
+  /** The thread's version and incarnation in PostgreSQL, which a cached copy must match. */
+  async #current(threadId: string): Promise<{ version: number; incarnation: number } | null> {
+    const [row] = await this.#db.query<{ version: string; incarnation: string }>(
       "getCheckpoint",
       "repeatable",
-      "SELECT version FROM threads WHERE thread_id = $1",
+      "SELECT version, incarnation FROM threads WHERE thread_id = $1",
       [threadId],
     );
-    return row ? Number(row.version) : null;
+    // bigint arrives as a string; versions and incarnations stay far below 2^53.
+    return row ? { version: Number(row.version), incarnation: Number(row.incarnation) } : null;
   }
 
   async #use(operation: string): Promise<void> {
@@ -307,6 +339,7 @@ interface WrittenRow {
   message_count: number;
   thread_user_id: string | null;
   updated_at: Date;
+  thread_incarnation: string | null;
 }
 
 function requireDistinctIds(write: CheckpointWrite): void {

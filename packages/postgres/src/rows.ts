@@ -7,6 +7,7 @@ export interface CheckpointRow {
   thread_id: string;
   user_id: string | null;
   version: string;
+  incarnation: string;
   message_count: number;
   updated_at: Date;
   step: number;

@@ -4,13 +4,15 @@ import { createServer, connect, type Server, type Socket } from "node:net";
  * A TCP proxy in front of Redis that can stop one command of the store's cache from getting
  * through: the Redis update of a given thread version. Workers that connect through it are then
  * left exactly between a step's commit in PostgreSQL and the update of Redis that follows it, a
- * moment no fault point marks, so the test can SIGKILL them there.
+ * moment no fault point marks, so the test can SIGKILL them there, or let the update land late.
  */
 export class RedisGate {
   readonly #server: Server;
   readonly #target: URL;
   readonly #sockets = new Set<Socket>();
   #watch: { pattern: RegExp; reached: () => void } | undefined;
+  /** Sends on what each holding connection kept back. */
+  readonly #held = new Set<() => void>();
 
   private constructor(server: Server, target: URL) {
     this.#server = server;
@@ -47,6 +49,12 @@ export class RedisGate {
     return new Promise((reached) => (this.#watch = { pattern, reached }));
   }
 
+  /** Lets the held update, and everything its client sent after it, through to Redis. */
+  release(): void {
+    for (const send of this.#held) send();
+    this.#held.clear();
+  }
+
   async close(): Promise<void> {
     for (const socket of this.#sockets) socket.destroy();
     await new Promise<void>((resolve) => this.#server.close(() => resolve()));
@@ -59,13 +67,22 @@ export class RedisGate {
     upstream.pipe(client);
     // Commands are small; a window of what came lately catches one split across two chunks.
     let recent = "";
-    let holding = false;
+    let held: Buffer[] | undefined;
     client.on("data", (chunk: Buffer) => {
-      if (holding) return;
+      if (held) {
+        held.push(chunk);
+        return;
+      }
       recent = (recent + chunk.toString("latin1")).slice(-4096);
       const watch = this.#watch;
       if (watch?.pattern.test(recent)) {
-        holding = true;
+        const kept = [chunk];
+        held = kept;
+        this.#held.add(() => {
+          held = undefined;
+          recent = "";
+          for (const part of kept) upstream.write(part);
+        });
         this.#watch = undefined;
         watch.reached();
         return;

@@ -2,39 +2,7 @@ import { METER_NAME } from "@tenxgraph/core";
 import type { CheckpointWrite, Logger, ThreadCheckpoint } from "@tenxgraph/core";
 import { metrics, type Counter } from "@opentelemetry/api";
 import { Redis } from "ioredis";
-
-/**
- * Stores the durable copy of a thread's checkpoint unless the cache already holds this version
- * or a newer one, so a slow writer can never move the cache backwards. A cached step made from
- * an older version is superseded and dropped.
- * KEYS[1] the thread's hash; ARGV: version, checkpoint JSON, TTL seconds.
- */
-const PUT_CHECKPOINT = `
-local cached = tonumber(redis.call('HGET', KEYS[1], 'version'))
-local version = tonumber(ARGV[1])
-if cached and cached >= version then return 0 end
-redis.call('HSET', KEYS[1], 'version', ARGV[1], 'checkpoint', ARGV[2])
-local base = tonumber(redis.call('HGET', KEYS[1], 'stepBase'))
-if base and base < version then redis.call('HDEL', KEYS[1], 'stepBase', 'stepNo', 'step') end
-redis.call('EXPIRE', KEYS[1], ARGV[3])
-return 1`;
-
-/**
- * Stores a step that is not written durably, computed from durable version `base`, unless the
- * thread moved past `base` durably or a later step of the same base is already cached.
- * KEYS[1] the thread's hash; ARGV: base version, step number, step JSON, TTL seconds.
- */
-const PUT_STEP = `
-local cached = tonumber(redis.call('HGET', KEYS[1], 'version'))
-local base = tonumber(ARGV[1])
-local step = tonumber(ARGV[2])
-if cached and cached > base then return 0 end
-local oldBase = tonumber(redis.call('HGET', KEYS[1], 'stepBase'))
-local oldStep = tonumber(redis.call('HGET', KEYS[1], 'stepNo'))
-if oldBase and (oldBase > base or (oldBase == base and oldStep >= step)) then return 0 end
-redis.call('HSET', KEYS[1], 'stepBase', ARGV[1], 'stepNo', ARGV[2], 'step', ARGV[3])
-redis.call('EXPIRE', KEYS[1], ARGV[4])
-return 1`;
+import { PUT_CHECKPOINT, PUT_STEP } from "./cache-scripts.js";
 
 export interface ThreadCacheSettings {
   url: string;
@@ -43,14 +11,30 @@ export interface ThreadCacheSettings {
   logger: Logger;
 }
 
+/**
+ * What the cache holds for a thread, with the thread's incarnation (`threads.incarnation`): a
+ * copy counts only when PostgreSQL holds the same incarnation, so a deleted thread's copy never
+ * passes for a new thread of the same id.
+ */
+export interface CachedCopy<T> {
+  incarnation: number;
+  value: T;
+}
+
 type CacheClient = Redis & {
-  putCheckpoint(key: string, version: number, json: string, ttl: number): Promise<number>;
+  putCheckpoint(
+    key: string,
+    version: number,
+    incarnation: number,
+    json: string,
+    ttl: number,
+  ): Promise<number>;
   putStep(key: string, base: number, step: number, json: string, ttl: number): Promise<number>;
 };
 
 /**
- * The Redis hot copy of threads: one hash per thread with the latest durable checkpoint (under a
- * version guard) and, for runs with `durableCheckpointEveryStep: false`, the latest step not yet
+ * The Redis hot copy of threads: one hash per thread with its incarnation, the latest durable
+ * checkpoint (under a version guard) and, for runs with `durableCheckpointEveryStep: false`, the latest step not yet
  * written durably. Every failure is absorbed: the caller falls back to PostgreSQL, a warning is
  * logged once per outage and `tenxgraph.storage.cache_failures` is counted.
  */
@@ -96,31 +80,36 @@ export class ThreadCache {
     });
   }
 
-  async getCheckpoint(threadId: string): Promise<ThreadCheckpoint | null> {
-    const json = await this.#try("getCheckpoint", () =>
-      this.#redis.hget(this.#key(threadId), "checkpoint"),
-    );
-    return json ? (JSON.parse(json) as ThreadCheckpoint) : null;
+  async getCheckpoint(threadId: string): Promise<CachedCopy<ThreadCheckpoint> | null> {
+    return this.#read("getCheckpoint", threadId, "checkpoint");
   }
 
   /**
-   * Starts storing `checkpoint` and returns at once. PostgreSQL already holds it, and a read
-   * uses a cached copy only once PostgreSQL confirms its version, so a run need not wait for
-   * Redis: that wait was about a sixth of a step. Commands on the one connection are sent in
-   * call order, and `close()` waits for the writes still on their way.
+   * Starts storing `checkpoint` of the thread's `incarnation` and returns at once. PostgreSQL
+   * already holds it, and a read uses a cached copy only once PostgreSQL confirms its version
+   * and incarnation, so a run need not wait for Redis (that wait was about a sixth of a step),
+   * and a write landing late, even after the thread was deleted, misleads no one. Commands on
+   * the one connection are sent in call order, and `close()` waits for the writes still on
+   * their way.
    */
-  refresh(checkpoint: ThreadCheckpoint): void {
-    const write = this.#store(checkpoint).finally(() => this.#refreshing.delete(write));
+  refresh(checkpoint: ThreadCheckpoint, incarnation: number): void {
+    const write = this.#store(checkpoint, incarnation).finally(() =>
+      this.#refreshing.delete(write),
+    );
     this.#refreshing.add(write);
   }
 
-  /** Stores `checkpoint` unless the cache holds the same or a newer version. */
-  async #store(checkpoint: ThreadCheckpoint): Promise<void> {
+  /**
+   * Stores `checkpoint` unless the cache holds the same or a newer version of this incarnation,
+   * or a newer incarnation.
+   */
+  async #store(checkpoint: ThreadCheckpoint, incarnation: number): Promise<void> {
     const { threadId, version } = checkpoint;
     const stored = await this.#try("putCheckpoint", () =>
       this.#redis.putCheckpoint(
         this.#key(threadId),
         version,
+        incarnation,
         JSON.stringify(checkpoint),
         this.#settings.ttlSeconds,
       ),
@@ -128,7 +117,10 @@ export class ThreadCache {
     if (stored === undefined) this.#suspect.add(threadId);
   }
 
-  /** `true` when the step was cached; `false` when Redis failed or the thread moved on. */
+  /**
+   * `true` when the step was cached; `false` when Redis failed, the thread moved on, or the hash
+   * does not hold the step's base version.
+   */
   async putStep(write: CheckpointWrite): Promise<boolean> {
     const stored = await this.#try("cacheStep", () =>
       this.#redis.putStep(
@@ -142,11 +134,9 @@ export class ThreadCache {
     return stored === 1;
   }
 
-  async getStep(threadId: string): Promise<CheckpointWrite | null> {
-    const json = await this.#try("getCachedStep", () =>
-      this.#redis.hget(this.#key(threadId), "step"),
-    );
-    return json ? (JSON.parse(json) as CheckpointWrite) : null;
+  /** The cached step, with the incarnation of the checkpoint it was made from. */
+  async getStep(threadId: string): Promise<CachedCopy<CheckpointWrite> | null> {
+    return this.#read("getCachedStep", threadId, "step");
   }
 
   /** Drops the thread's entry: after a conflict or a delete, PostgreSQL is read again. */
@@ -159,6 +149,20 @@ export class ThreadCache {
     await Promise.all(this.#refreshing);
     this.#closed = true;
     this.#redis.disconnect();
+  }
+
+  /** A JSON field of the thread's hash, read in one call with the incarnation it belongs to. */
+  async #read<T>(
+    operation: string,
+    threadId: string,
+    field: "checkpoint" | "step",
+  ): Promise<CachedCopy<T> | null> {
+    const [incarnation, json] =
+      (await this.#try(operation, () =>
+        this.#redis.hmget(this.#key(threadId), "incarnation", field),
+      )) ?? [];
+    if (!incarnation || !json) return null;
+    return { incarnation: Number(incarnation), value: JSON.parse(json) as T };
   }
 
   #key(threadId: string): string {

@@ -1,3 +1,5 @@
+import { PUT_CHECKPOINT_WITH_INCARNATION } from "./put-checkpoint-function.js";
+
 /**
  * The schema, as numbered steps: a migration's position in {@link MIGRATIONS} is its version.
  * Published steps never change; a new schema is a new step appended at the end. Every step runs
@@ -14,6 +16,7 @@
  * One step: lock the thread row, compare the version, insert the state row at `version + 1` and
  * the new messages, in the caller's single-statement transaction. Returns the new version, or
  * `NULL` with the version found (`NULL` too when there is no thread) when the compare fails.
+ * As published in version 1; migration 2 replaces it (put-checkpoint-function.ts).
  */
 const PUT_CHECKPOINT_FUNCTION = `
 CREATE FUNCTION tenxgraph_put_checkpoint(
@@ -201,6 +204,27 @@ export const MIGRATIONS: readonly (readonly string[])[] = [
     )`,
     PUT_CHECKPOINT_FUNCTION,
     CLAIM_CALLS_FUNCTION,
+  ],
+  [
+    // A thread's incarnation: a deleted thread's id may be reused, but never its incarnation,
+    // so a copy of the old thread left in Redis can never pass for the new one. A sequence
+    // value, so a newer incarnation is a larger number and the cache can refuse a late write
+    // about an older one. ADD COLUMN fills the existing rows, each with a value of its own.
+    `CREATE SEQUENCE threads_incarnation`,
+    `ALTER TABLE threads
+      ADD COLUMN incarnation bigint NOT NULL DEFAULT nextval('threads_incarnation')`,
+    `DROP FUNCTION tenxgraph_put_checkpoint(text, text, bigint, integer, text, text, jsonb, jsonb,
+      jsonb, text[], jsonb)`,
+    PUT_CHECKPOINT_WITH_INCARNATION,
+  ],
+  [
+    // The store's id, made once: it names the store's keys in Redis. A DSN cannot: two servers
+    // may each have a database of the same name, and share one Redis. One row at most.
+    `CREATE TABLE tenxgraph_store (
+      one_row boolean PRIMARY KEY DEFAULT true CHECK (one_row),
+      store_id text NOT NULL
+    )`,
+    `INSERT INTO tenxgraph_store (store_id) VALUES (gen_random_uuid()::text)`,
   ],
 ];
 

@@ -6,14 +6,15 @@ import { LATEST_SCHEMA_VERSION, MIGRATIONS, OWN_TABLES } from "./migrations.js";
 
 /**
  * Creates or migrates the schema in one transaction under a transaction-level advisory lock, so
- * processes starting together neither race nor see a half-made schema. Refuses, before writing
- * anything, a schema newer than this code (`STORAGE_SCHEMA_001`) and tables of ours made by
- * someone else (`STORAGE_SCHEMA_002`).
+ * processes starting together neither race nor see a half-made schema, and returns the store's
+ * id (made by the first setup, see migration 3). Refuses, before writing anything, a schema
+ * newer than this code (`STORAGE_SCHEMA_001`) and tables of ours made by someone else
+ * (`STORAGE_SCHEMA_002`).
  */
-export async function migrate(db: Database, schema: string): Promise<void> {
+export async function migrate(db: Database, schema: string): Promise<string> {
   // Repeatable: a transaction cut off before COMMIT applied nothing, and one that committed
   // leaves nothing to do the second time.
-  await db.withClient("setup", "repeatable", async (client) => {
+  return db.withClient("setup", "repeatable", async (client) => {
     await client.query("BEGIN");
     try {
       await client.query("SELECT pg_advisory_xact_lock(hashtext($1))", [`tenxgraph:${schema}`]);
@@ -23,12 +24,27 @@ export async function migrate(db: Database, schema: string): Promise<void> {
         for (const statement of MIGRATIONS[version - 1]!) await client.query(statement);
         await client.query("INSERT INTO tenxgraph_schema (version) VALUES ($1)", [version]);
       }
+      const id = await storeId(client);
       await client.query("COMMIT");
+      return id;
     } catch (error) {
       await client.query("ROLLBACK").catch(() => undefined);
       throw error;
     }
   });
+}
+
+/**
+ * The id migration 3 made. Should its row have been deleted, a new id is made: that only leaves
+ * the old Redis keys unused until they expire, where guessing any other id could collide.
+ */
+async function storeId(client: pg.PoolClient): Promise<string> {
+  const { rows } = await client.query<{ store_id: string }>("SELECT store_id FROM tenxgraph_store");
+  if (rows[0]) return rows[0].store_id;
+  const made = await client.query<{ store_id: string }>(
+    "INSERT INTO tenxgraph_store (store_id) VALUES (gen_random_uuid()::text) RETURNING store_id",
+  );
+  return made.rows[0]!.store_id;
 }
 
 async function createSchemaIfMissing(client: pg.PoolClient, schema: string): Promise<void> {
