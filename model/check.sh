@@ -26,7 +26,7 @@ variants=(
   "v1 literal (1): a zombie starts a recorded call|-DLITERAL_INV1|INV1"
   "v1 planted: unfenced completion|-DPLANTED_UNFENCED_COMPLETION|INV5|INV1"
   "v1 planted: claim is not CAS|-DPLANTED_CLAIM_NOT_CAS|INV2"
-  "v1 planted: step write is not CAS|-DPLANTED_BLIND_STEP_WRITE|INV5|INV3"
+  "v1 planted: step write is not CAS|-DPLANTED_BLIND_STEP_WRITE|INV3|INV5"
   "v1 planted: stale retry claim taken silently|-DPLANTED_STALE_AS_NEW|INV4"
   "v2 planted: riding result not fenced|-DV2 -DPLANTED_UNFENCED_RIDE|INV5"
   "v2 planted: fail claim rides in the step write|-DV2 -DPLANTED_FAIL_CLAIM_IN_STEP|INV4"

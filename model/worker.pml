@@ -59,9 +59,9 @@ inline endRun() {
 /* A committed versioned write. (3): a version is written once and only on top of the last. */
 inline commitVersion() {
   assert(myv + 1 < MAXV); /* the model's bound, not an invariant */
-  /* (5) a run that another run's write superseded (a zombie) never writes */
-  assert(INV5 && myv == version);
   assert(INV3 && !written[myv + 1]);
+  /* (5) nor does a run that another run's write superseded (a zombie) write at all */
+  assert(INV5 && myv == version);
   written[myv + 1] = 1;
   version = myv + 1;
   myv = version
