@@ -42,10 +42,12 @@ if [[ "${1:-}" == "--deep" ]]; then
 fi
 
 failed=0
+index=0
 printf '%-48s %-10s %-16s %12s %8s\n' variant expected result states seconds
 for variant in "${variants[@]}"; do
   IFS='|' read -r name defines expected <<<"$variant"
-  dir="$work/${#name}-$RANDOM"
+  index=$((index + 1))
+  dir="$work/$index"
   mkdir "$dir"
   cp ./*.pml "$dir"
   # Word splitting of $defines is intended: it holds several -D flags.
