@@ -1,5 +1,6 @@
 import { assertions, claim, createThread, tick } from "./fixtures.js";
 import { ledgerRecordsConformance } from "./ledger-records.js";
+import { ledgerToolKeysConformance } from "./ledger-tool-keys.js";
 import type { GetCheckpointer, GetPeer } from "./fixtures.js";
 import type { TestApi } from "./test-api.js";
 
@@ -203,5 +204,6 @@ export function ledgerConformance(get: GetCheckpointer, test: TestApi, getPeer: 
     });
 
     ledgerRecordsConformance(get, test);
+    ledgerToolKeysConformance(get, test);
   });
 }
