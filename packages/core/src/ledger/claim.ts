@@ -81,12 +81,13 @@ export async function claimOne(
   return planFromClaim(call, result!, ctx);
 }
 
-/** A claim left by an execution that is gone: its heartbeat is stale, or it is a run here that ended. */
+/** A claim left by an execution that is gone: its lease expired, or it is a run here that ended. */
 export function isAbandoned(entry: LedgerEntry, ctx: NodeContext): boolean {
   if (entry.status !== "started") return false;
   if (ctx.runtime.isEndedLocalRun(entry.ownerRunId)) return true;
-  // The store measured the age with its own clock: workers' clocks need not agree.
-  return entry.heartbeatAgeMs > ctx.runtime.claimStaleAfterMs;
+  // The lease is the claimant's own, measured by the store's clock: a reader with a shorter
+  // lease of its own, or a clock that disagrees, never takes a live claim for a dead one.
+  return entry.leaseExpiresInMs < 0;
 }
 
 /** What an existing entry (or none) means for a call. */
@@ -206,6 +207,7 @@ async function claim(
     key: call.key!,
     toolName: call.tool.name,
     ownerRunId: ctx.runId,
+    leaseMs: ctx.runtime.claimStaleAfterMs,
     expectedAttempt,
   }));
   try {

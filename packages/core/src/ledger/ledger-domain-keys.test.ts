@@ -251,7 +251,7 @@ describe("domain idempotency keys", () => {
     // Another tool's fact under exactly this call's scoped key (a message key that collides).
     const key = "charge_card:order-4821-charge";
     await checkpointer.claimCalls(threadId, [
-      { key, toolName: "refund_payment", ownerRunId: "other", expectedAttempt: 0 },
+      { key, toolName: "refund_payment", ownerRunId: "other", leaseMs: 3000, expectedAttempt: 0 },
     ]);
     const refunded = messageEnvelope(Message.tool("call_1", "Refunded"), {});
     await checkpointer.completeCall(threadId, { key, attempt: 1 }, refunded);

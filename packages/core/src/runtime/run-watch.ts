@@ -4,8 +4,9 @@ import type { Logger } from "../events/logger.js";
 
 /**
  * While a run is active, polls the store once per interval for stop requests made by any process
- * after the run started, and heartbeats the ledger claims the run holds, so other executions can
- * tell a live claim from one left by a crash.
+ * after the run started, and heartbeats the ledger claims the run holds, renewing their lease
+ * (this runtime's `claimStaleAfterMs`), so other executions can tell a live claim from one left
+ * by a crash.
  */
 export class RunWatch {
   readonly #inFlight = new Set<AttemptRef>();
@@ -19,6 +20,8 @@ export class RunWatch {
       /** Stop requests counted when the run started; only later ones are for this run. */
       stopRequestsAtStart: number;
       intervalMs: number;
+      /** How long each heartbeat keeps the claims live: this runtime's `claimStaleAfterMs`. */
+      leaseMs: number;
       logger: Logger;
       onStopRequested: () => void;
     },
@@ -64,9 +67,9 @@ export class RunWatch {
 
   async #heartbeat(): Promise<void> {
     if (this.#inFlight.size === 0) return;
-    const { checkpointer, threadId, logger } = this.options;
+    const { checkpointer, threadId, logger, leaseMs } = this.options;
     try {
-      await checkpointer.heartbeatCalls(threadId, [...this.#inFlight]);
+      await checkpointer.heartbeatCalls(threadId, [...this.#inFlight], leaseMs);
     } catch (error) {
       logger.warn({ err: error }, "Could not heartbeat the ledger claims this run holds");
     }

@@ -1,3 +1,5 @@
+import { LEASE_MIGRATION } from "./lease-migration.js";
+
 /**
  * The schema, as numbered steps: a migration's position in {@link MIGRATIONS} is its version.
  * Published steps never change; a new schema is a new step appended at the end. Every step runs
@@ -202,6 +204,7 @@ export const MIGRATIONS: readonly (readonly string[])[] = [
     PUT_CHECKPOINT_FUNCTION,
     CLAIM_CALLS_FUNCTION,
   ],
+  LEASE_MIGRATION,
 ];
 
 /** The schema version this code writes and reads. */

@@ -8,7 +8,7 @@ import type { Checkpointer } from "../../storage/checkpointer.js";
 import { ToolNode } from "../../tools/tool-node.js";
 import { tool } from "../../tools/tool.js";
 import { ScriptedModel } from "../scripted-model.js";
-import { newThreadId } from "./fixtures.js";
+import { LEASE_MS, newThreadId } from "./fixtures.js";
 import type { GetCheckpointer } from "./fixtures.js";
 import type { TestApi } from "./test-api.js";
 
@@ -143,8 +143,8 @@ async function recordUnscoped(
   toolName: string,
   text: string,
 ): Promise<void> {
-  const claim = { key: ORDER_KEY, toolName, ownerRunId: "old-version", expectedAttempt: 0 };
-  const [won] = await checkpointer.claimCalls(threadId, [claim]);
+  const claim = { key: ORDER_KEY, toolName, ownerRunId: "old-version", leaseMs: LEASE_MS };
+  const [won] = await checkpointer.claimCalls(threadId, [{ ...claim, expectedAttempt: 0 }]);
   if (!won?.won) throw new Error("conformance: could not write the pre-upgrade entry");
   const envelope = messageEnvelope(Message.tool("call_9", text), {}, "m-old:call_9");
   await checkpointer.completeCall(threadId, { key: ORDER_KEY, attempt: 1 }, envelope);
