@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
+import { isTenxgraphError } from "../errors/tenxgraph-error.js";
 import {
   callsTurn,
   collectEvents,
@@ -148,5 +149,44 @@ describe("claim leases: each worker's claimStaleAfterMs is its own lease, honour
     // The frozen process wakes up late: its result is fenced out and its step refused.
     gate.resolve();
     expect(await runFrozen).toMatchObject({ code: "STORAGE_CONFLICT_001" });
+  });
+
+  it("a zombie's next heartbeat finds its claim taken over and aborts its tool's signal; nothing it does is recorded", async () => {
+    const checkpointer = new FreezableHeartbeats();
+    checkpointer.frozen = true;
+    const { charge, effects, entered, abortReason } = chargeWithHangingFirstAttempt();
+    const options = { model: model(), tools: [charge], checkpointer };
+    const zombie = supportAgent({ ...options, stopPollIntervalMs: 20, claimStaleAfterMs: 100 });
+    const taker = supportAgent({ ...options, claimStaleAfterMs: 100 });
+    const runZombie = zombie.invoke(user("charge"), { threadId: "t-zombie" }).then(
+      () => null,
+      (e: unknown) => e,
+    );
+    await entered.promise;
+    const taken = await taker.invoke(null, { threadId: "t-zombie" });
+    expect(toolText(taken.state, "call_1")).toBe("Charged order 4821 (attempt 2)");
+
+    // The zombie wakes up: its next heartbeat reports attempt 1 as no longer held.
+    checkpointer.frozen = false;
+    const aborted = abortReason.promise.then((reason) => ({ reason }));
+    const outcome = await Promise.race([aborted, checkpointer.heartbeatsFromNow(3)]);
+    expect(outcome, "the zombie tool's signal was aborted").toBeDefined();
+    const reason = (outcome as { reason: unknown }).reason;
+    expect(isTenxgraphError(reason) && reason.code).toBe("TOOL_CONFLICT_002");
+    expect(String((reason as Error).message)).toContain("taken over");
+
+    expect(await runZombie).toMatchObject({ code: "TOOL_CONFLICT_002" });
+    expect(effects).toEqual(["charge 4821 attempt 1", "charge 4821 attempt 2"]);
+    // Fenced: attempt 1 can no longer record anything; the taker's result stands.
+    const late = await checkpointer.completeCall(
+      "t-zombie",
+      { key: "m-1:call_1", attempt: 1 },
+      "late",
+    );
+    expect(late).toBe(false);
+    expect(await taker.getToolLedger({ threadId: "t-zombie" })).toMatchObject([
+      { key: "m-1:call_1", status: "completed", attempt: 2, ownerRunId: taken.runId },
+    ]);
+    expect((await taker.getState({ threadId: "t-zombie" }))?.status).toBe("completed");
   });
 });
