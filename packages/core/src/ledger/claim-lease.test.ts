@@ -151,6 +151,29 @@ describe("claim leases: each worker's claimStaleAfterMs is its own lease, honour
     expect(await runFrozen).toMatchObject({ code: "STORAGE_CONFLICT_001" });
   });
 
+  it("a worker with a short lease waits out a dead holder's longer lease instead of giving up at its own deadline", async () => {
+    const checkpointer = new FreezableHeartbeats();
+    checkpointer.frozen = true;
+    const gate = deferred();
+    const { charge, effects, entered } = chargeWithHangingFirstAttempt(gate.promise);
+    const options = { model: model(), tools: [charge], checkpointer };
+    const holder = supportAgent({ ...options, claimStaleAfterMs: 600 });
+    const waiter = supportAgent({ ...options, claimStaleAfterMs: 100 });
+    const runHolder = holder.invoke(user("charge"), { threadId: "t-outwait" }).then(
+      () => null,
+      (e: unknown) => e,
+    );
+    await entered.promise;
+
+    // Past its 0.3 s tool deadline plus its own 100 ms lease, the waiter would have given up
+    // with TOOL_CONFLICT_001 while the holder's 600 ms lease still ran.
+    const result = await waiter.invoke(null, { threadId: "t-outwait", toolTimeout: 0.3 });
+    expect(toolText(result.state, "call_1")).toBe("Charged order 4821 (attempt 2)");
+    expect(effects).toEqual(["charge 4821 attempt 1", "charge 4821 attempt 2"]);
+    gate.resolve();
+    expect(await runHolder).toMatchObject({ code: "STORAGE_CONFLICT_001" });
+  });
+
   it("a zombie's next heartbeat finds its claim taken over and aborts its tool's signal; nothing it does is recorded", async () => {
     const checkpointer = new FreezableHeartbeats();
     checkpointer.frozen = true;
