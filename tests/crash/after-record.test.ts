@@ -6,7 +6,7 @@ import { describe, expect, it } from "vitest";
 import { STORES } from "../support/store-spec.js";
 import { SCENE_TEST_TIMEOUT_MS } from "./support/crash-scene.js";
 import {
-  CHARGE_KEY,
+  CHARGE_LEDGER_KEY,
   crashSeedRun,
   effectsAfterRetry,
   effectsByTool,
@@ -28,7 +28,7 @@ describe.each(STORES)("on $label", { timeout: SCENE_TEST_TIMEOUT_MS }, ({ kind }
             tool: "charge_card",
           });
           expect(killed.checkpoint).toMatchObject({ status: "running", currentNode: "TOOL" });
-          expect(killed.ledger.find((e) => e.key === CHARGE_KEY)).toMatchObject({
+          expect(killed.ledger.find((e) => e.key === CHARGE_LEDGER_KEY)).toMatchObject({
             status: "completed",
             attempt: 1,
           });
@@ -37,7 +37,7 @@ describe.each(STORES)("on $label", { timeout: SCENE_TEST_TIMEOUT_MS }, ({ kind }
           const { resumed, final } = await resumeToEnd(scene, via, killed);
           expect(effectsByTool(final)).toEqual(effectsAfterRetry(killed));
           expect(effectsByTool(final).charge_card, "charges").toBe(1);
-          expect(final.ledger.find((e) => e.key === CHARGE_KEY)?.attempt).toBe(1);
+          expect(final.ledger.find((e) => e.key === CHARGE_LEDGER_KEY)?.attempt).toBe(1);
           expect(metric(resumed, "tool.ledger_hits", "charge_card"), "replays of the charge").toBe(
             1,
           );

@@ -11,6 +11,7 @@ import { reconciledText } from "./support/support-agent.js";
 import { checkInvariants } from "./support/thread-invariants.js";
 import {
   CHARGE_KEY,
+  CHARGE_LEDGER_KEY,
   ORDER,
   chargeAnswer,
   chargeEntry,
@@ -118,7 +119,7 @@ describe.each(STORES)("on $label", { timeout: SCENE_TEST_TIMEOUT_MS }, ({ kind }
             kind: "tool_in_doubt",
             tool: "charge_card",
             arguments: { order_id: ORDER, amount_cents: 4200 },
-            key: CHARGE_KEY,
+            key: CHARGE_LEDGER_KEY,
             attempt: 1,
           },
         },

@@ -93,15 +93,17 @@ describe.each(STORES)("on $label", { timeout: SCENE_TEST_TIMEOUT_MS }, ({ kind }
     it("waits on the hung call's live claim, then takes it over once its holder is dead", async () => {
       const scene = seedScene("sibling-hang-takeover", kind);
       try {
+        // A generous lease keeps the holder, slowed by a loaded machine, from looking dead: the
+        // holder's own lease is what every reader honours.
         const hung = scene.start({
           via: "invoke",
           input: { kind: "new", text: SEED_REQUEST },
           hang: "send_receipt",
+          claimStaleAfterMs: 2_000,
         });
         const ready = hungWithSiblingsRecorded("send_receipt");
         await hung.worker.waitFor(() => ready(hung.worker.messages), 30_000);
         // The holder still heartbeats its claim: the new run must wait, not run the call twice.
-        // A generous staleness bound keeps a holder slowed by a loaded machine from looking dead.
         const next = scene.start({
           via: "stream",
           input: { kind: "continue" },

@@ -20,7 +20,7 @@ describe("npm run demo", () => {
     expect(stdout).toContain("worker 1 killed with SIGKILL");
     expect(stdout).toMatch(/charge_card +replayed from the ledger, not run: Charged 42 USD/);
     expect(stdout).toContain("send_receipt: IN DOUBT (attempt 1 was claimed by the dead worker");
-    expect(stdout).toMatch(/charge_card +completed +attempt 1 +order-4821-charge/);
+    expect(stdout).toMatch(/charge_card +completed +attempt 1 +charge_card:order-4821-charge/);
     expect(stdout).toMatch(/send_receipt +completed +attempt 2/);
     expect(stdout.match(/payment provider: charged order 4821/g)).toHaveLength(1);
     expect(stdout).toContain("Charged once, though the worker died mid tool node.");

@@ -75,6 +75,7 @@ export type { InMemoryCheckpointerOptions } from "./storage/in-memory-checkpoint
 
 export { TenxgraphError, isTenxgraphError } from "./errors/tenxgraph-error.js";
 export {
+  ClaimLostError,
   GraphRecursionError,
   GraphValidationError,
   InvalidRunError,

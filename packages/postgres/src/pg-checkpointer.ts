@@ -284,9 +284,13 @@ export class PgCheckpointer implements Checkpointer {
     return this.#ledger.releaseCall(threadId, attempt);
   }
 
-  async heartbeatCalls(threadId: string, attempts: AttemptRef[]): Promise<void> {
+  async heartbeatCalls(
+    threadId: string,
+    attempts: AttemptRef[],
+    leaseMs: number,
+  ): Promise<AttemptRef[]> {
     await this.#use("heartbeatCalls");
-    await this.#ledger.heartbeatCalls(threadId, attempts);
+    return this.#ledger.heartbeatCalls(threadId, attempts, leaseMs);
   }
 
   async listCalls(threadId: string): Promise<LedgerEntry[]> {

@@ -27,7 +27,7 @@ export interface ThreadRow {
   updated_at: Date;
 }
 
-/** A row of `tool_executions`, with the heartbeat's age by the server's clock. */
+/** A row of `tool_executions`, with the time left on its lease by the server's clock. */
 export interface ToolExecutionRow {
   call_key: string;
   tool_name: string;
@@ -36,15 +36,17 @@ export interface ToolExecutionRow {
   owner_run_id: string;
   started_at: Date;
   heartbeat_at: Date | null;
-  heartbeat_age_ms: number | null;
+  lease_expires_at: Date | null;
+  lease_expires_in_ms: number | null;
   result: unknown;
   completed_at: Date | null;
 }
 
 /** The columns {@link ToolExecutionRow} is read from. */
 export const TOOL_EXECUTION_COLUMNS = `call_key, tool_name, status, attempt, owner_run_id,
-  started_at, heartbeat_at, extract(epoch FROM clock_timestamp() - heartbeat_at) * 1000
-  AS heartbeat_age_ms, result, completed_at`;
+  started_at, heartbeat_at, lease_expires_at,
+  extract(epoch FROM lease_expires_at - clock_timestamp()) * 1000 AS lease_expires_in_ms,
+  result, completed_at`;
 
 export function toCheckpoint(row: CheckpointRow): ThreadCheckpoint {
   return {
@@ -73,7 +75,7 @@ export function toThreadSummary(row: ThreadRow): ThreadSummary {
   };
 }
 
-/** A ledger entry; a started entry's heartbeat age was measured by the server's clock. */
+/** A ledger entry; the time left on a started entry's lease was measured by the server's clock. */
 export function toLedgerEntry(row: ToolExecutionRow): LedgerEntry {
   return ledgerEntryFromRow({
     key: row.call_key,
@@ -83,7 +85,8 @@ export function toLedgerEntry(row: ToolExecutionRow): LedgerEntry {
     ownerRunId: row.owner_run_id,
     startedAt: row.started_at.toISOString(),
     heartbeatAt: row.heartbeat_at?.toISOString() ?? null,
-    heartbeatAgeMs: Number(row.heartbeat_age_ms ?? 0),
+    leaseExpiresAt: row.lease_expires_at?.toISOString() ?? null,
+    leaseExpiresInMs: Number(row.lease_expires_in_ms ?? 0),
     result: () => fromJsonb(row.result),
     completedAt: row.completed_at?.toISOString() ?? null,
   });

@@ -35,7 +35,13 @@ describe("SqliteCheckpointer identifiers", () => {
     expect(await store.listThreads()).toEqual([]);
 
     await store.putCheckpoint(newThreadWrite("t"));
-    const claim = { key: lone, toolName: "charge_card", ownerRunId: "r", expectedAttempt: 0 };
+    const claim = {
+      key: lone,
+      toolName: "charge_card",
+      ownerRunId: "r",
+      leaseMs: 3000,
+      expectedAttempt: 0,
+    };
     await expect(store.claimCalls("t", [claim])).rejects.toMatchObject(refused("key"));
     expect(await store.listCalls("t")).toEqual([]);
     await store.close();
@@ -45,7 +51,13 @@ describe("SqliteCheckpointer identifiers", () => {
     const store = new SqliteCheckpointer({ path: join(folder, "threads.db") });
     const threadId = "заказ-4821-😀-注文";
     await store.putCheckpoint(newThreadWrite(threadId, { userId: "ユーザー" }));
-    const claim = { key: "ключ-😀", toolName: "charge_card", ownerRunId: "r", expectedAttempt: 0 };
+    const claim = {
+      key: "ключ-😀",
+      toolName: "charge_card",
+      ownerRunId: "r",
+      leaseMs: 3000,
+      expectedAttempt: 0,
+    };
     await store.claimCalls(threadId, [claim]);
     expect(await store.listThreads()).toMatchObject([{ threadId, userId: "ユーザー" }]);
     expect(await store.getCalls(threadId, ["ключ-😀"])).toMatchObject([{ key: "ключ-😀" }]);

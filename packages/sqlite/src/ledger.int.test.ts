@@ -14,7 +14,13 @@ afterEach(() => rmSync(folder, { recursive: true, force: true }));
 async function threadWithClaims(store: SqliteCheckpointer, keys: string[]): Promise<string> {
   const threadId = `t-${randomUUID()}`;
   await store.putCheckpoint(newThreadWrite(threadId, { currentNode: "TOOL" }));
-  const claims = keys.map((key) => ({ key, toolName: "t", ownerRunId: "run", expectedAttempt: 0 }));
+  const claims = keys.map((key) => ({
+    key,
+    toolName: "t",
+    ownerRunId: "run",
+    leaseMs: 3000,
+    expectedAttempt: 0,
+  }));
   await store.claimCalls(threadId, claims);
   return threadId;
 }
@@ -74,7 +80,7 @@ describe("SqliteCheckpointer completions (group commit)", () => {
 describe("SqliteCheckpointer claims", () => {
   it("refuses a claim on a thread that does not exist, saying so", async () => {
     const store = new SqliteCheckpointer({ path });
-    const claim = { key: "k", toolName: "t", ownerRunId: "run", expectedAttempt: 0 };
+    const claim = { key: "k", toolName: "t", ownerRunId: "run", leaseMs: 3000, expectedAttempt: 0 };
     await expect(store.claimCalls("missing", [claim])).rejects.toMatchObject({
       code: "STORAGE_FAILURE_001",
       message: expect.stringContaining("thread 'missing' does not exist"),

@@ -27,7 +27,9 @@ export class SqliteLedger {
   readonly #claimAll: Database.Transaction<
     (threadId: string, claims: LedgerClaim[]) => ClaimResult[]
   >;
-  readonly #heartbeatAll: Database.Transaction<(threadId: string, attempts: AttemptRef[]) => void>;
+  readonly #heartbeatAll: Database.Transaction<
+    (threadId: string, attempts: AttemptRef[], leaseMs: number) => AttemptRef[]
+  >;
   #completions: QueuedCompletion[] = [];
 
   constructor(
@@ -44,12 +46,17 @@ export class SqliteLedger {
       const now = new Date();
       return claims.map((claim) => this.#claim(threadId, claim, now));
     });
-    this.#heartbeatAll = db.transaction((threadId: string, attempts: AttemptRef[]) => {
-      const now = new Date().toISOString();
-      for (const { key, attempt } of attempts) {
-        sql.heartbeatCall.run({ threadId, key, attempt, now });
-      }
-    });
+    this.#heartbeatAll = db.transaction(
+      (threadId: string, attempts: AttemptRef[], leaseMs: number) => {
+        const now = Date.now();
+        const times = { now: iso(now), leaseExpiresAt: iso(now + leaseMs) };
+        // An attempt whose row did not change no longer holds its claim.
+        return attempts.filter(
+          ({ key, attempt }) =>
+            sql.heartbeatCall.run({ threadId, key, attempt, ...times }).changes === 0,
+        );
+      },
+    );
   }
 
   getCalls(threadId: string, keys: string[]): LedgerEntry[] {
@@ -102,8 +109,8 @@ export class SqliteLedger {
     return this.#sql.releaseCall.run({ threadId, ...attempt }).changes === 1;
   }
 
-  heartbeatCalls(threadId: string, attempts: AttemptRef[]): void {
-    this.#heartbeatAll.immediate(threadId, attempts);
+  heartbeatCalls(threadId: string, attempts: AttemptRef[], leaseMs: number): AttemptRef[] {
+    return this.#heartbeatAll.immediate(threadId, attempts, leaseMs);
   }
 
   listCalls(threadId: string): LedgerEntry[] {
@@ -114,9 +121,11 @@ export class SqliteLedger {
 
   /** One claim: expected attempt 0 inserts, n takes over an entry still at attempt n. */
   #claim(threadId: string, claim: LedgerClaim, now: Date): ClaimResult {
-    const { key, toolName, ownerRunId, expectedAttempt } = claim;
+    const { key, toolName, ownerRunId, expectedAttempt, leaseMs } = claim;
     const row = this.#sql.selectCall.get(threadId, key) as ToolExecutionRow | undefined;
-    const params = { threadId, key, toolName, ownerRunId, expectedAttempt, now: now.toISOString() };
+    const leaseExpiresAt = iso(now.getTime() + leaseMs);
+    const times = { now: now.toISOString(), leaseExpiresAt };
+    const params = { threadId, key, toolName, ownerRunId, expectedAttempt, ...times };
     if (!row) {
       if (expectedAttempt !== 0) {
         // A loss must report the entry that won, and there is none: the thread or its ledger
@@ -139,4 +148,8 @@ export class SqliteLedger {
     this.#sql.takeOverCall.run(params);
     return { won: true, key, attempt: expectedAttempt + 1 };
   }
+}
+
+function iso(ms: number): string {
+  return new Date(ms).toISOString();
 }

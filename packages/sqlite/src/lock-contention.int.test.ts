@@ -89,6 +89,7 @@ describe("SqliteCheckpointer while another process holds the write lock", () => 
       key,
       toolName: "t",
       ownerRunId: "r",
+      leaseMs: 3000,
       expectedAttempt: 0,
     }));
     await store.claimCalls(threadId, claims);

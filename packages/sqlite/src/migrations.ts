@@ -73,6 +73,17 @@ export const MIGRATIONS: readonly (readonly string[])[] = [
       SELECT thread_id, stop_requests FROM threads WHERE stop_requests > 0`,
     `ALTER TABLE threads DROP COLUMN stop_requests`,
   ],
+  // Step 3: a claim carries its claimant's lease, an expiry every reader honours, renewed by each
+  // heartbeat with the claimant's own lease length (readers used to judge a claim by their own
+  // setting, so a worker with a slower heartbeat lost its live claim). A claim made before
+  // keeps the lease it had then: its heartbeat plus the old default of 3000 ms.
+  [
+    `ALTER TABLE tool_executions ADD COLUMN lease_expires_at TEXT`,
+    `UPDATE tool_executions
+      SET lease_expires_at =
+        strftime('%Y-%m-%dT%H:%M:%fZ', coalesce(heartbeat_at, started_at), '+3.000 seconds')
+      WHERE status = 'started'`,
+  ],
 ];
 
 /** The schema version this code writes and reads. */

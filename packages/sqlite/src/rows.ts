@@ -34,6 +34,7 @@ export interface ToolExecutionRow {
   owner_run_id: string;
   started_at: string;
   heartbeat_at: string | null;
+  lease_expires_at: string | null;
   result_json: string | null;
   completed_at: string | null;
 }
@@ -65,11 +66,11 @@ export function toThreadSummary(row: ThreadRow): ThreadSummary {
 }
 
 /**
- * A ledger entry, with a started entry's heartbeat age measured at `nowMs`. SQLite is one
- * machine's store, so that machine's clock is the store's clock every process shares.
+ * A ledger entry, with the time left on a started entry's lease measured at `nowMs`. SQLite is
+ * one machine's store, so that machine's clock is the store's clock every process shares.
  */
 export function toLedgerEntry(row: ToolExecutionRow, nowMs: number): LedgerEntry {
-  const heartbeatAt = row.heartbeat_at ?? row.started_at;
+  const leaseExpiresAt = row.lease_expires_at ?? row.heartbeat_at ?? row.started_at;
   return ledgerEntryFromRow({
     key: row.call_key,
     toolName: row.tool_name,
@@ -78,7 +79,8 @@ export function toLedgerEntry(row: ToolExecutionRow, nowMs: number): LedgerEntry
     ownerRunId: row.owner_run_id,
     startedAt: row.started_at,
     heartbeatAt: row.heartbeat_at,
-    heartbeatAgeMs: nowMs - Date.parse(heartbeatAt),
+    leaseExpiresAt: row.lease_expires_at,
+    leaseExpiresInMs: Date.parse(leaseExpiresAt) - nowMs,
     result: () => JSON.parse(row.result_json ?? "null") as unknown,
     completedAt: row.completed_at,
   });

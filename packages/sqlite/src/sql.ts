@@ -55,25 +55,27 @@ export const SQL = {
   selectCalls: `SELECT * FROM tool_executions WHERE thread_id = ? ORDER BY rowid`,
   insertCall: `
     INSERT INTO tool_executions (thread_id, call_key, tool_name, status, attempt, owner_run_id,
-                                 started_at, heartbeat_at)
-    VALUES (@threadId, @key, @toolName, 'started', 1, @ownerRunId, @now, @now)`,
+                                 started_at, heartbeat_at, lease_expires_at)
+    VALUES (@threadId, @key, @toolName, 'started', 1, @ownerRunId, @now, @now, @leaseExpiresAt)`,
   /** A takeover: compare-and-swap on the attempt the claimant saw. */
   takeOverCall: `
     UPDATE tool_executions
     SET tool_name = @toolName, status = 'started', attempt = attempt + 1,
         owner_run_id = @ownerRunId, started_at = @now, heartbeat_at = @now,
-        result_json = NULL, completed_at = NULL
+        lease_expires_at = @leaseExpiresAt, result_json = NULL, completed_at = NULL
     WHERE thread_id = @threadId AND call_key = @key AND attempt = @expectedAttempt`,
   /** Fenced: only the attempt that holds the claim may record its result. */
   completeCall: `
     UPDATE tool_executions
-    SET status = 'completed', result_json = @resultJson, completed_at = @now, heartbeat_at = NULL
+    SET status = 'completed', result_json = @resultJson, completed_at = @now, heartbeat_at = NULL,
+        lease_expires_at = NULL
     WHERE thread_id = @threadId AND call_key = @key AND attempt = @attempt AND status = 'started'`,
   releaseCall: `
-    UPDATE tool_executions SET status = 'interrupted', heartbeat_at = NULL
+    UPDATE tool_executions SET status = 'interrupted', heartbeat_at = NULL, lease_expires_at = NULL
     WHERE thread_id = @threadId AND call_key = @key AND attempt = @attempt AND status = 'started'`,
+  /** Renews the lease of the attempt that holds the claim; no change means it lost the claim. */
   heartbeatCall: `
-    UPDATE tool_executions SET heartbeat_at = @now
+    UPDATE tool_executions SET heartbeat_at = @now, lease_expires_at = @leaseExpiresAt
     WHERE thread_id = @threadId AND call_key = @key AND attempt = @attempt AND status = 'started'`,
 } as const;
 

@@ -172,8 +172,14 @@ export class SqliteCheckpointer implements Checkpointer {
     return this.#use("releaseCall", ({ ledger }) => ledger.releaseCall(threadId, attempt));
   }
 
-  async heartbeatCalls(threadId: string, attempts: AttemptRef[]): Promise<void> {
-    this.#use("heartbeatCalls", ({ ledger }) => ledger.heartbeatCalls(threadId, attempts));
+  async heartbeatCalls(
+    threadId: string,
+    attempts: AttemptRef[],
+    leaseMs: number,
+  ): Promise<AttemptRef[]> {
+    return this.#use("heartbeatCalls", ({ ledger }) =>
+      ledger.heartbeatCalls(threadId, attempts, leaseMs),
+    );
   }
 
   async listCalls(threadId: string): Promise<LedgerEntry[]> {

@@ -31,7 +31,7 @@ export interface SeededCalls {
  * Writes, through the store, what a process killed inside the tool node leaves behind: the
  * run's start write (the user's message), its model step (an assistant message asking for
  * `calls`, the thread `running` at `TOOL`), and, for each index in `claimedByDeadRun`, a claim
- * of that call held by a run that is gone (a stale heartbeat by the time anyone looks).
+ * of that call held by a run that is gone (its lease expires soon after, with no heartbeat).
  */
 export async function seedPendingCalls(
   spec: StoreSpec,
@@ -57,6 +57,8 @@ export async function seedPendingCalls(
       key: keys[index]!,
       toolName: calls[index]!.name,
       ownerRunId: "dead-run",
+      // The dead run had the settings of the processes that continue: its lease is theirs.
+      leaseMs: CLAIM_STALE_AFTER_MS,
       expectedAttempt: 0,
     }));
     if (claims.length > 0) await store.claimCalls(threadId, claims);

@@ -102,7 +102,13 @@ async function claim(command: WorkerMessage): Promise<WorkerMessage> {
   const lost: LostClaim[] = [];
   for (let i = 0; i < keys.length; i += command.batch as number) {
     const batch = keys.slice(i, i + (command.batch as number));
-    const claims = batch.map((key) => ({ key, toolName: "charge", ownerRunId, expectedAttempt }));
+    const claims = batch.map((key) => ({
+      key,
+      toolName: "charge",
+      ownerRunId,
+      leaseMs: 60_000,
+      expectedAttempt,
+    }));
     // One batch per tick of the event loop, so the processes' batches interleave.
     await sleep(1);
     for (const result of await store.claimCalls(threadId, claims)) {

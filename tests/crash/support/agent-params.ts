@@ -64,8 +64,10 @@ export interface AgentParams {
 /** One line of the side-effect log: what reached the outside world, and from which attempt. */
 export interface Effect {
   tool: ToolName;
-  /** `ctx.idempotencyKey`: the ledger key of the call (the domain key for charge_card). */
+  /** `ctx.idempotencyKey`: what the provider sees (the domain key for charge_card). */
   key: string;
+  /** The call's ledger key: `key`, scoped by the tool's name for a domain key. */
+  ledgerKey: string;
   attempt: number;
   order: string;
   pid: number;

@@ -21,7 +21,7 @@ export function checkRecordsFinal(
       attempt,
       result,
     });
-    const count = (effects: Effect[]) => effects.filter((e) => e.key === before.key).length;
+    const count = (effects: Effect[]) => effects.filter((e) => e.ledgerKey === before.key).length;
     expect(count(stored.effects), `${at}: recorded call ${before.key} ran again`).toBe(
       count(previous!.effects),
     );
@@ -68,17 +68,17 @@ export function checkEffects(
   const entries = new Map(stored.ledger.map((e) => [e.key, e]));
   const attempts = new Set<string>();
   for (const effect of stored.effects) {
-    const id = `${effect.key} attempt ${effect.attempt}`;
+    const id = `${effect.ledgerKey} attempt ${effect.attempt}`;
     expect(attempts.has(id), `${at}: ${id} took effect twice`).toBe(false);
     attempts.add(id);
-    const entry = entries.get(effect.key);
+    const entry = entries.get(effect.ledgerKey);
     expect(entry, `${at}: effect of ${id} has no ledger entry`).toBeDefined();
     expect(effect.attempt, `${at}: effect of ${id} vs ledger attempt`).toBeLessThanOrEqual(
       entry?.attempt ?? 0,
     );
   }
   for (const entry of stored.ledger) {
-    const mine = stored.effects.filter((e) => e.key === entry.key);
+    const mine = stored.effects.filter((e) => e.ledgerKey === entry.key);
     if (entry.status === "completed") checkRecorded(entry, mine, at);
     const policy = policies[entry.toolName as ToolName] ?? "retry";
     if (policy === "fail" || policy === "reconcile") {

@@ -17,8 +17,10 @@ const SEED_CALLS: PlannedCall[] = [
 const SEED_ANSWER = "Order 4821 is charged and the receipt is on its way.";
 /** The user's message that starts the turn. */
 export const SEED_REQUEST = "charge order 4821 and email me the receipt";
-/** charge_card's domain key: its ledger key and the idempotency key the provider sees. */
+/** charge_card's domain key: the idempotency key the provider sees. */
 export const CHARGE_KEY = `order-${ORDER}-charge`;
+/** charge_card's ledger key: its domain key, scoped by the tool's name. */
+export const CHARGE_LEDGER_KEY = `charge_card:${CHARGE_KEY}`;
 /** The support agent's tools, in the order the model calls them. */
 export const TOOLS: readonly ToolName[] = ["lookup_order", "charge_card", "send_receipt"];
 
@@ -84,7 +86,7 @@ export function metric(run: WorkerRun, name: string, tool: ToolName): number {
 
 /** The ledger entry of the seed's charge. */
 export function chargeEntry(stored: StoredThread): LedgerEntry | undefined {
-  return stored.ledger.find((e) => e.key === CHARGE_KEY);
+  return stored.ledger.find((e) => e.key === CHARGE_LEDGER_KEY);
 }
 
 /** The tool message that answered the charge (the model's second call, `call_2`). */
@@ -159,7 +161,7 @@ export async function crashInWindow(
 /** The in-doubt warnings a run logged for the charge. */
 export function inDoubtWarnings(run: WorkerRun): WorkerMessage[] {
   return run.messages.filter(
-    (m) => m.type === "log" && m.key === CHARGE_KEY && String(m.msg).includes("IN DOUBT"),
+    (m) => m.type === "log" && m.key === CHARGE_LEDGER_KEY && String(m.msg).includes("IN DOUBT"),
   );
 }
 

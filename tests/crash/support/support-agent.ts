@@ -56,6 +56,8 @@ export function buildSupportAgent(
     appendEffect(params.effectsPath, {
       tool: name,
       key: ctx.idempotencyKey,
+      // charge_card's domain key is its ledger key scoped by the tool; the others are keyed by call.
+      ledgerKey: name === "charge_card" ? `${name}:${ctx.idempotencyKey}` : ctx.idempotencyKey,
       attempt: ctx.attempt,
       order: orderId,
       pid: process.pid,

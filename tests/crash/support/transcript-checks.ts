@@ -85,10 +85,14 @@ function checkAnswers(
   }
 }
 
-/** The ledger key of a call: charge_card's domain key, else `<message id>:<call id>`. */
+/**
+ * The ledger key of a call: charge_card's domain key scoped by the tool's name, else
+ * `<message id>:<call id>`.
+ */
 function keyOf(issuer: AssistantMessage, call: ToolCall): string {
   if (call.name === "charge_card") {
-    return `order-${(JSON.parse(call.arguments) as { order_id: string }).order_id}-charge`;
+    const { order_id } = JSON.parse(call.arguments) as { order_id: string };
+    return `charge_card:order-${order_id}-charge`;
   }
   return ledgerKey(issuer.id, call.id)!;
 }

@@ -39,6 +39,12 @@ export const ERROR_CODES = {
   TOOL_IN_DOUBT_001: "TOOL_IN_DOUBT_001",
   /** Another live execution holds the claim on this call and did not finish in time. */
   TOOL_CONFLICT_001: "TOOL_CONFLICT_001",
+  /**
+   * This execution's claim on a call was taken over by another after its lease expired (its
+   * heartbeats stopped, e.g. a paused process): the call's signal is aborted and nothing this
+   * attempt does is recorded.
+   */
+  TOOL_CONFLICT_002: "TOOL_CONFLICT_002",
   /** `{ resume }` without `interruptId` while several interrupts are pending. */
   RESUME_001: "RESUME_001",
   /** `interruptId` names no pending interrupt. */

@@ -92,6 +92,26 @@ export class ToolError extends TenxgraphError {
   }
 }
 
+/**
+ * The reason a call's signal aborts when a heartbeat finds its claim taken over: its lease
+ * expired and another execution claimed the call at a later attempt. This attempt is a zombie:
+ * the runtime stops waiting for it and records nothing it does (its writes are fenced).
+ */
+export class ClaimLostError extends TenxgraphError {
+  constructor(
+    readonly threadId: string,
+    readonly key: string,
+    readonly attempt: number,
+  ) {
+    super(
+      "TOOL_CONFLICT_002",
+      `The claim of attempt ${attempt} on call '${key}' (thread '${threadId}') was taken over by ` +
+        `another execution after its lease expired: this attempt is aborted and nothing it does ` +
+        `is recorded`,
+    );
+  }
+}
+
 /** A resume, input or thread lookup that cannot be carried out as asked. */
 export class InvalidRunError extends TenxgraphError {
   constructor(

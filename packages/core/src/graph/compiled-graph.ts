@@ -35,9 +35,10 @@ export interface CompileOptions {
   /** How often a running run polls the store for stop requests and heartbeats its claims (default 1000 ms). */
   stopPollIntervalMs?: number;
   /**
-   * How old a started claim's heartbeat must be before the call counts as left by a dead
-   * execution, i.e. in doubt (default 3000 ms). Younger claims belong to a live execution,
-   * whose result is awaited instead of running the call twice.
+   * The lease of this runtime's ledger claims (default 3000 ms): each claim it makes, and each
+   * heartbeat, keeps the claim live this long on the store's clock. Every reader honours the
+   * lease the claimant stated, whatever its own setting: a claim whose lease expired counts as
+   * left by a dead execution (in doubt); a live one is waited on instead of running twice.
    */
   claimStaleAfterMs?: number;
 }
@@ -177,9 +178,9 @@ export class CompiledGraph<S extends BaseState> {
 }
 
 /**
- * A live run heartbeats its claims once per poll interval; a claim counts as abandoned once its
- * heartbeat is older than `claimStaleAfterMs`. Unless that allows for at least two missed beats,
- * a slow but live execution would look dead and its call could run twice.
+ * A live run heartbeats its claims once per poll interval, each beat renewing their lease of
+ * `claimStaleAfterMs`. Unless the lease allows for at least two missed beats, a slow but live
+ * execution would look dead and its call could run twice.
  */
 function checkTimings(stopPollIntervalMs: number, claimStaleAfterMs: number): void {
   for (const [name, value] of Object.entries({ stopPollIntervalMs, claimStaleAfterMs })) {

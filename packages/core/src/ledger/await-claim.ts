@@ -24,8 +24,10 @@ export async function awaitClaim(
     "Tool call is held by another execution: waiting for its result",
   );
   const timeout = toolTimeoutMs(call, ctx);
-  const deadline =
-    timeout === null ? Infinity : Date.now() + timeout + ctx.runtime.claimStaleAfterMs;
+  // Past the tool's deadline, a holder that died is noticed once its lease runs out: the
+  // holder's lease, which may be longer than ours, so a dead holder is taken over, not given up on.
+  const slack = Math.max(ctx.runtime.claimStaleAfterMs, leaseLength(held));
+  const deadline = timeout === null ? Infinity : Date.now() + timeout + slack;
   let holder = held;
   while (Date.now() <= deadline) {
     await sleep(POLL_MS, ctx.signal);
@@ -51,4 +53,10 @@ export async function awaitClaim(
         `time; it was not run twice`,
     ),
   };
+}
+
+/** The lease the holder stated, as its last claim or heartbeat set it (0 when not started). */
+function leaseLength(entry: LedgerEntry): number {
+  if (entry.status !== "started") return 0;
+  return Math.max(0, Date.parse(entry.leaseExpiresAt) - Date.parse(entry.heartbeatAt));
 }

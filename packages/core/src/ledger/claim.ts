@@ -3,6 +3,7 @@ import type { ReadyCall } from "../tools/prepared-call.js";
 import type { CallPlan } from "./call-plan.js";
 import { decodeEnvelope, type ReplayedResult } from "./envelope.js";
 import type { ClaimResult, LedgerClaim, LedgerEntry } from "./ledger-entry.js";
+import { adoptUnscopedKeys } from "./unscoped-keys.js";
 
 type Pending =
   | CallPlan
@@ -21,6 +22,7 @@ export async function planCalls(
   calls: readonly ReadyCall[],
   ctx: NodeContext,
 ): Promise<CallPlan[]> {
+  await adoptUnscopedKeys(calls, ctx);
   const plans: Pending[] = calls.map((call) =>
     call.key === null ? { kind: "run", attempt: null } : { kind: "claim", expectedAttempt: 0 },
   );
@@ -79,12 +81,13 @@ export async function claimOne(
   return planFromClaim(call, result!, ctx);
 }
 
-/** A claim left by an execution that is gone: its heartbeat is stale, or it is a run here that ended. */
+/** A claim left by an execution that is gone: its lease expired, or it is a run here that ended. */
 export function isAbandoned(entry: LedgerEntry, ctx: NodeContext): boolean {
   if (entry.status !== "started") return false;
   if (ctx.runtime.isEndedLocalRun(entry.ownerRunId)) return true;
-  // The store measured the age with its own clock: workers' clocks need not agree.
-  return entry.heartbeatAgeMs > ctx.runtime.claimStaleAfterMs;
+  // The lease is the claimant's own, measured by the store's clock: a reader with a shorter
+  // lease of its own, or a clock that disagrees, never takes a live claim for a dead one.
+  return entry.leaseExpiresInMs < 0;
 }
 
 /** What an existing entry (or none) means for a call. */
@@ -94,6 +97,7 @@ export function planFromEntry(
   ctx: NodeContext,
 ): CallPlan | { kind: "claim"; expectedAttempt: number } {
   if (!entry) return { kind: "claim", expectedAttempt: 0 };
+  if (entry.toolName !== call.tool.name) return foreignEntry(call, entry);
   switch (entry.status) {
     case "completed": {
       const result = decodeEnvelope(entry.result, call.call.id);
@@ -122,6 +126,20 @@ export function planFromEntry(
     case "started":
       return isAbandoned(entry, ctx) ? { kind: "in_doubt", entry } : { kind: "wait", entry };
   }
+}
+
+/**
+ * The call's key holds another tool's entry (a message key equal to a scoped domain key, or a
+ * store written by hand). Its result is never this call's, nor is its claim: the call runs
+ * without ledger protection (at least once), and says so, as an unkeyed call does.
+ */
+function foreignEntry(call: ReadyCall, entry: LedgerEntry): CallPlan {
+  call.log.warn(
+    { key: entry.key, tool: call.tool.name, recordedBy: entry.toolName },
+    "Ledger entry under this call's key belongs to another tool: never used for this call, " +
+      "which runs without ledger protection (at least once)",
+  );
+  return { kind: "run", attempt: null };
 }
 
 /**
@@ -189,6 +207,7 @@ async function claim(
     key: call.key!,
     toolName: call.tool.name,
     ownerRunId: ctx.runId,
+    leaseMs: ctx.runtime.claimStaleAfterMs,
     expectedAttempt,
   }));
   try {

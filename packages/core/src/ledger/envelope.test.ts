@@ -137,7 +137,13 @@ describe("records in the ledger", () => {
   ])("counts %s as no record: the tool runs and its result replaces it", async (_label, bad) => {
     const checkpointer = new InMemoryCheckpointer();
     const [claim] = await checkpointer.claimCalls("t-bad", [
-      { key: "m-1:call_1", toolName: "charge_card", ownerRunId: "old-run", expectedAttempt: 0 },
+      {
+        key: "m-1:call_1",
+        toolName: "charge_card",
+        ownerRunId: "old-run",
+        leaseMs: 3000,
+        expectedAttempt: 0,
+      },
     ]);
     expect(claim?.won).toBe(true);
     expect(await checkpointer.completeCall("t-bad", { key: "m-1:call_1", attempt: 1 }, bad)).toBe(

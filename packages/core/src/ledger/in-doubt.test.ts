@@ -31,12 +31,12 @@ type Args = typeof ARGS;
 
 /**
  * A support agent whose `charge_card` call `m-1:call_1` was claimed by a process that died
- * (attempt 1, never completed, heartbeat older than `claimStaleAfterMs`).
+ * (attempt 1, never completed, its 50 ms lease expired).
  */
 async function afterDeadClaim(threadId: string, onInDoubt?: InDoubtPolicy<Args>) {
   const checkpointer = new InMemoryCheckpointer();
   await checkpointer.claimCalls(threadId, [
-    { key: KEY, toolName: "charge_card", ownerRunId: "dead-run", expectedAttempt: 0 },
+    { key: KEY, toolName: "charge_card", ownerRunId: "dead-run", leaseMs: 50, expectedAttempt: 0 },
   ]);
   await pause(60);
   const effects: string[] = [];
@@ -380,9 +380,15 @@ describe("in doubt under { reconcile }", () => {
       clock: () => new Date(Date.now() + skewMs),
     });
     const threadId = "t-rec-live";
-    // A claim whose last heartbeat was a minute ago: its process is gone.
+    // A claim whose last heartbeat was a minute ago, with a 3 s lease: its process is gone.
     await checkpointer.claimCalls(threadId, [
-      { key: KEY, toolName: "charge_card", ownerRunId: "dead-run", expectedAttempt: 0 },
+      {
+        key: KEY,
+        toolName: "charge_card",
+        ownerRunId: "dead-run",
+        leaseMs: 3000,
+        expectedAttempt: 0,
+      },
     ]);
     skewMs = 0;
     const effects: string[] = [];

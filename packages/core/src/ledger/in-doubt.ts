@@ -1,13 +1,15 @@
 import { z } from "zod";
-import { InvalidRunError, NodeTimeoutError, errorText } from "../errors/errors.js";
+import { ClaimLostError, InvalidRunError, NodeTimeoutError, errorText } from "../errors/errors.js";
 import type { ToolMessage } from "../messages/message.js";
 import { runWithDeadline, type DeadlineScope } from "../runtime/deadline.js";
 import { interrupt, isInterruptSignal } from "../runtime/interrupt.js";
 import type { NodeContext } from "../runtime/node-context.js";
+import type { HeldClaim } from "../runtime/run-watch.js";
 import type { ReadyCall } from "../tools/prepared-call.js";
 import type { ToolContext } from "../tools/tool-context.js";
 import { toolErrorMessage, toToolMessage } from "../tools/tool-result.js";
 import { toolTimeoutMs } from "../tools/tool-timeout.js";
+import { abortOnLost } from "./abort-on-lost.js";
 import type { CallPlan } from "./call-plan.js";
 import { claimOne } from "./claim.js";
 import { messageEnvelope } from "./envelope.js";
@@ -56,10 +58,9 @@ export async function resolveInDoubt(
   const taken = await claimOne(call, entry.attempt, ctx);
   if (taken.kind !== "run") return taken; // another execution took it over first
   const { attempt } = taken;
-  const release =
-    attempt === null ? () => false : ctx.runtime.watch.hold({ key: call.key!, attempt });
+  const held = attempt === null ? null : ctx.runtime.watch.hold({ key: call.key!, attempt });
   try {
-    const outcome = await act(call, decision, attempt, ctx, toolContext);
+    const outcome = await act(call, decision, attempt, held, ctx, toolContext);
     if (outcome.kind === "run") return taken;
     if (attempt !== null) {
       const envelope = messageEnvelope(outcome.message, {}, call.origin, outcome.errorCode);
@@ -67,7 +68,7 @@ export async function resolveInDoubt(
     }
     return { kind: "settled", message: outcome.message };
   } finally {
-    release();
+    held?.release();
   }
 }
 
@@ -113,6 +114,7 @@ async function act(
   call: ReadyCall,
   decision: Decision,
   attempt: number | null,
+  held: HeldClaim | null,
   ctx: NodeContext,
   toolContext: (attempt: number, scope: DeadlineScope) => ToolContext,
 ): Promise<{ kind: "run" } | { kind: "settle"; message: ToolMessage; errorCode: string | null }> {
@@ -132,7 +134,14 @@ async function act(
         errorCode: "TOOL_IN_DOUBT_001",
       };
     case "reconcile": {
-      const reconciled = await reconcile(call, decision.reconcile, attempt ?? 0, ctx, toolContext);
+      const reconciled = await reconcile(
+        call,
+        decision.reconcile,
+        attempt ?? 0,
+        held,
+        ctx,
+        toolContext,
+      );
       if (reconciled.kind === "did_not_happen") return { kind: "run" };
       return { kind: "settle", message: reconciled.message, errorCode: reconciled.errorCode };
     }
@@ -162,6 +171,7 @@ async function reconcile(
   call: ReadyCall,
   fn: (args: unknown, ctx: ToolContext) => unknown,
   attempt: number,
+  held: HeldClaim | null,
   ctx: NodeContext,
   toolContext: (attempt: number, scope: DeadlineScope) => ToolContext,
 ): Promise<
@@ -173,17 +183,21 @@ async function reconcile(
       parent: ctx.signal,
       timeoutMs,
       onTimeout: () => new NodeTimeoutError("tool", call.tool.name, (timeoutMs ?? 0) / 1000),
+      // Taken over while asking: the taker decides now, and this answer must not be acted on.
+      abortHandle: held ? (abort) => (held.onLost = abortOnLost(call, abort)) : undefined,
     });
     if (value === undefined) return { kind: "did_not_happen" };
     return { kind: "happened", message: toToolMessage(value, call.call.id), errorCode: null };
   } catch (error) {
-    if (ctx.signal.aborted) throw error;
+    if (ctx.signal.aborted || error instanceof ClaimLostError) throw error;
     const message = `reconcile() failed, outcome still unknown: ${errorText(error)}`;
     return {
       kind: "happened",
       message: toolErrorMessage(call.tool.name, call.call.id, "TOOL_IN_DOUBT_001", message),
       errorCode: "TOOL_IN_DOUBT_001",
     };
+  } finally {
+    if (held) held.onLost = undefined;
   }
 }
 

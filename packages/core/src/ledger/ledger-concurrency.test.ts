@@ -19,9 +19,15 @@ import { messageEnvelope } from "./envelope.js";
 import type { AttemptRef, CompletedLedgerEntry } from "./ledger-entry.js";
 import { supportTools, user, type S } from "./ledger-test-support.js";
 
-/** Records what every fenced completion returned. */
+/**
+ * Records what every fenced completion returned. Its heartbeats renew nothing, as if every
+ * process on it were paused whenever it tried: claims live only as long as their first lease.
+ */
 class RecordingCheckpointer extends InMemoryCheckpointer {
   readonly completions: { attempt: number; recorded: boolean }[] = [];
+  override async heartbeatCalls(): Promise<AttemptRef[]> {
+    return [];
+  }
   override async completeCall(threadId: string, ref: AttemptRef, result: unknown) {
     const recorded = await super.completeCall(threadId, ref, result);
     this.completions.push({ attempt: ref.attempt, recorded });
@@ -29,13 +35,13 @@ class RecordingCheckpointer extends InMemoryCheckpointer {
   }
 }
 
-/** A claim on `m-1:call_1` held by another execution that keeps heartbeating it. */
+/** A claim on `m-1:call_1` held by another execution that keeps heartbeating it (200 ms lease). */
 async function liveClaim(checkpointer: InMemoryCheckpointer, threadId: string, ownerRunId: string) {
   const held = { key: "m-1:call_1", attempt: 1 };
   await checkpointer.claimCalls(threadId, [
-    { key: held.key, toolName: "charge_card", ownerRunId, expectedAttempt: 0 },
+    { key: held.key, toolName: "charge_card", ownerRunId, leaseMs: 200, expectedAttempt: 0 },
   ]);
-  const heartbeat = setInterval(() => void checkpointer.heartbeatCalls(threadId, [held]), 10);
+  const heartbeat = setInterval(() => void checkpointer.heartbeatCalls(threadId, [held], 200), 10);
   return { held, heartbeat };
 }
 
@@ -227,11 +233,15 @@ describe("concurrent executions", () => {
           key: "m-1:call_1",
           toolName: "charge_card",
           ownerRunId: "second-run",
+          leaseMs: 200,
           expectedAttempt: 1,
         },
       ]);
       const held = { key: "m-1:call_1", attempt: 2 };
-      heartbeat = setInterval(() => void checkpointer.heartbeatCalls("t-handover", [held]), 10);
+      heartbeat = setInterval(
+        () => void checkpointer.heartbeatCalls("t-handover", [held], 200),
+        10,
+      );
     };
     const effects: string[] = [];
     const app = supportAgent<S>({
@@ -353,7 +363,7 @@ describe("concurrent executions", () => {
       checkpointer,
       logger,
     };
-    const a = supportAgent({ ...base, stopPollIntervalMs: 60_000, claimStaleAfterMs: 120_000 });
+    const a = supportAgent({ ...base, claimStaleAfterMs: 50 });
     const b = supportAgent({ ...base, claimStaleAfterMs: 50 });
     const runA = a.invoke(user("charge"), { threadId: "t-fence" });
     await entered.promise;

@@ -1,8 +1,10 @@
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
 import { Message } from "../messages/message.js";
+import { InMemoryCheckpointer } from "../storage/in-memory-checkpointer.js";
 import {
   callsTurn,
+  recordingLogger,
   supportAgent,
   testMeter,
   toolMessages,
@@ -11,6 +13,7 @@ import {
 } from "../testing/test-support.js";
 import type { ToolContext } from "../tools/tool-context.js";
 import { tool } from "../tools/tool.js";
+import { messageEnvelope } from "./envelope.js";
 import { user } from "./ledger-test-support.js";
 
 describe("domain idempotency keys", () => {
@@ -65,7 +68,7 @@ describe("domain idempotency keys", () => {
       expect(await metrics.sum("tenxgraph.tool.ledger_hits")).toBe(1);
       const ledger = await app.getToolLedger({ threadId: "t-domain" });
       expect(ledger.map((e) => [e.key, e.status, e.attempt])).toEqual([
-        ["order-4821-charge", "completed", 1],
+        ["charge_card:order-4821-charge", "completed", 1],
       ]);
     },
   );
@@ -107,7 +110,7 @@ describe("domain idempotency keys", () => {
     ]);
     const ledger = await app.getToolLedger({ threadId: "t-declined" });
     expect(ledger.map((e) => [e.key, e.status, e.attempt])).toEqual([
-      ["order-4821-charge", "completed", 2],
+      ["charge_card:order-4821-charge", "completed", 2],
     ]);
   });
 
@@ -149,7 +152,7 @@ describe("domain idempotency keys", () => {
       const [, answer] = toolMessages(second.state).map((m) => Message.text(m));
       const ledger = await app.getToolLedger({ threadId: "t-timeout-fact" });
       expect(ledger.map((e) => [e.key, e.status, e.attempt])).toEqual([
-        ["order-4821-charge", "completed", 2],
+        ["charge_card:order-4821-charge", "completed", 2],
       ]);
       if (policy === "retry") {
         expect(effects).toEqual(["charge 4821", "charge 4821"]);
@@ -228,6 +231,40 @@ describe("domain idempotency keys", () => {
     expect(toolMessages(result.state).map((m) => [m.toolCallId, Message.text(m)])).toEqual([
       ["call_1", "Charged 42 USD"],
       ["call_2", "Charged 42 USD"],
+    ]);
+  });
+
+  it("never answers a call with another tool's entry found under its own key: it runs, and says so", async () => {
+    const effects: string[] = [];
+    const contexts: ToolContext[] = [];
+    const checkpointer = new InMemoryCheckpointer();
+    const logger = recordingLogger();
+    const args = { order_id: "4821", amount_cents: 4200 };
+    const app = supportAgent({
+      model: ["Hello.", callsTurn("m-2", [["charge_card", args]]), "ok"],
+      tools: [keyedCharge(effects, contexts)],
+      checkpointer,
+      logger,
+    });
+    const threadId = "t-foreign";
+    await app.invoke(user("hi"), { threadId });
+    // Another tool's fact under exactly this call's scoped key (a message key that collides).
+    const key = "charge_card:order-4821-charge";
+    await checkpointer.claimCalls(threadId, [
+      { key, toolName: "refund_payment", ownerRunId: "other", leaseMs: 3000, expectedAttempt: 0 },
+    ]);
+    const refunded = messageEnvelope(Message.tool("call_1", "Refunded"), {});
+    await checkpointer.completeCall(threadId, { key, attempt: 1 }, refunded);
+
+    const result = await app.invoke(user("charge"), { threadId });
+    expect(effects).toEqual(["charge 4821"]);
+    expect(toolText(result.state, "call_1")).toBe("Charged 42 USD");
+    expect(logger.find("warn", "belongs to another tool")[0]?.fields).toMatchObject({
+      key,
+      recordedBy: "refund_payment",
+    });
+    expect(await app.getToolLedger({ threadId })).toMatchObject([
+      { key, toolName: "refund_payment", status: "completed", attempt: 1 },
     ]);
   });
 });

@@ -2,7 +2,7 @@
  * One row of the tool ledger: what is known about one tool call on one thread.
  *
  * - `started`: claimed by `attempt`; the call may or may not have taken effect until it is
- *   completed. If its claimant stops heartbeating, the call is *in doubt*.
+ *   completed. If its claimant lets its lease expire (stops heartbeating), the call is *in doubt*.
  * - `interrupted`: the call paused in `interrupt()`, or was stopped before its tool began; it
  *   did not complete and is not in doubt.
  * - `completed`: the call returned; `result` is the recorded envelope, replayed instead of the tool.
@@ -21,13 +21,22 @@ interface LedgerEntryBase {
   startedAt: string;
 }
 
-/** Claimed and possibly running; in doubt once its heartbeat goes stale. */
+/**
+ * Claimed and possibly running; in doubt once its lease expired. The lease is the claimant's
+ * own (its `claimStaleAfterMs`), set by the claim and renewed by each heartbeat on the store's
+ * clock, so every reader judges it the same way whatever its own settings or clock.
+ */
 export interface StartedLedgerEntry extends LedgerEntryBase {
   status: "started";
   /** ISO-8601 time the claimant last said it is still running the call. */
   heartbeatAt: string;
-  /** How long ago `heartbeatAt` was when the entry was read, by the store's clock. */
-  heartbeatAgeMs: number;
+  /** ISO-8601 time, by the store's clock, after which the claim counts as abandoned. */
+  leaseExpiresAt: string;
+  /**
+   * Milliseconds from the read to `leaseExpiresAt`, measured by the store's clock: positive
+   * while the lease runs, negative (how long ago) once it expired.
+   */
+  leaseExpiresInMs: number;
 }
 
 /** Paused in `interrupt()`: not done, not in doubt; claimed again on resume. */
@@ -51,6 +60,11 @@ export interface LedgerClaim {
   key: string;
   toolName: string;
   ownerRunId: string;
+  /**
+   * How long the claim stays live without a heartbeat (the claimant's `claimStaleAfterMs`): the
+   * store sets the lease to expire this long after the claim, by its own clock.
+   */
+  leaseMs: number;
   /**
    * The attempt the claimant saw: `0` claims a call with no entry (an insert that only one
    * execution wins); `n` takes over an entry whose attempt is still `n` (compare-and-swap).

@@ -11,3 +11,13 @@ export function ledgerKey(
   if (!messageId || !toolCallId) return null;
   return `${messageId}:${toolCallId}`;
 }
+
+/**
+ * The ledger key of a call whose tool declares a domain key: the domain key scoped by the tool's
+ * name, so two tools that declare the same domain key (`charge_card` and `refund_payment` both
+ * saying `order-4821`) are two facts with two entries, never one answering the other. Tool names
+ * hold no `:`, so the tool part always ends at the first one.
+ */
+export function domainLedgerKey(toolName: string, domainKey: string): string {
+  return `${toolName}:${domainKey}`;
+}

@@ -13,6 +13,7 @@ import {
   testMeter,
   toolMessages,
   toolText,
+  withoutHeartbeats,
 } from "../testing/test-support.js";
 import type { ToolContext } from "../tools/tool-context.js";
 import { isCharge, supportTools, threeCalls, user, type S } from "./ledger-test-support.js";
@@ -152,11 +153,13 @@ describe("replay after a crash", () => {
     const effects: string[] = [];
     const contexts: ToolContext[] = [];
     const crash = freezeAt("tool.after_return", isCharge);
+    // The first process dies at the fault point: its claims are not renewed past their lease.
     const first = supportAgent<S>({
       model: [threeCalls, "All done."],
       tools: supportTools(effects, contexts),
-      checkpointer,
+      checkpointer: withoutHeartbeats(checkpointer),
       faultPoints: crash.faultPoints,
+      claimStaleAfterMs: 50,
     });
     const zombie = first.invoke(user("charge 4821"), { threadId: "t-window" });
     await crash.reached;

@@ -24,6 +24,11 @@ export function runWithDeadline<T>(
      * claim or a user's node making many requests each listen on it.
      */
     manyChildren?: boolean;
+    /**
+     * Receives, before `work` starts, a function that aborts the work from outside with a reason
+     * (as the parent's abort would): a heartbeat that finds the work's claim taken over uses it.
+     */
+    abortHandle?: (abort: (reason: unknown) => void) => void;
   },
 ): Promise<T> {
   // Work under an aborted parent never starts: a stopped run must not begin a tool call.
@@ -53,6 +58,7 @@ export function runWithDeadline<T>(
       reject(reason);
     };
     const forgetParent = whenAborted(options.parent, () => abort(options.parent.reason));
+    options.abortHandle?.(abort);
     if (options.timeoutMs !== null) {
       cancelTimer = startTimer(options.timeoutMs, () => abort(options.onTimeout()));
     }

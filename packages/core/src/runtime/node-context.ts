@@ -41,7 +41,10 @@ export interface NodeRuntime {
   readonly resumeAnswers: Readonly<Record<string, unknown>>;
   /** Heartbeats claims while their tools run. */
   readonly watch: RunWatch;
-  /** A `started` claim is left by a dead execution once its heartbeat is this old. */
+  /**
+   * The lease of this runtime's claims: a claim it makes, or renews by a heartbeat, counts as
+   * abandoned once this long has passed on the store's clock without another heartbeat.
+   */
   readonly claimStaleAfterMs: number;
   /** True when `runId` is a run of this graph instance that has ended. */
   isEndedLocalRun(runId: string): boolean;

@@ -97,6 +97,7 @@ export class Run<S extends BaseState> {
       threadId: this.#config.threadId,
       stopRequestsAtStart,
       intervalMs: this.#deps.stopPollIntervalMs,
+      leaseMs: this.#deps.claimStaleAfterMs,
       logger: this.#logger,
       onStopRequested: () => this.#abort.abort(new StopSignal("stop()")),
     });

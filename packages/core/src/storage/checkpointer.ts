@@ -89,12 +89,16 @@ export interface Checkpointer {
 
   // The tool ledger.
   /**
-   * The entries for `keys` that exist, in any order. Every entry read from the ledger (here, in
-   * lost claims and in `listCalls`) carries `heartbeatAgeMs` when started, measured by the
-   * store's own clock, so workers whose clocks disagree still agree on which claims are stale.
+   * The entries for `keys` that exist, in any order. Every started entry read from the ledger
+   * (here, in lost claims and in `listCalls`) carries its lease: `leaseExpiresAt`, and
+   * `leaseExpiresInMs` measured at the read by the store's own clock (negative once expired), so
+   * workers whose clocks or settings disagree still agree on which claims are abandoned.
    */
   getCalls(threadId: string, keys: string[]): Promise<LedgerEntry[]>;
-  /** Claims calls in one transaction; each claim is won by exactly one caller. */
+  /**
+   * Claims calls in one transaction; each claim is won by exactly one caller. A won claim is
+   * `started` with its lease expiring `leaseMs` after the claim, by the store's clock.
+   */
   claimCalls(threadId: string, claims: LedgerClaim[]): Promise<ClaimResult[]>;
   /**
    * Records `result` for the attempt that claimed the call. Fenced: returns `false` and writes
@@ -103,8 +107,13 @@ export interface Checkpointer {
   completeCall(threadId: string, attempt: AttemptRef, result: unknown): Promise<boolean>;
   /** Marks a claimed call `interrupted` (paused, not done). Fenced like `completeCall`. */
   releaseCall(threadId: string, attempt: AttemptRef): Promise<boolean>;
-  /** Refreshes `heartbeatAt` of started calls still held by these attempts. */
-  heartbeatCalls(threadId: string, attempts: AttemptRef[]): Promise<void>;
+  /**
+   * Renews the claims still held by these attempts (started, at exactly that attempt): sets
+   * `heartbeatAt` to now and the lease to expire `leaseMs` from now, by the store's clock.
+   * Returns the attempts it did not renew, because their entry is gone, no longer started, or
+   * taken over by a later attempt: their claimant must stop acting on them.
+   */
+  heartbeatCalls(threadId: string, attempts: AttemptRef[], leaseMs: number): Promise<AttemptRef[]>;
   /** Every entry of the thread, oldest claim first. */
   listCalls(threadId: string): Promise<LedgerEntry[]>;
 

@@ -62,7 +62,7 @@ describe("InMemoryCheckpointer", () => {
 
     const result = { __kind__: "raw", value: { items: [1] } };
     await checkpointer.claimCalls("t1", [
-      { key: "k", toolName: "lookup", ownerRunId: "r", expectedAttempt: 0 },
+      { key: "k", toolName: "lookup", ownerRunId: "r", leaseMs: 3000, expectedAttempt: 0 },
     ]);
     await checkpointer.completeCall("t1", { key: "k", attempt: 1 }, result);
     result.value.items.push(2);

@@ -21,9 +21,11 @@ export interface InMemoryCheckpointerOptions {
   clock?: () => Date;
 }
 
-/** A ledger entry as kept: a started one's heartbeat age is computed when it is read. */
-type StoredEntry =
-  Exclude<LedgerEntry, StartedLedgerEntry> | Omit<StartedLedgerEntry, "heartbeatAgeMs">;
+/** A started entry as kept: the time left on its lease is computed when it is read. */
+type StoredStarted = Omit<StartedLedgerEntry, "leaseExpiresInMs">;
+
+/** A ledger entry as kept. */
+type StoredEntry = Exclude<LedgerEntry, StartedLedgerEntry> | StoredStarted;
 
 interface ThreadRecord {
   checkpoint: ThreadCheckpoint;
@@ -178,28 +180,43 @@ export class InMemoryCheckpointer implements Checkpointer {
 
   async completeCall(threadId: string, attempt: AttemptRef, result: unknown): Promise<boolean> {
     this.#assertOpen("completeCall");
-    return this.#replaceHeld(threadId, attempt, ({ heartbeatAt: _, ...held }) => ({
-      ...held,
-      status: "completed",
-      result: jsonCopy(result),
-      completedAt: this.#now(),
-    }));
+    return this.#replaceHeld(
+      threadId,
+      attempt,
+      ({ heartbeatAt: _, leaseExpiresAt: __, ...held }) => ({
+        ...held,
+        status: "completed",
+        result: jsonCopy(result),
+        completedAt: this.#now(),
+      }),
+    );
   }
 
   async releaseCall(threadId: string, attempt: AttemptRef): Promise<boolean> {
     this.#assertOpen("releaseCall");
-    return this.#replaceHeld(threadId, attempt, ({ heartbeatAt: _, ...held }) => ({
-      ...held,
-      status: "interrupted",
-    }));
+    return this.#replaceHeld(
+      threadId,
+      attempt,
+      ({ heartbeatAt: _, leaseExpiresAt: __, ...held }) => ({
+        ...held,
+        status: "interrupted",
+      }),
+    );
   }
 
-  async heartbeatCalls(threadId: string, attempts: AttemptRef[]): Promise<void> {
+  async heartbeatCalls(
+    threadId: string,
+    attempts: AttemptRef[],
+    leaseMs: number,
+  ): Promise<AttemptRef[]> {
     this.#assertOpen("heartbeatCalls");
-    const heartbeatAt = this.#now();
-    for (const attempt of attempts) {
-      this.#replaceHeld(threadId, attempt, (held) => ({ ...held, heartbeatAt }));
-    }
+    const now = this.#clock().getTime();
+    const heartbeatAt = new Date(now).toISOString();
+    const leaseExpiresAt = new Date(now + leaseMs).toISOString();
+    return attempts.filter(
+      (attempt) =>
+        !this.#replaceHeld(threadId, attempt, (held) => ({ ...held, heartbeatAt, leaseExpiresAt })),
+    );
   }
 
   async listCalls(threadId: string): Promise<LedgerEntry[]> {
@@ -225,15 +242,16 @@ export class InMemoryCheckpointer implements Checkpointer {
     } else if (existing.attempt !== claim.expectedAttempt) {
       return { won: false, key: claim.key, entry: this.#read(existing) };
     }
-    const now = this.#now();
+    const now = this.#clock().getTime();
     const entry: StoredEntry = {
       key: claim.key,
       toolName: claim.toolName,
       attempt: claim.expectedAttempt + 1,
       ownerRunId: claim.ownerRunId,
-      startedAt: now,
+      startedAt: new Date(now).toISOString(),
       status: "started",
-      heartbeatAt: now,
+      heartbeatAt: new Date(now).toISOString(),
+      leaseExpiresAt: new Date(now + claim.leaseMs).toISOString(),
     };
     ledger.set(claim.key, entry);
     return { won: true, key: claim.key, attempt: entry.attempt };
@@ -246,7 +264,7 @@ export class InMemoryCheckpointer implements Checkpointer {
   #replaceHeld(
     threadId: string,
     ref: AttemptRef,
-    next: (held: Omit<StartedLedgerEntry, "heartbeatAgeMs">) => StoredEntry,
+    next: (held: StoredStarted) => StoredEntry,
   ): boolean {
     const ledger = this.#ledgers.get(threadId);
     const held = ledger?.get(ref.key);
@@ -255,12 +273,12 @@ export class InMemoryCheckpointer implements Checkpointer {
     return true;
   }
 
-  /** A copy for the caller; a started entry gets its heartbeat age by this store's clock. */
+  /** A copy for the caller; a started entry gets the time left on its lease by this store's clock. */
   #read(entry: StoredEntry): LedgerEntry {
     const copy = jsonCopy(entry);
     if (copy.status !== "started") return copy;
-    const heartbeatAgeMs = Math.max(0, this.#clock().getTime() - Date.parse(copy.heartbeatAt));
-    return { ...copy, heartbeatAgeMs };
+    const leaseExpiresInMs = Date.parse(copy.leaseExpiresAt) - this.#clock().getTime();
+    return { ...copy, leaseExpiresInMs };
   }
 
   #now(): string {

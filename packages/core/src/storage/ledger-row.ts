@@ -14,8 +14,10 @@ export interface LedgerRow {
   startedAt: string;
   /** ISO-8601; `null` once the entry is no longer started (the claim time is used then). */
   heartbeatAt: string | null;
-  /** Milliseconds since `heartbeatAt` (or the claim), by the store's clock; used when started. */
-  heartbeatAgeMs: number;
+  /** ISO-8601, by the store's clock; `null` once the entry is no longer started. */
+  leaseExpiresAt: string | null;
+  /** Milliseconds from the read to `leaseExpiresAt`, by the store's clock; used when started. */
+  leaseExpiresInMs: number;
   /** The recorded result, decoded only for a completed entry. */
   result: () => unknown;
   /** ISO-8601; `null` when not completed. */
@@ -28,12 +30,13 @@ export function ledgerEntryFromRow(row: LedgerRow): LedgerEntry {
   const base = { key, toolName, attempt, ownerRunId, startedAt };
   switch (row.status) {
     case "started": {
-      const heartbeatAgeMs = Math.max(0, Math.round(row.heartbeatAgeMs));
+      const heartbeatAt = row.heartbeatAt ?? startedAt;
       return {
         ...base,
         status: "started",
-        heartbeatAt: row.heartbeatAt ?? startedAt,
-        heartbeatAgeMs,
+        heartbeatAt,
+        leaseExpiresAt: row.leaseExpiresAt ?? heartbeatAt,
+        leaseExpiresInMs: Math.round(row.leaseExpiresInMs),
       };
     }
     case "interrupted":

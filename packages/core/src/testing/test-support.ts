@@ -17,7 +17,8 @@ import { StateGraph, type StateOptions } from "../graph/state-graph.js";
 import type { LedgerEntry } from "../ledger/ledger-entry.js";
 import { Message, type AssistantMessage, type ToolMessage } from "../messages/message.js";
 import type { FaultContext, FaultPointName } from "../runtime/fault-points.js";
-import type { CheckpointWrite } from "../storage/checkpointer.js";
+import type { AttemptRef } from "../ledger/ledger-entry.js";
+import type { Checkpointer, CheckpointWrite } from "../storage/checkpointer.js";
 import { InMemoryCheckpointer } from "../storage/in-memory-checkpointer.js";
 import { ToolNode } from "../tools/tool-node.js";
 import type { AnyTool } from "../tools/tool.js";
@@ -118,6 +119,23 @@ export class LedgerReadsCheckpointer extends InMemoryCheckpointer {
     for (const waiter of this.#waiters) if (this.#reads >= waiter.at) waiter.resolve();
     return entries;
   }
+}
+
+/**
+ * `checkpointer` as a frozen or killed process leaves it: every call goes through, except that
+ * heartbeats renew nothing (and report nothing lost), so the claims made through it expire one
+ * lease after they were made. Give it to the runtime that plays the process that dies while its
+ * run is held at a fault point (its heartbeat timer would otherwise keep its claims live).
+ */
+export function withoutHeartbeats(checkpointer: Checkpointer): Checkpointer {
+  return new Proxy(checkpointer, {
+    get(target, property) {
+      if (property === "heartbeatCalls") return async (): Promise<AttemptRef[]> => [];
+      const value: unknown = Reflect.get(target, property, target);
+      // Bound to the store itself: its #private fields are not reachable through the proxy.
+      return typeof value === "function" ? (value as () => unknown).bind(target) : value;
+    },
+  });
 }
 
 /** Options of {@link supportAgent}. */

@@ -1,4 +1,4 @@
-import { NodeTimeoutError, errorText } from "../errors/errors.js";
+import { ClaimLostError, NodeTimeoutError, errorText } from "../errors/errors.js";
 import type { ErrorCode } from "../errors/codes.js";
 import { isTenxgraphError } from "../errors/tenxgraph-error.js";
 import type { BaseState } from "../graph/reducers.js";
@@ -12,6 +12,8 @@ import { runWithDeadline, type DeadlineScope } from "../runtime/deadline.js";
 import { FAULT_POINTS } from "../runtime/fault-points.js";
 import { isInterruptSignal, withInterruptScope } from "../runtime/interrupt.js";
 import type { NodeContext } from "../runtime/node-context.js";
+import type { HeldClaim } from "../runtime/run-watch.js";
+import { abortOnLost } from "../ledger/abort-on-lost.js";
 import { changedFields } from "./parallel-calls.js";
 import type { ReadyCall } from "./prepared-call.js";
 import type { ToolContext } from "./tool-context.js";
@@ -123,10 +125,9 @@ async function runTool<S extends BaseState>(
   branch: Branch<S>,
   ctx: NodeContext,
 ): Promise<CallOutcome> {
-  const release =
-    attempt === null ? () => false : ctx.runtime.watch.hold({ key: call.key!, attempt });
+  const held = attempt === null ? null : ctx.runtime.watch.hold({ key: call.key!, attempt });
   try {
-    const { message, errorCode } = await execute(call, attempt, branch, ctx);
+    const { message, errorCode } = await execute(call, attempt, held, branch, ctx);
     // A failed call's half-made state changes are dropped with it.
     const changes = errorCode ? {} : changedFields(branch.baseline, branch.state);
     const where = {
@@ -144,14 +145,19 @@ async function runTool<S extends BaseState>(
     }
     return { message, replayed: false, changes };
   } finally {
-    release();
+    held?.release();
   }
 }
 
-/** The tool itself, under its deadline: its message, and the error code when it failed. */
+/**
+ * The tool itself, under its deadline: its message, and the error code when it failed. If a
+ * heartbeat finds the claim taken over while the tool runs, its signal is aborted and the call
+ * fails out of the node: this execution is a zombie, and its outcome is the taker's to record.
+ */
 async function execute<S extends BaseState>(
   call: ReadyCall,
   attempt: number | null,
+  held: HeldClaim | null,
   branch: Branch<S>,
   ctx: NodeContext,
 ): Promise<{ message: ToolMessage; errorCode: ErrorCode | null }> {
@@ -171,10 +177,13 @@ async function execute<S extends BaseState>(
         parent: ctx.signal,
         timeoutMs,
         onTimeout: () => new NodeTimeoutError("tool", call.tool.name, (timeoutMs ?? 0) / 1000),
+        abortHandle: held ? (abort) => (held.onLost = abortOnLost(call, abort)) : undefined,
       },
     );
     return { message: toToolMessage(output, call.call.id), errorCode: null };
   } catch (error) {
+    // Taken over: not this attempt's to record, nor to tell the model about (the taker will).
+    if (error instanceof ClaimLostError) throw error;
     // Paused in interrupt(), or stopped before the tool began: not done, and not in doubt.
     const notDone = isInterruptSignal(error) || !entered;
     if (notDone && attempt !== null) await releaseClaim(call, attempt, ctx);
@@ -182,6 +191,7 @@ async function execute<S extends BaseState>(
     if (isInterruptSignal(error) || ctx.signal.aborted) throw error;
     return failure(call, error, ctx);
   } finally {
+    if (held) held.onLost = undefined;
     ctx.runtime.metrics.toolDuration.record(performance.now() - started, { tool: call.tool.name });
   }
 }

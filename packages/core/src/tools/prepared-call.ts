@@ -1,7 +1,7 @@
 import { errorText } from "../errors/errors.js";
 import { withFields, type Logger } from "../events/logger.js";
 import type { ToolCall, ToolMessage } from "../messages/message.js";
-import { ledgerKey } from "../ledger/ledger-key.js";
+import { domainLedgerKey, ledgerKey } from "../ledger/ledger-key.js";
 import type { NodeContext } from "../runtime/node-context.js";
 import type { AnyTool } from "./tool.js";
 import { toolErrorMessage } from "./tool-result.js";
@@ -19,8 +19,17 @@ export interface ReadyCall {
   messageId: string;
   /** `<message id>:<call id>`: names the call in recorded results (`null` when a part is missing). */
   origin: string | null;
-  /** The ledger key, or `null` when the call cannot be keyed (it then runs without the ledger). */
+  /**
+   * The ledger key, or `null` when the call cannot be keyed (it then runs without the ledger).
+   * With a domain key it is that key scoped by the tool's name; a call may switch to
+   * `unscopedKey` before its claim (see `adoptUnscopedKeys`).
+   */
   key: string | null;
+  /**
+   * The bare domain key, under which versions before keys were scoped by tool recorded the fact;
+   * `null` for a tool without `idempotencyKey`.
+   */
+  unscopedKey: string | null;
   idempotencyKey: string;
   /** Prefix of the ids of interrupts raised by this call: derived from the call, never from order. */
   interruptBase: string;
@@ -75,21 +84,23 @@ export function prepareCall(
   }
   const origin = ledgerKey(messageId, sharedId ? `${call.id}#${index}` : call.id);
   let key = origin;
+  let domainKey: string | null = null;
   if (tool.idempotencyKey) {
     try {
-      key = tool.idempotencyKey(parsed.data);
+      domainKey = tool.idempotencyKey(parsed.data);
     } catch (error) {
       return reject(call, "TOOL_ERROR_001", `idempotencyKey(args) threw: ${errorText(error)}`);
     }
     // A missing domain key would make every call of the tool share one ledger entry.
-    if (typeof key !== "string" || key === "") {
-      const got = key === "" ? "an empty string" : String(key);
+    if (typeof domainKey !== "string" || domainKey === "") {
+      const got = domainKey === "" ? "an empty string" : String(domainKey);
       return reject(
         call,
         "TOOL_ERROR_001",
         `idempotencyKey(args) must return a non-empty string, got ${got}`,
       );
     }
+    key = domainLedgerKey(tool.name, domainKey);
   }
   if (key === null) {
     log.warn(
@@ -105,8 +116,10 @@ export function prepareCall(
     messageId,
     origin,
     key,
+    unscopedKey: domainKey,
+    // The tool gets the domain key it declared, unscoped: it is what the provider knows.
     // Without a key the call's place (node, step, position) is what stays the same on replay.
-    idempotencyKey: key ?? `${ctx.threadId}:${ctx.node}:${ctx.step}:${index}`,
+    idempotencyKey: domainKey ?? key ?? `${ctx.threadId}:${ctx.node}:${ctx.step}:${index}`,
     interruptBase: origin ?? `${ctx.node}:${ctx.step}:${index}`,
     log,
   };

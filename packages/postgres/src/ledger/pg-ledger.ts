@@ -95,7 +95,8 @@ export class PgLedger {
     const rows = await this.#db.query(
       "releaseCall",
       "repeatable",
-      `UPDATE tool_executions SET status = 'interrupted', heartbeat_at = NULL
+      `UPDATE tool_executions
+       SET status = 'interrupted', heartbeat_at = NULL, lease_expires_at = NULL
        WHERE thread_id = $1 AND call_key = $2 AND attempt = $3 AND status = 'started'
        RETURNING 1`,
       [threadId, key, attempt],
@@ -103,17 +104,29 @@ export class PgLedger {
     return rows.length === 1;
   }
 
-  async heartbeatCalls(threadId: string, attempts: AttemptRef[]): Promise<void> {
-    if (attempts.length === 0) return;
-    await this.#db.query(
+  /**
+   * Renews the lease of the attempts that still hold their claim, by the server's clock, and
+   * returns the others. Sent again after a broken connection it renews again: harmless.
+   */
+  async heartbeatCalls(
+    threadId: string,
+    attempts: AttemptRef[],
+    leaseMs: number,
+  ): Promise<AttemptRef[]> {
+    if (attempts.length === 0) return [];
+    const rows = await this.#db.query<{ call_key: string; attempt: number }>(
       "heartbeatCalls",
       "repeatable",
-      `UPDATE tool_executions t SET heartbeat_at = now()
+      `UPDATE tool_executions t
+       SET heartbeat_at = now(), lease_expires_at = now() + $4::double precision * interval '1 millisecond'
        FROM unnest($2::text[], $3::integer[]) AS h(call_key, attempt)
        WHERE t.thread_id = $1 AND t.call_key = h.call_key AND t.attempt = h.attempt
-         AND t.status = 'started'`,
-      [threadId, attempts.map((a) => a.key), attempts.map((a) => a.attempt)],
+         AND t.status = 'started'
+       RETURNING t.call_key, t.attempt`,
+      [threadId, attempts.map((a) => a.key), attempts.map((a) => a.attempt), leaseMs],
     );
+    const held = new Set(rows.map((row) => JSON.stringify([row.call_key, row.attempt])));
+    return attempts.filter(({ key, attempt }) => !held.has(JSON.stringify([key, attempt])));
   }
 
   async listCalls(threadId: string): Promise<LedgerEntry[]> {
@@ -153,7 +166,8 @@ export class PgLedger {
            AS c(thread_id, call_key, attempt, result)
        )
        UPDATE tool_executions t
-       SET status = 'completed', result = c.result, completed_at = now(), heartbeat_at = NULL
+       SET status = 'completed', result = c.result, completed_at = now(), heartbeat_at = NULL,
+           lease_expires_at = NULL
        FROM c
        WHERE t.thread_id = c.thread_id AND t.call_key = c.call_key AND t.attempt = c.attempt
          AND (t.status = 'started' OR ($5::boolean AND t.status = 'completed'))

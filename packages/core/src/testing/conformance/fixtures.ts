@@ -53,9 +53,17 @@ export async function createThread(
   return threadId;
 }
 
+/** The lease of the suite's claims and heartbeats: far longer than any test runs. */
+export const LEASE_MS = 600_000;
+
 /** A claim of `key` by `ownerRunId` that expects `expectedAttempt` (0: a new call). */
-export function claim(key: string, ownerRunId: string, expectedAttempt = 0): LedgerClaim {
-  return { key, toolName: "charge_card", ownerRunId, expectedAttempt };
+export function claim(
+  key: string,
+  ownerRunId: string,
+  expectedAttempt = 0,
+  leaseMs = LEASE_MS,
+): LedgerClaim {
+  return { key, toolName: "charge_card", ownerRunId, leaseMs, expectedAttempt };
 }
 
 const RESOLVED = Symbol("resolved");

@@ -1,9 +1,11 @@
 import { assertions, claim, createThread, tick } from "./fixtures.js";
+import { ledgerLeasesConformance } from "./ledger-leases.js";
 import { ledgerRecordsConformance } from "./ledger-records.js";
+import { ledgerToolKeysConformance } from "./ledger-tool-keys.js";
 import type { GetCheckpointer, GetPeer } from "./fixtures.js";
 import type { TestApi } from "./test-api.js";
 
-/** The tool ledger: claims that only one execution wins, takeovers, listing; then its records. */
+/** The tool ledger: claims that only one execution wins, takeovers, listing; then its records and leases. */
 export function ledgerConformance(get: GetCheckpointer, test: TestApi, getPeer: GetPeer): void {
   const { describe, it, expect } = test;
   const { entryOf } = assertions(expect);
@@ -23,9 +25,9 @@ export function ledgerConformance(get: GetCheckpointer, test: TestApi, getPeer: 
         ownerRunId: "run-a",
         startedAt: expect.any(String),
         heartbeatAt: expect.any(String),
-        heartbeatAgeMs: expect.any(Number),
+        leaseExpiresAt: expect.any(String),
+        leaseExpiresInMs: expect.any(Number),
       });
-      expect((entry as { heartbeatAgeMs: number }).heartbeatAgeMs).toBeGreaterThanOrEqual(0);
     });
 
     it("lets only the first of two claims of one key in one batch win", async () => {
@@ -59,7 +61,8 @@ export function ledgerConformance(get: GetCheckpointer, test: TestApi, getPeer: 
       });
       // The runtime decides from a lost claim's entry whether its holder is alive.
       expect(second?.won === false && second.entry).toMatchObject({
-        heartbeatAgeMs: expect.any(Number),
+        leaseExpiresAt: expect.any(String),
+        leaseExpiresInMs: expect.any(Number),
       });
 
       await checkpointer.completeCall(
@@ -203,5 +206,7 @@ export function ledgerConformance(get: GetCheckpointer, test: TestApi, getPeer: 
     });
 
     ledgerRecordsConformance(get, test);
+    ledgerLeasesConformance(get, test);
+    ledgerToolKeysConformance(get, test);
   });
 }

@@ -1,7 +1,15 @@
 import type { Checkpointer } from "../../storage/checkpointer.js";
 import { Message } from "../../messages/message.js";
 import type { CheckpointerHarness } from "./checkpointer-conformance.js";
-import { assertions, checkpointWrite, claim, createThread, newThreadId, tick } from "./fixtures.js";
+import {
+  assertions,
+  checkpointWrite,
+  claim,
+  createThread,
+  LEASE_MS,
+  newThreadId,
+  tick,
+} from "./fixtures.js";
 import type { GetCheckpointer } from "./fixtures.js";
 import type { TestApi } from "./test-api.js";
 
@@ -23,10 +31,10 @@ async function snapshot(checkpointer: Checkpointer, threadId: string) {
   return {
     checkpoint: await checkpointer.getCheckpoint(threadId),
     messages: await checkpointer.listMessages(threadId),
-    // A started entry's heartbeat age changes with every read; the rest must not.
+    // The time left on a started entry's lease changes with every read; the rest must not.
     calls: (await checkpointer.listCalls(threadId)).map((entry) => ({
       ...entry,
-      heartbeatAgeMs: undefined,
+      leaseExpiresInMs: undefined,
     })),
     stop: await checkpointer.countStopRequests(threadId),
   };
@@ -181,7 +189,7 @@ export function threadsConformance(
           claimCalls: () => checkpointer.claimCalls(threadId, [claim("k", "run-a")]),
           completeCall: () => checkpointer.completeCall(threadId, ref, "x"),
           releaseCall: () => checkpointer.releaseCall(threadId, ref),
-          heartbeatCalls: () => checkpointer.heartbeatCalls(threadId, [ref]),
+          heartbeatCalls: () => checkpointer.heartbeatCalls(threadId, [ref], LEASE_MS),
           listCalls: () => checkpointer.listCalls(threadId),
         };
         for (const [method, call] of Object.entries(calls)) {

@@ -1,0 +1,215 @@
+import { describe, expect, it } from "vitest";
+import { z } from "zod";
+import { isTenxgraphError } from "../errors/tenxgraph-error.js";
+import {
+  callsTurn,
+  collectEvents,
+  deferred,
+  LedgerReadsCheckpointer,
+  ofType,
+  supportAgent,
+  toolText,
+  untilAborted,
+} from "../testing/test-support.js";
+import { tool } from "../tools/tool.js";
+import type { AttemptRef } from "./ledger-entry.js";
+import { user } from "./ledger-test-support.js";
+
+/**
+ * The real in-memory store, whose heartbeats can be frozen: while `frozen`, a heartbeat renews
+ * nothing and reports nothing, as when its process is stopped (SIGSTOP, a long GC pause).
+ * `heartbeatsFromNow(n)` resolves once `n` more heartbeats were asked for.
+ */
+class FreezableHeartbeats extends LedgerReadsCheckpointer {
+  frozen = false;
+  #beats = 0;
+  #waiters: { at: number; resolve: () => void }[] = [];
+
+  heartbeatsFromNow(n: number): Promise<void> {
+    const waiter = deferred();
+    this.#waiters.push({ at: this.#beats + n, resolve: waiter.resolve });
+    return waiter.promise;
+  }
+
+  override async heartbeatCalls(threadId: string, attempts: AttemptRef[], leaseMs: number) {
+    this.#beats += 1;
+    for (const waiter of this.#waiters) if (this.#beats >= waiter.at) waiter.resolve();
+    if (this.frozen) return [];
+    return super.heartbeatCalls(threadId, attempts, leaseMs);
+  }
+}
+
+/**
+ * charge_card whose first attempt hangs: until `gate` opens, or (without a gate) until its
+ * signal aborts, whose reason lands in `abortReason`. Every attempt that starts is in `effects`.
+ */
+function chargeWithHangingFirstAttempt(gate?: Promise<void>) {
+  const effects: string[] = [];
+  const entered = deferred();
+  const second = deferred();
+  const abortReason = deferred<unknown>();
+  const charge = tool({
+    name: "charge_card",
+    description: "Charge the card.",
+    schema: z.object({ order_id: z.string() }),
+    execute: async (args, ctx) => {
+      effects.push(`charge ${args.order_id} attempt ${ctx.attempt}`);
+      if (effects.length > 1) {
+        second.resolve();
+        return `Charged order ${args.order_id} (attempt ${ctx.attempt})`;
+      }
+      entered.resolve();
+      if (gate) await gate;
+      else {
+        ctx.signal.addEventListener("abort", () => abortReason.resolve(ctx.signal.reason));
+        await untilAborted(ctx.signal);
+      }
+      return `Charged order ${args.order_id} (attempt ${ctx.attempt})`;
+    },
+  });
+  return { charge, effects, entered, second, abortReason };
+}
+
+const model = () => [callsTurn("m-1", [["charge_card", { order_id: "4821" }]]), "Done."];
+
+describe("claim leases: each worker's claimStaleAfterMs is its own lease, honoured by every reader", () => {
+  it("a live claim with a long lease and a slow heartbeat is waited on by a worker whose own lease is short", async () => {
+    const checkpointer = new LedgerReadsCheckpointer();
+    const gate = deferred();
+    const { charge, effects, entered, second } = chargeWithHangingFirstAttempt(gate.promise);
+    const slow = supportAgent({
+      model: model(),
+      tools: [charge],
+      checkpointer,
+      stopPollIntervalMs: 1000,
+      claimStaleAfterMs: 4000,
+    });
+    const fast = supportAgent({
+      model: model(),
+      tools: [charge],
+      checkpointer,
+      stopPollIntervalMs: 50,
+      claimStaleAfterMs: 150,
+    });
+    const runSlow = slow.invoke(user("charge"), { threadId: "t-lease" }).then(
+      () => null,
+      (e: unknown) => e,
+    );
+    await entered.promise;
+    const runFast = collectEvents(fast.stream(null, { threadId: "t-lease" }));
+    // Eight polls of the fast worker (100 ms apart) are far past its own 150 ms, and well
+    // within the slow worker's 4 s lease, which its heartbeat (every second) keeps renewing.
+    await Promise.race([checkpointer.readsFromNow(8), second.promise]);
+    gate.resolve();
+
+    const { events } = await runFast;
+    expect(effects).toEqual(["charge 4821 attempt 1"]);
+    expect(ofType(events, "tool_result")[0]).toMatchObject({ replayed: true, isError: false });
+    expect(ofType(events, "run_end")[0]?.status).toBe("completed");
+    expect(await runSlow).toMatchObject({ code: "STORAGE_CONFLICT_001" });
+    expect(await fast.getToolLedger({ threadId: "t-lease" })).toMatchObject([
+      { key: "m-1:call_1", status: "completed", attempt: 1 },
+    ]);
+  });
+
+  it("a dead claim is taken over once its own lease expired, even by a worker whose lease is longer", async () => {
+    const checkpointer = new FreezableHeartbeats();
+    checkpointer.frozen = true;
+    const gate = deferred();
+    const { charge, effects, entered } = chargeWithHangingFirstAttempt(gate.promise);
+    const frozen = supportAgent({
+      model: model(),
+      tools: [charge],
+      checkpointer,
+      claimStaleAfterMs: 100,
+    });
+    const patient = supportAgent({
+      model: model(),
+      tools: [charge],
+      checkpointer,
+      claimStaleAfterMs: 5000,
+    });
+    const runFrozen = frozen.invoke(user("charge"), { threadId: "t-dead" }).then(
+      () => null,
+      (e: unknown) => e,
+    );
+    await entered.promise;
+
+    const run = patient.invoke(null, { threadId: "t-dead" });
+    // The frozen claim's 100 ms lease is over by the patient worker's second poll (100 ms
+    // apart); under the patient worker's own 5 s it would still be waiting at its tenth.
+    const first = await Promise.race([
+      run.then(() => "taken over"),
+      checkpointer.readsFromNow(10).then(() => "still waiting"),
+    ]);
+    expect(first).toBe("taken over");
+    const result = await run;
+    expect(effects).toEqual(["charge 4821 attempt 1", "charge 4821 attempt 2"]);
+    expect(toolText(result.state, "call_1")).toBe("Charged order 4821 (attempt 2)");
+    // The frozen process wakes up late: its result is fenced out and its step refused.
+    gate.resolve();
+    expect(await runFrozen).toMatchObject({ code: "STORAGE_CONFLICT_001" });
+  });
+
+  it("a worker with a short lease waits out a dead holder's longer lease instead of giving up at its own deadline", async () => {
+    const checkpointer = new FreezableHeartbeats();
+    checkpointer.frozen = true;
+    const gate = deferred();
+    const { charge, effects, entered } = chargeWithHangingFirstAttempt(gate.promise);
+    const options = { model: model(), tools: [charge], checkpointer };
+    const holder = supportAgent({ ...options, claimStaleAfterMs: 600 });
+    const waiter = supportAgent({ ...options, claimStaleAfterMs: 100 });
+    const runHolder = holder.invoke(user("charge"), { threadId: "t-outwait" }).then(
+      () => null,
+      (e: unknown) => e,
+    );
+    await entered.promise;
+
+    // Past its 0.3 s tool deadline plus its own 100 ms lease, the waiter would have given up
+    // with TOOL_CONFLICT_001 while the holder's 600 ms lease still ran.
+    const result = await waiter.invoke(null, { threadId: "t-outwait", toolTimeout: 0.3 });
+    expect(toolText(result.state, "call_1")).toBe("Charged order 4821 (attempt 2)");
+    expect(effects).toEqual(["charge 4821 attempt 1", "charge 4821 attempt 2"]);
+    gate.resolve();
+    expect(await runHolder).toMatchObject({ code: "STORAGE_CONFLICT_001" });
+  });
+
+  it("a zombie's next heartbeat finds its claim taken over and aborts its tool's signal; nothing it does is recorded", async () => {
+    const checkpointer = new FreezableHeartbeats();
+    checkpointer.frozen = true;
+    const { charge, effects, entered, abortReason } = chargeWithHangingFirstAttempt();
+    const options = { model: model(), tools: [charge], checkpointer };
+    const zombie = supportAgent({ ...options, stopPollIntervalMs: 20, claimStaleAfterMs: 100 });
+    const taker = supportAgent({ ...options, claimStaleAfterMs: 100 });
+    const runZombie = zombie.invoke(user("charge"), { threadId: "t-zombie" }).then(
+      () => null,
+      (e: unknown) => e,
+    );
+    await entered.promise;
+    const taken = await taker.invoke(null, { threadId: "t-zombie" });
+    expect(toolText(taken.state, "call_1")).toBe("Charged order 4821 (attempt 2)");
+
+    // The zombie wakes up: its next heartbeat reports attempt 1 as no longer held.
+    checkpointer.frozen = false;
+    const aborted = abortReason.promise.then((reason) => ({ reason }));
+    const outcome = await Promise.race([aborted, checkpointer.heartbeatsFromNow(3)]);
+    expect(outcome, "the zombie tool's signal was aborted").toBeDefined();
+    const reason = (outcome as { reason: unknown }).reason;
+    expect(isTenxgraphError(reason) && reason.code).toBe("TOOL_CONFLICT_002");
+    expect(String((reason as Error).message)).toContain("taken over");
+
+    expect(await runZombie).toMatchObject({ code: "TOOL_CONFLICT_002" });
+    expect(effects).toEqual(["charge 4821 attempt 1", "charge 4821 attempt 2"]);
+    // Fenced: attempt 1 can no longer record anything; the taker's result stands.
+    const late = await checkpointer.completeCall(
+      "t-zombie",
+      { key: "m-1:call_1", attempt: 1 },
+      "late",
+    );
+    expect(late).toBe(false);
+    expect(await taker.getToolLedger({ threadId: "t-zombie" })).toMatchObject([
+      { key: "m-1:call_1", status: "completed", attempt: 2, ownerRunId: taken.runId },
+    ]);
+    expect((await taker.getState({ threadId: "t-zombie" }))?.status).toBe("completed");
+  });
+});
