@@ -19,11 +19,11 @@ export function mergeState(
 }
 
 function deepMerge(stored: unknown, value: unknown): unknown {
-  if (!isPlainObject(stored) || !isPlainObject(value)) return value;
-  const out: Record<string, unknown> = { ...stored };
+  if (!isPlainObject(value)) return value;
+  const out: Record<string, unknown> = isPlainObject(stored) ? { ...stored } : {};
   for (const [key, inner] of Object.entries(value)) {
     if (inner === null || inner === undefined) continue;
-    out[key] = deepMerge(stored[key], inner);
+    out[key] = deepMerge(out[key], inner);
   }
   return out;
 }
