@@ -18,3 +18,9 @@ const checkpointer = openStore(params.store);
 const graph = buildTestGraph(params, checkpointer);
 const server = await serve({ graph, host: "127.0.0.1", port: 0, logger: silentLogger });
 await report({ type: "listening", port: server.port });
+process.once("SIGTERM", () => {
+  void server
+    .close()
+    .then(() => checkpointer.close())
+    .then(() => process.exit(0));
+});
