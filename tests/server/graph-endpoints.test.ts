@@ -167,6 +167,20 @@ describe.each(STORES)("graph endpoints on $label", ({ kind }) => {
     for (const event of events) expect(event).toMatch(/^event: (message|error)\ndata: \{.*\}$/);
   });
 
+  it("answers fix and observability for an owned thread without changing it", async () => {
+    const before = await t.checkpointer.getCheckpoint(`stream-${kind}`);
+    const fix = await call("POST", "/v1/graph/fix", { thread_id: `stream-${kind}` });
+    expect(fix.body.data).toMatchObject({ success: false, removed_count: 0, state: null });
+    const traces = await call("GET", `/v1/observability/stream-${kind}`);
+    expect(traces.body.data).toEqual({
+      thread_id: `stream-${kind}`,
+      run_count: 0,
+      run_ids: [],
+      run: null,
+    });
+    expect(await t.checkpointer.getCheckpoint(`stream-${kind}`)).toEqual(before);
+  });
+
   it("refuses bad runs before answering: empty messages 422, resume on an idle thread 422", async () => {
     const empty = await call("POST", "/v1/graph/invoke", { messages: [] });
     expect(empty.status).toBe(422);

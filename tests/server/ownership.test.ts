@@ -47,6 +47,8 @@ function threadRequests(messageId: string): [string, string, unknown][] {
     ["POST", "/v1/graph/stream", { continue: true, config: { thread_id: OWNED } }],
     ["POST", "/v1/graph/stop", { thread_id: OWNED }],
     ["POST", "/v1/graph/stop", { thread_id: OWNED, config: { user_id: "alice" } }],
+    ["POST", "/v1/graph/fix", { thread_id: OWNED }],
+    ["GET", `/v1/observability/${OWNED}`, undefined],
   ];
 }
 

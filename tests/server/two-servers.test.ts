@@ -70,4 +70,27 @@ describe("two server processes on one PostgreSQL (Redis in front)", () => {
       "payment provider: charged order 2 (key order-2-charge)",
     ]);
   }, 120_000);
+
+  it("stop reaches a run on the other process", async () => {
+    const closed = join(dir, "gate-never-opened");
+    const [a, b] = await Promise.all([
+      startServerProcess({ store: spec, effectLog, gateFile: closed }),
+      startServerProcess({ store: spec, effectLog, gateFile: closed }),
+    ]);
+    servers.push(a!, b!);
+    const onA = caller(a!.base);
+    const onB = caller(b!.base);
+    const running = onA("POST", "/v1/graph/invoke", {
+      messages: [userMessage("charge order 3")],
+      config: { thread_id: "stop-me" },
+    });
+    while ((await versionOf(onB, "stop-me")) === 0) await sleep(20);
+    const stop = await onB("POST", "/v1/graph/stop", { thread_id: "stop-me" });
+    expect(stop.body.data).toMatchObject({ ok: true, running: true, status: "stop_requested" });
+    const result = await running;
+    expect(result.status).toBe(200);
+    expect(result.body.data.meta.status).toBe("stopped");
+    const state = (await onB("GET", "/v1/threads/stop-me/state")).body.data.state;
+    expect(state.execution_meta.internal_data.status).toBe("stopped");
+  }, 120_000);
 });

@@ -3,7 +3,7 @@ import { ApiError } from "../api-error.js";
 import { ok } from "../envelope.js";
 import { graphInfo, graphTools, stateSchema } from "../graph-info.js";
 import { authorizeThread } from "../ownership.js";
-import { readBody } from "../request-input.js";
+import { pathId, readBody } from "../request-input.js";
 import { setupInputSchema, stopInputSchema } from "../schemas.js";
 import type { ServerContext } from "../server-context.js";
 import type { ServerEnv } from "../server-env.js";
@@ -36,6 +36,28 @@ export function graphRoutes(app: Hono<ServerEnv>, ctx: ServerContext): void {
       thread_id: threadId,
       status: running ? "stop_requested" : checkpoint ? "not_running" : "no_state",
     });
+  });
+
+  app.post("/v1/graph/fix", async (c) => {
+    const { thread_id: threadId } = await readBody(c, stopInputSchema);
+    const checkpoint = await authorizeThread(ctx.checkpointer, c.get("user"), threadId, "fix");
+    // Nothing to remove: transcripts are append-only, and unanswered tool calls are finished by
+    // continuing the run (`"continue": true`), their completed calls replayed from the ledger.
+    return ok(c, {
+      success: false,
+      message: checkpoint
+        ? 'Nothing removed: tenxgraph transcripts are append-only; continue the run with {"continue": true} to finish unanswered tool calls'
+        : "Thread not found",
+      removed_count: 0,
+      state: null,
+    });
+  });
+
+  app.get("/v1/observability/:thread_id", async (c) => {
+    const threadId = pathId(c, "thread_id");
+    await authorizeThread(ctx.checkpointer, c.get("user"), threadId, "read");
+    // Run traces are not kept by the server (use the OpenTelemetry metrics and logs).
+    return ok(c, { thread_id: threadId, run_count: 0, run_ids: [], run: null });
   });
 
   app.post("/v1/graph/setup", async (c) => {

@@ -32,7 +32,7 @@ export function ledgerRoutes(app: Hono<ServerEnv>, ctx: ServerContext): void {
     const checkpoint = await requireThread(ctx.checkpointer, c.get("user"), threadId, "read");
     const asked =
       checkpoint.status === "interrupted" ? inDoubtInterrupts(checkpoint.interrupts) : [];
-    const calls = asked.map(({ id, question }) => ({
+    const calls: Record<string, unknown>[] = asked.map(({ id, question }) => ({
       key: question.key,
       tool_name: question.tool,
       arguments: question.arguments,
@@ -42,15 +42,10 @@ export function ledgerRoutes(app: Hono<ServerEnv>, ctx: ServerContext): void {
     }));
     // Started, never recorded: in doubt once their run is gone. The tool's policy decides when
     // the run continues; only calls whose policy is "interrupt" wait for a decision here.
-    const asking = new Set(calls.map((call) => call.key));
+    const asking = new Set(asked.map(({ question }) => question.key));
     for (const entry of await ctx.graph.getToolLedger({ threadId })) {
       if (entry.status !== "started" || asking.has(entry.key)) continue;
-      calls.push({
-        ...ledgerEntryJson(entry),
-        tool_name: entry.toolName,
-        interrupt_id: null,
-        decidable: false,
-      } as never);
+      calls.push({ ...ledgerEntryJson(entry), interrupt_id: null, decidable: false });
     }
     return ok(c, { calls });
   });

@@ -48,6 +48,8 @@ const OPERATIONS: Operation[] = [
   ],
   ["post", "/v1/graph/stop", "Stop the thread's run on any process", stopInputSchema],
   ["post", "/v1/graph/setup", "Register remote tools (not supported)", setupInputSchema],
+  ["post", "/v1/graph/fix", "Nothing to fix: transcripts are append-only", stopInputSchema],
+  ["get", "/v1/observability/{thread_id}", "Run traces (not kept: run_count 0)"],
   ["get", "/v1/threads", "The caller's threads", undefined, pageQuerySchema],
   ["get", T, "Thread details"],
   ["delete", T, "Delete the thread, its messages and ledger", configBodySchema],
@@ -94,7 +96,7 @@ const ERROR = {
 export function openApiDocument(): Record<string, unknown> {
   const paths: Record<string, Record<string, unknown>> = {};
   for (const [method, path, summary, body, query] of OPERATIONS) {
-    const params = [...path.matchAll(/\{(\w+)\}/g)].map((m) => ({
+    const params: Record<string, unknown>[] = [...path.matchAll(/\{(\w+)\}/g)].map((m) => ({
       name: m[1],
       in: "path",
       required: true,
@@ -105,7 +107,7 @@ export function openApiDocument(): Record<string, unknown> {
         properties?: Record<string, unknown>;
       };
       for (const [name, s] of Object.entries(schema.properties ?? {}))
-        params.push({ name, in: "query", required: false, schema: s as never });
+        params.push({ name, in: "query", required: false, schema: s });
     }
     (paths[path] ??= {})[method] = {
       summary,
