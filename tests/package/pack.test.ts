@@ -1,4 +1,4 @@
-import { execFile } from "node:child_process";
+import { execFile, spawn } from "node:child_process";
 import { mkdtempSync, readdirSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -120,4 +120,67 @@ describe("@tenxgraph/postgres as a packed package", () => {
     expect((await main("one")).stdout.trim()).toBe("2 one,noted");
     expect((await main("two")).stdout.trim()).toBe("4 one,noted,two,noted");
   }, 360_000);
+});
+
+describe("@tenxgraph/server as a packed package", () => {
+  it("makes a project with `tenxgraph init` that installs from the tarballs, passes its test and serves", async () => {
+    const packed = await pack("packages/server");
+    const paths = packed.files.map((f) => f.path);
+    expect(paths).toEqual(
+      expect.arrayContaining(["bin/tenxgraph.js", "dist/index.js", "dist/cli/main.js"]),
+    );
+    expect(paths.filter((p) => /\.test\./.test(p))).toEqual([]);
+
+    const app = join(scratch, "served-app");
+    await run("node", [join(root, "packages/server/bin/tenxgraph.js"), "init", app]);
+    const tarballs = [await pack("packages/core"), await pack("packages/sqlite"), packed];
+    await run(
+      "npm",
+      [
+        "install",
+        "--prefer-offline",
+        "--no-audit",
+        "--no-fund",
+        ...tarballs.map((p) => join(scratch, p.filename)),
+      ],
+      { cwd: app, timeout: 600_000 },
+    );
+    await run("npm", ["test"], { cwd: app, timeout: 120_000 });
+
+    // The installed bin itself (not through npx, which would not pass SIGTERM on).
+    const bin = join(app, "node_modules/@tenxgraph/server/bin/tenxgraph.js");
+    const server = spawn("node", [bin, "api", "--port", "0"], {
+      cwd: app,
+      stdio: ["ignore", "pipe", "inherit"],
+    });
+    const exited = new Promise((resolve) => server.on("close", resolve));
+    try {
+      const url = await new Promise<string>((resolve, reject) => {
+        let out = "";
+        server.stdout.on("data", (chunk: Buffer) => {
+          out += chunk.toString();
+          const found = /serving .* on (http:\/\/\S+)/.exec(out);
+          if (found) resolve(found[1]!);
+        });
+        server.on("close", (code) => reject(new Error(`tenxgraph api exited (${code}): ${out}`)));
+      });
+      const response = await fetch(`${url}/v1/graph/invoke`, {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify({
+          messages: [{ role: "user", content: [{ type: "text", text: "charge order 99" }] }],
+          config: { thread_id: "packed" },
+        }),
+      });
+      const { data } = (await response.json()) as {
+        data: { messages: { content: { text: string }[] }[] };
+      };
+      expect(data.messages.at(-1)!.content[0]!.text).toBe(
+        "Order 99 is charged and the receipt is on its way.",
+      );
+    } finally {
+      server.kill("SIGTERM");
+      await exited;
+    }
+  }, 900_000);
 });

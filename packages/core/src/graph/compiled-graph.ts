@@ -81,6 +81,11 @@ export class CompiledGraph<S extends BaseState> {
     return this.#deps.checkpointer;
   }
 
+  /** The compiled nodes, edges and entry point (read-only), for servers and inspectors. */
+  get definition(): GraphDefinition<S> {
+    return this.#deps.graph;
+  }
+
   /**
    * Runs the graph on a thread until END, an interrupt or a stop. Rejects with coded errors
    * (`StaleStateError`, `NodeTimeoutError`, `GraphRecursionError`, ...); tool failures are

@@ -1,0 +1,113 @@
+import { jsonLogger, type BaseState, type CompiledGraph, type Logger } from "@tenxgraph/core";
+import { Hono } from "hono";
+import { bodyLimit } from "hono/body-limit";
+import { cors } from "hono/cors";
+import { HTTPException } from "hono/http-exception";
+import { ApiError, toApiError } from "./api-error.js";
+import { fail } from "./envelope.js";
+import { authMiddleware, type AuthOption } from "./middleware/auth.js";
+import { requestIdMiddleware } from "./middleware/request-id.js";
+import { fileRoutes } from "./routes/files.js";
+import { graphRunRoutes } from "./routes/graph-runs.js";
+import { graphRoutes } from "./routes/graph.js";
+import { ledgerRoutes } from "./routes/ledger.js";
+import { openApiRoutes } from "./routes/openapi.js";
+import { storeRoutes } from "./routes/store.js";
+import { threadMessageRoutes } from "./routes/thread-messages.js";
+import { threadRoutes } from "./routes/threads.js";
+import type { ServerContext, ThreadNameGenerator } from "./server-context.js";
+import type { ServerEnv } from "./server-env.js";
+import { InMemoryFileStore, type FileStore } from "./storage/file-store.js";
+import { InMemoryMemoryStore, type MemoryStore } from "./storage/memory-store.js";
+
+/** Options of {@link createApp}. Only `graph` is required. */
+export interface AppOptions {
+  /** The compiled graph to serve; its checkpointer holds threads, messages and the ledger. */
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any
+  graph: CompiledGraph<any>;
+  /** `null` (default): no authentication, no owners. */
+  auth?: AuthOption;
+  /** The memory store (default: in this process's memory). */
+  memory?: MemoryStore;
+  /** Where uploads go (default: in this process's memory). */
+  files?: FileStore;
+  threadNameGenerator?: ThreadNameGenerator | null;
+  /** Largest request body in bytes (default `MAX_REQUEST_SIZE` or 10 MB): larger is a 413. */
+  maxBodyBytes?: number;
+  /** Allowed CORS origins (default `ORIGINS` split on commas, or any origin). */
+  corsOrigins?: string[];
+  logger?: Logger;
+}
+
+/** A server app with the state it shares with `serve`: runs in progress, for graceful shutdown. */
+export type TenxgraphApp = Hono<ServerEnv> & { context: ServerContext };
+
+/**
+ * The HTTP API for `options.graph`, as a Hono app you can mount or serve: 10xGraph's wire
+ * contract (envelope, errors, NDJSON streams), plus the tool ledger and in-doubt decisions.
+ *
+ * @example
+ * const app = createApp({ graph, auth: "jwt" });
+ * const response = await app.request("/ping");
+ */
+export function createApp(options: AppOptions): TenxgraphApp {
+  const ctx: ServerContext = {
+    graph: options.graph as CompiledGraph<BaseState>,
+    checkpointer: options.graph.checkpointer,
+    memory: options.memory ?? new InMemoryMemoryStore(),
+    files: options.files ?? new InMemoryFileStore(),
+    threadNames: options.threadNameGenerator ?? null,
+    authConfigured: Boolean(options.auth),
+    logger: options.logger ?? jsonLogger(),
+    activeRuns: new Set(),
+  };
+  const app = new Hono<ServerEnv>();
+  const origins = options.corsOrigins ?? process.env.ORIGINS?.split(",").map((o) => o.trim());
+  app.use(requestIdMiddleware());
+  app.use(
+    cors({
+      origin: !origins || origins.includes("*") ? (origin) => origin || "*" : origins,
+      credentials: true,
+      allowHeaders: ["authorization", "content-type", "accept", "x-request-id"],
+      allowMethods: ["GET", "POST", "PUT", "DELETE", "PATCH", "OPTIONS"],
+      exposeHeaders: ["X-Request-ID", "X-Timestamp"],
+    }),
+  );
+  const maxSize = options.maxBodyBytes ?? Number(process.env.MAX_REQUEST_SIZE ?? 10 * 1024 * 1024);
+  app.use(
+    bodyLimit({
+      maxSize,
+      onError: (c) =>
+        fail(
+          c,
+          new ApiError(
+            413,
+            "REQUEST_TOO_LARGE",
+            `The request body is larger than ${maxSize} bytes`,
+          ),
+        ),
+    }),
+  );
+  app.use(authMiddleware(options.auth));
+  graphRoutes(app, ctx);
+  graphRunRoutes(app, ctx);
+  threadRoutes(app, ctx);
+  threadMessageRoutes(app, ctx);
+  ledgerRoutes(app, ctx);
+  storeRoutes(app, ctx);
+  fileRoutes(app, ctx);
+  openApiRoutes(app);
+  app.notFound((c) =>
+    fail(c, new ApiError(404, "NOT_FOUND", `No route ${c.req.method} ${c.req.path}`)),
+  );
+  app.onError((error, c) => {
+    const apiError =
+      error instanceof HTTPException && !(error instanceof ApiError)
+        ? new ApiError(error.status as 400, "HTTPException", error.message || "Bad request")
+        : toApiError(error);
+    if (apiError.status >= 500)
+      ctx.logger.error({ err: error, path: c.req.path }, "Request failed");
+    return fail(c, apiError);
+  });
+  return Object.assign(app, { context: ctx });
+}

@@ -1,0 +1,87 @@
+import { existsSync, readFileSync } from "node:fs";
+import { dirname, join, resolve } from "node:path";
+import { z } from "zod";
+
+/** File names a project's config may have, in the order they are looked for. */
+export const CONFIG_FILE_NAMES = ["tenxgraph.json", "10xgraph.json", "agentflow.json"];
+
+const reference = z.string().min(1).regex(/.+/, 'expected "module:export"');
+
+/** `tenxgraph.json`: which graph to serve and how (10xGraph's keys). */
+export const configFileSchema = z.looseObject({
+  /** `"./graph.ts:app"`: a compiled graph, a StateGraph, or a function returning either. */
+  agent: reference,
+  checkpointer: reference.nullable().optional(),
+  store: reference.nullable().optional(),
+  auth: z
+    .union([
+      z.null(),
+      z.literal("jwt"),
+      z.object({
+        method: z.literal("jwt"),
+        jwks_url: z.string().url().optional(),
+        issuer: z.string().optional(),
+        audience: z.string().optional(),
+        user_claim: z.string().optional(),
+      }),
+      z.object({ method: z.literal("custom"), path: reference }),
+    ])
+    .optional(),
+  env: z.string().nullable().optional(),
+  thread_name_generator: reference.nullable().optional(),
+});
+/** A parsed config file. */
+export type ConfigFile = z.infer<typeof configFileSchema>;
+
+/**
+ * The config file to use: `given` when set (it must exist), else the first of
+ * {@link CONFIG_FILE_NAMES} in `dir`.
+ */
+export function findConfigFile(dir: string, given?: string): string {
+  if (given) {
+    const path = resolve(dir, given);
+    if (!existsSync(path)) throw new Error(`Config file not found: ${path}`);
+    return path;
+  }
+  for (const name of CONFIG_FILE_NAMES) {
+    const path = join(dir, name);
+    if (existsSync(path)) return path;
+  }
+  throw new Error(`No ${CONFIG_FILE_NAMES.join(" / ")} in ${dir} (or pass --config <file>)`);
+}
+
+/** Reads and checks a config file; errors name the file and the bad key. */
+export function readConfigFile(path: string): ConfigFile {
+  let json: unknown;
+  try {
+    json = JSON.parse(readFileSync(path, "utf8"));
+  } catch (error) {
+    throw new Error(`${path}: not valid JSON: ${(error as Error).message}`, { cause: error });
+  }
+  const parsed = configFileSchema.safeParse(json);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0]!;
+    throw new Error(`${path}: ${issue.path.join(".") || "(root)"}: ${issue.message}`);
+  }
+  return parsed.data;
+}
+
+/**
+ * Loads a `.env` file into `process.env` (variables already set win). `KEY=value` lines,
+ * `#` comments, optional quotes.
+ */
+export function loadEnvFile(path: string): void {
+  if (!existsSync(path)) throw new Error(`env file not found: ${path}`);
+  for (const line of readFileSync(path, "utf8").split(/\r?\n/)) {
+    const match = /^\s*(?:export\s+)?([A-Za-z_][A-Za-z0-9_]*)\s*=\s*(.*?)\s*$/.exec(line);
+    if (!match) continue;
+    const [, key, raw] = match as unknown as [string, string, string];
+    const value = /^(["']).*\1$/.test(raw) ? raw.slice(1, -1) : raw.replace(/\s+#.*$/, "");
+    process.env[key] ??= value;
+  }
+}
+
+/** The folder a config file's relative references are resolved from. */
+export function configDir(path: string): string {
+  return dirname(path);
+}

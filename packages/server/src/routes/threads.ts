@@ -1,0 +1,75 @@
+import type { Hono } from "hono";
+import { ok } from "../envelope.js";
+import { authorizeThread, requireThread } from "../ownership.js";
+import { pathId, readBody, readQuery } from "../request-input.js";
+import { configBodySchema, pageQuerySchema, putStateSchema, wireMessagesOf } from "../schemas.js";
+import type { ServerContext } from "../server-context.js";
+import type { ServerEnv } from "../server-env.js";
+import { mergeState } from "../state-merge.js";
+import { threadInfo } from "../thread-info.js";
+import { editThread } from "../thread-writes.js";
+import { fromWireMessage } from "../wire/convert-message.js";
+import { toWireState } from "../wire/wire-state.js";
+
+/** Threads: list (the caller's only), details, state get/put/clear, delete. */
+export function threadRoutes(app: Hono<ServerEnv>, ctx: ServerContext): void {
+  app.get("/v1/threads", async (c) => {
+    const { search, offset, limit } = readQuery(c, pageQuerySchema);
+    const user = c.get("user");
+    const filter = user.authenticated ? { userId: user.id } : {};
+    // Searching filters ids after paging through all of the caller's threads.
+    const page = search ? {} : { offset, limit };
+    let threads = await ctx.checkpointer.listThreads({ ...filter, ...page });
+    if (search)
+      threads = threads.filter((t) => t.threadId.includes(search)).slice(offset, offset + limit);
+    return ok(c, { threads: threads.map(threadInfo) });
+  });
+
+  app.get("/v1/threads/:thread_id", async (c) => {
+    const threadId = pathId(c, "thread_id");
+    const checkpoint = await authorizeThread(ctx.checkpointer, c.get("user"), threadId, "read");
+    return ok(c, { thread_data: { thread: checkpoint ? threadInfo(checkpoint) : null } });
+  });
+
+  app.delete("/v1/threads/:thread_id", async (c) => {
+    const threadId = pathId(c, "thread_id");
+    await readBody(c, configBodySchema);
+    await authorizeThread(ctx.checkpointer, c.get("user"), threadId, "delete");
+    await ctx.graph.deleteThread({ threadId });
+    return ok(c, {
+      success: true,
+      message: "Thread deleted successfully",
+      data: { thread_id: threadId },
+    });
+  });
+
+  app.get("/v1/threads/:thread_id/state", async (c) => {
+    const threadId = pathId(c, "thread_id");
+    await authorizeThread(ctx.checkpointer, c.get("user"), threadId, "read");
+    const state = await ctx.graph.getState({ threadId });
+    return ok(c, { state: state ? toWireState(threadId, state) : null });
+  });
+
+  app.put("/v1/threads/:thread_id/state", async (c) => {
+    const threadId = pathId(c, "thread_id");
+    const body = await readBody(c, putStateSchema);
+    const user = c.get("user");
+    const checkpoint = await authorizeThread(ctx.checkpointer, user, threadId, "write");
+    const appended = wireMessagesOf(body.state).map(fromWireMessage);
+    const values = mergeState(checkpoint?.values ?? {}, body.state);
+    await editThread(ctx, user, threadId, checkpoint, { values, newMessages: appended });
+    const state = await ctx.graph.getState({ threadId });
+    return ok(c, { state: state ? toWireState(threadId, state) : null });
+  });
+
+  app.delete("/v1/threads/:thread_id/state", async (c) => {
+    const threadId = pathId(c, "thread_id");
+    await readBody(c, configBodySchema);
+    const user = c.get("user");
+    const checkpoint = await requireThread(ctx.checkpointer, user, threadId, "clear");
+    // The transcript is append-only (message ids and the ledger key on it): clearing resets the
+    // state fields and the run position, and keeps the messages.
+    const version = await editThread(ctx, user, threadId, checkpoint, { values: {}, reset: true });
+    return ok(c, { success: true, message: "State cleared successfully", data: { version } });
+  });
+}

@@ -1,0 +1,106 @@
+import { z } from "zod";
+import { validationError } from "./api-error.js";
+import { wireMessageSchema, type WireMessageInput } from "./wire/wire-message.js";
+
+/** A JSON object (`config`, `options`, `metadata`, …). */
+const jsonObject = z.record(z.string(), z.unknown());
+
+/**
+ * `POST /v1/graph/invoke` and `/v1/graph/stream`. Beyond 10xGraph: `resume` + `interrupt_id`
+ * answer a pending interrupt, `continue: true` picks up an unfinished run (after a crash or a
+ * stop); then `messages` may be empty.
+ */
+export const graphInputSchema = z
+  .object({
+    messages: z.array(wireMessageSchema).default([]),
+    initial_state: jsonObject.nullable().optional(),
+    config: jsonObject.nullable().optional(),
+    recursion_limit: z.number().int().min(1).max(100).default(25),
+    response_granularity: z.enum(["low", "partial", "full"]).default("low"),
+    resume: z.unknown().optional(),
+    interrupt_id: z.string().min(1).optional(),
+    continue: z.boolean().optional(),
+  })
+  .superRefine((input, ctx) => {
+    const answering = input.resume !== undefined || input.continue === true;
+    if (!answering && input.messages.length === 0) {
+      ctx.addIssue({ code: "custom", path: ["messages"], message: "messages must not be empty" });
+    }
+    if (input.resume !== undefined && input.continue === true) {
+      ctx.addIssue({
+        code: "custom",
+        path: ["continue"],
+        message: "give either resume or continue, not both",
+      });
+    }
+  });
+/** A validated invoke/stream body. */
+export type GraphInput = z.infer<typeof graphInputSchema>;
+
+/** Run options a client may set in `config` (others are ignored). */
+export const runConfigSchema = z.looseObject({
+  thread_id: z.union([z.string(), z.number()]).nullable().optional(),
+  node_timeout: z.number().nullable().optional(),
+  tool_timeout: z.number().nullable().optional(),
+  durable_checkpoint_every_step: z.boolean().optional(),
+});
+
+/** `POST /v1/graph/stop`. */
+export const stopInputSchema = z.object({
+  thread_id: z.string().trim().min(1, "thread_id must not be blank"),
+  config: jsonObject.nullable().optional(),
+});
+
+/** `POST /v1/graph/setup`. */
+export const setupInputSchema = z.object({
+  tools: z.array(
+    z.object({
+      node_name: z.string().min(1),
+      name: z.string().min(1),
+      description: z.string(),
+      parameters: jsonObject,
+    }),
+  ),
+});
+
+/** `GET /v1/threads` and `…/messages` query. */
+export const pageQuerySchema = z.object({
+  search: z.string().optional(),
+  offset: z.coerce.number().int().min(0).default(0),
+  limit: z.coerce.number().int().min(1).max(1000).default(100),
+});
+
+/** Bodies that carry only an optional `config` (deletes). */
+export const configBodySchema = z.object({ config: jsonObject.nullable().optional() }).loose();
+
+/** `PUT /v1/threads/{id}/state`. */
+export const putStateSchema = z.object({
+  config: jsonObject.nullable().optional(),
+  state: jsonObject,
+});
+
+/** `POST /v1/threads/{id}/messages`. */
+export const putMessagesSchema = z.object({
+  config: jsonObject.nullable().optional(),
+  messages: z.array(wireMessageSchema).min(1, "messages must not be empty"),
+  metadata: jsonObject.nullable().optional(),
+});
+
+/** `POST /v1/threads/{id}/in-doubt/{key}`: what to do with a call that may or may not have run. */
+export const inDoubtDecisionBodySchema = z.discriminatedUnion("action", [
+  z.object({ action: z.literal("retry") }),
+  z.object({ action: z.literal("fail"), reason: z.string().optional() }),
+  z.object({ action: z.literal("complete"), result: z.unknown() }),
+]);
+
+/**
+ * The messages a state update appends (`context`, 10xGraph's name, or `messages`), validated;
+ * a malformed one is a 422 naming it.
+ */
+export function wireMessagesOf(state: Record<string, unknown>): WireMessageInput[] {
+  const list = state.context ?? state.messages;
+  if (list === undefined || list === null) return [];
+  const parsed = z.array(wireMessageSchema).safeParse(list);
+  if (!parsed.success) throw validationError("body.state", parsed.error);
+  return parsed.data;
+}

@@ -1,0 +1,28 @@
+import type { BaseState, Checkpointer, CompiledGraph, Logger } from "@tenxgraph/core";
+import type { FileStore } from "./storage/file-store.js";
+import type { MemoryStore } from "./storage/memory-store.js";
+
+/** Names a new thread from the texts of its first messages. */
+export type ThreadNameGenerator = (texts: string[]) => string | Promise<string>;
+
+/** What every route works with, built once by `createApp`. */
+export interface ServerContext {
+  graph: CompiledGraph<BaseState>;
+  checkpointer: Checkpointer;
+  memory: MemoryStore;
+  files: FileStore;
+  threadNames: ThreadNameGenerator | null;
+  /** True when requests are authenticated: ownership is enforced, setup is refused. */
+  authConfigured: boolean;
+  logger: Logger;
+  /** Runs in progress, so a shutdown can let them end. */
+  activeRuns: Set<Promise<unknown>>;
+}
+
+/** Keeps `work` in `ctx.activeRuns` until it settles. */
+export function track<T>(ctx: ServerContext, work: Promise<T>): Promise<T> {
+  ctx.activeRuns.add(work);
+  const forget = () => ctx.activeRuns.delete(work);
+  work.then(forget, forget);
+  return work;
+}

@@ -1,0 +1,38 @@
+import type { Message, ThreadCheckpoint } from "@tenxgraph/core";
+import type { ServerContext } from "./server-context.js";
+import type { AuthUser } from "./server-env.js";
+
+/** What a write outside a run changes: field values and messages appended. */
+export interface ThreadEdit {
+  values?: Record<string, unknown>;
+  newMessages?: Message[];
+  /** Reset the run position: no current node, no pending interrupts (clearing state). */
+  reset?: boolean;
+}
+
+/**
+ * Commits an edit as the next version of the thread (creating it, owned by `user`, when
+ * `checkpoint` is null). Compare-and-swap on the version: a run that commits in between makes
+ * this fail with `StaleStateError` (409), and this write makes that run's next step fail.
+ */
+export async function editThread(
+  ctx: ServerContext,
+  user: AuthUser,
+  threadId: string,
+  checkpoint: ThreadCheckpoint | null,
+  edit: ThreadEdit,
+): Promise<number> {
+  const reset = edit.reset === true || checkpoint === null;
+  return ctx.checkpointer.putCheckpoint({
+    threadId,
+    userId: checkpoint ? checkpoint.userId : user.id,
+    step: checkpoint?.step ?? 0,
+    currentNode: reset ? null : checkpoint.currentNode,
+    status: reset ? "completed" : checkpoint.status,
+    values: edit.values ?? checkpoint?.values ?? {},
+    interrupts: reset ? [] : checkpoint.interrupts,
+    resumeAnswers: reset ? {} : checkpoint.resumeAnswers,
+    expectedVersion: checkpoint?.version ?? 0,
+    newMessages: edit.newMessages ?? [],
+  });
+}

@@ -1,0 +1,40 @@
+import type { BaseState, ThreadState } from "@tenxgraph/core";
+import { toWireMessage } from "./convert-message.js";
+
+/** 10xGraph's `execution_meta.status` for a tenxgraph thread status. */
+const STATUS: Record<string, string> = {
+  running: "running",
+  completed: "completed",
+  interrupted: "interrupted_after",
+  stopped: "completed",
+  failed: "error",
+};
+
+/**
+ * A thread's state as 10xGraph's `AgentState` dump: the transcript as `context`, the run's
+ * position in `execution_meta` (core field names), and every other state field as is.
+ * tenxgraph's own `status`, `version` and pending `interrupts` ride in `execution_meta.internal_data`.
+ */
+export function toWireState(
+  threadId: string,
+  state: ThreadState<BaseState>,
+): Record<string, unknown> {
+  const { messages, ...fields } = state.values;
+  const interrupt = state.interrupts[0];
+  return {
+    ...fields,
+    context: messages.map(toWireMessage),
+    context_summary: null,
+    execution_meta: {
+      current_node: state.currentNode ?? "__end__",
+      step: state.step,
+      status: STATUS[state.status] ?? "running",
+      interrupted_node: interrupt ? [interrupt.node] : null,
+      interrupt_reason: interrupt?.message ?? (interrupt ? "interrupt" : null),
+      interrupt_data: interrupt ? { interrupts: state.interrupts } : null,
+      thread_id: threadId,
+      stop_current_execution: state.status === "stopped" ? "stopped" : "none",
+      internal_data: { status: state.status, version: state.version, interrupts: state.interrupts },
+    },
+  };
+}

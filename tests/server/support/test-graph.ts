@@ -1,0 +1,73 @@
+import { existsSync } from "node:fs";
+import { setTimeout as sleep } from "node:timers/promises";
+import {
+  END,
+  Message,
+  StateGraph,
+  ToolNode,
+  silentLogger,
+  type BaseState,
+  type Checkpointer,
+} from "@tenxgraph/core";
+import { supportTools } from "../../../examples/shared/support-tools.js";
+import { appendEffect } from "../../support/effect-log.js";
+
+/** What the served support agent does; plain JSON, so a server process gets it in its params. */
+export interface TestGraphParams {
+  /** One JSON line per charge or email that really happened: `{ line, pid }`. */
+  effectLog: string;
+  /** How long send_receipt takes (default 0): a server can be killed while it runs. */
+  mailerDelayMs?: number;
+  /** When set, the model waits until this file exists before it answers. */
+  gateFile?: string;
+}
+
+/** One effect in the log. */
+export interface Effect {
+  line: string;
+  pid: number;
+}
+
+/**
+ * The support agent the server tests serve: the model asks for the seed's three tools for the
+ * order the last user message names (charge_card with a domain key), then answers. Claims go
+ * stale after 1 s so a killed server's calls are found in doubt quickly.
+ */
+export function buildTestGraph(params: TestGraphParams, checkpointer: Checkpointer) {
+  const outside = (line: string) => appendEffect(params.effectLog, { line, pid: process.pid });
+  const tools = supportTools({ outside, mailerDelayMs: params.mailerDelayMs ?? 0 });
+  async function model(state: BaseState, ctx: { signal: AbortSignal }) {
+    while (params.gateFile && !existsSync(params.gateFile))
+      await sleep(20, undefined, { signal: ctx.signal });
+    const last = state.messages.at(-1);
+    const user = [...state.messages].reverse().find((m) => m.role === "user");
+    const order = /\d+/.exec(user ? Message.text(user) : "")?.[0];
+    if (last?.role === "tool")
+      return Message.assistant(`Order ${order} is charged and the receipt is on its way.`);
+    if (!order) return Message.assistant("Which order?");
+    const call = (id: string, name: string, args: object) => ({
+      id,
+      name,
+      arguments: JSON.stringify(args),
+    });
+    return Message.assistant("", [
+      call("call_1", "lookup_order", { order_id: order }),
+      call("call_2", "charge_card", { order_id: order, amount_cents: 4200 }),
+      call("call_3", "send_receipt", { order_id: order }),
+    ]);
+  }
+  return new StateGraph()
+    .addNode("MAIN", model)
+    .addNode("TOOL", new ToolNode(tools))
+    .addConditionalEdges("MAIN", (state) =>
+      state.messages.at(-1)?.toolCalls?.length ? "TOOL" : END,
+    )
+    .addEdge("TOOL", "MAIN")
+    .setEntryPoint("MAIN")
+    .compile({
+      checkpointer,
+      stopPollIntervalMs: 250,
+      claimStaleAfterMs: 1000,
+      logger: silentLogger,
+    });
+}
