@@ -46,7 +46,6 @@ export type ErrorCode =
   | "CONNECTION_FAILED"
   /** Set by the client: a stream line that is not JSON (status 200). */
   | "INVALID_STREAM"
-  // eslint-disable-next-line @typescript-eslint/no-empty-object-type
   | (string & {});
 
 /** What every client error carries. */
