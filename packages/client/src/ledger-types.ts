@@ -30,8 +30,13 @@ export interface InDoubtCall {
   attempt: number;
   interrupt_id: string | null;
   decidable: boolean;
+  /** The ledger entry's fields, for calls not yet asked about (`decidable` false). */
   status?: "started";
+  owner_run_id?: string | null;
   started_at?: string;
+  heartbeat_at?: string | null;
+  /** How long ago the claim last beat, by the store's clock: a dead run's claim keeps ageing. */
+  heartbeat_age_ms?: number | null;
 }
 
 /**
