@@ -19,7 +19,7 @@ export type HttpStore = "memory" | "sqlite";
 
 /** A one-step graph behind a real server on 127.0.0.1, and the same graph for in-process calls. */
 export interface OneStepServer {
-  graph: CompiledGraph<BaseState>;
+  graph: CompiledGraph<BaseState & Record<string, unknown>>;
   server: RunningServer;
   close(): Promise<void>;
 }
