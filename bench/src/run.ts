@@ -1,6 +1,8 @@
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import { join } from "node:path";
+import { httpPlan } from "./http/http-plan.js";
+import { measureHttp } from "./http/measure-http.js";
 import type { Runtime } from "./loop.js";
 import { measureConcurrency, type ConcurrencyPlan } from "./measure/concurrency.js";
 import { measureMemory } from "./measure/measure-memory.js";
@@ -19,7 +21,8 @@ import type { Workload } from "./workload.js";
  * stores (beside the loop with no runtime), on SQLite (beside one raw synchronous=FULL commit
  * per step) and on PostgreSQL, tenxgraph alone and with Redis (beside one raw autocommit INSERT
  * per step on the same server); then 1 thread against 8 and each runtime's peak RSS in a
- * process of its own. Medians over interleaved rounds after warm-ups; no assertions, figures
+ * process of its own; then the HTTP API (`@tenxgraph/client` against `@tenxgraph/server` on
+ * 127.0.0.1) beside in-process calls on the same one-step graph. Medians over interleaved rounds after warm-ups; no assertions, figures
  * only. Writes bench/results.md and bench/results.json (`--quick`: every runtime and store once,
  * to bench/results-quick.*, which git ignores). PostgreSQL and Redis are started here unless
  * TENXGRAPH_BENCH_POSTGRES_DSN / TENXGRAPH_BENCH_REDIS_URL name servers to use.
@@ -95,6 +98,7 @@ const pgConcurrencyWorkloads: PgWorkload[] = pgStores.flatMap((store) =>
 );
 const rssShape: Workload = { turns: quick ? 5 : 50, toolsPerTurn: 4 };
 const rssRuns = quick ? 1 : 3;
+const http = httpPlan(quick);
 
 /** Seconds each part of the bench took, printed as it goes. */
 const seconds: Record<string, number> = {};
@@ -142,6 +146,8 @@ try {
     })),
   ]);
 
+  const httpResults = await timed("http", () => measureHttp(http));
+
   const results = {
     machine: machine(),
     versions: {
@@ -152,12 +158,13 @@ try {
     load: { atStart: loadAtStart, atEnd: os.loadavg()[0]! },
     seconds,
     quick,
-    plans: { memory: memoryPlan, sqlite: sqlitePlan, postgres: pgPlan, rssRuns },
+    plans: { memory: memoryPlan, sqlite: sqlitePlan, postgres: pgPlan, rssRuns, http },
     memory,
     sqlite,
     postgres,
     concurrency: [...concurrency, ...postgres.concurrency],
     peakRss: [...peakRss, ...postgres.peakRss],
+    http: httpResults,
   };
   const report = renderReport(results);
   const out = new URL("../", import.meta.url);

@@ -1,3 +1,4 @@
+import type { HttpPlan, HttpResults } from "../http/measure-http.js";
 import type { ConcurrencyRow } from "../measure/concurrency.js";
 import type { MemoryRow } from "../measure/measure-memory.js";
 import type { PgPlan, PostgresResults } from "../measure/measure-postgres.js";
@@ -15,11 +16,20 @@ export interface BenchResults {
   /** Wall time of each part of the measurements (the build before them not included). */
   seconds: Record<string, number>;
   quick: boolean;
-  plans: { memory: StorePlan; sqlite: StorePlan; postgres: PgPlan; rssRuns: number };
+  plans: {
+    memory: StorePlan;
+    sqlite: StorePlan;
+    postgres: PgPlan;
+    rssRuns: number;
+    /** Absent in results measured before the HTTP bench existed. */
+    http?: HttpPlan;
+  };
   memory: MemoryRow[];
   sqlite: SqliteRow[];
   postgres: PostgresResults;
   /** 1 thread against 8, every store. */
   concurrency: ConcurrencyRow[];
   peakRss: PeakRssRow[];
+  /** The HTTP API beside in-process calls (absent in results from before it was measured). */
+  http?: HttpResults;
 }

@@ -4,6 +4,7 @@ import { toolsLabel } from "./format.js";
 import { howMeasured } from "./how-measured.js";
 import { renderGoals } from "./render-goals.js";
 import { renderHeadline } from "./render-headline.js";
+import { renderHttp } from "./render-http.js";
 import { renderPostgres } from "./render-postgres.js";
 import { renderSqlite } from "./render-sqlite.js";
 import { renderPeakRss, renderThreads } from "./render-threads.js";
@@ -38,6 +39,9 @@ export function renderReport(results: BenchResults): string {
     "",
     ...renderPeakRss(results.peakRss),
     "",
+    ...(results.http && results.plans.http
+      ? [...renderHttp(results.http, results.plans.http), ""]
+      : []),
     ...howMeasured(results),
     "",
   ].join("\n");

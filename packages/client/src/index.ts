@@ -1,0 +1,57 @@
+/**
+ * A typed client for the tenxgraph API server: fetch only, no dependencies, Node.js and browsers.
+ * @module
+ */
+export { TenxgraphClient } from "./tenxgraph-client.js";
+export type { CallOptions, TenxgraphClientOptions } from "./tenxgraph-client.js";
+export { ChunkStream } from "./chunk-stream.js";
+export { ndjsonLines } from "./ndjson-lines.js";
+export type { TokenSource } from "./http-transport.js";
+export {
+  AuthenticationError,
+  BadRequestError,
+  ConflictError,
+  ConnectionError,
+  NotFoundError,
+  PayloadTooLargeError,
+  PermissionDeniedError,
+  ServerError,
+  TenxgraphClientError,
+  ValidationError,
+  isClientError,
+} from "./client-error.js";
+export type { ClientErrorInit, ErrorCode, ErrorDetail } from "./client-error.js";
+export { messageText, userMessage } from "./wire-message.js";
+export type {
+  ContentBlock,
+  MessageInput,
+  MessageRole,
+  TextBlock,
+  WireMessage,
+  WireToolCall,
+} from "./wire-message.js";
+export type { ExecutionMeta, Interrupt, ThreadStatus, WireState } from "./wire-state.js";
+export type { StreamChunk } from "./stream-chunk.js";
+export type {
+  Granularity,
+  InvokeResult,
+  RunInput,
+  RunMeta,
+  RunOptions,
+  RunStatus,
+  StopResult,
+} from "./run-types.js";
+export type {
+  AddMessagesResult,
+  ClearStateResult,
+  DeleteThreadResult,
+  PageOptions,
+  ThreadInfo,
+} from "./thread-types.js";
+export type {
+  InDoubtCall,
+  InDoubtDecision,
+  InDoubtDecisionResult,
+  LedgerEntry,
+} from "./ledger-types.js";
+export type { GraphInfo, GraphTools, StateSchema } from "./graph-types.js";

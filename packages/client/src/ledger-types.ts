@@ -1,0 +1,55 @@
+import type { RunMeta } from "./run-types.js";
+import type { WireMessage } from "./wire-message.js";
+
+/** A tool call in the thread's ledger: claimed (`started`), `completed` with its result, or `interrupted`. */
+export interface LedgerEntry {
+  /** `<assistant message id>:<tool call id>`, or the tool's domain key. */
+  key: string;
+  tool_name: string;
+  status: "started" | "completed" | "interrupted";
+  attempt: number;
+  owner_run_id: string | null;
+  started_at: string;
+  /** When `completed`: the recorded envelope `{ __kind__, value }`. */
+  result?: unknown;
+  completed_at?: string | null;
+  /** When `started`: the claim's last heartbeat, and its age by the store's clock. */
+  heartbeat_at?: string | null;
+  heartbeat_age_ms?: number | null;
+}
+
+/**
+ * A call that may or may not have taken effect. `decidable` calls (tool policy `"interrupt"`)
+ * wait for {@link InDoubtDecision}; the others are decided by their tool's policy when the run
+ * continues.
+ */
+export interface InDoubtCall {
+  key: string;
+  tool_name: string;
+  arguments?: unknown;
+  attempt: number;
+  interrupt_id: string | null;
+  decidable: boolean;
+  /** The ledger entry's fields, for calls not yet asked about (`decidable` false). */
+  status?: "started";
+  owner_run_id?: string | null;
+  started_at?: string;
+  heartbeat_at?: string | null;
+  /** How long ago the claim last beat, by the store's clock: a dead run's claim keeps ageing. */
+  heartbeat_age_ms?: number | null;
+}
+
+/**
+ * What to do with an in-doubt call: run it again, tell the model it failed, or record `result`
+ * as what the tool returned (it did happen).
+ */
+export type InDoubtDecision =
+  | { action: "retry" }
+  | { action: "fail"; reason?: string }
+  | { action: "complete"; result: unknown };
+
+/** The answer to `decideInDoubt`: the run that carried the decision out. */
+export interface InDoubtDecisionResult {
+  messages: WireMessage[];
+  meta: Omit<RunMeta, "is_new_thread" | "thread_name">;
+}

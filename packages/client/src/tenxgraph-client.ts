@@ -1,0 +1,306 @@
+import { ChunkStream } from "./chunk-stream.js";
+import type { GraphInfo, GraphTools, StateSchema } from "./graph-types.js";
+import { HttpTransport, type TokenSource } from "./http-transport.js";
+import type {
+  InDoubtCall,
+  InDoubtDecision,
+  InDoubtDecisionResult,
+  LedgerEntry,
+} from "./ledger-types.js";
+import { runBody } from "./run-body.js";
+import type { InvokeResult, RunInput, RunOptions, StopResult } from "./run-types.js";
+import type {
+  AddMessagesResult,
+  ClearStateResult,
+  DeleteThreadResult,
+  PageOptions,
+  ThreadInfo,
+} from "./thread-types.js";
+import { userMessage, type MessageInput, type WireMessage } from "./wire-message.js";
+import type { WireState } from "./wire-state.js";
+
+/** Options of {@link TenxgraphClient}. */
+export interface TenxgraphClientOptions {
+  /** Where the server listens, e.g. `http://127.0.0.1:8000`. */
+  baseUrl: string;
+  /** Sent as `Authorization: Bearer <token>`; a function is asked before every request. */
+  token?: TokenSource;
+  /** Extra headers on every request. */
+  headers?: Record<string, string>;
+  /** Default: the global `fetch`. */
+  fetch?: typeof fetch;
+}
+
+/** Per-request options: an `AbortSignal`. */
+export interface CallOptions {
+  signal?: AbortSignal;
+}
+
+/**
+ * A typed client for a tenxgraph API server (`tenxgraph api`, or `serve()` from
+ * `@tenxgraph/server`). fetch only, no dependencies: Node.js 20+ and browsers. Answers are the
+ * server's JSON as it sends it (snake_case, 10xGraph's wire shapes); failures are thrown as
+ * {@link TenxgraphClientError}s with the server's `code`, `status` and `requestId`.
+ *
+ * @example
+ * const client = new TenxgraphClient({ baseUrl: "http://127.0.0.1:8000", token: () => getJwt() });
+ * const run = await client.invoke("charge order 4821", { threadId: "order-4821" });
+ * if (run.meta.status === "interrupted") {
+ *   const [ask] = run.meta.interrupts;
+ *   await client.resume("order-4821", { approved: true }, { interruptId: ask.id });
+ * }
+ * for await (const chunk of client.stream("and the receipt?", { threadId: "order-4821" })) {
+ *   if (chunk.event === "message" && !chunk.message?.delta) console.log(chunk.message);
+ * }
+ */
+export class TenxgraphClient {
+  readonly #http: HttpTransport;
+
+  constructor(options: TenxgraphClientOptions) {
+    this.#http = new HttpTransport(options);
+  }
+
+  /** Runs the graph to its end (completed, interrupted or stopped) and answers with the run. */
+  invoke(input: RunInput, options: RunOptions = {}): Promise<InvokeResult> {
+    return this.#http.json({
+      method: "POST",
+      path: "/v1/graph/invoke",
+      body: runBody(input, options),
+      signal: options.signal,
+    });
+  }
+
+  /** Runs the graph and yields its chunks as they come (NDJSON); see {@link ChunkStream}. */
+  stream(input: RunInput, options: RunOptions = {}): ChunkStream {
+    return new ChunkStream(this.#http, runBody(input, options), options.signal);
+  }
+
+  /**
+   * Answers a pending interrupt of `threadId` and runs on. Name it with `interruptId` (the `id` of
+   * one of `meta.interrupts`); without it, the one pending interrupt is answered (several: 422
+   * `RESUME_001`).
+   */
+  resume(
+    threadId: string,
+    answer: unknown,
+    options: Omit<RunOptions, "threadId"> & { interruptId?: string } = {},
+  ): Promise<InvokeResult> {
+    const { interruptId, ...rest } = options;
+    const input = interruptId === undefined ? { resume: answer } : { resume: answer, interruptId };
+    return this.invoke(input, { ...rest, threadId });
+  }
+
+  /** Continues an unfinished run of `threadId` (crashed, stopped or failed) from its current node. */
+  continueRun(threadId: string, options: Omit<RunOptions, "threadId"> = {}): Promise<InvokeResult> {
+    return this.invoke({ continue: true }, { ...options, threadId });
+  }
+
+  /** Asks the thread's running run to stop (on any server process sharing the store). */
+  stop(threadId: string, options: CallOptions = {}): Promise<StopResult> {
+    return this.#http.json({
+      method: "POST",
+      path: "/v1/graph/stop",
+      body: { thread_id: threadId },
+      signal: options.signal,
+    });
+  }
+
+  /** The caller's threads (all threads when the server runs without auth). */
+  async listThreads(options: PageOptions = {}): Promise<ThreadInfo[]> {
+    const data = await this.#http.json<{ threads: ThreadInfo[] }>({
+      method: "GET",
+      path: `/v1/threads${query(options)}`,
+      signal: options.signal,
+    });
+    return data.threads;
+  }
+
+  /** A thread, or `null` when it does not exist. */
+  async getThread(threadId: string, options: CallOptions = {}): Promise<ThreadInfo | null> {
+    const data = await this.#http.json<{ thread_data: { thread: ThreadInfo | null } }>({
+      method: "GET",
+      path: thread(threadId),
+      signal: options.signal,
+    });
+    return data.thread_data.thread;
+  }
+
+  /** Deletes a thread: its state, messages and ledger. */
+  deleteThread(threadId: string, options: CallOptions = {}): Promise<DeleteThreadResult> {
+    return this.#http.json({ method: "DELETE", path: thread(threadId), signal: options.signal });
+  }
+
+  /** The thread's state, or `null` when it does not exist. */
+  async getState(threadId: string, options: CallOptions = {}): Promise<WireState | null> {
+    const data = await this.#http.json<{ state: WireState | null }>({
+      method: "GET",
+      path: `${thread(threadId)}/state`,
+      signal: options.signal,
+    });
+    return data.state;
+  }
+
+  /**
+   * Merges `state` into the thread's state as a new version (objects merge, `null` never
+   * overwrites, messages under `context` are appended). A run committing at the same time makes
+   * one of the two fail with a 409 `STORAGE_CONFLICT_001`.
+   */
+  async updateState(
+    threadId: string,
+    state: Record<string, unknown>,
+    options: CallOptions = {},
+  ): Promise<WireState> {
+    const data = await this.#http.json<{ state: WireState }>({
+      method: "PUT",
+      path: `${thread(threadId)}/state`,
+      body: { state },
+      signal: options.signal,
+    });
+    return data.state;
+  }
+
+  /** Resets the thread's state fields and run position; its messages stay. */
+  clearState(threadId: string, options: CallOptions = {}): Promise<ClearStateResult> {
+    return this.#http.json({
+      method: "DELETE",
+      path: `${thread(threadId)}/state`,
+      signal: options.signal,
+    });
+  }
+
+  /** A page of the thread's transcript, oldest first. */
+  async listMessages(threadId: string, options: PageOptions = {}): Promise<WireMessage[]> {
+    const data = await this.#http.json<{ messages: WireMessage[] }>({
+      method: "GET",
+      path: `${thread(threadId)}/messages${query(options)}`,
+      signal: options.signal,
+    });
+    return data.messages;
+  }
+
+  /** One message of the thread (404 when there is none with that id). */
+  getMessage(threadId: string, messageId: string, options: CallOptions = {}): Promise<WireMessage> {
+    return this.#http.json({
+      method: "GET",
+      path: `${thread(threadId)}/messages/${encodeURIComponent(messageId)}`,
+      signal: options.signal,
+    });
+  }
+
+  /** Appends messages to the transcript (a string is a user message), creating the thread if needed. */
+  addMessages(
+    threadId: string,
+    messages: string | MessageInput | MessageInput[],
+    options: CallOptions & { metadata?: Record<string, unknown> } = {},
+  ): Promise<AddMessagesResult> {
+    const list =
+      typeof messages === "string"
+        ? [userMessage(messages)]
+        : Array.isArray(messages)
+          ? messages
+          : [messages];
+    return this.#http.json({
+      method: "POST",
+      path: `${thread(threadId)}/messages`,
+      body: { messages: list, ...(options.metadata ? { metadata: options.metadata } : {}) },
+      signal: options.signal,
+    });
+  }
+
+  /**
+   * Deletes one message. tenxgraph transcripts are append-only (ledger keys name message ids),
+   * so the server answers 409 `MESSAGE_IMMUTABLE` once it has checked the thread is yours.
+   */
+  deleteMessage(
+    threadId: string,
+    messageId: string,
+    options: CallOptions = {},
+  ): Promise<{ success: true; message: string }> {
+    return this.#http.json({
+      method: "DELETE",
+      path: `${thread(threadId)}/messages/${encodeURIComponent(messageId)}`,
+      signal: options.signal,
+    });
+  }
+
+  /** The thread's tool ledger: every call claimed, with its status, attempt and result. */
+  async getLedger(threadId: string, options: CallOptions = {}): Promise<LedgerEntry[]> {
+    const data = await this.#http.json<{ entries: LedgerEntry[] }>({
+      method: "GET",
+      path: `${thread(threadId)}/ledger`,
+      signal: options.signal,
+    });
+    return data.entries;
+  }
+
+  /** Calls of the thread that started and were never recorded: they may or may not have happened. */
+  async listInDoubt(threadId: string, options: CallOptions = {}): Promise<InDoubtCall[]> {
+    const data = await this.#http.json<{ calls: InDoubtCall[] }>({
+      method: "GET",
+      path: `${thread(threadId)}/in-doubt`,
+      signal: options.signal,
+    });
+    return data.calls;
+  }
+
+  /**
+   * Decides an in-doubt call that waits for one (`decidable`): retry it, fail it, or record the
+   * result it had. The run then goes on; the answer is that run.
+   */
+  decideInDoubt(
+    threadId: string,
+    key: string,
+    decision: InDoubtDecision,
+    options: CallOptions = {},
+  ): Promise<InDoubtDecisionResult> {
+    return this.#http.json({
+      method: "POST",
+      path: `${thread(threadId)}/in-doubt/${encodeURIComponent(key)}`,
+      body: decision,
+      signal: options.signal,
+    });
+  }
+
+  /** `"pong"` when the server is up (no auth needed). */
+  ping(options: CallOptions = {}): Promise<"pong"> {
+    return this.#http.json({ method: "GET", path: "/ping", signal: options.signal });
+  }
+
+  /** The served graph's nodes, edges and capabilities. */
+  getGraph(options: CallOptions = {}): Promise<GraphInfo> {
+    return this.#http.json({ method: "GET", path: "/v1/graph", signal: options.signal });
+  }
+
+  /** The graph's tools with their argument schemas. */
+  getGraphTools(options: CallOptions = {}): Promise<GraphTools> {
+    return this.#http.json({ method: "GET", path: "/v1/graph/tools", signal: options.signal });
+  }
+
+  /** A JSON Schema of the graph's state. */
+  getStateSchema(options: CallOptions = {}): Promise<StateSchema> {
+    return this.#http.json({
+      method: "GET",
+      path: "/v1/graph:StateSchema",
+      signal: options.signal,
+    });
+  }
+
+  /** The server's OpenAPI 3.1 document (no auth needed). */
+  getOpenApi(options: CallOptions = {}): Promise<Record<string, unknown>> {
+    return this.#http.raw({ method: "GET", path: "/openapi.json", signal: options.signal });
+  }
+}
+
+function thread(threadId: string): string {
+  return `/v1/threads/${encodeURIComponent(threadId)}`;
+}
+
+/** `?search=…&offset=…&limit=…` with only the options that are set. */
+function query(options: PageOptions): string {
+  const params = new URLSearchParams();
+  if (options.search) params.set("search", options.search);
+  if (options.offset !== undefined) params.set("offset", String(options.offset));
+  if (options.limit !== undefined) params.set("limit", String(options.limit));
+  const text = params.toString();
+  return text ? `?${text}` : "";
+}
