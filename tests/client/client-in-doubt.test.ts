@@ -22,18 +22,19 @@ describe.each(STORES)("client in-doubt decisions on $label", ({ kind }) => {
     await client.addMessages(threadId, "hello");
     const [claim] = await t.checkpointer.claimCalls(threadId, [
       {
-        key: `order-${order}-charge`,
+        key: `charge_card:order-${order}-charge`,
         toolName: "charge_card",
         ownerRunId: "run-of-a-killed-worker",
         expectedAttempt: 0,
+        leaseMs: 200,
       },
     ]);
     expect(claim?.won).toBe(true);
-    // Listed, not yet decidable: nobody asked. In doubt once its heartbeat is stale (200 ms).
+    // Listed, not yet decidable: nobody asked. In doubt once its 200 ms lease has expired.
     for (;;) {
       const [call] = await client.listInDoubt(threadId);
-      expect(call).toMatchObject({ key: `order-${order}-charge`, decidable: false });
-      if ((call!.heartbeat_age_ms ?? 0) > 400) break;
+      expect(call).toMatchObject({ key: `charge_card:order-${order}-charge`, decidable: false });
+      if ((call!.lease_expires_in_ms ?? 0) < -200) break;
       await sleep(50);
     }
   }
@@ -47,19 +48,19 @@ describe.each(STORES)("client in-doubt decisions on $label", ({ kind }) => {
       kind: "tool_in_doubt",
       tool: "charge_card",
       arguments: { order_id: "77" },
-      key: "order-77-charge",
+      key: "charge_card:order-77-charge",
     });
     const calls = await client.listInDoubt(threadId);
     expect(calls).toEqual([
       expect.objectContaining({
-        key: "order-77-charge",
+        key: "charge_card:order-77-charge",
         tool_name: "charge_card",
         decidable: true,
         interrupt_id: asked.meta.interrupts[0]!.id,
       }),
     ]);
 
-    const decided = await client.decideInDoubt(threadId, "order-77-charge", {
+    const decided = await client.decideInDoubt(threadId, "charge_card:order-77-charge", {
       action: "complete",
       result: "Charged order 77 (confirmed with the provider)",
     });
@@ -70,18 +71,24 @@ describe.each(STORES)("client in-doubt decisions on $label", ({ kind }) => {
     expect(t.charges).not.toContain("77");
     expect(await client.listInDoubt(threadId)).toEqual([]);
     const [entry] = await client.getLedger(threadId);
-    expect(entry).toMatchObject({ key: "order-77-charge", status: "completed", attempt: 2 });
+    expect(entry).toMatchObject({
+      key: "charge_card:order-77-charge",
+      status: "completed",
+      attempt: 2,
+    });
   });
 
   it("retries on request: the tool runs once more; deciding again is a 404", async () => {
     const threadId = `retry-${kind}`;
     await deadClaim(threadId, "78");
     expect((await client.invoke("charge 78", { threadId })).meta.status).toBe("interrupted");
-    const decided = await client.decideInDoubt(threadId, "order-78-charge", { action: "retry" });
+    const decided = await client.decideInDoubt(threadId, "charge_card:order-78-charge", {
+      action: "retry",
+    });
     expect(decided.meta.status).toBe("completed");
     expect(t.charges.filter((c) => c === "78")).toHaveLength(1);
     const again = await client
-      .decideInDoubt(threadId, "order-78-charge", { action: "retry" })
+      .decideInDoubt(threadId, "charge_card:order-78-charge", { action: "retry" })
       .catch((e: unknown) => e);
     expect(again).toBeInstanceOf(NotFoundError);
   });
@@ -90,7 +97,7 @@ describe.each(STORES)("client in-doubt decisions on $label", ({ kind }) => {
     const threadId = `fail-${kind}`;
     await deadClaim(threadId, "79");
     await client.invoke("charge 79", { threadId });
-    const decided = await client.decideInDoubt(threadId, "order-79-charge", {
+    const decided = await client.decideInDoubt(threadId, "charge_card:order-79-charge", {
       action: "fail",
       reason: "the provider has no record",
     });

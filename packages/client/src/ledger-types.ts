@@ -13,9 +13,14 @@ export interface LedgerEntry {
   /** When `completed`: the recorded envelope `{ __kind__, value }`. */
   result?: unknown;
   completed_at?: string | null;
-  /** When `started`: the claim's last heartbeat, and its age by the store's clock. */
+  /**
+   * When `started`: the claim's last heartbeat, and when the claimant's lease expires. Measured
+   * by the store's clock, `lease_expires_in_ms` is positive while the lease runs and negative
+   * (how long ago) once it expired: a dead run's claim is in doubt from then on.
+   */
   heartbeat_at?: string | null;
-  heartbeat_age_ms?: number | null;
+  lease_expires_at?: string | null;
+  lease_expires_in_ms?: number | null;
 }
 
 /**
@@ -35,8 +40,9 @@ export interface InDoubtCall {
   owner_run_id?: string | null;
   started_at?: string;
   heartbeat_at?: string | null;
-  /** How long ago the claim last beat, by the store's clock: a dead run's claim keeps ageing. */
-  heartbeat_age_ms?: number | null;
+  lease_expires_at?: string | null;
+  /** Until (positive) or since (negative) the claimant's lease expiry, by the store's clock. */
+  lease_expires_in_ms?: number | null;
 }
 
 /**

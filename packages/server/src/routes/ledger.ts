@@ -106,7 +106,11 @@ function ledgerEntryJson(entry: LedgerEntry) {
       ? { result: entry.result, completed_at: entry.completedAt }
       : {}),
     ...(entry.status === "started"
-      ? { heartbeat_at: entry.heartbeatAt, heartbeat_age_ms: entry.heartbeatAgeMs }
+      ? {
+          heartbeat_at: entry.heartbeatAt,
+          lease_expires_at: entry.leaseExpiresAt,
+          lease_expires_in_ms: entry.leaseExpiresInMs,
+        }
       : {}),
   };
 }
