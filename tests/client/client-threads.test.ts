@@ -60,7 +60,7 @@ describe.each(STORES)("client threads and errors on $label", ({ kind }) => {
     const ledger = await alice.getLedger(threadId);
     expect(ledger).toEqual([
       expect.objectContaining({
-        key: "order-12-charge",
+        key: "charge_card:order-12-charge",
         tool_name: "charge_card",
         status: "completed",
         attempt: 1,

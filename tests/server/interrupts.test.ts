@@ -145,7 +145,7 @@ describe.each(STORES)("interrupts and in-doubt decisions on $label", ({ kind }) 
     const left = (await decide("GET", "/v1/threads/d1/in-doubt")).body.data.calls;
     expect(left).toEqual([
       expect.objectContaining({
-        key: "order-5-charge",
+        key: "charge_card:order-5-charge",
         tool_name: "charge_card",
         status: "started",
         decidable: false,
@@ -160,7 +160,7 @@ describe.each(STORES)("interrupts and in-doubt decisions on $label", ({ kind }) 
     const calls = (await decide("GET", "/v1/threads/d1/in-doubt")).body.data.calls;
     expect(calls).toEqual([
       expect.objectContaining({
-        key: "order-5-charge",
+        key: "charge_card:order-5-charge",
         tool_name: "charge_card",
         arguments: { order_id: "5" },
         decidable: true,
@@ -170,10 +170,14 @@ describe.each(STORES)("interrupts and in-doubt decisions on $label", ({ kind }) 
       (await decide("POST", "/v1/threads/d1/in-doubt/other-key", { action: "retry" })).status,
     ).toBe(404);
     expect(
-      (await decide("POST", "/v1/threads/d1/in-doubt/order-5-charge", { action: "maybe" })).status,
+      (
+        await decide("POST", "/v1/threads/d1/in-doubt/charge_card:order-5-charge", {
+          action: "maybe",
+        })
+      ).status,
     ).toBe(422);
 
-    const decided = await decide("POST", "/v1/threads/d1/in-doubt/order-5-charge", {
+    const decided = await decide("POST", "/v1/threads/d1/in-doubt/charge_card:order-5-charge", {
       action: "complete",
       result: "Charged 42 USD (checked with the provider)",
     });
@@ -185,7 +189,7 @@ describe.each(STORES)("interrupts and in-doubt decisions on $label", ({ kind }) 
     expect(doubts.count(/charged order 5/)).toBe(1);
     const ledger = (await decide("GET", "/v1/threads/d1/ledger")).body.data.entries;
     expect(ledger).toEqual([
-      expect.objectContaining({ key: "order-5-charge", status: "completed" }),
+      expect.objectContaining({ key: "charge_card:order-5-charge", status: "completed" }),
     ]);
     expect((await decide("GET", "/v1/threads/d1/in-doubt")).body.data.calls).toEqual([]);
   });
