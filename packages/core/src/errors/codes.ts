@@ -53,6 +53,13 @@ export const ERROR_CODES = {
   THREAD_002: "THREAD_002",
   /** New input while the model's last tool calls are unanswered (continue the run first). */
   THREAD_003: "THREAD_003",
+  /**
+   * A run started with `durableCheckpointEveryStep: false` is live on the thread (its lease has
+   * a fresh heartbeat): another run now would repeat its model and tool calls. Nothing was
+   * written, unless the refused run had just created the thread (the message then says its
+   * input is in the thread, carried on by the live run).
+   */
+  THREAD_004: "THREAD_004",
   /** The input or config passed to `invoke`/`stream` is malformed. */
   INPUT_001: "INPUT_001",
   /**

@@ -8,6 +8,7 @@ import { EventQueue } from "../runtime/event-queue.js";
 import type { FaultInjector } from "../runtime/fault-points.js";
 import type { Interrupt } from "../runtime/interrupt.js";
 import { resolveRunConfig, type RunConfig } from "../runtime/run-config.js";
+import { RUN_LEASE_KEY } from "../runtime/run-lease.js";
 import { Run, type RunDependencies } from "../runtime/run-loop.js";
 import type { RunInput, RunResult } from "../runtime/run-result.js";
 import { StopSignal } from "../runtime/stop-signal.js";
@@ -134,9 +135,10 @@ export class CompiledGraph<S extends BaseState> {
     };
   }
 
-  /** Every tool call recorded for the thread, oldest first. */
+  /** Every tool call recorded for the thread, oldest first (not the run lease, which is no call). */
   async getToolLedger({ threadId }: { threadId: string }): Promise<LedgerEntry[]> {
-    return this.#deps.checkpointer.listCalls(threadId);
+    const entries = await this.#deps.checkpointer.listCalls(threadId);
+    return entries.filter((entry) => entry.key !== RUN_LEASE_KEY);
   }
 
   /** Deletes the thread's state, messages and ledger. */

@@ -16,6 +16,8 @@ export interface RunConfig {
    * Write state durably after every step (default `true`). With `false` only terminal points
    * (completed, interrupted, stopped, failed) are written: fewer writes, but a crash replays
    * the run from its last terminal point, and a replayed model node asks for new tool calls.
+   * Such a run holds the thread's run lease: while it is live, another run on the thread is
+   * refused with `THREAD_004` (its steps are not in the store to continue from).
    */
   durableCheckpointEveryStep?: boolean;
   /** Aborting it stops the run like `stop()`. */

@@ -5,11 +5,18 @@ import { IN_DOUBT_INTERRUPT_KIND, parseInDoubtDecision } from "../ledger/in-doub
 import { Message } from "../messages/message.js";
 import type { ResolvedRunConfig } from "./run-config.js";
 import { isResumeInput, type ResumeInput, type RunInput } from "./run-result.js";
+import type { LedgerEntry } from "../ledger/ledger-entry.js";
+import { awaitLease } from "./run-lease.js";
 import type { Progress, RunDependencies } from "./run-loop.js";
 import { loadThread, type ThreadSnapshot } from "./thread-snapshot.js";
 
-/** Where a run begins: at a node to run, or already finished (continuing a completed thread). */
-export type RunStart<S extends BaseState> =
+/**
+ * Where a run begins: at a node to run, or already finished (continuing a completed thread).
+ * `lease` is the run lease as it was seen free (see run-lease.ts), for a run that claims it.
+ */
+export type RunStart<S extends BaseState> = StartPoint<S> & { lease: LedgerEntry | undefined };
+
+type StartPoint<S extends BaseState> =
   | { kind: "run"; mode: RunMode; progress: Progress<S> }
   | { kind: "finished"; progress: Progress<S> };
 
@@ -21,17 +28,38 @@ export async function resolveStart<S extends BaseState>(
   deps: RunDependencies<S>,
   config: ResolvedRunConfig,
   input: RunInput<S>,
+  signal: AbortSignal,
 ): Promise<RunStart<S>> {
-  const snapshot = await loadThread(deps.checkpointer, config.threadId);
-  if (input === null) return continueRun(snapshot, config);
-  if (isResumeInput(input)) return resumeRun(snapshot, config, input);
-  return newTurn(deps, snapshot, config, input);
+  const { snapshot, lease } = await loadWithoutLiveRun(deps, config, signal);
+  if (input === null) return { ...continueRun<S>(snapshot, config), lease };
+  if (isResumeInput(input)) return { ...resumeRun<S>(snapshot, config, input), lease };
+  return { ...newTurn(deps, snapshot, config, input), lease };
+}
+
+/**
+ * Loads the thread once no live run holds its lease. Only a run with
+ * `durableCheckpointEveryStep: false` holds one, and any run writes `running` durably at its
+ * start, so a durable run looks at the lease only on a `running` thread.
+ */
+async function loadWithoutLiveRun<S extends BaseState>(
+  deps: RunDependencies<S>,
+  config: ResolvedRunConfig,
+  signal: AbortSignal,
+): Promise<{ snapshot: ThreadSnapshot | null; lease: LedgerEntry | undefined }> {
+  for (;;) {
+    const snapshot = await loadThread(deps.checkpointer, config.threadId);
+    const mayBeLive = snapshot?.checkpoint.status === "running";
+    if (!mayBeLive && config.durableCheckpointEveryStep) return { snapshot, lease: undefined };
+    const lease = await awaitLease(deps, config.threadId, signal);
+    // The holder ended (its terminal write is in) or another run took over: read again.
+    if (lease.kind === "free") return { snapshot, lease: lease.entry };
+  }
 }
 
 function continueRun<S extends BaseState>(
   snapshot: ThreadSnapshot | null,
   config: ResolvedRunConfig,
-): RunStart<S> {
+): StartPoint<S> {
   if (!snapshot) {
     throw new InvalidRunError(
       "THREAD_001",
@@ -48,7 +76,7 @@ function resumeRun<S extends BaseState>(
   snapshot: ThreadSnapshot | null,
   config: ResolvedRunConfig,
   input: ResumeInput,
-): RunStart<S> {
+): StartPoint<S> {
   if (!snapshot || snapshot.checkpoint.status !== "interrupted") {
     throw new InvalidRunError(
       "RESUME_003",
@@ -101,7 +129,7 @@ function newTurn<S extends BaseState>(
   snapshot: ThreadSnapshot | null,
   config: ResolvedRunConfig,
   input: Partial<S>,
-): RunStart<S> {
+): StartPoint<S> {
   validateInput(input);
   if (snapshot) {
     requireNotInterrupted(snapshot);
