@@ -85,6 +85,7 @@ export {
   StorageSchemaError,
   ToolError,
 } from "./errors/errors.js";
+export type { CommittedProgress } from "./errors/errors.js";
 export { ERROR_CODES } from "./errors/codes.js";
 export type { ErrorCode } from "./errors/codes.js";
 

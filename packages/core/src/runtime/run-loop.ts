@@ -58,6 +58,10 @@ export class Run<S extends BaseState> {
   readonly #abort: AbortController;
   readonly #logger: Logger;
   #progress: Progress<S> | null = null;
+  /** What this run committed, for a `StaleStateError` that ends it (see `#stale`). */
+  readonly #committed = { versions: [] as number[], messageIds: [] as string[], input: false };
+  /** Whether the start write carries input (a new turn's update or a resume answer). */
+  #startCarriesInput = false;
 
   constructor(
     deps: RunDependencies<S>,
@@ -79,6 +83,7 @@ export class Run<S extends BaseState> {
     const { start, stopRequestsAtStart } = begun;
     let lease = begun.lease;
     this.#progress = start.progress;
+    this.#startCarriesInput = start.kind === "run" && start.mode !== "continue";
     this.#emit({
       type: "run_start",
       threadId: this.#config.threadId,
@@ -314,7 +319,7 @@ export class Run<S extends BaseState> {
       node: progress.currentNode ?? "END",
     };
     await this.#deps.faultPoints?.hit(FAULT_POINTS.STEP_BEFORE_WRITE, context);
-    progress.version = await this.#deps.checkpointer.putCheckpoint(write);
+    progress.version = await this.#put(write);
     for (const message of write.newMessages) progress.persistedIds.add(message.id);
     progress.persisted = progress.state.messages.length;
     this.#emit({
@@ -325,6 +330,30 @@ export class Run<S extends BaseState> {
       status,
     });
     await this.#deps.faultPoints?.hit(FAULT_POINTS.STEP_AFTER_WRITE, context);
+  }
+
+  /**
+   * One durable write, noted in what this run committed. A conflict is rethrown with that
+   * record, so the caller knows whether its input is already in the thread before it retries.
+   */
+  async #put(write: CheckpointWrite): Promise<number> {
+    let version: number;
+    try {
+      version = await this.#deps.checkpointer.putCheckpoint(write);
+    } catch (error) {
+      if (!(error instanceof StaleStateError)) throw error;
+      const { versions, messageIds, input } = this.#committed;
+      throw new StaleStateError(error.threadId, error.expectedVersion, error.actualVersion, {
+        runId: this.runId,
+        versions: [...versions],
+        inputCommitted: input,
+        messageIds: [...messageIds],
+      });
+    }
+    this.#committed.versions.push(version);
+    this.#committed.messageIds.push(...write.newMessages.map((message) => message.id));
+    this.#committed.input ||= this.#startCarriesInput;
+    return version;
   }
 
   #checkpointWrite(

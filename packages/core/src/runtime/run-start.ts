@@ -131,6 +131,7 @@ function newTurn<S extends BaseState>(
   input: Partial<S>,
 ): StartPoint<S> {
   validateInput(input);
+  if (snapshot && isCommittedInput(snapshot, input)) return continueRun(snapshot, config);
   if (snapshot) {
     requireNotInterrupted(snapshot);
     requireNoPendingCalls(snapshot);
@@ -173,6 +174,29 @@ function validateInput(input: unknown): void {
       );
     }
   });
+}
+
+/**
+ * True when every message of the input is already in the thread: the input was committed by an
+ * earlier run (one rejected with `StaleStateError` after its start write, say), together with
+ * its other fields. Applying it again would answer it twice, so the run continues the thread
+ * instead: retrying `invoke(input)` on a conflict is safe as long as the input object is the
+ * same. An input of which only some messages are in the thread is a mistake, refused.
+ */
+function isCommittedInput(snapshot: ThreadSnapshot, input: object): boolean {
+  const messages = (input as { messages?: Message[] }).messages ?? [];
+  if (messages.length === 0) return false;
+  const known = new Set(snapshot.messages.map((message) => message.id));
+  const committed = messages.map((message) => known.has(message.id));
+  if (committed.every(Boolean)) return true;
+  const first = committed.indexOf(true);
+  if (first === -1) return false;
+  throw new InvalidRunError(
+    "INPUT_001",
+    `input.messages[${first}] (id '${messages[first]!.id}') is already in thread ` +
+      `'${snapshot.checkpoint.threadId}' but input.messages[${committed.indexOf(false)}] is ` +
+      `not: send only new messages (a retry of a committed input sends it unchanged)`,
+  );
 }
 
 function requireNotInterrupted(snapshot: ThreadSnapshot): void {
