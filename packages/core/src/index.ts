@@ -69,6 +69,7 @@ export type {
 } from "./storage/checkpointer.js";
 export { InMemoryCheckpointer } from "./storage/in-memory-checkpointer.js";
 export { requireWellFormed } from "./storage/well-formed.js";
+export { MAX_ID_LENGTH } from "./storage/json-check.js";
 export { ledgerEntryFromRow } from "./storage/ledger-row.js";
 export type { LedgerRow } from "./storage/ledger-row.js";
 export type { InMemoryCheckpointerOptions } from "./storage/in-memory-checkpointer.js";
@@ -79,6 +80,7 @@ export {
   GraphValidationError,
   InvalidRunError,
   ModelError,
+  NodeOutputError,
   NodeTimeoutError,
   StaleStateError,
   StorageError,

@@ -1,4 +1,4 @@
-import { jsonLogger } from "@tenxgraph/core";
+import { TenxgraphError, jsonLogger } from "@tenxgraph/core";
 import type { Logger } from "@tenxgraph/core";
 import type { DatabaseSettings } from "./connection/database.js";
 import type { ThreadCacheSettings } from "./cache/thread-cache.js";
@@ -65,9 +65,7 @@ export function resolveOptions(options: PgCheckpointerOptions): ResolvedSettings
   if (typeof postgresDsn !== "string" || !/^postgres(ql)?:\/\//.test(postgresDsn)) {
     fail(`postgresDsn must be a postgres:// URL, got ${describe(postgresDsn)}`);
   }
-  if (redisUrl !== undefined && (typeof redisUrl !== "string" || !/^rediss?:\/\//.test(redisUrl))) {
-    fail(`redisUrl must be a redis:// or rediss:// URL, got ${describe(redisUrl)}`);
-  }
+  if (redisUrl !== undefined) requireRedisUrl(redisUrl);
   if (typeof schema !== "string" || !SCHEMA_NAME.test(schema)) {
     fail(`schema must be a plain identifier (letters, digits, _), got ${describe(schema)}`);
   }
@@ -142,4 +140,24 @@ function databaseName(dsn: string): string {
 
 function describe(value: unknown): string {
   return typeof value === "string" ? JSON.stringify(value) : String(value);
+}
+
+/**
+ * A Redis URL the client can use, or a coded error naming the problem (without the password):
+ * a malformed one would otherwise fail inside the Redis client, later and without a code.
+ */
+function requireRedisUrl(redisUrl: unknown): void {
+  const fail = (why: string): never => {
+    throw new TenxgraphError("CONFIG_001", `PgCheckpointer: redisUrl ${why}`);
+  };
+  if (typeof redisUrl !== "string" || !/^rediss?:\/\//.test(redisUrl)) {
+    fail(`must be a redis:// or rediss:// URL, got ${describe(redisUrl)}`);
+  }
+  let url: URL;
+  try {
+    url = new URL(redisUrl as string);
+  } catch {
+    return fail("is not a valid URL (check for an unescaped '@', ':' or '/' in the password)");
+  }
+  if (url.hostname === "") fail("names no host");
 }

@@ -142,6 +142,19 @@ export class InvalidRunError extends TenxgraphError {
 }
 
 /**
+ * A node's output cannot be stored (`NODE_OUTPUT_001`): `detail` names the field, as in
+ * `state.values.amount: BigInt is not JSON`. Raised before the step is written.
+ */
+export class NodeOutputError extends TenxgraphError {
+  constructor(
+    readonly node: string,
+    detail: string,
+  ) {
+    super("NODE_OUTPUT_001", `Node '${node}' ${detail}`);
+  }
+}
+
+/**
  * A model node could not get a reply: the request failed for good (`MODEL_001`), the
  * request ran past its timeout (`MODEL_002`), the model cannot be used as configured
  * (`MODEL_003`), the response was malformed (`MODEL_004`), or transient failures outlasted the

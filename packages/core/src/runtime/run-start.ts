@@ -3,6 +3,7 @@ import type { RunMode } from "../events/stream-event.js";
 import { applyUpdate, type BaseState } from "../graph/reducers.js";
 import { IN_DOUBT_INTERRUPT_KIND, parseInDoubtDecision } from "../ledger/in-doubt.js";
 import { Message } from "../messages/message.js";
+import { findNonJson } from "../storage/json-check.js";
 import type { ResolvedRunConfig } from "./run-config.js";
 import { isResumeInput, type ResumeInput, type RunInput } from "./run-result.js";
 import type { LedgerEntry } from "../ledger/ledger-entry.js";
@@ -84,6 +85,7 @@ function resumeRun<S extends BaseState>(
         `(status: ${snapshot?.checkpoint.status ?? "no such thread"}); nothing to resume`,
     );
   }
+  requireJson(input.resume, "input.resume");
   const pending = snapshot.checkpoint.interrupts;
   const id = pickInterrupt(
     pending.map((i) => i.id),
@@ -162,7 +164,7 @@ function validateInput(input: unknown): void {
     );
   }
   const messages = (input as { messages?: unknown }).messages;
-  if (messages === undefined) return;
+  if (messages === undefined) return requireJson(input, "input");
   if (!Array.isArray(messages)) {
     throw new InvalidRunError("INPUT_001", "input.messages must be an array of messages");
   }
@@ -174,6 +176,13 @@ function validateInput(input: unknown): void {
       );
     }
   });
+  requireJson(input, "input");
+}
+
+/** A value the store could not keep exactly is refused before the start write. */
+function requireJson(value: unknown, path: string): void {
+  const problem = findNonJson(value, path);
+  if (problem) throw new InvalidRunError("INPUT_001", problem);
 }
 
 /**
