@@ -147,6 +147,7 @@ describe("PgCheckpointer with a malformed Redis URL", () => {
     } catch (thrown) {
       error = thrown;
     }
+    expect(error).toBeInstanceOf(TypeError);
     expect(error).toMatchObject({
       code: "CONFIG_001",
       message: expect.stringMatching(/^PgCheckpointer: redisUrl is not a valid URL/),

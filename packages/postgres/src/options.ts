@@ -1,4 +1,4 @@
-import { TenxgraphError, jsonLogger } from "@tenxgraph/core";
+import { jsonLogger } from "@tenxgraph/core";
 import type { Logger } from "@tenxgraph/core";
 import type { DatabaseSettings } from "./connection/database.js";
 import type { ThreadCacheSettings } from "./cache/thread-cache.js";
@@ -58,14 +58,15 @@ const SCHEMA_NAME = /^[A-Za-z_][A-Za-z0-9_]{0,62}$/;
 /** Checks the options and fills in the defaults; a bad value throws a `TypeError` naming it. */
 export function resolveOptions(options: PgCheckpointerOptions): ResolvedSettings {
   const fail = (problem: string): never => {
-    throw new TypeError(`PgCheckpointer: ${problem}`);
+    // A TypeError, as ever, with a published code so isTenxgraphError recognises it.
+    throw Object.assign(new TypeError(`PgCheckpointer: ${problem}`), { code: "CONFIG_001" });
   };
   if (typeof options !== "object" || options === null) fail("options must be an object");
   const { postgresDsn, redisUrl, schema = "public", logger = jsonLogger() } = options;
   if (typeof postgresDsn !== "string" || !/^postgres(ql)?:\/\//.test(postgresDsn)) {
     fail(`postgresDsn must be a postgres:// URL, got ${describe(postgresDsn)}`);
   }
-  if (redisUrl !== undefined) requireRedisUrl(redisUrl);
+  if (redisUrl !== undefined) requireRedisUrl(redisUrl, fail);
   if (typeof schema !== "string" || !SCHEMA_NAME.test(schema)) {
     fail(`schema must be a plain identifier (letters, digits, _), got ${describe(schema)}`);
   }
@@ -143,21 +144,20 @@ function describe(value: unknown): string {
 }
 
 /**
- * A Redis URL the client can use, or a coded error naming the problem (without the password):
- * a malformed one would otherwise fail inside the Redis client, later and without a code.
+ * A Redis URL the client can use, or `fail` naming the problem (without the password): a
+ * malformed one would otherwise fail inside the Redis client, later and without a code.
  */
-function requireRedisUrl(redisUrl: unknown): void {
-  const fail = (why: string): never => {
-    throw new TenxgraphError("CONFIG_001", `PgCheckpointer: redisUrl ${why}`);
-  };
+function requireRedisUrl(redisUrl: unknown, fail: (problem: string) => never): void {
   if (typeof redisUrl !== "string" || !/^rediss?:\/\//.test(redisUrl)) {
-    fail(`must be a redis:// or rediss:// URL, got ${describe(redisUrl)}`);
+    fail(`redisUrl must be a redis:// or rediss:// URL, got ${describe(redisUrl)}`);
   }
   let url: URL;
   try {
     url = new URL(redisUrl as string);
   } catch {
-    return fail("is not a valid URL (check for an unescaped '@', ':' or '/' in the password)");
+    return fail(
+      "redisUrl is not a valid URL (check for an unescaped '@', ':' or '/' in the password)",
+    );
   }
-  if (url.hostname === "") fail("names no host");
+  if (url.hostname === "") fail("redisUrl names no host");
 }

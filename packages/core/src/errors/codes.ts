@@ -71,7 +71,10 @@ export const ERROR_CODES = {
    * transcript. The step was not written; the thread is left failed at the node.
    */
   NODE_OUTPUT_001: "NODE_OUTPUT_001",
-  /** A checkpointer option is invalid (a malformed Redis URL, say); nothing was opened. */
+  /**
+   * A checkpointer option is invalid (a malformed Redis URL, say); nothing was opened. Thrown
+   * by the constructor as a `TypeError` that carries this code.
+   */
   CONFIG_001: "CONFIG_001",
   /**
    * A model request failed in a way retrying cannot fix: the provider refused it (a 4xx other
