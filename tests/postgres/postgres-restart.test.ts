@@ -330,8 +330,12 @@ describe("durableCheckpointEveryStep: false, PostgreSQL down at the run's last w
         message: expect.stringContaining("could not reach PostgreSQL"),
       });
       await server.start();
-      // Only the start write is durable; the model's and the tools' steps live in Redis.
-      expect((await stored(world, threadId)).states).toMatchObject([{ currentNode: "MAIN" }]);
+      // Only the start is durable (written twice on a new thread, around its run lease); the
+      // model's and the tools' steps live in Redis.
+      expect((await stored(world, threadId)).states).toMatchObject([
+        { currentNode: "MAIN" },
+        { currentNode: "MAIN" },
+      ]);
 
       const continued = streamRun(world.app, null, config);
       expect(await continued.ended).toEqual({ status: "completed", error: null });

@@ -146,6 +146,9 @@ describe("options", () => {
     const options = { ...valid, ...bad } as PgCheckpointerOptions;
     expect(() => new PgCheckpointer(options)).toThrow(TypeError);
     expect(() => new PgCheckpointer(options)).toThrow(name);
+    expect(() => new PgCheckpointer(options)).toThrow(
+      expect.objectContaining({ code: "CONFIG_001" }),
+    );
   });
 });
 

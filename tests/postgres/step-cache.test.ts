@@ -58,6 +58,15 @@ async function cachedStep(threadId: string): Promise<CheckpointWrite | null> {
   return json === "" ? null : (JSON.parse(json) as CheckpointWrite);
 }
 
+/**
+ * The durable writes of a run that creates its thread before any step: the start, written
+ * twice because the run lease of a new thread is claimed between them (see run-lease.ts).
+ */
+const START = [
+  ["running", "MAIN"],
+  ["running", "MAIN"],
+];
+
 async function durableStates(threadId: string) {
   return (await stateRows(dsn, schema, threadId)).map((row) => [row.status, row.currentNode]);
 }
@@ -104,18 +113,15 @@ describe("between terminal points", () => {
     const { midRun, result, messages, states } = await turnHeldInTool("cached", { redis: true });
 
     // Only the run's start write reached PostgreSQL; the model's step is in Redis.
-    expect(midRun.states).toEqual([["running", "MAIN"]]);
+    expect(midRun.states).toEqual(START);
     expect(midRun.step).toMatchObject({
-      expectedVersion: 1,
+      expectedVersion: 2,
       currentNode: "TOOL",
       status: "running",
     });
     expect(midRun.step?.newMessages.map((message) => message.role)).toEqual(["assistant"]);
     // The terminal write carried every message the steps kept only in Redis.
-    expect(states).toEqual([
-      ["running", "MAIN"],
-      ["completed", null],
-    ]);
+    expect(states).toEqual([...START, ["completed", null]]);
     expect(messages).toEqual(JSON.parse(JSON.stringify(result.state.messages)));
     expect(await cachedStep("cached")).toBeNull();
   });
@@ -125,12 +131,9 @@ describe("between terminal points", () => {
 
     // As PgCheckpointerOptions.redisUrl documents, and as the in-memory and SQLite stores do.
     const why = "no step write between the run's start and its end";
-    expect(midRun.states, why).toEqual([["running", "MAIN"]]);
+    expect(midRun.states, why).toEqual(START);
     expect(midRun.step).toBeNull();
-    expect(states).toEqual([
-      ["running", "MAIN"],
-      ["completed", null],
-    ]);
+    expect(states).toEqual([...START, ["completed", null]]);
     expect(messages).toEqual(JSON.parse(JSON.stringify(result.state.messages)));
   });
 
@@ -138,12 +141,9 @@ describe("between terminal points", () => {
     await redis.stop();
     try {
       const { midRun, states } = await turnHeldInTool("redis-down", { redis: true });
-      expect(midRun.states).toEqual([
-        ["running", "MAIN"],
-        ["running", "TOOL"],
-      ]);
+      expect(midRun.states).toEqual([...START, ["running", "TOOL"]]);
       expect(states).toEqual([
-        ["running", "MAIN"],
+        ...START,
         ["running", "TOOL"],
         ["running", "MAIN"],
         ["completed", null],
@@ -176,8 +176,8 @@ async function killedAfterToolStep(threadId: string): Promise<CheckpointWrite> {
   await startTurn(worker, threadId, { hold: "reply" });
   await worker.waitFor((message) => message.type === "holding" && message.at === "reply");
   const step = await cachedStep(threadId);
-  expect(step).toMatchObject({ expectedVersion: 1, currentNode: "MAIN" });
-  expect(await durableStates(threadId)).toEqual([["running", "MAIN"]]);
+  expect(step).toMatchObject({ expectedVersion: 2, currentNode: "MAIN" });
+  expect(await durableStates(threadId)).toEqual(START);
   await worker.kill();
   return step!;
 }

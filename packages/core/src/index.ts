@@ -70,6 +70,7 @@ export type {
 } from "./storage/checkpointer.js";
 export { InMemoryCheckpointer } from "./storage/in-memory-checkpointer.js";
 export { requireWellFormed } from "./storage/well-formed.js";
+export { MAX_ID_LENGTH } from "./storage/json-check.js";
 export { ledgerEntryFromRow } from "./storage/ledger-row.js";
 export type { LedgerRow } from "./storage/ledger-row.js";
 export type { InMemoryCheckpointerOptions } from "./storage/in-memory-checkpointer.js";
@@ -81,12 +82,14 @@ export {
   GraphValidationError,
   InvalidRunError,
   ModelError,
+  NodeOutputError,
   NodeTimeoutError,
   StaleStateError,
   StorageError,
   StorageSchemaError,
   ToolError,
 } from "./errors/errors.js";
+export type { CommittedProgress } from "./errors/errors.js";
 export { ERROR_CODES } from "./errors/codes.js";
 export type { ErrorCode } from "./errors/codes.js";
 

@@ -75,16 +75,15 @@ const KEY_PREFIX = /^[\x21-\x7e]{1,100}$/;
 /** Checks the options and fills in the defaults; a bad value throws a `TypeError` naming it. */
 export function resolveOptions(options: PgCheckpointerOptions): ResolvedSettings {
   const fail = (problem: string): never => {
-    throw new TypeError(`PgCheckpointer: ${problem}`);
+    // A TypeError, as ever, with a published code so isTenxgraphError recognises it.
+    throw Object.assign(new TypeError(`PgCheckpointer: ${problem}`), { code: "CONFIG_001" });
   };
   if (typeof options !== "object" || options === null) fail("options must be an object");
   const { postgresDsn, redisUrl, schema = "public", logger = jsonLogger() } = options;
   if (typeof postgresDsn !== "string" || !/^postgres(ql)?:\/\//.test(postgresDsn)) {
     fail(`postgresDsn must be a postgres:// URL, got ${describe(postgresDsn)}`);
   }
-  if (redisUrl !== undefined && (typeof redisUrl !== "string" || !/^rediss?:\/\//.test(redisUrl))) {
-    fail(`redisUrl must be a redis:// or rediss:// URL, got ${describe(redisUrl)}`);
-  }
+  if (redisUrl !== undefined) requireRedisUrl(redisUrl, fail);
   if (typeof schema !== "string" || !SCHEMA_NAME.test(schema)) {
     fail(`schema must be a plain identifier (letters, digits, _), got ${describe(schema)}`);
   }
@@ -160,4 +159,23 @@ function redact(dsn: string): string {
 
 function describe(value: unknown): string {
   return typeof value === "string" ? JSON.stringify(value) : String(value);
+}
+
+/**
+ * A Redis URL the client can use, or `fail` naming the problem (without the password): a
+ * malformed one would otherwise fail inside the Redis client, later and without a code.
+ */
+function requireRedisUrl(redisUrl: unknown, fail: (problem: string) => never): void {
+  if (typeof redisUrl !== "string" || !/^rediss?:\/\//.test(redisUrl)) {
+    fail(`redisUrl must be a redis:// or rediss:// URL, got ${describe(redisUrl)}`);
+  }
+  let url: URL;
+  try {
+    url = new URL(redisUrl as string);
+  } catch {
+    return fail(
+      "redisUrl is not a valid URL (check for an unescaped '@', ':' or '/' in the password)",
+    );
+  }
+  if (url.hostname === "") fail("redisUrl names no host");
 }

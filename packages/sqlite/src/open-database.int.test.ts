@@ -1,8 +1,9 @@
-import { execFileSync } from "node:child_process";
+import { execFileSync, spawnSync } from "node:child_process";
 import { randomUUID } from "node:crypto";
 import { existsSync, mkdirSync, readFileSync, readdirSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { fileURLToPath } from "node:url";
 import Database from "better-sqlite3";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { SqliteCheckpointer, DEFAULT_SQLITE_PATH } from "./index.js";
@@ -195,6 +196,33 @@ describe("SqliteCheckpointer refusing a file it must not use", () => {
     await store.close();
   });
 
+  // Node.js 20's recursive mkdir loops forever on these, blocking the event loop, so each case
+  // runs in a child process that the kill timeout ends if it hangs.
+  it(
+    "fails with STORAGE_FAILURE_001 when the working directory of the default path was deleted",
+    () => {
+      const outcome = openInChild("deleted-cwd", join(folder, "cwd"));
+      expect(outcome).toMatchObject({
+        code: "STORAGE_FAILURE_001",
+        message:
+          /cannot create the folder of '\.\/\.tenxgraph\/threads\.db'.*working directory no longer exists/,
+      });
+    },
+    CHILD_TEST_TIMEOUT_MS,
+  );
+
+  it(
+    "fails with STORAGE_FAILURE_001 for a path under /proc",
+    () => {
+      const outcome = openInChild("path", "/proc/tenxgraph/threads.db");
+      expect(outcome).toMatchObject({
+        code: "STORAGE_FAILURE_001",
+        message: /cannot create the folder of '\/proc\/tenxgraph\/threads\.db'/,
+      });
+    },
+    CHILD_TEST_TIMEOUT_MS,
+  );
+
   it("fails with STORAGE_FAILURE_001 on a read-only database and keeps its data", async () => {
     const path = join(folder, "threads.db");
     const store = new SqliteCheckpointer({ path });
@@ -216,6 +244,29 @@ describe("SqliteCheckpointer refusing a file it must not use", () => {
     expect(readFileSync(path).equals(before)).toBe(true);
   });
 });
+
+const CHILD_KILL_AFTER_MS = 15_000;
+const CHILD_TEST_TIMEOUT_MS = 30_000;
+
+/**
+ * Runs open-child-test-support.ts in a child process and returns how its setup() ended. A
+ * child whose setup() never returns is SIGKILLed after CHILD_KILL_AFTER_MS, failing the test.
+ */
+function openInChild(
+  mode: "path" | "deleted-cwd",
+  arg: string,
+): { code: unknown; message: string } {
+  if (mode === "deleted-cwd") mkdirSync(arg);
+  const script = fileURLToPath(new URL("./open-child-test-support.ts", import.meta.url));
+  const child = spawnSync(process.execPath, ["--import", "tsx", script, mode, arg], {
+    encoding: "utf8",
+    timeout: CHILD_KILL_AFTER_MS,
+    killSignal: "SIGKILL",
+  });
+  expect(child.signal, `setup() hung and was killed; stderr: ${child.stderr}`).toBeNull();
+  expect(child.status, child.stderr).toBe(0);
+  return JSON.parse(child.stdout.trim().split("\n").at(-1)!) as { code: unknown; message: string };
+}
 
 /**
  * Makes the folder and file unwritable. Root ignores file modes, so as root the immutable

@@ -1,5 +1,5 @@
-import { mkdirSync } from "node:fs";
-import { dirname } from "node:path";
+import { existsSync, mkdirSync } from "node:fs";
+import { dirname, isAbsolute } from "node:path";
 import Database from "better-sqlite3";
 import { StorageError, StorageSchemaError } from "@tenxgraph/core";
 import { keepAlive } from "./keep-alive.js";
@@ -66,10 +66,42 @@ const PAUSE = new Int32Array(new SharedArrayBuffer(4));
 
 function createFolder(path: string): void {
   try {
-    mkdirSync(dirname(path), { recursive: true });
+    makeFolders(dirname(path));
   } catch (error) {
-    const why = `cannot create the folder of '${path}': ${(error as Error).message}`;
+    const why = `cannot create the folder of '${path}': ${(error as Error).message}${cwdHint(path)}`;
     throw new StorageError("setup", new Error(why, { cause: error }));
+  }
+}
+
+/**
+ * `mkdir -p`, one level at a time. Not `mkdirSync(…, { recursive: true })`: on Node.js 20 that
+ * loops forever, blocking the event loop, when a level cannot be created because its parent is
+ * gone (a deleted working directory, a path under /proc); here that level fails with ENOENT.
+ */
+function makeFolders(folder: string): void {
+  const missing: string[] = [];
+  for (let current = folder; !existsSync(current); current = dirname(current)) {
+    missing.push(current);
+    if (dirname(current) === current) break; // a root that does not exist: mkdir says why
+  }
+  for (const level of missing.reverse()) {
+    try {
+      mkdirSync(level);
+    } catch (error) {
+      // Another process opening the same new file created it first.
+      if ((error as { code?: unknown }).code !== "EEXIST") throw error;
+    }
+  }
+}
+
+/** A relative path in a working directory that was deleted is a puzzling ENOENT: say so. */
+function cwdHint(path: string): string {
+  if (isAbsolute(path)) return "";
+  try {
+    process.cwd();
+    return "";
+  } catch {
+    return " (the working directory no longer exists; give an absolute path)";
   }
 }
 

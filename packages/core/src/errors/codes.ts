@@ -59,8 +59,29 @@ export const ERROR_CODES = {
   THREAD_002: "THREAD_002",
   /** New input while the model's last tool calls are unanswered (continue the run first). */
   THREAD_003: "THREAD_003",
-  /** The input or config passed to `invoke`/`stream` is malformed. */
+  /**
+   * A run started with `durableCheckpointEveryStep: false` is live on the thread (its lease has
+   * a fresh heartbeat): another run now would repeat its model and tool calls. Nothing was
+   * written, unless the refused run had just created the thread (the message then says its
+   * input is in the thread, carried on by the live run).
+   */
+  THREAD_004: "THREAD_004",
+  /**
+   * The input or config passed to `invoke`/`stream` is malformed: the message names the field
+   * (`input.messages[2]`, `input.amount: BigInt is not JSON`, `config.threadId`). Nothing was written.
+   */
   INPUT_001: "INPUT_001",
+  /**
+   * A node returned (or left in its state) something that cannot be stored: a value that is
+   * not JSON (`state.values.amount: BigInt is not JSON`), an invalid message, or an edited
+   * transcript. The step was not written; the thread is left failed at the node.
+   */
+  NODE_OUTPUT_001: "NODE_OUTPUT_001",
+  /**
+   * A checkpointer option is invalid (a malformed Redis URL, say); nothing was opened. Thrown
+   * by the constructor as a `TypeError` that carries this code.
+   */
+  CONFIG_001: "CONFIG_001",
   /**
    * A model request failed in a way retrying cannot fix: the provider refused it (a 4xx other
    * than 408, 409 and 429; its message is quoted) or it failed with an unknown error.

@@ -1,19 +1,58 @@
 import { TenxgraphError } from "./tenxgraph-error.js";
 import type { ErrorCode } from "./codes.js";
 
-/** Another execution committed to this thread after this run read it; nothing was overwritten. */
+/**
+ * What a run had committed when another execution's write made it stale. Its writes stand:
+ * nothing is rolled back, and the thread goes on from them.
+ */
+export interface CommittedProgress {
+  runId: string;
+  /** Versions this run committed, oldest first. Empty: nothing of it is in the store. */
+  versions: number[];
+  /** Whether its input (new messages and fields, or a resume answer) is among them. */
+  inputCommitted: boolean;
+  /** Ids of the messages it committed, its input's first. */
+  messageIds: string[];
+}
+
+/**
+ * Another execution committed to this thread after this run read it; nothing was overwritten.
+ * From a run, `committed` says what the run had committed before: with no versions, retrying
+ * is safe; otherwise its input is in the thread and must not be sent again as a new message
+ * (invoking with the same input object again continues the thread instead).
+ */
 export class StaleStateError extends TenxgraphError {
+  readonly committed: CommittedProgress | null;
+
   constructor(
     readonly threadId: string,
     readonly expectedVersion: number,
     readonly actualVersion: number | null,
+    committed: CommittedProgress | null = null,
   ) {
     super(
       "STORAGE_CONFLICT_001",
       `State of thread '${threadId}' was modified by another execution ` +
-        `(expected version ${expectedVersion}, found ${actualVersion ?? "none"})`,
+        `(expected version ${expectedVersion}, found ${actualVersion ?? "none"})` +
+        committedText(committed),
     );
+    this.committed = committed;
   }
+}
+
+function committedText(committed: CommittedProgress | null): string {
+  if (committed === null) return "";
+  const { runId, versions, inputCommitted } = committed;
+  if (versions.length === 0) {
+    return `. Nothing of run ${runId} was committed: retrying it is safe`;
+  }
+  const what = inputCommitted ? "its input and " : "";
+  return (
+    `. Run ${runId} had committed ${what}${versions.length} write(s) (versions ` +
+    `${versions.join(", ")}), which stand: do not send its input again as a new message. ` +
+    `Read the thread with getState, or continue it with invoke(null, { threadId }) ` +
+    `(invoking again with the same input object continues it too)`
+  );
 }
 
 /** A checkpointer failed to read or write; the engine error is the `cause`. */
@@ -119,6 +158,19 @@ export class InvalidRunError extends TenxgraphError {
     message: string,
   ) {
     super(code, message);
+  }
+}
+
+/**
+ * A node's output cannot be stored (`NODE_OUTPUT_001`): `detail` names the field, as in
+ * `state.values.amount: BigInt is not JSON`. Raised before the step is written.
+ */
+export class NodeOutputError extends TenxgraphError {
+  constructor(
+    readonly node: string,
+    detail: string,
+  ) {
+    super("NODE_OUTPUT_001", `Node '${node}' ${detail}`);
   }
 }
 

@@ -7,7 +7,8 @@ import { uuidv7, type IdGenerator } from "../messages/ids.js";
 import { EventQueue } from "../runtime/event-queue.js";
 import type { FaultInjector } from "../runtime/fault-points.js";
 import type { Interrupt } from "../runtime/interrupt.js";
-import { resolveRunConfig, type RunConfig } from "../runtime/run-config.js";
+import { requireId, resolveRunConfig, type RunConfig } from "../runtime/run-config.js";
+import { RUN_LEASE_KEY } from "../runtime/run-lease.js";
 import { Run, type RunDependencies } from "../runtime/run-loop.js";
 import type { RunInput, RunResult } from "../runtime/run-result.js";
 import { StopSignal } from "../runtime/stop-signal.js";
@@ -118,6 +119,7 @@ export class CompiledGraph<S extends BaseState> {
 
   /** Stops the thread's running run, in this process at once, in others within a poll interval. */
   async stop({ threadId }: { threadId: string }): Promise<void> {
+    requireId(threadId, "threadId");
     // Local runs first: a store that is down must not keep this process's run going.
     for (const controller of this.#activeRuns.get(threadId) ?? []) {
       controller.abort(new StopSignal("stop()"));
@@ -127,6 +129,7 @@ export class CompiledGraph<S extends BaseState> {
 
   /** The thread's latest committed state, or `null` when it does not exist. */
   async getState({ threadId }: { threadId: string }): Promise<ThreadState<S> | null> {
+    requireId(threadId, "threadId");
     const snapshot = await loadThread(this.#deps.checkpointer, threadId);
     if (!snapshot) return null;
     const { checkpoint, messages } = snapshot;
@@ -140,13 +143,16 @@ export class CompiledGraph<S extends BaseState> {
     };
   }
 
-  /** Every tool call recorded for the thread, oldest first. */
+  /** Every tool call recorded for the thread, oldest first (not the run lease, which is no call). */
   async getToolLedger({ threadId }: { threadId: string }): Promise<LedgerEntry[]> {
-    return this.#deps.checkpointer.listCalls(threadId);
+    requireId(threadId, "threadId");
+    const entries = await this.#deps.checkpointer.listCalls(threadId);
+    return entries.filter((entry) => entry.key !== RUN_LEASE_KEY);
   }
 
   /** Deletes the thread's state, messages and ledger. */
   async deleteThread({ threadId }: { threadId: string }): Promise<void> {
+    requireId(threadId, "threadId");
     await this.#deps.checkpointer.deleteThread(threadId);
   }
 

@@ -1,9 +1,14 @@
+import { InvalidRunError } from "../errors/errors.js";
 import { withFields, type Logger } from "../events/logger.js";
+import { MAX_ID_LENGTH } from "../storage/json-check.js";
 import type { IdGenerator } from "../messages/ids.js";
 
 /** Per-run options of `invoke` and `stream`. All optional. */
 export interface RunConfig {
-  /** The conversation to run on. A random one is generated, with a warning, when absent. */
+  /**
+   * The conversation to run on. A random one is generated, with a warning, when absent. At most
+   * {@link MAX_ID_LENGTH} (256) characters, like `userId`.
+   */
   threadId?: string;
   userId?: string;
   /** Seconds a node may run, tools included (default 900). `null`, 0 or negative disables. */
@@ -16,6 +21,8 @@ export interface RunConfig {
    * Write state durably after every step (default `true`). With `false` only terminal points
    * (completed, interrupted, stopped, failed) are written: fewer writes, but a crash replays
    * the run from its last terminal point, and a replayed model node asks for new tool calls.
+   * Such a run holds the thread's run lease: while it is live, another run on the thread is
+   * refused with `THREAD_004` (its steps are not in the store to continue from).
    */
   durableCheckpointEveryStep?: boolean;
   /** Aborting it stops the run like `stop()`. */
@@ -41,12 +48,24 @@ export interface ResolvedRunConfig {
   signal: AbortSignal | undefined;
 }
 
-/** Applies defaults and checks every value; invalid values warn and fall back. */
+/**
+ * Applies defaults and checks every value; invalid timeouts and limits warn and fall back, and
+ * a value that names the wrong thread or cannot work (an object `threadId`, a `signal` that is
+ * no AbortSignal) is refused with `INPUT_001` before anything is read or written.
+ */
 export function resolveRunConfig(
   config: RunConfig,
   logger: Logger,
   newId: IdGenerator,
 ): ResolvedRunConfig {
+  if (typeof config !== "object" || config === null) {
+    throw new InvalidRunError("INPUT_001", `config must be an object, got ${typeOf(config)}`);
+  }
+  if (config.threadId !== undefined) requireId(config.threadId, "config.threadId");
+  if (config.userId !== undefined && config.userId !== null) {
+    requireId(config.userId, "config.userId");
+  }
+  requireSignal(config.signal);
   let threadId = config.threadId;
   if (threadId === undefined || threadId === "") {
     threadId = newId();
@@ -76,6 +95,38 @@ export function resolveRunConfig(
     durableCheckpointEveryStep: config.durableCheckpointEveryStep ?? true,
     signal: config.signal,
   };
+}
+
+/**
+ * A thread or user id: a string of at most {@link MAX_ID_LENGTH} characters, on every store
+ * alike (PostgreSQL could not index a much longer one).
+ */
+export function requireId(value: unknown, name: string): asserts value is string {
+  if (typeof value !== "string") {
+    throw new InvalidRunError("INPUT_001", `${name} must be a string, got ${typeOf(value)}`);
+  }
+  if (value.length > MAX_ID_LENGTH) {
+    throw new InvalidRunError(
+      "INPUT_001",
+      `${name} is ${value.length} characters long; the limit is ${MAX_ID_LENGTH}`,
+    );
+  }
+}
+
+function requireSignal(signal: unknown): void {
+  if (signal === undefined) return;
+  const s = signal as Partial<AbortSignal> | null;
+  if (typeof s?.aborted === "boolean" && typeof s.addEventListener === "function") return;
+  throw new InvalidRunError(
+    "INPUT_001",
+    `config.signal must be an AbortSignal (e.g. AbortSignal.timeout(ms)), got ${typeOf(signal)}`,
+  );
+}
+
+function typeOf(value: unknown): string {
+  if (value === null) return "null";
+  if (Array.isArray(value)) return "an array";
+  return typeof value === "object" ? "an object" : typeof value;
 }
 
 /**

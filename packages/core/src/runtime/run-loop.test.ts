@@ -162,18 +162,15 @@ describe("versioned writes", () => {
       { threadId: "t", durableCheckpointEveryStep: false },
     );
     expect(result.status).toBe("completed");
+    // The run creates the thread, so its start is written twice: its run lease is claimed in
+    // between (a new thread has no row to hold it before), then confirmed (see run-lease.ts).
+    const start = { step: 0, currentNode: "A", status: "running" };
     expect(summary(store)).toEqual([
+      { expectedVersion: 0, committedVersion: 1, ...start, newMessages: ["q"] },
+      { expectedVersion: 1, committedVersion: 2, ...start, newMessages: [] },
       {
-        expectedVersion: 0,
-        committedVersion: 1,
-        step: 0,
-        currentNode: "A",
-        status: "running",
-        newMessages: ["q"],
-      },
-      {
-        expectedVersion: 1,
-        committedVersion: 2,
+        expectedVersion: 2,
+        committedVersion: 3,
         step: 3,
         currentNode: null,
         status: "completed",
@@ -202,6 +199,7 @@ describe("versioned writes", () => {
     await expect(run).rejects.toThrow("C broke");
     expect(summary(store).map((w) => [w.currentNode, w.status, w.newMessages])).toEqual([
       ["A", "running", []],
+      ["A", "running", []], // the start again, once the run lease of the new thread is held
       ["C", "failed", ["A", "B"]],
     ]);
   });

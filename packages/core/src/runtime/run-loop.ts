@@ -5,6 +5,7 @@ import type { RuntimeMetrics } from "../events/metrics.js";
 import type { EmitEvent, RunStatus } from "../events/stream-event.js";
 import type { BaseState } from "../graph/reducers.js";
 import type { GraphDefinition } from "../graph/graph-definition.js";
+import type { AttemptRef } from "../ledger/ledger-entry.js";
 import type { IdGenerator } from "../messages/ids.js";
 import type { Checkpointer, CheckpointWrite, ThreadStatus } from "../storage/checkpointer.js";
 import { FAULT_POINTS, type FaultInjector } from "./fault-points.js";
@@ -13,7 +14,8 @@ import type { ResolvedRunConfig } from "./run-config.js";
 import type { RunInput, RunResult } from "./run-result.js";
 import { RunWatch } from "./run-watch.js";
 import { isStopSignal, StopSignal } from "./stop-signal.js";
-import { resolveStart } from "./run-start.js";
+import { resolveStart, type RunStart } from "./run-start.js";
+import { claimLease, releaseLease } from "./run-lease.js";
 import { loadThread } from "./thread-snapshot.js";
 import { runStep } from "./step.js";
 
@@ -56,6 +58,10 @@ export class Run<S extends BaseState> {
   readonly #abort: AbortController;
   readonly #logger: Logger;
   #progress: Progress<S> | null = null;
+  /** What this run committed, for a `StaleStateError` that ends it (see `#stale`). */
+  readonly #committed = { versions: [] as number[], messageIds: [] as string[], input: false };
+  /** Whether the start write carries input (a new turn's update or a resume answer). */
+  #startCarriesInput = false;
 
   constructor(
     deps: RunDependencies<S>,
@@ -72,19 +78,12 @@ export class Run<S extends BaseState> {
   }
 
   async execute(input: RunInput<S>): Promise<RunResult<S>> {
-    let stopRequestsAtStart: number;
-    let start: Awaited<ReturnType<typeof resolveStart<S>>>;
-    try {
-      // Stop requests are counted, never cleared: those made from now on are for this run.
-      stopRequestsAtStart = await this.#deps.checkpointer.countStopRequests(this.#config.threadId);
-      // Stopped before it began (an aborted signal): nothing is written, not even the input.
-      if (this.#abort.signal.aborted) return await this.#notStarted();
-      start = await resolveStart(this.#deps, this.#config, input);
-    } catch (error) {
-      this.#emitError(error);
-      throw error;
-    }
+    const begun = await this.#begin(input);
+    if ("status" in begun) return begun;
+    const { start, stopRequestsAtStart } = begun;
+    let lease = begun.lease;
     this.#progress = start.progress;
+    this.#startCarriesInput = start.kind === "run" && start.mode !== "continue";
     this.#emit({
       type: "run_start",
       threadId: this.#config.threadId,
@@ -101,17 +100,74 @@ export class Run<S extends BaseState> {
       logger: this.#logger,
       onStopRequested: () => this.#abort.abort(new StopSignal("stop()")),
     });
+    // Heartbeated like a tool claim, so other executions can tell this run is live.
+    if (lease) watch.hold(lease);
     try {
       // The start write records the input (or the resume answer) durably and claims the
       // thread's version: of two executions started from one version, the second fails here,
       // before any node or tool runs.
       await this.#commit(this.#progress!, "running", [], true);
+      if (this.#needsLease(start) && !lease) {
+        lease = await this.#leaseNewThread(start.lease?.attempt ?? 0);
+        watch.hold(lease);
+        await this.#commit(this.#progress!, "running", [], true);
+      }
       return await this.#loop(watch);
     } catch (error) {
       return await this.#finishAbnormally(error);
     } finally {
       watch.dispose();
+      // After the terminal write: whoever waits for the lease then finds the thread's end.
+      if (lease) await releaseLease(this.#deps, this.#config.threadId, lease, this.#logger);
     }
+  }
+
+  /**
+   * Everything before the start write: where the run begins, and the run lease when it needs
+   * one and the thread exists. Returns the result instead when the run was stopped before it
+   * began (nothing is written, not even the input).
+   */
+  async #begin(
+    input: RunInput<S>,
+  ): Promise<
+    RunResult<S> | { start: RunStart<S>; stopRequestsAtStart: number; lease: AttemptRef | null }
+  > {
+    const { threadId } = this.#config;
+    try {
+      // Stop requests are counted, never cleared: those made from now on are for this run.
+      const stopRequestsAtStart = await this.#deps.checkpointer.countStopRequests(threadId);
+      if (this.#abort.signal.aborted) return await this.#notStarted();
+      const start = await resolveStart(this.#deps, this.#config, input, this.#abort.signal);
+      // Claimed before the start write, so of this run and a live one only one writes.
+      const lease =
+        this.#needsLease(start) && start.progress.version > 0
+          ? await claimLease(this.#deps, threadId, this.runId, start.lease?.attempt ?? 0)
+          : null;
+      return { start, stopRequestsAtStart, lease };
+    } catch (error) {
+      // Stopped while it waited for a live run to end: nothing was written.
+      if (isStopSignal(error)) return await this.#notStarted();
+      this.#emitError(error);
+      throw error;
+    }
+  }
+
+  /** A run whose steps between terminal points are not durable holds the thread's run lease. */
+  #needsLease(start: RunStart<S>): boolean {
+    return start.kind === "run" && !this.#config.durableCheckpointEveryStep;
+  }
+
+  /**
+   * A new thread has no row to hold a lease before its first write, so the lease is claimed
+   * right after it, and the caller writes the start once more: a compare-and-swap on this run's
+   * own version, so a run that started from the first write meanwhile is noticed (as stale)
+   * before any node runs.
+   */
+  async #leaseNewThread(expectedAttempt: number): Promise<AttemptRef> {
+    const { threadId } = this.#config;
+    return claimLease(this.#deps, threadId, this.runId, expectedAttempt, {
+      committedVersion: this.#progress!.version,
+    });
   }
 
   async #loop(watch: RunWatch): Promise<RunResult<S>> {
@@ -174,6 +230,8 @@ export class Run<S extends BaseState> {
     }
     if (error instanceof StaleStateError) {
       this.#deps.metrics.storageConflicts.add(1);
+    } else if (isTenxgraphError(error) && error.code === "THREAD_004") {
+      // Another live run took the thread over; recording a failure would overwrite its start.
     } else {
       await this.#recordFailure(error);
     }
@@ -262,7 +320,7 @@ export class Run<S extends BaseState> {
       node: progress.currentNode ?? "END",
     };
     await this.#deps.faultPoints?.hit(FAULT_POINTS.STEP_BEFORE_WRITE, context);
-    progress.version = await this.#deps.checkpointer.putCheckpoint(write);
+    progress.version = await this.#put(write);
     for (const message of write.newMessages) progress.persistedIds.add(message.id);
     progress.persisted = progress.state.messages.length;
     this.#emit({
@@ -273,6 +331,30 @@ export class Run<S extends BaseState> {
       status,
     });
     await this.#deps.faultPoints?.hit(FAULT_POINTS.STEP_AFTER_WRITE, context);
+  }
+
+  /**
+   * One durable write, noted in what this run committed. A conflict is rethrown with that
+   * record, so the caller knows whether its input is already in the thread before it retries.
+   */
+  async #put(write: CheckpointWrite): Promise<number> {
+    let version: number;
+    try {
+      version = await this.#deps.checkpointer.putCheckpoint(write);
+    } catch (error) {
+      if (!(error instanceof StaleStateError)) throw error;
+      const { versions, messageIds, input } = this.#committed;
+      throw new StaleStateError(error.threadId, error.expectedVersion, error.actualVersion, {
+        runId: this.runId,
+        versions: [...versions],
+        inputCommitted: input,
+        messageIds: [...messageIds],
+      });
+    }
+    this.#committed.versions.push(version);
+    this.#committed.messageIds.push(...write.newMessages.map((message) => message.id));
+    this.#committed.input ||= this.#startCarriesInput;
+    return version;
   }
 
   #checkpointWrite(

@@ -3,13 +3,21 @@ import type { RunMode } from "../events/stream-event.js";
 import { applyUpdate, type BaseState } from "../graph/reducers.js";
 import { IN_DOUBT_INTERRUPT_KIND, parseInDoubtDecision } from "../ledger/in-doubt.js";
 import { Message } from "../messages/message.js";
+import { findNonJson } from "../storage/json-check.js";
 import type { ResolvedRunConfig } from "./run-config.js";
 import { isResumeInput, type ResumeInput, type RunInput } from "./run-result.js";
+import type { LedgerEntry } from "../ledger/ledger-entry.js";
+import { awaitLease } from "./run-lease.js";
 import type { Progress, RunDependencies } from "./run-loop.js";
 import { loadThread, type ThreadSnapshot } from "./thread-snapshot.js";
 
-/** Where a run begins: at a node to run, or already finished (continuing a completed thread). */
-export type RunStart<S extends BaseState> =
+/**
+ * Where a run begins: at a node to run, or already finished (continuing a completed thread).
+ * `lease` is the run lease as it was seen free (see run-lease.ts), for a run that claims it.
+ */
+export type RunStart<S extends BaseState> = StartPoint<S> & { lease: LedgerEntry | undefined };
+
+type StartPoint<S extends BaseState> =
   | { kind: "run"; mode: RunMode; progress: Progress<S> }
   | { kind: "finished"; progress: Progress<S> };
 
@@ -21,17 +29,38 @@ export async function resolveStart<S extends BaseState>(
   deps: RunDependencies<S>,
   config: ResolvedRunConfig,
   input: RunInput<S>,
+  signal: AbortSignal,
 ): Promise<RunStart<S>> {
-  const snapshot = await loadThread(deps.checkpointer, config.threadId);
-  if (input === null) return continueRun(snapshot, config);
-  if (isResumeInput(input)) return resumeRun(snapshot, config, input);
-  return newTurn(deps, snapshot, config, input);
+  const { snapshot, lease } = await loadWithoutLiveRun(deps, config, signal);
+  if (input === null) return { ...continueRun<S>(snapshot, config), lease };
+  if (isResumeInput(input)) return { ...resumeRun<S>(snapshot, config, input), lease };
+  return { ...newTurn(deps, snapshot, config, input), lease };
+}
+
+/**
+ * Loads the thread once no live run holds its lease. Only a run with
+ * `durableCheckpointEveryStep: false` holds one, and any run writes `running` durably at its
+ * start, so a durable run looks at the lease only on a `running` thread.
+ */
+async function loadWithoutLiveRun<S extends BaseState>(
+  deps: RunDependencies<S>,
+  config: ResolvedRunConfig,
+  signal: AbortSignal,
+): Promise<{ snapshot: ThreadSnapshot | null; lease: LedgerEntry | undefined }> {
+  for (;;) {
+    const snapshot = await loadThread(deps.checkpointer, config.threadId);
+    const mayBeLive = snapshot?.checkpoint.status === "running";
+    if (!mayBeLive && config.durableCheckpointEveryStep) return { snapshot, lease: undefined };
+    const lease = await awaitLease(deps, config.threadId, signal);
+    // The holder ended (its terminal write is in) or another run took over: read again.
+    if (lease.kind === "free") return { snapshot, lease: lease.entry };
+  }
 }
 
 function continueRun<S extends BaseState>(
   snapshot: ThreadSnapshot | null,
   config: ResolvedRunConfig,
-): RunStart<S> {
+): StartPoint<S> {
   if (!snapshot) {
     throw new InvalidRunError(
       "THREAD_001",
@@ -48,7 +77,7 @@ function resumeRun<S extends BaseState>(
   snapshot: ThreadSnapshot | null,
   config: ResolvedRunConfig,
   input: ResumeInput,
-): RunStart<S> {
+): StartPoint<S> {
   if (!snapshot || snapshot.checkpoint.status !== "interrupted") {
     throw new InvalidRunError(
       "RESUME_003",
@@ -56,6 +85,7 @@ function resumeRun<S extends BaseState>(
         `(status: ${snapshot?.checkpoint.status ?? "no such thread"}); nothing to resume`,
     );
   }
+  requireJson(input.resume, "input.resume");
   const pending = snapshot.checkpoint.interrupts;
   const id = pickInterrupt(
     pending.map((i) => i.id),
@@ -101,8 +131,9 @@ function newTurn<S extends BaseState>(
   snapshot: ThreadSnapshot | null,
   config: ResolvedRunConfig,
   input: Partial<S>,
-): RunStart<S> {
+): StartPoint<S> {
   validateInput(input);
+  if (snapshot && isCommittedInput(snapshot, input)) return continueRun(snapshot, config);
   if (snapshot) {
     requireNotInterrupted(snapshot);
     requireNoPendingCalls(snapshot);
@@ -133,7 +164,7 @@ function validateInput(input: unknown): void {
     );
   }
   const messages = (input as { messages?: unknown }).messages;
-  if (messages === undefined) return;
+  if (messages === undefined) return requireJson(input, "input");
   if (!Array.isArray(messages)) {
     throw new InvalidRunError("INPUT_001", "input.messages must be an array of messages");
   }
@@ -145,6 +176,36 @@ function validateInput(input: unknown): void {
       );
     }
   });
+  requireJson(input, "input");
+}
+
+/** A value the store could not keep exactly is refused before the start write. */
+function requireJson(value: unknown, path: string): void {
+  const problem = findNonJson(value, path);
+  if (problem) throw new InvalidRunError("INPUT_001", problem);
+}
+
+/**
+ * True when every message of the input is already in the thread: the input was committed by an
+ * earlier run (one rejected with `StaleStateError` after its start write, say), together with
+ * its other fields. Applying it again would answer it twice, so the run continues the thread
+ * instead: retrying `invoke(input)` on a conflict is safe as long as the input object is the
+ * same. An input of which only some messages are in the thread is a mistake, refused.
+ */
+function isCommittedInput(snapshot: ThreadSnapshot, input: object): boolean {
+  const messages = (input as { messages?: Message[] }).messages ?? [];
+  if (messages.length === 0) return false;
+  const known = new Set(snapshot.messages.map((message) => message.id));
+  const committed = messages.map((message) => known.has(message.id));
+  if (committed.every(Boolean)) return true;
+  const first = committed.indexOf(true);
+  if (first === -1) return false;
+  throw new InvalidRunError(
+    "INPUT_001",
+    `input.messages[${first}] (id '${messages[first]!.id}') is already in thread ` +
+      `'${snapshot.checkpoint.threadId}' but input.messages[${committed.indexOf(false)}] is ` +
+      `not: send only new messages (a retry of a committed input sends it unchanged)`,
+  );
 }
 
 function requireNotInterrupted(snapshot: ThreadSnapshot): void {

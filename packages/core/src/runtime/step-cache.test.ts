@@ -62,8 +62,10 @@ describe("durableCheckpointEveryStep: false with a store that caches steps", () 
       { threadId: "t", durableCheckpointEveryStep: false },
     );
     expect(result.status).toBe("completed");
+    // The start is written twice on a new thread: before and after its run lease is claimed.
     expect(written(store)).toEqual([
       ["A", "running", ["q"]],
+      ["A", "running", []],
       [null, "completed", ["A", "B", "C"]],
     ]);
     // The last cached step carries every message the durable transcript lacked then.
@@ -72,7 +74,7 @@ describe("durableCheckpointEveryStep: false with a store that caches steps", () 
       last.expectedVersion,
       last.currentNode,
       last.newMessages.map((m) => m.content),
-    ]).toEqual([1, "C", ["A", "B"]]);
+    ]).toEqual([2, "C", ["A", "B"]]);
   });
 
   it("resumes a crashed run from its cached step, and the next durable write carries the rest", async () => {
@@ -124,6 +126,7 @@ describe("durableCheckpointEveryStep: false with a store that caches steps", () 
     await abc(store).invoke({}, { threadId: "t", durableCheckpointEveryStep: false });
     expect(written(store).map(([node, status]) => [node, status])).toEqual([
       ["A", "running"],
+      ["A", "running"], // the start again, once the new thread's run lease is held
       ["B", "running"],
       ["C", "running"],
       [null, "completed"],

@@ -1,4 +1,4 @@
-import { GraphValidationError, NodeTimeoutError } from "../errors/errors.js";
+import { GraphValidationError, NodeOutputError, NodeTimeoutError } from "../errors/errors.js";
 import { withFields, type Logger } from "../events/logger.js";
 import type { EmitEvent } from "../events/stream-event.js";
 import { END, type Edge } from "../graph/edges.js";
@@ -6,6 +6,7 @@ import { isGraphNode, type NodeLike, type NodeOutput } from "../graph/graph-node
 import { applyUpdate, type BaseState, type Reducer, type StateUpdate } from "../graph/reducers.js";
 import { messageSchema, type Message } from "../messages/message.js";
 import { deepCopy } from "../graph/state-copy.js";
+import { findNonJson } from "../storage/json-check.js";
 import { runWithDeadline, type DeadlineScope } from "./deadline.js";
 import { isInterruptSignal, withInterruptScope, type Interrupt } from "./interrupt.js";
 import type { NodeContext } from "./node-context.js";
@@ -89,6 +90,7 @@ async function nodeThenRoute<S extends BaseState>(
     working.messages.length === progress.persisted ? progress.persistedIds : undefined;
   // `working` is this step's own copy of the state, made above.
   applyUpdate(working, toUpdate(output, name), deps.graph.reducers, { knownIds, owned: true });
+  requireStorable(working, progress.state.messages.length, name);
   const next = await route(deps, name, working);
   return { kind: "updated", node: name, state: working, next: next === END ? null : next };
 }
@@ -97,10 +99,29 @@ async function nodeThenRoute<S extends BaseState>(
 function requireAppendOnly(before: readonly Message[], after: readonly Message[], node: string) {
   const kept = after.length >= before.length && before.every((message, i) => after[i] === message);
   if (kept) return;
-  throw new TypeError(
-    `Node '${node}' changed earlier messages of its state in place; the transcript is ` +
+  throw new NodeOutputError(
+    node,
+    `changed earlier messages of its state in place; the transcript is ` +
       `append-only (trim a copy for the model, and return new messages as an update)`,
   );
+}
+
+/**
+ * The state after the node (its update, and whatever it changed in its copy) must be JSON the
+ * store keeps exactly: checked here, before the step's write, so every store refuses the same
+ * values in the same words, naming the node and the field, and the thread keeps its last step.
+ */
+function requireStorable<S extends BaseState>(state: S, known: number, node: string): void {
+  const { messages, ...values } = state;
+  const problem =
+    findNonJson(values, "state.values") ??
+    messages
+      .slice(known)
+      .reduce<string | null>(
+        (found, message, i) => found ?? findNonJson(message, `messages[${known + i}]`),
+        null,
+      );
+  if (problem) throw new NodeOutputError(node, `left a value that cannot be stored: ${problem}`);
 }
 
 function requireNode<S extends BaseState>(
@@ -176,8 +197,9 @@ function toUpdate<S extends BaseState>(output: NodeOutput<S>, node: string): Sta
   else if (isMessageLike(output)) update = { messages: [output] } as StateUpdate<S>;
   else if (typeof output === "object") update = output as StateUpdate<S>;
   else {
-    throw new TypeError(
-      `Node '${node}' returned ${typeof output}: return a state update, a message, messages, or nothing`,
+    throw new NodeOutputError(
+      node,
+      `returned ${typeof output}: return a state update, a message, messages, or nothing`,
     );
   }
   requireValidMessages(update.messages, node);
@@ -188,15 +210,16 @@ function toUpdate<S extends BaseState>(output: NodeOutput<S>, node: string): Sta
 function requireValidMessages(messages: unknown, node: string): void {
   if (messages === undefined) return;
   if (!Array.isArray(messages)) {
-    throw new TypeError(`Node '${node}' returned messages that are not an array of messages`);
+    throw new NodeOutputError(node, `returned messages that are not an array of messages`);
   }
   messages.forEach((message, index) => {
     const parsed = messageSchema.safeParse(message);
     if (parsed.success) return;
     const issue = parsed.error.issues[0];
     const where = issue?.path.length ? ` at '${issue.path.join(".")}'` : "";
-    throw new TypeError(
-      `Node '${node}' returned an invalid message [${index}]${where}: ${issue?.message ?? "not a message"}`,
+    throw new NodeOutputError(
+      node,
+      `returned an invalid message [${index}]${where}: ${issue?.message ?? "not a message"}`,
     );
   });
 }
