@@ -12,7 +12,8 @@ import {
   untilAborted,
 } from "../testing/test-support.js";
 import { tool } from "../tools/tool.js";
-import type { AttemptRef } from "./ledger-entry.js";
+import { FaultPoints } from "../testing/fault-points.js";
+import type { AttemptRef, LedgerClaim } from "./ledger-entry.js";
 import { user } from "./ledger-test-support.js";
 
 /**
@@ -36,6 +37,22 @@ class FreezableHeartbeats extends LedgerReadsCheckpointer {
     for (const waiter of this.#waiters) if (this.#beats >= waiter.at) waiter.resolve();
     if (this.frozen) return [];
     return super.heartbeatCalls(threadId, attempts, leaseMs);
+  }
+}
+
+/** {@link FreezableHeartbeats} that can hold the next claim until a promise settles. */
+class ClaimGate extends FreezableHeartbeats {
+  holdNextClaim: Promise<void> | undefined;
+  readonly claimWaiting = deferred();
+
+  override async claimCalls(threadId: string, claims: LedgerClaim[]) {
+    const hold = this.holdNextClaim;
+    this.holdNextClaim = undefined;
+    if (hold) {
+      this.claimWaiting.resolve();
+      await hold;
+    }
+    return super.claimCalls(threadId, claims);
   }
 }
 
@@ -146,9 +163,9 @@ describe("claim leases: each worker's claimStaleAfterMs is its own lease, honour
     const result = await run;
     expect(effects).toEqual(["charge 4821 attempt 1", "charge 4821 attempt 2"]);
     expect(toolText(result.state, "call_1")).toBe("Charged order 4821 (attempt 2)");
-    // The frozen process wakes up late: its result is fenced out and its step refused.
+    // The frozen process wakes up late: its record is fenced out, and with it its node.
     gate.resolve();
-    expect(await runFrozen).toMatchObject({ code: "STORAGE_CONFLICT_001" });
+    expect(await runFrozen).toMatchObject({ code: "TOOL_CONFLICT_002" });
   });
 
   it("a worker with a short lease waits out a dead holder's longer lease instead of giving up at its own deadline", async () => {
@@ -171,7 +188,7 @@ describe("claim leases: each worker's claimStaleAfterMs is its own lease, honour
     expect(toolText(result.state, "call_1")).toBe("Charged order 4821 (attempt 2)");
     expect(effects).toEqual(["charge 4821 attempt 1", "charge 4821 attempt 2"]);
     gate.resolve();
-    expect(await runHolder).toMatchObject({ code: "STORAGE_CONFLICT_001" });
+    expect(await runHolder).toMatchObject({ code: "TOOL_CONFLICT_002" });
   });
 
   it("a zombie's next heartbeat finds its claim taken over and aborts its tool's signal; nothing it does is recorded", async () => {
@@ -211,5 +228,72 @@ describe("claim leases: each worker's claimStaleAfterMs is its own lease, honour
       { key: "m-1:call_1", status: "completed", attempt: 2, ownerRunId: taken.runId },
     ]);
     expect((await taker.getState({ threadId: "t-zombie" }))?.status).toBe("completed");
+  });
+
+  it("a zombie whose completion is fenced out fails out of its node, even when its step write would still commit", async () => {
+    // Heartbeats stay frozen, so only the fenced completion can tell the zombie it lost.
+    const checkpointer = new ClaimGate();
+    checkpointer.frozen = true;
+    const zombieGate = deferred();
+    const zombieEntered = deferred();
+    const effects: string[] = [];
+    const charge = tool({
+      name: "charge_card",
+      description: "Charge the card.",
+      schema: z.object({ order_id: z.string() }),
+      execute: async (args, ctx) => {
+        effects.push(`charge ${args.order_id} attempt ${ctx.attempt}`);
+        if (ctx.attempt === 1) {
+          zombieEntered.resolve();
+          await zombieGate.promise;
+        }
+        return `Charged order ${args.order_id} (attempt ${ctx.attempt})`;
+      },
+    });
+    const options = { model: model(), tools: [charge], checkpointer, claimStaleAfterMs: 100 };
+    // A first run dies right after the model step's write: the thread waits at TOOL.
+    const crash = new FaultPoints().arm(
+      "step.after_write",
+      () => {
+        throw new Error("crash after the model step");
+      },
+      { when: (at) => at.node === "TOOL", times: 1 },
+    );
+    await supportAgent({ ...options, faultPoints: crash })
+      .invoke(user("charge"), { threadId: "t-fenced" })
+      .catch(() => null);
+
+    // The taker starts first (its start write is the older version) and is held before its
+    // claim; the zombie starts second, holding the newer version, claims and hangs.
+    const claimHeld = deferred();
+    checkpointer.holdNextClaim = claimHeld.promise;
+    const runTaker = supportAgent(options)
+      .invoke(null, { threadId: "t-fenced" })
+      .then(
+        () => null,
+        (e: unknown) => e,
+      );
+    await checkpointer.claimWaiting.promise;
+    const runZombie = supportAgent(options)
+      .invoke(null, { threadId: "t-fenced" })
+      .then(
+        () => null,
+        (e: unknown) => e,
+      );
+    await zombieEntered.promise;
+
+    // The taker takes the expired claim over, charges as attempt 2, records it, and loses its
+    // step write to the zombie's newer version.
+    claimHeld.resolve();
+    expect(await runTaker).toMatchObject({ code: "STORAGE_CONFLICT_001" });
+    // The zombie wakes: its record is refused, and with it the node. Going on, it would have
+    // committed attempt 1's result while the ledger holds attempt 2's.
+    zombieGate.resolve();
+    expect(await runZombie).toMatchObject({ code: "TOOL_CONFLICT_002" });
+    expect(effects).toEqual(["charge 4821 attempt 1", "charge 4821 attempt 2"]);
+
+    const done = await supportAgent(options).invoke(null, { threadId: "t-fenced" });
+    expect(toolText(done.state, "call_1")).toBe("Charged order 4821 (attempt 2)");
+    expect(effects).toHaveLength(2);
   });
 });

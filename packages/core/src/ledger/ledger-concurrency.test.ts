@@ -370,7 +370,8 @@ describe("concurrent executions", () => {
     await pause(80);
     const resultB = await b.invoke(null, { threadId: "t-fence" });
     gate.resolve();
-    await expect(runA).rejects.toMatchObject({ code: "STORAGE_CONFLICT_001" });
+    // Fenced out at its record, the late attempt fails out of its node: nothing of it is written.
+    await expect(runA).rejects.toMatchObject({ code: "TOOL_CONFLICT_002" });
 
     expect(effects).toEqual(["charge attempt 2", "charge attempt 1"]);
     expect(toolText(resultB.state, "call_1")).toBe("Charged (attempt 2)");

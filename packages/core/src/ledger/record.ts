@@ -1,3 +1,4 @@
+import { ClaimLostError } from "../errors/errors.js";
 import type { NodeContext } from "../runtime/node-context.js";
 import type { ReadyCall } from "../tools/prepared-call.js";
 import type { ResultEnvelope } from "./envelope.js";
@@ -7,6 +8,12 @@ import type { ResultEnvelope } from "./envelope.js";
  * failure here never fails the run: the side effect already happened and the model needs the
  * result. It is logged at error level and counted, because it is the one case where the
  * runtime knows its replay guarantee did not hold.
+ *
+ * A record refused by the fence is another matter: this attempt's claim was taken over, so the
+ * call belongs to the taker, whose result the ledger holds (or will). Going on would put this
+ * attempt's result in the transcript, and the run's step write can still commit when the taker
+ * read an older version. So it throws {@link ClaimLostError}: the node fails and nothing of
+ * this attempt is written; a continued run replays the taker's result.
  */
 export async function recordResult(
   call: ReadyCall,
@@ -22,6 +29,7 @@ export async function recordResult(
     toolCallId: call.call.id,
     attempt,
   };
+  let lost: ClaimLostError | undefined;
   try {
     const recorded = await ctx.runtime.checkpointer.completeCall(
       ctx.threadId,
@@ -33,6 +41,7 @@ export async function recordResult(
         fields,
         "Tool call result was not recorded: its claim was taken over by another execution (fenced out)",
       );
+      lost = new ClaimLostError(ctx.threadId, key, attempt);
     }
   } catch (error) {
     ctx.runtime.metrics.ledgerRecordFailures.add(1, { tool: call.tool.name });
@@ -41,6 +50,7 @@ export async function recordResult(
       "Tool call COMPLETED but could not be recorded; a replay of this node may execute it again",
     );
   }
+  if (lost) throw lost;
 }
 
 /** Marks a claimed call as paused in `interrupt()`: not done, and not in doubt. */
