@@ -5,8 +5,8 @@
  *   spin -a model/ledger.pml          v1: today's protocol (four commits per turn)
  *   spin -a -DV2 model/ledger.pml     v2: issue 15 (last result and retry claims ride in step writes)
  *
- * Both treat a fenced-out record as a lost claim; -DTODAY_FENCED_OUT is the code as it is, which
- * keeps the fenced-out result (model/README.md, Findings). A PLANTED_* macro breaks one rule on
+ * Both treat a fenced-out record as a lost claim; -DTODAY_FENCED_OUT is the code as it was before
+ * that fix, which kept the fenced-out result (model/README.md, Findings). A PLANTED_* macro breaks one rule on
  * purpose. model/check.sh expects spin to pass the protocols and to find each bug.
  *
  * The thread: a MODEL step writes the assistant message with NC tool calls, a TOOL step runs
