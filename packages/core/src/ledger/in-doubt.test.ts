@@ -239,7 +239,7 @@ describe("in doubt under 'interrupt'", () => {
     expect(first.interrupts).toHaveLength(1);
     const [pending] = first.interrupts;
     expect(pending).toMatchObject({
-      id: `${KEY}:in-doubt`,
+      id: `${KEY}:in-doubt-1`,
       node: "TOOL",
       toolCallId: "call_1",
       value: {

@@ -158,7 +158,9 @@ function askHuman(call: ReadyCall, entry: LedgerEntry): InDoubtDecision {
       attempt: entry.attempt,
     },
     {
-      id: "in-doubt",
+      // One question per attempt: an answer about attempt n (say "retry") must never decide
+      // attempt n + 1 when that one falls in doubt too, or the call runs again unasked.
+      id: `in-doubt-${entry.attempt}`,
       message:
         `Tool '${call.tool.name}' started but its result was never recorded: it may or may not have ` +
         `taken effect. Answer { action: "retry" }, { action: "complete", result } or { action: "fail" }.`,

@@ -249,7 +249,8 @@ describe("interrupt() in a tool whose call fell in doubt", () => {
       "killed before the record",
     );
     const inDoubt = await app.invoke(null, { threadId });
-    expect(inDoubt.interrupts.map((i) => i.id)).toEqual(["m-1:call_1:in-doubt"]);
+    // The approval paused attempt 1; attempt 2 ran and fell in doubt.
+    expect(inDoubt.interrupts.map((i) => i.id)).toEqual(["m-1:call_1:in-doubt-2"]);
 
     // On retry, interrupt("approve?") finds its earlier answer under the same id.
     const result = await app.invoke({ resume: { action: "retry" } }, { threadId });
@@ -257,6 +258,55 @@ describe("interrupt() in a tool whose call fell in doubt", () => {
     expect(result.interrupts).toEqual([]);
     expect(toolText(result.state, "call_1")).toBe("refunded");
     expect(effects).toEqual(["refund", "refund"]);
+  });
+});
+
+describe("an in-doubt question answered once", () => {
+  it("is asked again when the retried attempt falls in doubt too: an answer about attempt 1 never decides attempt 2", async () => {
+    const effects: string[] = [];
+    const charge = tool({
+      name: "charge_card",
+      description: "Charge the card.",
+      schema: z.object({}),
+      onInDoubt: "interrupt",
+      execute: (_args, ctx) => {
+        effects.push(`charge attempt ${ctx.attempt}`);
+        return "charged";
+      },
+    });
+    // Each of the first two attempts is "killed" after charging, before its record.
+    const crash = new FaultPoints().arm(
+      "tool.after_return",
+      () => {
+        throw new Error("killed before the record");
+      },
+      { times: 2 },
+    );
+    const app = supportAgent({
+      model: [callsTurn("m-1", [["charge_card", {}]]), "Done."],
+      tools: [charge],
+      faultPoints: crash,
+    });
+    const threadId = "t-asked-again";
+    await expect(app.invoke(user("charge"), { threadId })).rejects.toThrow("killed");
+    const first = await app.invoke(null, { threadId });
+    expect(first.interrupts.map((i) => i.id)).toEqual(["m-1:call_1:in-doubt-1"]);
+    await expect(app.invoke({ resume: { action: "retry" } }, { threadId })).rejects.toThrow(
+      "killed",
+    );
+    expect(effects).toEqual(["charge attempt 1", "charge attempt 2"]);
+
+    // Attempt 2 is in doubt now: a human is asked about it, not answered by the old "retry".
+    const second = await app.invoke(null, { threadId });
+    expect(second.status).toBe("interrupted");
+    expect(second.interrupts.map((i) => i.id)).toEqual(["m-1:call_1:in-doubt-2"]);
+    expect(effects).toEqual(["charge attempt 1", "charge attempt 2"]);
+    const done = await app.invoke(
+      { resume: { action: "complete", result: "charged" } },
+      { threadId },
+    );
+    expect(done.status).toBe("completed");
+    expect(effects).toHaveLength(2);
   });
 });
 
