@@ -2,7 +2,7 @@ import { setTimeout as sleep } from "node:timers/promises";
 import type { StoreKind } from "../support/store-spec.js";
 import { ChaosServices } from "./chaos-services.js";
 import { runScenario, type ScenarioContext } from "./chaos-scenario.js";
-import { emptyTally, otherFailures, type ChaosTally } from "./chaos-tally.js";
+import { count, emptyTally, otherFailures, type ChaosTally } from "./chaos-tally.js";
 import { WarmPool } from "./warm-pool.js";
 
 /** What a chaos run does. */
@@ -36,7 +36,10 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosTally> {
   const tally = emptyTally(options.store);
   const services = options.store === "postgres" ? await ChaosServices.start() : null;
   // Enough warm processes for every lane's largest wave, plus the ones that replace the killed.
-  const pool = new WarmPool(options.lanes * 3);
+  const pool = new WarmPool(options.lanes * 3, (why) => {
+    count(tally.broken, "worker");
+    tally.failures.push({ seed: 0, broke: "worker", message: why });
+  });
   const ctx: ScenarioContext = {
     kind: options.store,
     servers: services?.servers,

@@ -115,7 +115,13 @@ export async function runScenario(
     tally.failures.push({ seed, broke, message: `${message}\n${trace.join("\n")}` });
   } finally {
     tally.inDoubtSurfaced += surfacedInDoubt(scene).length;
-    await ctx.stable(() => scene.dispose());
+    await ctx
+      .stable(() => scene.dispose())
+      .catch((error: unknown) => {
+        // Dropping the schema waits for locks: one still held once every worker is gone is news.
+        count(tally.broken, "worker");
+        tally.failures.push({ seed, broke: "worker", message: `cleanup: ${String(error)}` });
+      });
   }
 }
 

@@ -21,8 +21,12 @@ export class WarmPool {
   readonly #discarded = new WeakSet<WorkerProcess>();
   #closed = false;
 
-  constructor(size: number) {
+  readonly #onIdleExit: (why: string) => void;
+
+  /** `onIdleExit` hears of a process that died while it ran nothing (and was not killed here). */
+  constructor(size: number, onIdleExit: (why: string) => void) {
     this.#size = size;
+    this.#onIdleExit = onIdleExit;
     this.#refill();
   }
 
@@ -82,7 +86,7 @@ export class WarmPool {
     void worker.exited.then((exit) => {
       if (this.#busy.has(worker) || this.#closed || this.#discarded.has(worker)) return;
       // Not running anything, not killed by us: whatever it printed says why.
-      process.stderr.write(`an idle worker exited ${JSON.stringify(exit)}\n${worker.stderr}\n`);
+      this.#onIdleExit(`an idle worker exited ${JSON.stringify(exit)}\n${worker.stderr}`);
       this.#idle.splice(this.#idle.indexOf(worker) >>> 0, 1);
       this.#refill();
     });
