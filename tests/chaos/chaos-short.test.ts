@@ -19,7 +19,7 @@ describe.each(STORES)("chaos on $label (real processes, SIGKILL and SIGSTOP)", (
   it(
     `no recorded call runs twice, no message or update is lost, across ${KILLS} kills (seed ${SEED})`,
     async () => {
-      const tally = await runChaos({ store: kind, kills: KILLS, seed: SEED, lanes: 2 });
+      const tally = await runChaos({ store: kind, kills: KILLS, seed: SEED, lanes: 3 });
       const summary = `${details(tally)}\n${tally.failures.map((f) => f.message).join("\n\n")}`;
       expect(tally.broken.duplicate ?? 0, `duplicates of recorded calls\n${summary}`).toBe(0);
       expect(tally.broken.lost_message ?? 0, `lost messages\n${summary}`).toBe(0);
