@@ -85,10 +85,12 @@ export class WarmPool {
     this.#starting.add(worker);
     void worker.exited.then((exit) => {
       if (this.#busy.has(worker) || this.#closed || this.#discarded.has(worker)) return;
-      // Not running anything, not killed by us: whatever it printed says why.
-      this.#onIdleExit(`an idle worker exited ${JSON.stringify(exit)}\n${worker.stderr}`);
       this.#idle.splice(this.#idle.indexOf(worker) >>> 0, 1);
       this.#refill();
+      // A SIGKILL comes from the run: one aimed at a run that ended a moment before it landed.
+      if (exit.signal === "SIGKILL") return;
+      // Not running anything, not killed by us: whatever it printed says why.
+      this.#onIdleExit(`an idle worker exited ${JSON.stringify(exit)}\n${worker.stderr}`);
     });
     void worker.waitForType("warm", WARM_TIMEOUT_MS).then(
       () => {
