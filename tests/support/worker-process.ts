@@ -19,8 +19,8 @@ export interface WorkerMessage {
  */
 export class WorkerProcess {
   readonly child: ChildProcess;
-  /** Every message received so far, in order. */
-  readonly messages: WorkerMessage[] = [];
+  /** Every message received so far (since the current job started, see `startJob`), in order. */
+  messages: WorkerMessage[] = [];
   /** Resolves when the process has exited, however it ended. */
   readonly exited: Promise<WorkerExit>;
   readonly #waiters = new Set<() => void>();
@@ -90,6 +90,16 @@ export class WorkerProcess {
       this.#waiters.add(check);
       check();
     });
+  }
+
+  /**
+   * For a process that serves one job after another: sends `message` (the next job) and starts
+   * a new `messages` list, so waits and reports see this job's messages only (the list of the
+   * job before stays as it was, for whoever holds it).
+   */
+  startJob(message: WorkerMessage): void {
+    this.messages = [];
+    this.child.send(message);
   }
 
   /** A message of `type`, as {@link waitFor}. */

@@ -23,6 +23,13 @@ export interface KillPlan {
   hit?: number;
 }
 
+/** A SIGSTOP from outside, then a SIGKILL or a SIGCONT. */
+export interface FreezePlan {
+  afterMs: number;
+  forMs: number;
+  then: "kill" | "continue";
+}
+
 /** How the worker starts its run. */
 export type RunInputPlan =
   | { kind: "new"; text: string }
@@ -53,6 +60,11 @@ export interface AgentParams {
    * write, at whatever the worker is doing then (possibly in the middle of a store write).
    */
   outsideKillMs?: number;
+  /**
+   * Read by the parent only: it SIGSTOPs the worker `afterMs` after its first committed write,
+   * and `forMs` later SIGKILLs it or lets it go on (SIGCONT).
+   */
+  freeze?: FreezePlan;
   /** How old a claim's heartbeat must be to count as left by a dead worker (default 300 ms). */
   claimStaleAfterMs?: number;
   /** Report the runtime's OpenTelemetry counters in `done` (default true). */

@@ -4,12 +4,18 @@
  * and reports to the parent over IPC what it did. When its params say so, it SIGKILLs itself at
  * a named fault point (a real crash: no cleanup, no flush), or hangs in a tool until the parent
  * kills it.
+ *
+ * Started with `{ awaitParams: true }` (a warm worker), it loads everything, reports `warm`, and
+ * serves runs one after another: each from a `params` message, reported `served` once its store
+ * is closed. The chaos run keeps such processes ready, and reuses those that were not killed,
+ * so that its time goes to runs and kills rather than to loading Node.js and the packages.
  */
-import type { Checkpointer, FaultContext } from "@tenxgraph/core";
+import type { FaultContext } from "@tenxgraph/core";
 import { FaultPoints } from "@tenxgraph/core/testing";
 import { openStore } from "../../support/store-spec.js";
-import { report, workerParams } from "../../support/worker-process.js";
+import { report, workerParams, type WorkerMessage } from "../../support/worker-process.js";
 import type { AgentParams } from "./agent-params.js";
+import { reportingWrites } from "./reporting-writes.js";
 import { runAgent } from "./run-agent.js";
 import { reportingLogger, storeLogger } from "./reporting-logger.js";
 
@@ -20,29 +26,52 @@ const EXIT_AFTER_CLOSE_MS = 10_000;
 const leaveWithParent = () => process.exit(1);
 process.on("disconnect", leaveWithParent);
 
-const params = workerParams<AgentParams>();
-const checkpointer = openStore(params.store, { logger: storeLogger() });
-// The metrics SDK costs a tenth of a second per start: loaded only when the test reads it.
-const meter = params.metrics === false ? null : (await import("./worker-meter.js")).workerMeter();
-try {
-  const outcome = await runAgent(params, {
-    checkpointer,
-    faultPoints: faultPoints(params, checkpointer),
-    logger: reportingLogger(),
-    meter: meter?.meter,
-    onHang: (tool) => void report({ type: "hanging", tool }),
-  });
-  await report({ type: "done", ...outcome, metrics: (await meter?.sums()) ?? null });
-} catch (error) {
-  const code = (error as { code?: unknown }).code ?? null;
-  await report({ type: "failed", code, message: String(error) });
+const given = workerParams<AgentParams | { awaitParams: true }>();
+if ("awaitParams" in given) {
+  // Listening before saying so: the parent answers `warm` and `served` with the next params.
+  let next = nextParams();
+  await report({ type: "warm" });
+  for (;;) {
+    await runOnce(await next);
+    next = nextParams();
+    await report({ type: "served" });
+  }
 }
-await checkpointer.close();
+const params = given;
+await runOnce(params);
 if (params.stayAlive) {
   await report({ type: "idle" });
   setInterval(() => {}, 1_000); // alive, doing nothing, until the parent's SIGKILL
 } else {
   exitWhenIdle();
+}
+
+/** Runs the agent once on its own store connection, reports how it ended, closes the store. */
+async function runOnce(params: AgentParams): Promise<void> {
+  const checkpointer = reportingWrites(openStore(params.store, { logger: storeLogger() }));
+  // The metrics SDK costs a tenth of a second per start: loaded only when the test reads it.
+  const meter = params.metrics === false ? null : (await import("./worker-meter.js")).workerMeter();
+  try {
+    const outcome = await runAgent(params, {
+      checkpointer,
+      faultPoints: faultPoints(params),
+      logger: reportingLogger(),
+      meter: meter?.meter,
+      onHang: (tool) => void report({ type: "hanging", tool }),
+    });
+    await report({ type: "done", ...outcome, metrics: (await meter?.sums()) ?? null });
+  } catch (error) {
+    const code = (error as { code?: unknown }).code ?? null;
+    await report({ type: "failed", code, message: String(error) });
+  }
+  await checkpointer.close();
+}
+
+/** A warm worker's next params, from the parent's `params` message. */
+function nextParams(): Promise<AgentParams> {
+  return new Promise((resolve) => {
+    process.once("message", (message: WorkerMessage) => resolve(message.params as AgentParams));
+  });
 }
 
 /**
@@ -63,23 +92,14 @@ function exitWhenIdle(): void {
 
 /**
  * Reporters first (FaultPoints fires armings in the order they were armed), so the parent
- * hears of a point before the kill armed on it fires.
+ * hears of a point before the kill armed on it fires. Committed writes are reported by the
+ * store itself (reporting-writes.ts), before `step.after_write` fires.
  */
-function faultPoints(params: AgentParams, store: Checkpointer): FaultPoints {
+function faultPoints(params: AgentParams): FaultPoints {
   const where = (at: FaultContext) => ({ tool: at.toolName ?? null, key: at.key ?? null });
   const faults = new FaultPoints()
     .arm("tool.after_return", (at) => report({ type: "returned", ...where(at) }))
-    .arm("ledger.after_record", (at) => report({ type: "recorded", ...where(at) }))
-    .arm("step.after_write", async (at) => {
-      // The run holds the thread, so what is stored now is what this write committed.
-      const checkpoint = await store.getCheckpoint(at.threadId);
-      await report({
-        type: "write",
-        version: checkpoint?.version ?? null,
-        status: checkpoint?.status ?? null,
-        currentNode: checkpoint?.currentNode ?? null,
-      });
-    });
+    .arm("ledger.after_record", (at) => report({ type: "recorded", ...where(at) }));
   const kill = params.kill;
   if (!kill) return faults;
   let seen = 0;

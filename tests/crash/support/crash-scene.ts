@@ -2,7 +2,12 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { LedgerEntry, Message, ThreadCheckpoint } from "@tenxgraph/core";
-import { dropStore, freshStore, waitUntilUnlocked } from "../../support/fresh-store.js";
+import {
+  dropStore,
+  freshStore,
+  waitUntilUnlocked,
+  type StoreServers,
+} from "../../support/fresh-store.js";
 import {
   durableOnly,
   openStore,
@@ -18,7 +23,8 @@ import type { AgentParams, Effect } from "./agent-params.js";
 import { storeLogger } from "./reporting-logger.js";
 import { readEffects } from "./side-effect-log.js";
 
-const AGENT_WORKER = new URL("./agent-worker.ts", import.meta.url);
+/** The worker script every scene runs; a pool may start it early (see {@link SceneOptions}). */
+export const AGENT_WORKER = new URL("./agent-worker.ts", import.meta.url);
 /** A worker that neither ends nor dies within this is stuck: the test fails instead of hanging. */
 const WORKER_DEADLINE_MS = 30_000;
 /**
@@ -39,6 +45,11 @@ export interface WorkerRun {
   stderr: string;
   /** The stored thread version once the process was gone (set by the invariant checks). */
   versionAfter?: number;
+  /**
+   * The runs started together on the thread (the chaos run starts two or three at once) share
+   * a wave; a run started on its own is a wave of one.
+   */
+  wave: string;
 }
 
 /** The thread as stored, read through a checkpointer of the test process. */
@@ -53,6 +64,19 @@ export interface StoredThread {
 export interface SceneOptions {
   /** The Redis every process of a PostgreSQL scene uses, instead of the suite's shared one. */
   redisUrl?: string;
+  /** The servers a PostgreSQL scene lives on, instead of the suite's shared ones. */
+  servers?: StoreServers;
+  /**
+   * Starts the worker process for a run (default: a new process of {@link AGENT_WORKER} with
+   * the params). The chaos run hands out processes started ahead of time, so a run does not
+   * wait for Node.js and the packages to load.
+   */
+  spawn?: (params: AgentParams) => WorkerProcess;
+  /**
+   * How long a worker may take before it counts as stuck (default 30 s); the chaos run gives
+   * more, as it keeps the machine far busier than one test.
+   */
+  workerDeadlineMs?: number;
 }
 
 /**
@@ -65,8 +89,12 @@ export class CrashScene {
   readonly store: StoreSpec;
   readonly effectsPath: string;
   readonly runs: WorkerRun[] = [];
-  readonly #workers: WorkerProcess[] = [];
+  /** Workers whose run has not ended yet (a served worker goes on to other scenes' runs). */
+  readonly #running = new Set<WorkerProcess>();
+  #started = 0;
   readonly #base: Pick<AgentParams, "threadId" | "rounds" | "answer">;
+  readonly #spawn: (params: AgentParams) => WorkerProcess;
+  readonly #deadlineMs: number;
 
   constructor(
     name: string,
@@ -75,21 +103,29 @@ export class CrashScene {
     options: SceneOptions = {},
   ) {
     this.dir = mkdtempSync(join(tmpdir(), `tenxgraph-crash-${name}-`));
-    const store = freshStore(kind, name, this.dir);
+    const store = freshStore(kind, name, this.dir, options.servers);
     this.store =
       options.redisUrl !== undefined && store.kind === "postgres"
         ? { ...store, redisUrl: options.redisUrl }
         : store;
     this.effectsPath = join(this.dir, "effects.jsonl");
     this.#base = base;
+    this.#spawn = options.spawn ?? ((params) => new WorkerProcess(AGENT_WORKER, params));
+    this.#deadlineMs = options.workerDeadlineMs ?? WORKER_DEADLINE_MS;
   }
 
   get threadId(): string {
     return this.#base.threadId;
   }
 
-  /** Starts a worker on this scene with `params` over the scene's defaults. */
-  start(params: Partial<AgentParams> & Pick<AgentParams, "via" | "input">): {
+  /**
+   * Starts a worker on this scene with `params` over the scene's defaults, in `wave` with the
+   * other runs started at the same time (default: a wave of its own).
+   */
+  start(
+    params: Partial<AgentParams> & Pick<AgentParams, "via" | "input">,
+    wave = `solo-${this.#started}`,
+  ): {
     worker: WorkerProcess;
     finished: Promise<WorkerRun>;
   } {
@@ -99,9 +135,10 @@ export class CrashScene {
       effectsPath: this.effectsPath,
       ...params,
     };
-    const worker = new WorkerProcess(AGENT_WORKER, full);
-    this.#workers.push(worker);
-    return { worker, finished: this.#finish(worker, full) };
+    const worker = this.#spawn(full);
+    this.#started += 1;
+    this.#running.add(worker);
+    return { worker, finished: this.#finish(worker, full, wave) };
   }
 
   /** Runs a worker until it exits on its own: it completes, fails, or kills itself. */
@@ -148,11 +185,11 @@ export class CrashScene {
   }
 
   /**
-   * Kills any worker still alive (a test that failed may leave one hanging), then removes the
-   * store and the files.
+   * Kills any worker whose run has not ended (a test that failed may leave one hanging), then
+   * removes the store and the files.
    */
   async dispose(): Promise<void> {
-    await Promise.all(this.#workers.map((worker) => worker.kill()));
+    await Promise.all([...this.#running].map((worker) => worker.kill()));
     try {
       await dropStore(this.store);
     } finally {
@@ -160,27 +197,39 @@ export class CrashScene {
     }
   }
 
-  async #finish(worker: WorkerProcess, params: AgentParams): Promise<WorkerRun> {
+  /**
+   * The run ends when the process exits, or, for a process that serves runs one after another
+   * (started by a pool, see {@link SceneOptions.spawn}), when it reports `served`.
+   */
+  async #finish(worker: WorkerProcess, params: AgentParams, wave: string): Promise<WorkerRun> {
+    const served = worker.waitForType("served", this.#deadlineMs).then(
+      (): WorkerExit => ({ code: 0, signal: null }),
+      () => new Promise<never>(() => {}), // it exited (or is stuck): the others settle the race
+    );
     let timer: NodeJS.Timeout | undefined;
     const stuck = new Promise<never>((_, reject) => {
       timer = setTimeout(() => {
         void worker.kill();
-        reject(new Error(`worker stuck after ${WORKER_DEADLINE_MS} ms\n${worker.stderr}`));
-      }, WORKER_DEADLINE_MS);
+        reject(new Error(`worker stuck after ${this.#deadlineMs} ms\n${worker.stderr}`));
+      }, this.#deadlineMs);
     });
     try {
-      const exit = await Promise.race([worker.exited, stuck]);
+      const exit = await Promise.race([worker.exited, served, stuck]);
+      // This run's list: a served worker starts a new one with its next run.
+      const { messages } = worker;
       const run: WorkerRun = {
         params,
         exit,
-        messages: worker.messages,
-        done: worker.messages.find((m) => m.type === "done"),
-        killing: worker.messages.find((m) => m.type === "killing"),
+        messages,
+        done: messages.find((m) => m.type === "done"),
+        killing: messages.find((m) => m.type === "killing"),
         stderr: worker.stderr,
+        wave,
       };
       this.runs.push(run);
       return run;
     } finally {
+      this.#running.delete(worker);
       clearTimeout(timer);
     }
   }

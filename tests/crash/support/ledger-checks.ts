@@ -1,7 +1,7 @@
 import { Message, decodeEnvelope, type LedgerEntry } from "@tenxgraph/core";
 import { expect } from "vitest";
 import type { Effect, PolicyName, ToolName } from "./agent-params.js";
-import type { CrashScene, StoredThread } from "./crash-scene.js";
+import type { CrashScene, StoredThread, WorkerRun } from "./crash-scene.js";
 
 /**
  * A recorded call is final: a later process replays it and never runs, claims or rewrites it,
@@ -30,11 +30,16 @@ export function checkRecordsFinal(
 
 /**
  * What `stream` told its consumer matches the ledger: a call is reported `replayed` exactly
- * when its entry was settled by another run (an earlier process), not claimed by this one.
+ * when its entry was settled by another run (an earlier or a concurrent process), not claimed
+ * by this one. Checked for each run of the last wave.
  */
 export function checkStreamedReplays(scene: CrashScene, stored: StoredThread, at: string): void {
-  const run = scene.runs.at(-1);
-  if (run?.params.via !== "stream") return;
+  const wave = scene.runs.at(-1)?.wave;
+  for (const run of scene.runs.filter((r) => r.wave === wave)) checkReplays(run, stored, at);
+}
+
+function checkReplays(run: WorkerRun, stored: StoredThread, at: string): void {
+  if (run.params.via !== "stream") return;
   const events = run.messages.flatMap((m) =>
     m.type === "event" ? [m.event as StreamedEvent] : [],
   );
