@@ -124,7 +124,7 @@ describe.each(STORES)("on $label", { timeout: SCENE_TEST_TIMEOUT_MS }, ({ kind }
           },
         },
       ]);
-      expect(interrupts[0]!.id).toMatch(/:call_2:in-doubt$/);
+      expect(interrupts[0]!.id).toMatch(/:call_2:in-doubt-\d+$/);
       expect(metric(paused, "tool.in_doubt", "charge_card"), "in-doubt counter").toBe(1);
       expect(inDoubtWarnings(paused)).toMatchObject([{ level: "warn", policy: "interrupt" }]);
       return interrupts[0]!;

@@ -95,20 +95,23 @@ describe.each(STORES)("on $label", { timeout: SCENE_TEST_TIMEOUT_MS }, ({ kind }
       try {
         // A generous lease keeps the holder, slowed by a loaded machine, from looking dead: the
         // holder's own lease is what every reader honours.
-        const hung = scene.start({
-          via: "invoke",
-          input: { kind: "new", text: SEED_REQUEST },
-          hang: "send_receipt",
-          claimStaleAfterMs: 2_000,
-        });
+        // One wave: the two runs overlap on the thread, so their writes are checked together.
+        const hung = scene.start(
+          {
+            via: "invoke",
+            input: { kind: "new", text: SEED_REQUEST },
+            hang: "send_receipt",
+            claimStaleAfterMs: 2_000,
+          },
+          "takeover",
+        );
         const ready = hungWithSiblingsRecorded("send_receipt");
         await hung.worker.waitFor(() => ready(hung.worker.messages), 30_000);
         // The holder still heartbeats its claim: the new run must wait, not run the call twice.
-        const next = scene.start({
-          via: "stream",
-          input: { kind: "continue" },
-          claimStaleAfterMs: 2_000,
-        });
+        const next = scene.start(
+          { via: "stream", input: { kind: "continue" }, claimStaleAfterMs: 2_000 },
+          "takeover",
+        );
         const waiting = await next.worker.waitFor(
           (m) => m.type === "log" && String(m.msg).includes("held by another execution"),
           30_000,
