@@ -1,3 +1,4 @@
+import { Message } from "@tenxgraph/core";
 import { CrashScene, type StoredThread, type WorkerRun } from "../crash/support/crash-scene.js";
 import { between, mulberry32 } from "../crash/support/prng.js";
 import { planScenario, type ScenarioPlan } from "../crash/support/random-plan.js";
@@ -112,6 +113,7 @@ export async function runScenario(
       brokenInvariant(error) ?? (error instanceof ScenarioBreak ? error.broke : "worker");
     count(tally.broken, broke);
     const message = error instanceof Error ? error.message : String(error);
+    trace.push(await storedForReport(ctx, scene));
     tally.failures.push({ seed, broke, message: `${message}\n${trace.join("\n")}` });
   } finally {
     tally.inDoubtSurfaced += surfacedInDoubt(scene).length;
@@ -159,6 +161,17 @@ function checkEndings(ctx: ScenarioContext, wave: WaveOutcome): void {
     if (!RACE_REFUSALS.has(code) && !outage) {
       throw new ScenarioBreak("worker", `run failed ${code}: ${String(failed.message)}\n${why}`);
     }
+  }
+}
+
+/** What the store and the effect log hold, for the failure's trace (printed, not in results.md). */
+async function storedForReport(ctx: ScenarioContext, scene: CrashScene): Promise<string> {
+  try {
+    const { ledger, effects, messages } = await ctx.stable(() => scene.read());
+    const transcript = messages.map((m) => ({ id: m.id, role: m.role, text: Message.text(m) }));
+    return `stored: ${JSON.stringify({ ledger, effects, transcript }, null, 1)}`;
+  } catch (error) {
+    return `stored: unreadable (${String(error)})`;
   }
 }
 

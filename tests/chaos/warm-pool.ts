@@ -34,14 +34,19 @@ export class WarmPool {
   take(params: AgentParams): WorkerProcess {
     const worker = this.#takeIdle() ?? this.#start();
     this.#busy.add(worker);
+    // The run's messages start now, even when its params must wait for the process to load:
+    // a disruption aimed at the run holds this list (before, a run handed to a process still
+    // loading was never disrupted: its hung tool was never killed and timed out instead).
+    worker.startJob();
+    const job = { type: "params", params } as const;
     if (this.#starting.has(worker)) {
       // Started just now: it gets the params once it says it is ready.
       void worker.waitForType("warm", WARM_TIMEOUT_MS).then(
-        () => worker.startJob({ type: "params", params }),
+        () => worker.send(job),
         () => void worker.kill(),
       );
     } else {
-      worker.startJob({ type: "params", params });
+      worker.send(job);
     }
     // Back to the pool once served; a killed one is gone, and replaced.
     void worker.waitForType("served", 2_147_483_647).then(

@@ -19,7 +19,7 @@ export interface WorkerMessage {
  */
 export class WorkerProcess {
   readonly child: ChildProcess;
-  /** Every message received so far (since the current job started, see `startJob`), in order. */
+  /** Every message received so far (since the current job started, see {@link startJob}), in order. */
   messages: WorkerMessage[] = [];
   /** Resolves when the process has exited, however it ended. */
   readonly exited: Promise<WorkerExit>;
@@ -93,12 +93,18 @@ export class WorkerProcess {
   }
 
   /**
-   * For a process that serves one job after another: sends `message` (the next job) and starts
-   * a new `messages` list, so waits and reports see this job's messages only (the list of the
-   * job before stays as it was, for whoever holds it).
+   * For a process that serves one job after another: starts a new `messages` list, so waits and
+   * reports see this job's messages only (the list of the job before stays as it was, for
+   * whoever holds it). Separate from {@link send}: a process still loading gets its job's
+   * params only once it is ready, but whoever disrupts the job must hold the job's list from
+   * the moment the job is handed out, or it waits on the old list forever.
    */
-  startJob(message: WorkerMessage): void {
+  startJob(): void {
     this.messages = [];
+  }
+
+  /** Sends `message` to the process. */
+  send(message: WorkerMessage): void {
     this.child.send(message);
   }
 

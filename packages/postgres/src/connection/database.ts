@@ -58,6 +58,16 @@ export class Database {
     this.#pool.on("error", (error) => {
       settings.logger.warn({ err: error }, "An idle PostgreSQL connection broke; it was dropped");
     });
+    // A connection that breaks while checked out emits 'error' on its client, which crashes the
+    // process when no listener is attached at that instant; the pool detaches its own listener at
+    // checkout. One listener for the client's whole life leaves no such instant (a chaos run
+    // lost a worker to a server shutdown, 57P01, without it). The failure itself still reaches
+    // the pending query, and #once destroys the client instead of returning it.
+    this.#pool.on("connect", (client) => {
+      client.on("error", (error) => {
+        settings.logger.debug({ err: error }, "A PostgreSQL connection broke");
+      });
+    });
   }
 
   get location(): string {
@@ -121,17 +131,11 @@ export class Database {
     } catch (error) {
       throw { error, sent: false } satisfies Failure;
     }
-    // A connection that breaks while checked out also emits 'error' on the client, which would
-    // crash the process without a listener; the failure itself reaches the pending query.
-    const ignoreBroken = () => undefined;
-    client.on("error", ignoreBroken);
     try {
       const result = await body(client);
-      client.off("error", ignoreBroken);
       client.release();
       return result;
     } catch (error) {
-      client.off("error", ignoreBroken);
       // A broken connection is destroyed rather than returned to the pool.
       client.release(isConnectionError(error) ? (error as Error) : undefined);
       throw { error, sent: true } satisfies Failure;
