@@ -53,7 +53,12 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosTally> {
   let reported = 0;
   const lane = async () => {
     while (going()) {
+      const failed = tally.failures.length;
       await runScenario(ctx, nextSeed++, tally);
+      // A long run's failures are printed as they happen, each with its trace and what it stored.
+      for (const failure of tally.failures.slice(failed)) {
+        log(`FAILED seed ${failure.seed} (${failure.broke}):\n${failure.message}`);
+      }
       if (tally.kills >= reported + 10 || !going()) {
         reported = tally.kills;
         log(progress(tally, started, options.kills));

@@ -30,9 +30,10 @@ export function unsurfacedInDoubt(scene: CrashScene, stored: StoredThread): stri
   const warned = (key: string, from: number, to: number) =>
     surfaced.some((s) => s.key === key && s.attempt >= from && s.attempt < to);
   const missing: string[] = [];
-  for (const key of new Set(stored.effects.map((e) => e.key))) {
+  // By ledger key, as the warnings name calls (a domain key is scoped by its tool there).
+  for (const key of new Set(stored.effects.map((e) => e.ledgerKey))) {
     const attempts = [
-      ...new Set(stored.effects.filter((e) => e.key === key).map((e) => e.attempt)),
+      ...new Set(stored.effects.filter((e) => e.ledgerKey === key).map((e) => e.attempt)),
     ];
     attempts.sort((a, b) => a - b);
     attempts.slice(1).forEach((attempt, i) => {

@@ -2,6 +2,7 @@
  * Step 2 of the PostgreSQL schema on a real server: claims get a lease column, every row is kept,
  * and a claim made before the step keeps the lease it had then (heartbeat + the old 3000 ms).
  */
+import { PUT_CHECKPOINT_WITH_INCARNATION } from "../../packages/postgres/src/schema/put-checkpoint-function.js";
 import type { LedgerEntry } from "@tenxgraph/core";
 import type { PgCheckpointer } from "@tenxgraph/postgres";
 import pg from "pg";
@@ -31,6 +32,14 @@ async function schemaBeforeLeases(rows: [key: string, status: string, heartbeatA
   await setup.close();
   const s = pg.escapeIdentifier(schema);
   await sql(dsn, `ALTER TABLE ${s}.tool_executions DROP COLUMN lease_expires_at`);
+  // Step 5 undone too: the writer's incarnation id, and the step function as step 2 made it.
+  await sql(dsn, `ALTER TABLE ${s}.threads DROP COLUMN incarnation_id`);
+  await sql(
+    dsn,
+    `DROP FUNCTION ${s}.tenxgraph_put_checkpoint(text, text, text, bigint, integer, text, text,
+       jsonb, jsonb, jsonb, text[], jsonb)`,
+  );
+  await sql(dsn, `SET search_path TO ${s}; ${PUT_CHECKPOINT_WITH_INCARNATION}`);
   await sql(dsn, `DELETE FROM ${s}.tenxgraph_schema WHERE version > 3`);
   await sql(
     dsn,

@@ -21,7 +21,8 @@ import type { CheckpointRow, ThreadRow } from "./rows.js";
 import { migrate } from "./schema/setup.js";
 
 const SELECT_CHECKPOINT = `
-  SELECT t.thread_id, t.user_id, t.version, t.incarnation, t.message_count, t.updated_at, s.step,
+  SELECT t.thread_id, t.incarnation_id, t.user_id, t.version, t.incarnation, t.message_count,
+         t.updated_at, s.step,
          s.current_node, s.status, s."values", s.interrupts, s.resume_answers
   FROM threads t JOIN states s ON s.thread_id = t.thread_id AND s.version = t.version
   WHERE t.thread_id = $1`;
@@ -80,7 +81,10 @@ export class PgCheckpointer implements Checkpointer {
         // a deleted thread whose id was reused must not be laid over the new thread.
         if (!cached) return null;
         const current = await this.#current(threadId);
-        return current?.incarnation === cached.incarnation ? cached.value : null;
+        const sameLife =
+          current?.incarnation === cached.incarnation &&
+          typeof cached.value.incarnation === "string";
+        return sameLife ? cached.value : null;
       };
     }
   }
@@ -129,7 +133,12 @@ export class PgCheckpointer implements Checkpointer {
         this.#current(threadId),
       ]);
       if (current === null) return null;
-      if (cached?.incarnation === current.incarnation && cached.value.version === current.version) {
+      if (
+        cached?.incarnation === current.incarnation &&
+        cached.value.version === current.version &&
+        // A copy cached by a version that did not know the life's id is read from PostgreSQL.
+        typeof cached.value.incarnation === "string"
+      ) {
         return cached.value;
       }
     }
@@ -157,9 +166,10 @@ export class PgCheckpointer implements Checkpointer {
       .query<WrittenRow>(
         "putCheckpoint",
         "once",
-        "SELECT * FROM tenxgraph_put_checkpoint($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)",
+        "SELECT * FROM tenxgraph_put_checkpoint($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)",
         [
           threadId,
+          write.incarnation,
           userId,
           expectedVersion,
           write.step,

@@ -5,6 +5,7 @@ import { fromJsonb } from "./json.js";
 /** A row of `threads` joined with its current row of `states`. */
 export interface CheckpointRow {
   thread_id: string;
+  incarnation_id: string;
   user_id: string | null;
   version: string;
   incarnation: string;
@@ -51,6 +52,7 @@ export const TOOL_EXECUTION_COLUMNS = `call_key, tool_name, status, attempt, own
 export function toCheckpoint(row: CheckpointRow): ThreadCheckpoint {
   return {
     threadId: row.thread_id,
+    incarnation: row.incarnation_id,
     userId: row.user_id,
     // bigint arrives as a string; versions stay far below 2^53.
     version: Number(row.version),

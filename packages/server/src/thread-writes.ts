@@ -1,3 +1,4 @@
+import { randomUUID } from "node:crypto";
 import type { Message, ThreadCheckpoint } from "@tenxgraph/core";
 import type { ServerContext } from "./server-context.js";
 import type { AuthUser } from "./server-env.js";
@@ -25,6 +26,8 @@ export async function editThread(
   const reset = edit.reset === true || checkpoint === null;
   return ctx.checkpointer.putCheckpoint({
     threadId,
+    // An edit that creates the thread starts its life; any other goes on with the one it read.
+    incarnation: checkpoint?.incarnation ?? randomUUID(),
     userId: checkpoint ? checkpoint.userId : user.id,
     step: checkpoint?.step ?? 0,
     currentNode: reset ? null : checkpoint.currentNode,

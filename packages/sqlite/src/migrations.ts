@@ -84,6 +84,11 @@ export const MIGRATIONS: readonly (readonly string[])[] = [
         strftime('%Y-%m-%dT%H:%M:%fZ', coalesce(heartbeat_at, started_at), '+3.000 seconds')
       WHERE status = 'started'`,
   ],
+  // Step 4: a thread's incarnation, its life's id, minted by the write that creates it. Every
+  // write compares it with the version, so a run still going on a deleted thread cannot write
+  // into a new thread of the same id that reached the same version. A thread made before
+  // keeps the empty one, which its own runs read and write back.
+  [`ALTER TABLE threads ADD COLUMN incarnation TEXT NOT NULL DEFAULT ''`],
 ];
 
 /** The schema version this code writes and reads. */

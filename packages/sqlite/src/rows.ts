@@ -4,6 +4,7 @@ import type { LedgerEntry, ThreadCheckpoint, ThreadStatus, ThreadSummary } from 
 /** A row of `threads` joined with its current row of `states`. */
 export interface CheckpointRow {
   thread_id: string;
+  incarnation: string;
   user_id: string | null;
   version: number;
   message_count: number;
@@ -42,6 +43,7 @@ export interface ToolExecutionRow {
 export function toCheckpoint(row: CheckpointRow): ThreadCheckpoint {
   return {
     threadId: row.thread_id,
+    incarnation: row.incarnation,
     userId: row.user_id,
     version: row.version,
     step: row.step,

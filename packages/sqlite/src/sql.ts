@@ -4,7 +4,7 @@ import { keepAlive } from "./keep-alive.js";
 /** Every statement the checkpointer runs, by name; prepared once per connection. */
 export const SQL = {
   selectCheckpoint: `
-    SELECT t.thread_id, t.user_id, t.version, t.message_count, t.updated_at,
+    SELECT t.thread_id, t.incarnation, t.user_id, t.version, t.message_count, t.updated_at,
            s.step, s.current_node, s.status, s.values_json, s.interrupts_json,
            s.resume_answers_json
     FROM threads t JOIN states s ON s.thread_id = t.thread_id AND s.version = t.version
@@ -12,18 +12,21 @@ export const SQL = {
   selectVersion: `SELECT version FROM threads WHERE thread_id = ?`,
   /** Creates the thread; does nothing when it exists (the caller then reports the conflict). */
   insertThread: `
-    INSERT INTO threads (thread_id, user_id, status, version, message_count, write_seq,
-                         created_at, updated_at)
-    VALUES (@threadId, @userId, @status, 1, @added,
+    INSERT INTO threads (thread_id, incarnation, user_id, status, version, message_count,
+                         write_seq, created_at, updated_at)
+    VALUES (@threadId, @incarnation, @userId, @status, 1, @added,
             (SELECT COALESCE(MAX(write_seq), 0) + 1 FROM threads), @now, @now)
     ON CONFLICT (thread_id) DO NOTHING`,
-  /** The compare-and-swap: moves the thread only from the version the write was computed from. */
+  /**
+   * The compare-and-swap: moves the thread only from the version (of the life) the write was
+   * computed from.
+   */
   advanceThread: `
     UPDATE threads
     SET user_id = COALESCE(@userId, user_id), status = @status, version = version + 1,
         message_count = message_count + @added,
         write_seq = (SELECT MAX(write_seq) FROM threads) + 1, updated_at = @now
-    WHERE thread_id = @threadId AND version = @expectedVersion
+    WHERE thread_id = @threadId AND version = @expectedVersion AND incarnation = @incarnation
     RETURNING message_count - @added AS first_seq`,
   insertState: `
     INSERT INTO states (thread_id, version, step, current_node, status, values_json,

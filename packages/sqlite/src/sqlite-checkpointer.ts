@@ -250,6 +250,7 @@ function commitWrite(sql: Statements, write: CheckpointWrite, encoded: EncodedWr
   const now = new Date().toISOString();
   const thread = {
     threadId,
+    incarnation: write.incarnation,
     userId: write.userId,
     status: write.status,
     expectedVersion,
@@ -285,7 +286,7 @@ function commitWrite(sql: Statements, write: CheckpointWrite, encoded: EncodedWr
   return version;
 }
 
-type ThreadParams = Record<"threadId" | "status" | "now", string> & {
+type ThreadParams = Record<"threadId" | "incarnation" | "status" | "now", string> & {
   userId: string | null;
   expectedVersion: number;
   added: number;

@@ -7,6 +7,7 @@ export function newThreadWrite(
 ): CheckpointWrite {
   return {
     threadId,
+    incarnation: `first-life-of-${threadId}`,
     userId: null,
     expectedVersion: 0,
     step: 0,

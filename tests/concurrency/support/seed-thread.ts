@@ -75,6 +75,7 @@ function put(
 ): Promise<number> {
   return store.putCheckpoint({
     ...at,
+    incarnation: `first-life-of-${at.threadId}`,
     userId: null,
     status: "running",
     values: {},

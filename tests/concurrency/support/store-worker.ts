@@ -77,6 +77,7 @@ async function increment(command: WorkerMessage): Promise<WorkerMessage> {
 function nextWrite(current: ThreadCheckpoint, counter: number, index: number) {
   return {
     threadId: current.threadId,
+    incarnation: current.incarnation,
     userId: null,
     expectedVersion: current.version,
     step: current.step + 1,

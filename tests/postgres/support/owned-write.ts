@@ -12,6 +12,8 @@ export function ownedWrite(
 ): CheckpointWrite {
   return {
     threadId,
+    // Each owner's thread of this id is a life of its own.
+    incarnation: `${owner}'s life of ${threadId}`,
     userId: owner,
     step: expectedVersion + 1,
     currentNode: "MAIN",

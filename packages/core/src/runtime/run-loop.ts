@@ -35,6 +35,8 @@ export interface RunDependencies<S extends BaseState> {
 /** The thread as this run holds it between steps. */
 export interface Progress<S extends BaseState> {
   version: number;
+  /** The thread's life this run writes to: read with it, or minted for a thread it creates. */
+  incarnation: string;
   step: number;
   currentNode: string | null;
   state: S;
@@ -365,6 +367,7 @@ export class Run<S extends BaseState> {
     const { messages, ...values } = progress.state;
     return {
       threadId: this.#config.threadId,
+      incarnation: progress.incarnation,
       userId: progress.userId,
       expectedVersion: progress.version,
       step: progress.step,

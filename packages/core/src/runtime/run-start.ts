@@ -3,6 +3,7 @@ import type { RunMode } from "../events/stream-event.js";
 import { applyUpdate, type BaseState } from "../graph/reducers.js";
 import { IN_DOUBT_INTERRUPT_KIND, parseInDoubtDecision } from "../ledger/in-doubt.js";
 import { Message } from "../messages/message.js";
+import { uuidv7 } from "../messages/ids.js";
 import { findNonJson } from "../storage/json-check.js";
 import type { ResolvedRunConfig } from "./run-config.js";
 import { isResumeInput, type ResumeInput, type RunInput } from "./run-result.js";
@@ -142,6 +143,8 @@ function newTurn<S extends BaseState>(
     ? toProgress<S>(snapshot, config)
     : {
         version: 0,
+        // Always a fresh UUID, not the configurable message ids: it must never repeat anywhere.
+        incarnation: uuidv7(),
         step: 0,
         currentNode: null,
         state: { ...structuredClone(deps.graph.initialState), messages: [] } as unknown as S,
@@ -264,6 +267,7 @@ function toProgress<S extends BaseState>(
   const { checkpoint, messages, durableMessages } = snapshot;
   return {
     version: checkpoint.version,
+    incarnation: checkpoint.incarnation,
     step: checkpoint.step,
     currentNode: checkpoint.currentNode,
     state: { ...checkpoint.values, messages } as unknown as S,

@@ -36,9 +36,9 @@ export async function loadThread(
   }
   const durable: ThreadSnapshot = { checkpoint, messages, durableMessages: messages.length };
   const cached = await checkpointer.getCachedStep?.(threadId);
-  return cached && cached.expectedVersion === checkpoint.version
-    ? withCachedStep(durable, cached)
-    : durable;
+  const current =
+    cached?.expectedVersion === checkpoint.version && cached.incarnation === checkpoint.incarnation;
+  return cached && current ? withCachedStep(durable, cached) : durable;
 }
 
 function withCachedStep(durable: ThreadSnapshot, cached: CheckpointWrite): ThreadSnapshot {

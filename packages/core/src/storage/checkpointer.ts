@@ -8,6 +8,13 @@ export type ThreadStatus = "running" | "completed" | "interrupted" | "stopped" |
 /** What a write sets and a read returns, shared by {@link ThreadCheckpoint} and {@link CheckpointWrite}. */
 interface CheckpointFields {
   threadId: string;
+  /**
+   * This life of the thread: minted by the write that creates the thread (a fresh id, never a
+   * former one's), carried unchanged by every later write. A write whose incarnation is not the
+   * thread's is stale, so a run still going on a deleted thread can never write into a new
+   * thread of the same id, even one that reached the same version.
+   */
+  incarnation: string;
   userId: string | null;
   /** Steps the thread has taken over all its runs. */
   step: number;
@@ -65,8 +72,9 @@ export interface Checkpointer {
   getCheckpoint(threadId: string): Promise<ThreadCheckpoint | null>;
   /**
    * Commits `write` as version `expectedVersion + 1`, appending `newMessages`, atomically.
-   * Throws `StaleStateError` when the thread's version is not `expectedVersion`
-   * (for `expectedVersion` 0: when the thread exists). Returns the new version.
+   * Throws `StaleStateError` when the thread's version is not `expectedVersion` or its
+   * incarnation is not the write's (for `expectedVersion` 0: when the thread exists). Returns
+   * the new version.
    */
   putCheckpoint(write: CheckpointWrite): Promise<number>;
   /** Messages in transcript order, from index `offset` (default 0), at most `limit`. */

@@ -17,6 +17,7 @@ checkpointerConformance(
 function firstWrite(threadId: string, overrides: Partial<CheckpointWrite> = {}): CheckpointWrite {
   return {
     threadId,
+    incarnation: `first-life-of-${threadId}`,
     userId: null,
     expectedVersion: 0,
     step: 0,

@@ -83,7 +83,9 @@ export class InMemoryCheckpointer implements Checkpointer {
     const { threadId, expectedVersion } = write;
     const previous = this.#threads.get(threadId);
     const actualVersion = previous?.checkpoint.version ?? null;
-    if ((actualVersion ?? 0) !== expectedVersion) {
+    const otherLife =
+      previous !== undefined && previous.checkpoint.incarnation !== write.incarnation;
+    if ((actualVersion ?? 0) !== expectedVersion || otherLife) {
       throw new StaleStateError(threadId, expectedVersion, actualVersion);
     }
     assertNewMessageIds(threadId, previous?.messageIds, write.newMessages);
@@ -97,6 +99,7 @@ export class InMemoryCheckpointer implements Checkpointer {
     }
     const checkpoint: ThreadCheckpoint = {
       threadId,
+      incarnation: write.incarnation,
       userId: write.userId ?? previous?.checkpoint.userId ?? null,
       version: expectedVersion + 1,
       step: write.step,

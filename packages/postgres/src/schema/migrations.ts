@@ -1,3 +1,4 @@
+import { INCARNATION_ID_MIGRATION } from "./incarnation-id-migration.js";
 import { LEASE_MIGRATION } from "./lease-migration.js";
 import { PUT_CHECKPOINT_WITH_INCARNATION } from "./put-checkpoint-function.js";
 
@@ -228,6 +229,7 @@ export const MIGRATIONS: readonly (readonly string[])[] = [
     `INSERT INTO tenxgraph_store (store_id) VALUES (gen_random_uuid()::text)`,
   ],
   LEASE_MIGRATION,
+  INCARNATION_ID_MIGRATION,
 ];
 
 /** The schema version this code writes and reads. */

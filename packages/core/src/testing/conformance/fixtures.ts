@@ -27,6 +27,8 @@ export function checkpointWrite(
 ): CheckpointWrite {
   return {
     threadId,
+    // The thread's first life; a test of a thread created again passes another.
+    incarnation: `first-life-of-${threadId}`,
     userId: null,
     expectedVersion,
     step: expectedVersion,

@@ -22,6 +22,7 @@ export function stateConformance(get: GetCheckpointer, test: TestApi, getPeer: G
       const checkpoint = await checkpointer.getCheckpoint(threadId);
       expect(checkpoint).toEqual({
         threadId,
+        incarnation: write.incarnation,
         userId: "user-1",
         version: 1,
         step: 1,

@@ -121,6 +121,29 @@ export function threadsConformance(
       expect(await checkpointer.listMessages(threadId)).toEqual([message]);
     });
 
+    it("refuses a write of a deleted thread's life on a new thread of the same id", async () => {
+      const checkpointer = get();
+      const threadId = await createThread(checkpointer, { values: { owner: "first" } });
+      // A run of the first life read version 1, then the thread was deleted and created again
+      // (another life, which reached version 1 too): the late write must not land there.
+      const late = checkpointWrite(threadId, 1, { values: { owner: "first, written late" } });
+      await checkpointer.deleteThread(threadId);
+      const secondLife = { incarnation: `second-life-of-${threadId}` };
+      await checkpointer.putCheckpoint(
+        checkpointWrite(threadId, 0, { ...secondLife, values: { owner: "second" } }),
+      );
+
+      await expectErrorCode(checkpointer.putCheckpoint(late), "STORAGE_CONFLICT_001");
+      expect(await checkpointer.getCheckpoint(threadId)).toMatchObject({
+        ...secondLife,
+        version: 1,
+        values: { owner: "second" },
+      });
+      // The new life's own writes go on.
+      const next = checkpointWrite(threadId, 1, { ...secondLife, values: { owner: "second" } });
+      expect(await checkpointer.putCheckpoint(next)).toBe(2);
+    });
+
     it("leaves other threads untouched when deleting one", async () => {
       const checkpointer = get();
       const userId = `user-${newThreadId()}`;
