@@ -71,7 +71,7 @@ function writeResults(path: string, fresh: ChaosTally[], command: string): void 
     if (part?.[1] && row?.[1]) {
       // The heading is written below, so a kept part drops its own (and any copies an older
       // version of this function left, which doubled it on every run).
-      parts.set(store, part[1].replace(/^(### .*\n\n?)+/, ""));
+      parts.set(store, part[1].replace(/^(\s*### .*\n)+\s*/, ""));
       rows.set(store, row[1]);
     }
   }
