@@ -231,7 +231,11 @@ function superCall(ctor: ts.ConstructorDeclaration): ts.CallExpression | undefin
   return found;
 }
 
-function codesOf(expression: ts.Expression, ctor: ts.ConstructorDeclaration, all: string[]) {
+function codesOf(
+  expression: ts.Expression,
+  ctor: ts.ConstructorDeclaration,
+  all: string[],
+): string[] {
   if (ts.isStringLiteral(expression)) return [expression.text];
   if (ts.isConditionalExpression(expression)) {
     return [
