@@ -69,3 +69,25 @@ describe("relative links in the docs", () => {
     expect(brokenLinks(file)).toEqual([]);
   });
 });
+
+/** The scripts of the package.json in `folder` ("" for the root). */
+function scripts(folder: string): Record<string, string> {
+  const json = JSON.parse(readFileSync(join(root, folder, "package.json"), "utf8")) as {
+    scripts?: Record<string, string>;
+  };
+  return json.scripts ?? {};
+}
+
+describe("npm commands in the docs", () => {
+  it.each(documents())("%s: every `npm run <script>` names a script that exists", (file) => {
+    const text = readFileSync(join(root, file), "utf8");
+    const missing: string[] = [];
+    for (const [command, script, workspace] of text.matchAll(
+      /npm run ([\w:.-]+)(?: --workspace ([\w@/.-]+))?/g,
+    )) {
+      const folder = workspace === undefined ? "" : workspace.replace(/^@tenxgraph\//, "packages/");
+      if (!(script! in scripts(folder))) missing.push(command);
+    }
+    expect(missing).toEqual([]);
+  });
+});
