@@ -84,7 +84,7 @@ export async function renderErrorCodesDoc(
     "",
     `Listed in \`${CODES_PATH}\` (\`ERROR_CODES\`, exported by \`@tenxgraph/core\`). _Class_ is the`,
     "error that carries the code; _HTTP_ is the status `@tenxgraph/server` answers with when a",
-    "request meets it (`statusOfCode`).",
+    "request meets it (`statusOfCode`; see [the HTTP server](http.md)).",
     "",
     row(["code", "meaning", "class", "raised in", "HTTP"]),
     row(["---", "---", "---", "---", "---"]),
