@@ -4,9 +4,9 @@ import { defineConfig } from "vitest/config";
 const source = (path: string) => fileURLToPath(new URL(path, import.meta.url));
 
 /**
- * Two projects. `unit`: the tests beside the code that need no server and no build; the
- * packages resolve to their TypeScript sources, so a one-line change is tested in seconds
- * (`npm run test:unit`). `int`: `*.int.test.ts` and everything under `tests/`, which use real
+ * Two projects. `unit`: the tests beside the code (and those of the docs' scripts in
+ * `scripts/`) that need no server and no build; the packages resolve to their TypeScript
+ * sources, so a one-line change is tested in seconds (`npm run test:unit`). `int`: `*.int.test.ts` and everything under `tests/`, which use real
  * PostgreSQL and Redis servers, child processes and the built `dist/` exactly as users get it;
  * its global setup builds the packages and starts the servers. `npm test` runs both.
  * `chaos`: the short chaos run, on its own (`npm run test:chaos`).
@@ -28,7 +28,7 @@ export default defineConfig({
         },
         test: {
           name: "unit",
-          include: ["packages/*/src/**/*.test.ts"],
+          include: ["packages/*/src/**/*.test.ts", "scripts/**/*.test.ts"],
           exclude: ["packages/*/src/**/*.int.test.ts"],
         },
       },

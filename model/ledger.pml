@@ -3,7 +3,7 @@
  * the invariants, maps every step below to the code, and says how to run the check.
  *
  *   spin -a model/ledger.pml          v1: today's protocol (four commits per turn)
- *   spin -a -DV2 model/ledger.pml     v2: issue 15 (last result and retry claims ride in step writes)
+ *   spin -a -DV2 model/ledger.pml     v2: the planned protocol (last result and retry claims ride in step writes)
  *
  * Both treat a fenced-out record as a lost claim; -DTODAY_FENCED_OUT is the code as it was before
  * that fix, which kept the fenced-out result (model/README.md, Findings). A PLANTED_* macro breaks one rule on

@@ -22,7 +22,7 @@ const send = (message: DemoWorkerMessage) =>
   new Promise<void>((resolve) => process.send!(message, () => resolve()));
 
 // The worker is killed with SIGKILL right after charge_card's result is recorded in the ledger,
-// while send_receipt is still talking to the mailer: the seed's timeline.
+// while send_receipt is still talking to the mailer: the timeline the README shows.
 const faults = new FaultPoints();
 if (params.killAfterChargeRecorded) {
   faults.arm(

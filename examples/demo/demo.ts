@@ -1,5 +1,5 @@
 /**
- * `npm run demo`: the seed's support agent on SQLite. Worker 1 starts the turn and is killed
+ * `npm run demo`: the support agent on SQLite. Worker 1 starts the turn and is killed
  * with SIGKILL mid tool node; worker 2, a fresh process, continues the thread. Prints the
  * timeline, the ledger, and what reached the outside world: the card is charged once.
  */

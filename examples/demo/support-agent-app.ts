@@ -19,7 +19,7 @@ export const DEMO_THREAD_ID = "demo-order-4821";
 export const DEMO_RUN_CONFIG = { threadId: DEMO_THREAD_ID, toolTimeout: 30, nodeTimeout: 60 };
 
 /**
- * The seed's support agent: a scripted model asks for three tools in one turn; `charge_card`
+ * The support agent: a scripted model asks for three tools in one turn; `charge_card`
  * carries a domain key, and `send_receipt` takes a moment to talk to the mailer. Every charge
  * and email is appended to the outside-world log.
  */

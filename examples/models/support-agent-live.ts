@@ -1,5 +1,5 @@
 /**
- * The seed's support agent on a real model when a key is set, on the scripted model otherwise.
+ * The support agent on a real model when a key is set, on the scripted model otherwise.
  * The run is streamed (model tokens arrive as `message_delta` events), the worker "dies" right
  * after charge_card is recorded, and `stream(null, ...)` continues the thread: the model is not
  * asked again for the step it answered, and the card is charged once.

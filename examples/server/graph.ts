@@ -1,6 +1,6 @@
 /**
  * The support agent served over HTTP: `npx tenxgraph api --config examples/server/tenxgraph.json`.
- * A scripted model (no API key needed) asks for the seed's three tools for the order number the
+ * A scripted model (no API key needed) asks for the support agent's three tools for the order number the
  * user names, then answers; threads live in a SQLite file, so a restarted server (or a killed
  * one) continues them from the tool ledger.
  */

@@ -11,7 +11,7 @@ export interface SupportToolsOptions {
 }
 
 /**
- * The seed's support agent tools, shared by the examples: `lookup_order`, `charge_card` (with a
+ * The support agent's tools, shared by the examples: `lookup_order`, `charge_card` (with a
  * domain idempotency key, handed to the payment provider) and `send_receipt`.
  */
 export function supportTools({ outside, mailerDelayMs = 0 }: SupportToolsOptions) {

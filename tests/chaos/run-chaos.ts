@@ -69,7 +69,9 @@ function writeResults(path: string, fresh: ChaosTally[], command: string): void 
     const part = new RegExp(`<!-- ${store} -->\\n([\\s\\S]*?)<!-- /${store} -->`).exec(old);
     const row = new RegExp(`<!-- row ${store}: (.*) -->`).exec(old);
     if (part?.[1] && row?.[1]) {
-      parts.set(store, part[1]);
+      // The heading is written below, so a kept part drops its own (and any copies an older
+      // version of this function left, which doubled it on every run).
+      parts.set(store, part[1].replace(/^(\s*### .*\n)+\s*/, ""));
       rows.set(store, row[1]);
     }
   }

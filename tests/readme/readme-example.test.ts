@@ -26,5 +26,10 @@ describe("README", () => {
     expect(stdout).toContain(
       "outside world: [ 'charge 4821 (order-4821-charge)', 'receipt 4821' ]",
     );
+    // ...and prints exactly the output the README shows under the example.
+    const shown = /```ts\n[\s\S]*?```\n\nOutput:\n\n```\n([\s\S]*?)```/.exec(
+      read("README.md"),
+    )?.[1];
+    expect(stdout).toBe(shown);
   }, 120_000);
 });

@@ -1,7 +1,7 @@
 import type { BenchResults } from "./bench-results.js";
 import { groupBy, range, table, toolsLabel, yesNo } from "./format.js";
 
-/** Issue 5's goals, as stated there; the verdicts only read the figures against them. */
+/** The engine's performance goals; the verdicts only read the figures against them. */
 const GOALS = {
   /** tenxgraph on PostgreSQL / LangGraph.js PostgresSaver (durability "sync"), per step. */
   maxPgRatio: 0.2,

@@ -1,7 +1,7 @@
 import type { HttpPlan, HttpResults } from "../http/measure-http.js";
 import { fixed, table, times, whole, yesNo } from "./format.js";
 
-/** Issue 14's goals for the HTTP API, as stated there. */
+/** The HTTP API's performance goals. */
 const GOALS = {
   /** p50 of HTTP invoke minus p50 of the in-process invoke, ms. */
   maxOverheadMsP50: 1,

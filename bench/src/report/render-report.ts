@@ -25,7 +25,7 @@ export function renderReport(results: BenchResults): string {
     "",
     ...renderHeadline(results),
     "",
-    "## Issue 5's goals",
+    "## Performance goals",
     "",
     ...renderGoals(results),
     "",

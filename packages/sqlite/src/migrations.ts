@@ -2,7 +2,7 @@
  * The schema, as numbered steps: a migration's position in {@link MIGRATIONS} is its version.
  * Published steps never change; a new schema is a new step appended at the end.
  *
- * SQLite mirrors the PostgreSQL model of SPEC §5: `threads` holds one row per thread with its
+ * SQLite mirrors the PostgreSQL data model: `threads` holds one row per thread with its
  * current version, `states` one small row per version (no transcript), `messages` the append-only
  * transcript, `tool_executions` the ledger. Every child table cascades from `threads`.
  */

@@ -25,7 +25,7 @@ export interface CreateReactAgentOptions extends Omit<AgentOptions, "tools" | "t
 export const REACT_AGENT_NODES = Object.freeze({ model: "MAIN", tools: "TOOL" });
 
 /**
- * The model–tools loop as a compiled graph, the shape of the seed's support agent: `MAIN` (an
+ * The model–tools loop as a compiled graph, the shape of the README's support agent: `MAIN` (an
  * {@link Agent}) replies; when the reply asks for tools, `TOOL` (a `ToolNode`) runs them and
  * the loop goes back to `MAIN`; a reply without tool calls ends the run.
  *

@@ -7,7 +7,7 @@ import { PUT_CHECKPOINT_WITH_INCARNATION } from "./put-checkpoint-function.js";
  * Published steps never change; a new schema is a new step appended at the end. Every step runs
  * in the setup transaction, under the advisory lock, so two processes never migrate at once.
  *
- * The model is SPEC §5's: `threads` holds one row per thread with its current version, `states`
+ * The data model: `threads` holds one row per thread with its current version, `states`
  * one small row per version (never the transcript), `messages` the append-only transcript,
  * `tool_executions` the ledger; every child cascades from `threads`. Payloads are `jsonb`.
  *
