@@ -46,10 +46,10 @@ export type {
   LedgerEntry,
   LedgerStatus,
   StartedLedgerEntry,
-} from "./ledger/ledger-entry.js";
+} from "./storage/ledger-entry.js";
 
 export { interrupt } from "./runtime/interrupt.js";
-export type { Interrupt } from "./runtime/interrupt.js";
+export type { Interrupt } from "./storage/checkpointer.js";
 export {
   DEFAULT_NODE_TIMEOUT_SECONDS,
   DEFAULT_RECURSION_LIMIT,

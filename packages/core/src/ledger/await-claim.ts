@@ -4,7 +4,7 @@ import type { ReadyCall } from "../tools/prepared-call.js";
 import { toolErrorMessage } from "../tools/tool-result.js";
 import type { CallPlan } from "./call-plan.js";
 import { claimOne, planFromEntry } from "./claim.js";
-import type { LedgerEntry } from "./ledger-entry.js";
+import type { LedgerEntry } from "../storage/ledger-entry.js";
 import { toolTimeoutMs } from "../tools/tool-timeout.js";
 
 const POLL_MS = 100;

@@ -2,7 +2,7 @@ import type { NodeContext } from "../runtime/node-context.js";
 import type { ReadyCall } from "../tools/prepared-call.js";
 import type { CallPlan } from "./call-plan.js";
 import { decodeEnvelope, type ReplayedResult } from "./envelope.js";
-import type { ClaimResult, LedgerClaim, LedgerEntry } from "./ledger-entry.js";
+import type { ClaimResult, LedgerClaim, LedgerEntry } from "../storage/ledger-entry.js";
 import { adoptUnscopedKeys } from "./unscoped-keys.js";
 
 type Pending =

@@ -13,7 +13,7 @@ import { abortOnLost } from "./abort-on-lost.js";
 import type { CallPlan } from "./call-plan.js";
 import { claimOne } from "./claim.js";
 import { messageEnvelope } from "./envelope.js";
-import type { LedgerEntry } from "./ledger-entry.js";
+import type { LedgerEntry } from "../storage/ledger-entry.js";
 import { recordResult } from "./record.js";
 
 /** `value.kind` of the interrupt an in-doubt call raises under the `"interrupt"` policy. */

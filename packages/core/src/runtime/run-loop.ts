@@ -5,11 +5,15 @@ import type { RuntimeMetrics } from "../events/metrics.js";
 import type { EmitEvent, RunStatus } from "../events/stream-event.js";
 import type { BaseState } from "../graph/reducers.js";
 import type { GraphDefinition } from "../graph/graph-definition.js";
-import type { AttemptRef } from "../ledger/ledger-entry.js";
+import type { AttemptRef } from "../storage/ledger-entry.js";
 import type { IdGenerator } from "../messages/ids.js";
-import type { Checkpointer, CheckpointWrite, ThreadStatus } from "../storage/checkpointer.js";
+import type {
+  Checkpointer,
+  CheckpointWrite,
+  Interrupt,
+  ThreadStatus,
+} from "../storage/checkpointer.js";
 import { FAULT_POINTS, type FaultInjector } from "./fault-points.js";
-import type { Interrupt } from "./interrupt.js";
 import type { ResolvedRunConfig } from "./run-config.js";
 import type { RunInput, RunResult } from "./run-result.js";
 import { RunWatch } from "./run-watch.js";

@@ -6,7 +6,7 @@ import { Message } from "../messages/message.js";
 import { findNonJson } from "../storage/json-check.js";
 import type { ResolvedRunConfig } from "./run-config.js";
 import { isResumeInput, type ResumeInput, type RunInput } from "./run-result.js";
-import type { LedgerEntry } from "../ledger/ledger-entry.js";
+import type { LedgerEntry } from "../storage/ledger-entry.js";
 import { awaitLease } from "./run-lease.js";
 import type { Progress, RunDependencies } from "./run-loop.js";
 import { loadThread, type ThreadSnapshot } from "./thread-snapshot.js";
