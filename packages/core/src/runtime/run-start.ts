@@ -8,7 +8,8 @@ import type { ResolvedRunConfig } from "./run-config.js";
 import { isResumeInput, type ResumeInput, type RunInput } from "./run-result.js";
 import type { LedgerEntry } from "../storage/ledger-entry.js";
 import { awaitLease } from "./run-lease.js";
-import type { Progress, RunDependencies } from "./run-loop.js";
+import type { RunDependencies } from "./run-dependencies.js";
+import type { Progress } from "./run-progress.js";
 import { loadThread, type ThreadSnapshot } from "./thread-snapshot.js";
 
 /**
