@@ -1,7 +1,11 @@
-import { z } from "zod";
-import { ClaimLostError, InvalidRunError, NodeTimeoutError, errorText } from "../errors/errors.js";
+import { ClaimLostError, NodeTimeoutError, errorText } from "../errors/errors.js";
 import type { ToolMessage } from "../messages/message.js";
 import { runWithDeadline, type DeadlineScope } from "../runtime/deadline.js";
+import {
+  IN_DOUBT_INTERRUPT_KIND,
+  parseInDoubtDecision,
+  type InDoubtDecision,
+} from "../runtime/in-doubt-decision.js";
 import { interrupt, isInterruptSignal } from "../runtime/interrupt.js";
 import type { NodeContext } from "../runtime/node-context.js";
 import type { HeldClaim } from "../runtime/run-watch.js";
@@ -15,32 +19,6 @@ import { claimOne } from "./claim.js";
 import { messageEnvelope } from "./envelope.js";
 import type { LedgerEntry } from "../storage/ledger-entry.js";
 import { recordResult } from "./record.js";
-
-/** `value.kind` of the interrupt an in-doubt call raises under the `"interrupt"` policy. */
-export const IN_DOUBT_INTERRUPT_KIND = "tool_in_doubt";
-
-/** The answer to an in-doubt interrupt. */
-export const inDoubtDecisionSchema = z.discriminatedUnion("action", [
-  /** Run the tool again. */
-  z.object({ action: z.literal("retry") }),
-  /** It did happen: record `result` as what the tool returned. */
-  z.object({ action: z.literal("complete"), result: z.unknown() }),
-  /** Tell the model the call failed. */
-  z.object({ action: z.literal("fail"), reason: z.string().optional() }),
-]);
-/** A human's answer to an in-doubt interrupt. */
-export type InDoubtDecision = z.infer<typeof inDoubtDecisionSchema>;
-
-/** Checks an answer to an in-doubt interrupt before it is stored, so a typo cannot wedge the thread. */
-export function parseInDoubtDecision(answer: unknown): InDoubtDecision {
-  const parsed = inDoubtDecisionSchema.safeParse(answer);
-  if (parsed.success) return parsed.data;
-  throw new InvalidRunError(
-    "RESUME_004",
-    `The answer to an in-doubt tool call must be { action: "retry" }, ` +
-      `{ action: "complete", result } or { action: "fail", reason? }; got ${JSON.stringify(answer)}`,
-  );
-}
 
 /**
  * A call was claimed by an execution that is gone and never recorded: it may or may not have

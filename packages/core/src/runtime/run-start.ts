@@ -1,7 +1,7 @@
 import { InvalidRunError } from "../errors/errors.js";
 import type { RunMode } from "../events/stream-event.js";
 import { applyUpdate, type BaseState } from "../graph/reducers.js";
-import { IN_DOUBT_INTERRUPT_KIND, parseInDoubtDecision } from "../ledger/in-doubt.js";
+import { IN_DOUBT_INTERRUPT_KIND, parseInDoubtDecision } from "./in-doubt-decision.js";
 import { Message } from "../messages/message.js";
 import { findNonJson } from "../storage/json-check.js";
 import type { ResolvedRunConfig } from "./run-config.js";
