@@ -1,7 +1,7 @@
 import { sleep } from "../runtime/deadline.js";
 import type { NodeContext } from "../runtime/node-context.js";
 import type { ReadyCall } from "../tools/prepared-call.js";
-import { toolErrorMessage } from "../tools/tool-result.js";
+import { toolErrorMessage } from "../messages/tool-result.js";
 import type { CallPlan } from "./call-plan.js";
 import { claimOne, planFromEntry } from "./claim.js";
 import type { LedgerEntry } from "../storage/ledger-entry.js";

@@ -11,7 +11,7 @@ import type { NodeContext } from "../runtime/node-context.js";
 import type { HeldClaim } from "../runtime/run-watch.js";
 import type { ReadyCall } from "../tools/prepared-call.js";
 import type { ToolContext } from "../tools/tool-context.js";
-import { toolErrorMessage, toToolMessage } from "../tools/tool-result.js";
+import { toolErrorMessage, toToolMessage } from "../messages/tool-result.js";
 import { toolTimeoutMs } from "../tools/tool-timeout.js";
 import { abortOnLost } from "./abort-on-lost.js";
 import type { CallPlan } from "./call-plan.js";

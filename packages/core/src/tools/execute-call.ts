@@ -17,7 +17,7 @@ import { abortOnLost } from "../ledger/abort-on-lost.js";
 import { changedFields } from "./parallel-calls.js";
 import type { ReadyCall } from "./prepared-call.js";
 import type { ToolContext } from "./tool-context.js";
-import { toolErrorMessage, toToolMessage } from "./tool-result.js";
+import { toolErrorMessage, toToolMessage } from "../messages/tool-result.js";
 import { toolTimeoutMs } from "./tool-timeout.js";
 
 /** The state one call works on, and the field values it started from. */

@@ -4,7 +4,7 @@ import type { ToolCall, ToolMessage } from "../messages/message.js";
 import { domainLedgerKey, ledgerKey } from "../ledger/ledger-key.js";
 import type { NodeContext } from "../runtime/node-context.js";
 import type { AnyTool } from "./tool.js";
-import { toolErrorMessage } from "./tool-result.js";
+import { toolErrorMessage } from "../messages/tool-result.js";
 
 /** A call checked and keyed before any ledger work: ready to run, or already answered with an error. */
 export type PreparedCall = ReadyCall | RejectedCall;
