@@ -9,10 +9,9 @@ import {
 import { interrupt, isInterruptSignal } from "../runtime/interrupt.js";
 import type { NodeContext } from "../runtime/node-context.js";
 import type { HeldClaim } from "../runtime/run-watch.js";
-import type { ReadyCall } from "../tools/prepared-call.js";
-import type { ToolContext } from "../tools/tool-context.js";
+import type { LedgerCall } from "./ledger-call.js";
 import { toolErrorMessage, toToolMessage } from "../messages/tool-result.js";
-import { toolTimeoutMs } from "../tools/tool-timeout.js";
+import { toolTimeoutMs } from "./tool-timeout.js";
 import { abortOnLost } from "./abort-on-lost.js";
 import type { CallPlan } from "./call-plan.js";
 import { claimOne } from "./claim.js";
@@ -27,10 +26,10 @@ import { recordResult } from "./record.js";
  * If the claim itself fails, the decision still holds: it is carried out without the ledger.
  */
 export async function resolveInDoubt(
-  call: ReadyCall,
+  call: LedgerCall,
   entry: LedgerEntry,
   ctx: NodeContext,
-  toolContext: (attempt: number, scope: DeadlineScope) => ToolContext,
+  toolContext: (attempt: number, scope: DeadlineScope) => unknown,
 ): Promise<CallPlan> {
   const decision = decide(call, entry, ctx);
   const taken = await claimOne(call, entry.attempt, ctx);
@@ -55,9 +54,9 @@ type Decision =
   | { action: "retry" }
   | { action: "fail"; why: string }
   | { action: "complete"; result: unknown }
-  | { action: "reconcile"; reconcile: (args: unknown, ctx: ToolContext) => unknown };
+  | { action: "reconcile"; reconcile: (args: unknown, ctx: unknown) => unknown };
 
-function decide(call: ReadyCall, entry: LedgerEntry, ctx: NodeContext): Decision {
+function decide(call: LedgerCall, entry: LedgerEntry, ctx: NodeContext): Decision {
   const policy = call.tool.onInDoubt;
   const policyName = typeof policy === "string" ? policy : "reconcile";
   const report = () => {
@@ -89,12 +88,12 @@ function decide(call: ReadyCall, entry: LedgerEntry, ctx: NodeContext): Decision
 
 /** Carries out a decision: run the tool, or settle the call with a message. */
 async function act(
-  call: ReadyCall,
+  call: LedgerCall,
   decision: Decision,
   attempt: number | null,
   held: HeldClaim | null,
   ctx: NodeContext,
-  toolContext: (attempt: number, scope: DeadlineScope) => ToolContext,
+  toolContext: (attempt: number, scope: DeadlineScope) => unknown,
 ): Promise<{ kind: "run" } | { kind: "settle"; message: ToolMessage; errorCode: string | null }> {
   switch (decision.action) {
     case "retry":
@@ -126,7 +125,7 @@ async function act(
   }
 }
 
-function askHuman(call: ReadyCall, entry: LedgerEntry): InDoubtDecision {
+function askHuman(call: LedgerCall, entry: LedgerEntry): InDoubtDecision {
   const answer = interrupt(
     {
       kind: IN_DOUBT_INTERRUPT_KIND,
@@ -148,12 +147,12 @@ function askHuman(call: ReadyCall, entry: LedgerEntry): InDoubtDecision {
 }
 
 async function reconcile(
-  call: ReadyCall,
-  fn: (args: unknown, ctx: ToolContext) => unknown,
+  call: LedgerCall,
+  fn: (args: unknown, ctx: unknown) => unknown,
   attempt: number,
   held: HeldClaim | null,
   ctx: NodeContext,
-  toolContext: (attempt: number, scope: DeadlineScope) => ToolContext,
+  toolContext: (attempt: number, scope: DeadlineScope) => unknown,
 ): Promise<
   { kind: "did_not_happen" } | { kind: "happened"; message: ToolMessage; errorCode: string | null }
 > {
@@ -181,7 +180,7 @@ async function reconcile(
   }
 }
 
-function inDoubtFailure(call: ReadyCall, why: string): ToolMessage {
+function inDoubtFailure(call: LedgerCall, why: string): ToolMessage {
   return toolErrorMessage(
     call.tool.name,
     call.call.id,

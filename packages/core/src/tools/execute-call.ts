@@ -18,7 +18,7 @@ import { changedFields } from "./parallel-calls.js";
 import type { ReadyCall } from "./prepared-call.js";
 import type { ToolContext } from "./tool-context.js";
 import { toolErrorMessage, toToolMessage } from "../messages/tool-result.js";
-import { toolTimeoutMs } from "./tool-timeout.js";
+import { toolTimeoutMs } from "../ledger/tool-timeout.js";
 
 /** The state one call works on, and the field values it started from. */
 export interface Branch<S extends BaseState> {
