@@ -12,9 +12,10 @@
  *   tools                                 tools and ToolNode, which run their calls through the ledger
  *   testing                               @tenxgraph/core/testing
  *
- * Tests and test support may import across layers; production files may not. On top of that, no
- * file may take part in an import cycle, type-only imports included: a cycle is a layer waiting
- * to be cut.
+ * The ledger and the tools use only the node's part of runtime/ (its context, deadlines,
+ * interrupt(), held claims, fault points), never the run loop. Tests and test support may import
+ * across layers; production files may not. On top of that, no file may take part in an import
+ * cycle, type-only imports included: a cycle is a layer waiting to be cut.
  */
 const CORE = "^packages/core/src/";
 const TESTS = "\\.test\\.ts$|test-support\\.ts$";
@@ -76,6 +77,19 @@ module.exports = {
       "ledger",
       ["tools", "testing"],
     ),
+    {
+      name: "nodes-use-the-node-runtime-only",
+      comment:
+        "The ledger and the tools run inside a node: from runtime/ they use what a node gets " +
+        "(its context, deadlines, interrupt(), held claims, fault points, the in-doubt " +
+        "question), never the run loop itself.",
+      severity: "error",
+      from: { path: `${CORE}(ledger|tools)/`, pathNot: TESTS },
+      to: {
+        path: `${CORE}runtime/`,
+        pathNot: `${CORE}runtime/(node-context|deadline|interrupt|run-watch|fault-points|in-doubt-decision)\\.ts$`,
+      },
+    },
     layer(
       "tools-are-not-test-code",
       "Production code never imports @tenxgraph/core/testing.",
