@@ -185,7 +185,8 @@ inline resolveInDoubt(c) {
   fi
 }
 
-/* execute-call.ts runTool → execute: the tool starts. Its effect counts from here. */
+/* durable-call.ts durableCall → work.run (execute-call.ts runTool): the tool starts. Its
+   effect counts from here. */
 inline enterTool(c) {
   b = catt[c];
 #ifdef LITERAL_INV1

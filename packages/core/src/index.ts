@@ -35,8 +35,8 @@ export { ToolNode } from "./tools/tool-node.js";
 export { ledgerKey } from "./ledger/ledger-key.js";
 export { decodeEnvelope } from "./ledger/envelope.js";
 export type { ResultEnvelope } from "./ledger/envelope.js";
-export { IN_DOUBT_INTERRUPT_KIND, inDoubtDecisionSchema } from "./ledger/in-doubt.js";
-export type { InDoubtDecision } from "./ledger/in-doubt.js";
+export { IN_DOUBT_INTERRUPT_KIND, inDoubtDecisionSchema } from "./runtime/in-doubt-decision.js";
+export type { InDoubtDecision } from "./runtime/in-doubt-decision.js";
 export type {
   AttemptRef,
   ClaimResult,
@@ -46,10 +46,10 @@ export type {
   LedgerEntry,
   LedgerStatus,
   StartedLedgerEntry,
-} from "./ledger/ledger-entry.js";
+} from "./storage/ledger-entry.js";
 
 export { interrupt } from "./runtime/interrupt.js";
-export type { Interrupt } from "./runtime/interrupt.js";
+export type { Interrupt } from "./storage/checkpointer.js";
 export {
   DEFAULT_NODE_TIMEOUT_SECONDS,
   DEFAULT_RECURSION_LIMIT,

@@ -1,6 +1,5 @@
 import type { Message, ToolMessage } from "../messages/message.js";
-import type { Interrupt } from "../runtime/interrupt.js";
-import type { ThreadStatus } from "../storage/checkpointer.js";
+import type { Interrupt, ThreadStatus } from "../storage/checkpointer.js";
 
 /** How a run ended without an error. */
 export type RunStatus = "completed" | "interrupted" | "stopped";

@@ -1,5 +1,5 @@
 import type { ClaimLostError } from "../errors/errors.js";
-import type { ReadyCall } from "../tools/prepared-call.js";
+import type { LedgerCall } from "./ledger-call.js";
 
 /**
  * What a held claim does when a heartbeat finds it taken over while work acts on it (the tool,
@@ -8,7 +8,7 @@ import type { ReadyCall } from "../tools/prepared-call.js";
  * took the call over.
  */
 export function abortOnLost(
-  call: ReadyCall,
+  call: LedgerCall,
   abort: (reason: unknown) => void,
 ): (error: ClaimLostError) => void {
   return (error) => {

@@ -1,11 +1,11 @@
 import { sleep } from "../runtime/deadline.js";
 import type { NodeContext } from "../runtime/node-context.js";
-import type { ReadyCall } from "../tools/prepared-call.js";
-import { toolErrorMessage } from "../tools/tool-result.js";
+import type { LedgerCall } from "./ledger-call.js";
+import { toolErrorMessage } from "../messages/tool-result.js";
 import type { CallPlan } from "./call-plan.js";
 import { claimOne, planFromEntry } from "./claim.js";
-import type { LedgerEntry } from "./ledger-entry.js";
-import { toolTimeoutMs } from "../tools/tool-timeout.js";
+import type { LedgerEntry } from "../storage/ledger-entry.js";
+import { toolTimeoutMs } from "./tool-timeout.js";
 
 const POLL_MS = 100;
 
@@ -15,7 +15,7 @@ const POLL_MS = 100;
  * `TOOL_CONFLICT_001` once the holder ran past the tool's deadline.
  */
 export async function awaitClaim(
-  call: ReadyCall,
+  call: LedgerCall,
   held: LedgerEntry,
   ctx: NodeContext,
 ): Promise<CallPlan> {

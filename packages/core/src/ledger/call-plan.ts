@@ -1,6 +1,6 @@
 import type { ToolMessage } from "../messages/message.js";
 import type { ReplayedResult } from "./envelope.js";
-import type { LedgerEntry } from "./ledger-entry.js";
+import type { LedgerEntry } from "../storage/ledger-entry.js";
 
 /**
  * What to do with one call, decided from its ledger entry. Plans lead to one another

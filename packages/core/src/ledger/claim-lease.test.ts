@@ -13,7 +13,7 @@ import {
 } from "../testing/test-support.js";
 import { tool } from "../tools/tool.js";
 import { FaultPoints } from "../testing/fault-points.js";
-import type { AttemptRef, LedgerClaim } from "./ledger-entry.js";
+import type { AttemptRef, LedgerClaim } from "../storage/ledger-entry.js";
 import { user } from "./ledger-test-support.js";
 
 /**

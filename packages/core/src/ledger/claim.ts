@@ -1,8 +1,8 @@
 import type { NodeContext } from "../runtime/node-context.js";
-import type { ReadyCall } from "../tools/prepared-call.js";
+import type { LedgerCall } from "./ledger-call.js";
 import type { CallPlan } from "./call-plan.js";
 import { decodeEnvelope, type ReplayedResult } from "./envelope.js";
-import type { ClaimResult, LedgerClaim, LedgerEntry } from "./ledger-entry.js";
+import type { ClaimResult, LedgerClaim, LedgerEntry } from "../storage/ledger-entry.js";
 import { adoptUnscopedKeys } from "./unscoped-keys.js";
 
 type Pending =
@@ -19,7 +19,7 @@ type Pending =
  * call, a result that is not well-formed) get a second batch.
  */
 export async function planCalls(
-  calls: readonly ReadyCall[],
+  calls: readonly LedgerCall[],
   ctx: NodeContext,
 ): Promise<CallPlan[]> {
   await adoptUnscopedKeys(calls, ctx);
@@ -38,7 +38,7 @@ export async function planCalls(
  * (`"fail"` must not run the tool because the store refused a claim).
  */
 async function readWhereClaimsFailed(
-  calls: readonly ReadyCall[],
+  calls: readonly LedgerCall[],
   plans: Pending[],
   ctx: NodeContext,
 ): Promise<void> {
@@ -57,10 +57,10 @@ async function readWhereClaimsFailed(
 
 /** Sends the calls whose plan is `claim` as one batch and replaces their plans with `decide`'s. */
 async function claimPlanned(
-  calls: readonly ReadyCall[],
+  calls: readonly LedgerCall[],
   plans: Pending[],
   ctx: NodeContext,
-  decide: (call: ReadyCall, result: ClaimResult | null, ctx: NodeContext) => Pending,
+  decide: (call: LedgerCall, result: ClaimResult | null, ctx: NodeContext) => Pending,
 ): Promise<void> {
   const toClaim = calls.flatMap((call, index) => {
     const plan = plans[index]!;
@@ -73,7 +73,7 @@ async function claimPlanned(
 
 /** Claims one call (an in-doubt takeover, or after waiting) and says what to do next. */
 export async function claimOne(
-  call: ReadyCall,
+  call: LedgerCall,
   expectedAttempt: number,
   ctx: NodeContext,
 ): Promise<CallPlan> {
@@ -92,7 +92,7 @@ export function isAbandoned(entry: LedgerEntry, ctx: NodeContext): boolean {
 
 /** What an existing entry (or none) means for a call. */
 export function planFromEntry(
-  call: ReadyCall,
+  call: LedgerCall,
   entry: LedgerEntry | undefined,
   ctx: NodeContext,
 ): CallPlan | { kind: "claim"; expectedAttempt: number } {
@@ -133,7 +133,7 @@ export function planFromEntry(
  * store written by hand). Its result is never this call's, nor is its claim: the call runs
  * without ledger protection (at least once), and says so, as an unkeyed call does.
  */
-function foreignEntry(call: ReadyCall, entry: LedgerEntry): CallPlan {
+function foreignEntry(call: LedgerCall, entry: LedgerEntry): CallPlan {
   call.log.warn(
     { key: entry.key, tool: call.tool.name, recordedBy: entry.toolName },
     "Ledger entry under this call's key belongs to another tool: never used for this call, " +
@@ -146,7 +146,7 @@ function foreignEntry(call: ReadyCall, entry: LedgerEntry): CallPlan {
  * Only a tool's own failure says the fact did not happen. A timeout or an in-doubt answer
  * leaves the outcome unknown, so it is replayed rather than risked twice.
  */
-function isUnknownOutcomeOfAnotherCall(result: ReplayedResult, call: ReadyCall): boolean {
+function isUnknownOutcomeOfAnotherCall(result: ReplayedResult, call: LedgerCall): boolean {
   return (
     (result.errorCode === "NODE_TIMEOUT_002" || result.errorCode === "TOOL_IN_DOUBT_001") &&
     result.origin !== undefined &&
@@ -154,7 +154,7 @@ function isUnknownOutcomeOfAnotherCall(result: ReplayedResult, call: ReadyCall):
   );
 }
 
-function isFailureOfAnotherCall(result: ReplayedResult, call: ReadyCall): boolean {
+function isFailureOfAnotherCall(result: ReplayedResult, call: LedgerCall): boolean {
   return (
     result.errorCode === "TOOL_ERROR_001" &&
     result.origin !== undefined &&
@@ -164,7 +164,7 @@ function isFailureOfAnotherCall(result: ReplayedResult, call: ReadyCall): boolea
 
 /** After a first claim: a loss means the call has an entry, which decides, as a read would. */
 function planFromFirstClaim(
-  call: ReadyCall,
+  call: LedgerCall,
   result: ClaimResult | null,
   ctx: NodeContext,
 ): Pending {
@@ -174,7 +174,7 @@ function planFromFirstClaim(
 }
 
 async function readEntries(
-  calls: readonly ReadyCall[],
+  calls: readonly LedgerCall[],
   ctx: NodeContext,
 ): Promise<Map<string, LedgerEntry>> {
   const keys = [...new Set(calls.flatMap((call) => (call.key === null ? [] : [call.key])))];
@@ -190,7 +190,7 @@ async function readEntries(
   }
 }
 
-function planFromClaim(call: ReadyCall, result: ClaimResult | null, ctx: NodeContext): CallPlan {
+function planFromClaim(call: LedgerCall, result: ClaimResult | null, ctx: NodeContext): CallPlan {
   // The claim itself failed: run without ledger protection, as the read-failure rule does.
   if (result === null) return { kind: "run", attempt: null };
   if (result.won) return { kind: "run", attempt: result.attempt };
@@ -200,7 +200,7 @@ function planFromClaim(call: ReadyCall, result: ClaimResult | null, ctx: NodeCon
 }
 
 async function claim(
-  requests: readonly { call: ReadyCall; expectedAttempt: number }[],
+  requests: readonly { call: LedgerCall; expectedAttempt: number }[],
   ctx: NodeContext,
 ): Promise<(ClaimResult | null)[]> {
   const claims: LedgerClaim[] = requests.map(({ call, expectedAttempt }) => ({

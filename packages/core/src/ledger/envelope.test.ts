@@ -11,7 +11,7 @@ import {
 } from "../testing/test-support.js";
 import { tool } from "../tools/tool.js";
 import { decodeEnvelope, messageEnvelope } from "./envelope.js";
-import type { CompletedLedgerEntry } from "./ledger-entry.js";
+import type { CompletedLedgerEntry } from "../storage/ledger-entry.js";
 import { ledgerKey } from "./ledger-key.js";
 
 describe("messageEnvelope / decodeEnvelope", () => {

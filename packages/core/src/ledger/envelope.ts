@@ -1,5 +1,5 @@
 import { messageSchema, type ToolMessage } from "../messages/message.js";
-import { toToolMessage } from "../tools/tool-result.js";
+import { toToolMessage } from "../messages/tool-result.js";
 
 /**
  * How a result is stored in the ledger. `message` holds the tool message the model saw; `raw`

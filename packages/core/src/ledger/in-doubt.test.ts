@@ -21,8 +21,8 @@ import {
   IN_DOUBT_INTERRUPT_KIND,
   inDoubtDecisionSchema,
   parseInDoubtDecision,
-} from "./in-doubt.js";
-import type { CompletedLedgerEntry } from "./ledger-entry.js";
+} from "../runtime/in-doubt-decision.js";
+import type { CompletedLedgerEntry } from "../storage/ledger-entry.js";
 
 const KEY = "m-1:call_1";
 const ARGS = { order_id: "4821", amount_cents: 4200 };

@@ -1,46 +1,23 @@
-import { z } from "zod";
-import { ClaimLostError, InvalidRunError, NodeTimeoutError, errorText } from "../errors/errors.js";
+import { ClaimLostError, NodeTimeoutError, errorText } from "../errors/errors.js";
 import type { ToolMessage } from "../messages/message.js";
 import { runWithDeadline, type DeadlineScope } from "../runtime/deadline.js";
+import {
+  IN_DOUBT_INTERRUPT_KIND,
+  parseInDoubtDecision,
+  type InDoubtDecision,
+} from "../runtime/in-doubt-decision.js";
 import { interrupt, isInterruptSignal } from "../runtime/interrupt.js";
 import type { NodeContext } from "../runtime/node-context.js";
 import type { HeldClaim } from "../runtime/run-watch.js";
-import type { ReadyCall } from "../tools/prepared-call.js";
-import type { ToolContext } from "../tools/tool-context.js";
-import { toolErrorMessage, toToolMessage } from "../tools/tool-result.js";
-import { toolTimeoutMs } from "../tools/tool-timeout.js";
+import type { LedgerCall } from "./ledger-call.js";
+import { toolErrorMessage, toToolMessage } from "../messages/tool-result.js";
+import { toolTimeoutMs } from "./tool-timeout.js";
 import { abortOnLost } from "./abort-on-lost.js";
 import type { CallPlan } from "./call-plan.js";
 import { claimOne } from "./claim.js";
 import { messageEnvelope } from "./envelope.js";
-import type { LedgerEntry } from "./ledger-entry.js";
+import type { LedgerEntry } from "../storage/ledger-entry.js";
 import { recordResult } from "./record.js";
-
-/** `value.kind` of the interrupt an in-doubt call raises under the `"interrupt"` policy. */
-export const IN_DOUBT_INTERRUPT_KIND = "tool_in_doubt";
-
-/** The answer to an in-doubt interrupt. */
-export const inDoubtDecisionSchema = z.discriminatedUnion("action", [
-  /** Run the tool again. */
-  z.object({ action: z.literal("retry") }),
-  /** It did happen: record `result` as what the tool returned. */
-  z.object({ action: z.literal("complete"), result: z.unknown() }),
-  /** Tell the model the call failed. */
-  z.object({ action: z.literal("fail"), reason: z.string().optional() }),
-]);
-/** A human's answer to an in-doubt interrupt. */
-export type InDoubtDecision = z.infer<typeof inDoubtDecisionSchema>;
-
-/** Checks an answer to an in-doubt interrupt before it is stored, so a typo cannot wedge the thread. */
-export function parseInDoubtDecision(answer: unknown): InDoubtDecision {
-  const parsed = inDoubtDecisionSchema.safeParse(answer);
-  if (parsed.success) return parsed.data;
-  throw new InvalidRunError(
-    "RESUME_004",
-    `The answer to an in-doubt tool call must be { action: "retry" }, ` +
-      `{ action: "complete", result } or { action: "fail", reason? }; got ${JSON.stringify(answer)}`,
-  );
-}
 
 /**
  * A call was claimed by an execution that is gone and never recorded: it may or may not have
@@ -49,10 +26,10 @@ export function parseInDoubtDecision(answer: unknown): InDoubtDecision {
  * If the claim itself fails, the decision still holds: it is carried out without the ledger.
  */
 export async function resolveInDoubt(
-  call: ReadyCall,
+  call: LedgerCall,
   entry: LedgerEntry,
   ctx: NodeContext,
-  toolContext: (attempt: number, scope: DeadlineScope) => ToolContext,
+  toolContext: (attempt: number, scope: DeadlineScope) => unknown,
 ): Promise<CallPlan> {
   const decision = decide(call, entry, ctx);
   const taken = await claimOne(call, entry.attempt, ctx);
@@ -77,9 +54,9 @@ type Decision =
   | { action: "retry" }
   | { action: "fail"; why: string }
   | { action: "complete"; result: unknown }
-  | { action: "reconcile"; reconcile: (args: unknown, ctx: ToolContext) => unknown };
+  | { action: "reconcile"; reconcile: (args: unknown, ctx: unknown) => unknown };
 
-function decide(call: ReadyCall, entry: LedgerEntry, ctx: NodeContext): Decision {
+function decide(call: LedgerCall, entry: LedgerEntry, ctx: NodeContext): Decision {
   const policy = call.tool.onInDoubt;
   const policyName = typeof policy === "string" ? policy : "reconcile";
   const report = () => {
@@ -111,12 +88,12 @@ function decide(call: ReadyCall, entry: LedgerEntry, ctx: NodeContext): Decision
 
 /** Carries out a decision: run the tool, or settle the call with a message. */
 async function act(
-  call: ReadyCall,
+  call: LedgerCall,
   decision: Decision,
   attempt: number | null,
   held: HeldClaim | null,
   ctx: NodeContext,
-  toolContext: (attempt: number, scope: DeadlineScope) => ToolContext,
+  toolContext: (attempt: number, scope: DeadlineScope) => unknown,
 ): Promise<{ kind: "run" } | { kind: "settle"; message: ToolMessage; errorCode: string | null }> {
   switch (decision.action) {
     case "retry":
@@ -148,7 +125,7 @@ async function act(
   }
 }
 
-function askHuman(call: ReadyCall, entry: LedgerEntry): InDoubtDecision {
+function askHuman(call: LedgerCall, entry: LedgerEntry): InDoubtDecision {
   const answer = interrupt(
     {
       kind: IN_DOUBT_INTERRUPT_KIND,
@@ -170,12 +147,12 @@ function askHuman(call: ReadyCall, entry: LedgerEntry): InDoubtDecision {
 }
 
 async function reconcile(
-  call: ReadyCall,
-  fn: (args: unknown, ctx: ToolContext) => unknown,
+  call: LedgerCall,
+  fn: (args: unknown, ctx: unknown) => unknown,
   attempt: number,
   held: HeldClaim | null,
   ctx: NodeContext,
-  toolContext: (attempt: number, scope: DeadlineScope) => ToolContext,
+  toolContext: (attempt: number, scope: DeadlineScope) => unknown,
 ): Promise<
   { kind: "did_not_happen" } | { kind: "happened"; message: ToolMessage; errorCode: string | null }
 > {
@@ -203,7 +180,7 @@ async function reconcile(
   }
 }
 
-function inDoubtFailure(call: ReadyCall, why: string): ToolMessage {
+function inDoubtFailure(call: LedgerCall, why: string): ToolMessage {
   return toolErrorMessage(
     call.tool.name,
     call.call.id,

@@ -16,7 +16,7 @@ import {
 } from "../testing/test-support.js";
 import { tool, type AnyTool } from "../tools/tool.js";
 import { messageEnvelope } from "./envelope.js";
-import type { AttemptRef, CompletedLedgerEntry } from "./ledger-entry.js";
+import type { AttemptRef, CompletedLedgerEntry } from "../storage/ledger-entry.js";
 import { supportTools, user, type S } from "./ledger-test-support.js";
 
 /**

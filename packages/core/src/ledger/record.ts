@@ -1,6 +1,6 @@
 import { ClaimLostError } from "../errors/errors.js";
 import type { NodeContext } from "../runtime/node-context.js";
-import type { ReadyCall } from "../tools/prepared-call.js";
+import type { LedgerCall } from "./ledger-call.js";
 import type { ResultEnvelope } from "./envelope.js";
 
 /**
@@ -16,7 +16,7 @@ import type { ResultEnvelope } from "./envelope.js";
  * this attempt is written; a continued run replays the taker's result.
  */
 export async function recordResult(
-  call: ReadyCall,
+  call: LedgerCall,
   attempt: number,
   envelope: ResultEnvelope,
   ctx: NodeContext,
@@ -55,7 +55,7 @@ export async function recordResult(
 
 /** Marks a claimed call as paused in `interrupt()`: not done, and not in doubt. */
 export async function releaseClaim(
-  call: ReadyCall,
+  call: LedgerCall,
   attempt: number,
   ctx: NodeContext,
 ): Promise<void> {

@@ -1,5 +1,5 @@
 import type { NodeContext } from "../runtime/node-context.js";
-import type { ReadyCall } from "../tools/prepared-call.js";
+import type { LedgerCall } from "./ledger-call.js";
 
 /**
  * Versions before domain keys were scoped by tool recorded a domain-keyed call under the bare
@@ -12,7 +12,7 @@ import type { ReadyCall } from "../tools/prepared-call.js";
  * use their scoped keys, as a failed ledger read lets a call run (SPEC 4.3).
  */
 export async function adoptUnscopedKeys(
-  calls: readonly ReadyCall[],
+  calls: readonly LedgerCall[],
   ctx: NodeContext,
 ): Promise<void> {
   const keyed = calls.filter((call) => call.key !== null && call.unscopedKey !== null);

@@ -1,15 +1,5 @@
 import { AsyncLocalStorage } from "node:async_hooks";
-
-/** A pause waiting for an answer from outside the run (usually a human). */
-export interface Interrupt {
-  /** Derived from the tool call (or node and step) that paused; stable across replays. */
-  id: string;
-  /** What the node or tool asked, as given to `interrupt()`. Plain JSON. */
-  value: unknown;
-  message?: string;
-  node: string;
-  toolCallId?: string;
-}
+import type { Interrupt } from "../storage/checkpointer.js";
 
 /** Thrown through user code by `interrupt()`; never escapes the run loop. */
 export class InterruptSignal {

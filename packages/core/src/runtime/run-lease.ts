@@ -1,6 +1,6 @@
 import { InvalidRunError } from "../errors/errors.js";
 import type { Logger } from "../events/logger.js";
-import type { AttemptRef, LedgerEntry, StartedLedgerEntry } from "../ledger/ledger-entry.js";
+import type { AttemptRef, LedgerEntry, StartedLedgerEntry } from "../storage/ledger-entry.js";
 import type { Checkpointer } from "../storage/checkpointer.js";
 import { sleep } from "./deadline.js";
 

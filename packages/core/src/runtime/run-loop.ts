@@ -1,16 +1,14 @@
 import { StaleStateError, GraphRecursionError, errorText } from "../errors/errors.js";
 import { isTenxgraphError } from "../errors/tenxgraph-error.js";
 import { withFields, type Logger } from "../events/logger.js";
-import type { RuntimeMetrics } from "../events/metrics.js";
 import type { EmitEvent, RunStatus } from "../events/stream-event.js";
 import type { BaseState } from "../graph/reducers.js";
-import type { GraphDefinition } from "../graph/graph-definition.js";
-import type { AttemptRef } from "../ledger/ledger-entry.js";
-import type { IdGenerator } from "../messages/ids.js";
-import type { Checkpointer, CheckpointWrite, ThreadStatus } from "../storage/checkpointer.js";
-import { FAULT_POINTS, type FaultInjector } from "./fault-points.js";
-import type { Interrupt } from "./interrupt.js";
+import type { AttemptRef } from "../storage/ledger-entry.js";
+import type { CheckpointWrite, Interrupt, ThreadStatus } from "../storage/checkpointer.js";
+import { FAULT_POINTS } from "./fault-points.js";
 import type { ResolvedRunConfig } from "./run-config.js";
+import type { RunDependencies } from "./run-dependencies.js";
+import type { Progress } from "./run-progress.js";
 import type { RunInput, RunResult } from "./run-result.js";
 import { RunWatch } from "./run-watch.js";
 import { isStopSignal, StopSignal } from "./stop-signal.js";
@@ -18,35 +16,6 @@ import { resolveStart, type RunStart } from "./run-start.js";
 import { claimLease, releaseLease } from "./run-lease.js";
 import { loadThread } from "./thread-snapshot.js";
 import { runStep } from "./step.js";
-
-/** What a run needs from the compiled graph. */
-export interface RunDependencies<S extends BaseState> {
-  graph: GraphDefinition<S>;
-  checkpointer: Checkpointer;
-  logger: Logger;
-  metrics: RuntimeMetrics;
-  ids: IdGenerator;
-  faultPoints: FaultInjector | undefined;
-  stopPollIntervalMs: number;
-  claimStaleAfterMs: number;
-  isEndedLocalRun(runId: string): boolean;
-}
-
-/** The thread as this run holds it between steps. */
-export interface Progress<S extends BaseState> {
-  version: number;
-  /** The thread's life this run writes to: read with it, or minted for a thread it creates. */
-  incarnation: string;
-  step: number;
-  currentNode: string | null;
-  state: S;
-  /** How many messages of `state.messages` the store already has. */
-  persisted: number;
-  resumeAnswers: Record<string, unknown>;
-  userId: string | null;
-  /** Ids of the messages in the store: grows after each durable write. */
-  persistedIds: Set<string>;
-}
 
 /**
  * The one run loop behind `invoke` and `stream`: start (load, apply input, claim the thread

@@ -1,6 +1,6 @@
 import type { RunStatus } from "../events/stream-event.js";
 import type { BaseState } from "../graph/reducers.js";
-import type { Interrupt } from "./interrupt.js";
+import type { Interrupt } from "../storage/checkpointer.js";
 
 /** How `invoke` ends when it does not reject. */
 export interface RunResult<S extends BaseState> {

@@ -1,15 +1,16 @@
 import { InvalidRunError } from "../errors/errors.js";
 import type { RunMode } from "../events/stream-event.js";
 import { applyUpdate, type BaseState } from "../graph/reducers.js";
-import { IN_DOUBT_INTERRUPT_KIND, parseInDoubtDecision } from "../ledger/in-doubt.js";
+import { IN_DOUBT_INTERRUPT_KIND, parseInDoubtDecision } from "./in-doubt-decision.js";
 import { Message } from "../messages/message.js";
 import { uuidv7 } from "../messages/ids.js";
 import { findNonJson } from "../storage/json-check.js";
 import type { ResolvedRunConfig } from "./run-config.js";
 import { isResumeInput, type ResumeInput, type RunInput } from "./run-result.js";
-import type { LedgerEntry } from "../ledger/ledger-entry.js";
+import type { LedgerEntry } from "../storage/ledger-entry.js";
 import { awaitLease } from "./run-lease.js";
-import type { Progress, RunDependencies } from "./run-loop.js";
+import type { RunDependencies } from "./run-dependencies.js";
+import type { Progress } from "./run-progress.js";
 import { loadThread, type ThreadSnapshot } from "./thread-snapshot.js";
 
 /**

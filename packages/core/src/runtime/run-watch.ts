@@ -1,6 +1,6 @@
 import { ClaimLostError } from "../errors/errors.js";
 import type { Checkpointer } from "../storage/checkpointer.js";
-import type { AttemptRef } from "../ledger/ledger-entry.js";
+import type { AttemptRef } from "../storage/ledger-entry.js";
 import type { Logger } from "../events/logger.js";
 
 /** A ledger claim this run heartbeats until it is released. */

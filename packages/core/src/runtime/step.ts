@@ -8,10 +8,12 @@ import { messageSchema, type Message } from "../messages/message.js";
 import { deepCopy } from "../graph/state-copy.js";
 import { findNonJson } from "../storage/json-check.js";
 import { runWithDeadline, type DeadlineScope } from "./deadline.js";
-import { isInterruptSignal, withInterruptScope, type Interrupt } from "./interrupt.js";
+import { isInterruptSignal, withInterruptScope } from "./interrupt.js";
 import type { NodeContext } from "./node-context.js";
+import type { Interrupt } from "../storage/checkpointer.js";
 import type { ResolvedRunConfig } from "./run-config.js";
-import type { Progress, RunDependencies } from "./run-loop.js";
+import type { RunDependencies } from "./run-dependencies.js";
+import type { Progress } from "./run-progress.js";
 import type { RunWatch } from "./run-watch.js";
 
 /** What one step produced: the node's state with its update applied and where to go next. */

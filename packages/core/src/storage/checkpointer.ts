@@ -1,6 +1,19 @@
 import type { Message } from "../messages/message.js";
-import type { AttemptRef, ClaimResult, LedgerClaim, LedgerEntry } from "../ledger/ledger-entry.js";
-import type { Interrupt } from "../runtime/interrupt.js";
+import type { AttemptRef, ClaimResult, LedgerClaim, LedgerEntry } from "./ledger-entry.js";
+
+/**
+ * A pause waiting for an answer from outside the run (usually a human), kept with the thread
+ * until it is answered. `interrupt()` raises it.
+ */
+export interface Interrupt {
+  /** Derived from the tool call (or node and step) that paused; stable across replays. */
+  id: string;
+  /** What the node or tool asked, as given to `interrupt()`. Plain JSON. */
+  value: unknown;
+  message?: string;
+  node: string;
+  toolCallId?: string;
+}
 
 /** Where a thread stands. `running` is also what a crashed run leaves behind. */
 export type ThreadStatus = "running" | "completed" | "interrupted" | "stopped" | "failed";

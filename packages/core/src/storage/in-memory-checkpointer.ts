@@ -5,7 +5,7 @@ import type {
   LedgerClaim,
   LedgerEntry,
   StartedLedgerEntry,
-} from "../ledger/ledger-entry.js";
+} from "./ledger-entry.js";
 import type { Message } from "../messages/message.js";
 import type {
   Checkpointer,

@@ -1,4 +1,4 @@
-import type { LedgerEntry, LedgerStatus } from "../ledger/ledger-entry.js";
+import type { LedgerEntry, LedgerStatus } from "./ledger-entry.js";
 
 /**
  * For checkpointer implementations: a ledger entry as a SQL row holds it, one flat record

@@ -2,23 +2,23 @@ import { ClaimLostError, NodeTimeoutError, errorText } from "../errors/errors.js
 import type { ErrorCode } from "../errors/codes.js";
 import { isTenxgraphError } from "../errors/tenxgraph-error.js";
 import type { BaseState } from "../graph/reducers.js";
-import type { ToolMessage } from "../messages/message.js";
-import { awaitClaim } from "../ledger/await-claim.js";
+import { abortOnLost } from "../ledger/abort-on-lost.js";
 import type { CallPlan } from "../ledger/call-plan.js";
-import { messageEnvelope, type ReplayedResult } from "../ledger/envelope.js";
-import { resolveInDoubt } from "../ledger/in-doubt.js";
-import { recordResult, releaseClaim } from "../ledger/record.js";
+import {
+  durableCall,
+  type CallAttempt,
+  type CallOutcome,
+  type ToolRun,
+} from "../ledger/durable-call.js";
+import { toolTimeoutMs } from "../ledger/tool-timeout.js";
+import type { ToolMessage } from "../messages/message.js";
+import { toolErrorMessage, toToolMessage } from "../messages/tool-result.js";
 import { runWithDeadline, type DeadlineScope } from "../runtime/deadline.js";
-import { FAULT_POINTS } from "../runtime/fault-points.js";
 import { isInterruptSignal, withInterruptScope } from "../runtime/interrupt.js";
 import type { NodeContext } from "../runtime/node-context.js";
-import type { HeldClaim } from "../runtime/run-watch.js";
-import { abortOnLost } from "../ledger/abort-on-lost.js";
 import { changedFields } from "./parallel-calls.js";
 import type { ReadyCall } from "./prepared-call.js";
 import type { ToolContext } from "./tool-context.js";
-import { toolErrorMessage, toToolMessage } from "./tool-result.js";
-import { toolTimeoutMs } from "./tool-timeout.js";
 
 /** The state one call works on, and the field values it started from. */
 export interface Branch<S extends BaseState> {
@@ -26,17 +26,9 @@ export interface Branch<S extends BaseState> {
   baseline: Record<string, unknown>;
 }
 
-/** How one call settled. */
-export interface CallOutcome {
-  message: ToolMessage;
-  replayed: boolean;
-  /** State fields the call changed (or, replayed, had changed when it ran). */
-  changes: Record<string, unknown>;
-}
-
 /**
- * Carries one call from its plan to a result: replay it, resolve it in doubt, wait for the
- * execution holding it, or run it. Runs inside the call's interrupt scope, so `interrupt()` in
+ * Carries one call from its plan to a result through the ledger ({@link durableCall}), which
+ * calls back here to run the tool. Runs inside the call's interrupt scope, so `interrupt()` in
  * the tool (or the in-doubt policy) gets an id derived from this call.
  */
 export function executeCall<S extends BaseState>(
@@ -52,122 +44,58 @@ export function executeCall<S extends BaseState>(
       toolCallId: call.call.id,
       answers: ctx.runtime.resumeAnswers,
     },
-    () => settle(call, plan, branch, ctx),
+    async () => {
+      const outcome = await durableCall(
+        call,
+        plan,
+        {
+          run: (attempt) => runTool(call, attempt, branch, ctx),
+          context: (attempt, scope) => toolContext(call, attempt, scope, branch.state, ctx),
+        },
+        ctx,
+      );
+      return outcome.replayed ? replayInto(branch, call, outcome) : outcome;
+    },
   );
 }
 
-async function settle<S extends BaseState>(
-  call: ReadyCall,
-  initial: CallPlan,
+/** Applies a replayed result to the call's branch: its recorded state changes, and its message. */
+function replayInto<S extends BaseState>(
   branch: Branch<S>,
-  ctx: NodeContext,
-): Promise<CallOutcome> {
-  let plan = initial;
-  for (;;) {
-    // A stopped or timed-out node's calls go no further, even when a ledger call returns late.
-    if (ctx.signal.aborted) {
-      // A claim won for a call that will not start now is handed back: it is not in doubt.
-      if (plan.kind === "run" && plan.attempt !== null) {
-        await releaseClaim(call, plan.attempt, ctx);
-      }
-      throw ctx.signal.reason;
-    }
-    switch (plan.kind) {
-      case "replay":
-        return replay(call, plan.result, branch, ctx);
-      case "settled":
-        return { message: plan.message, replayed: false, changes: {} };
-      case "run":
-        return runTool(call, plan.attempt, branch, ctx);
-      case "in_doubt":
-        plan = await resolveInDoubt(call, plan.entry, ctx, (attempt, scope) =>
-          toolContext(call, attempt, scope, branch.state, ctx),
-        );
-        break;
-      case "wait":
-        plan = await awaitClaim(call, plan.entry, ctx);
-        break;
-    }
-  }
-}
-
-function replay<S extends BaseState>(
   call: ReadyCall,
-  result: ReplayedResult,
-  branch: Branch<S>,
-  ctx: NodeContext,
+  outcome: CallOutcome,
 ): CallOutcome {
-  ctx.runtime.metrics.ledgerHits.add(1, { tool: call.tool.name });
-  call.log.info({ key: call.key, tool: call.tool.name }, "Tool call replayed from the ledger");
-  // State changes are re-applied when this very call is replayed. A domain key replaying a
-  // fact recorded by another turn's call must not roll fields back to that turn's values.
-  const ownResult = result.origin === undefined || result.origin === call.origin;
-  const changes = ownResult ? result.stateChanges : {};
-  Object.assign(branch.state, structuredClone(changes));
+  Object.assign(branch.state, structuredClone(outcome.changes));
   // A fact recorded for an earlier turn whose call had the same id (providers reuse `call_1`)
   // is already in the transcript, where re-appending it is a no-op that would leave this call
   // unanswered. Answer with a new message.
-  const recorded = result.message;
+  const recorded = outcome.message;
   const message = branch.state.messages.some((m) => m.id === recorded.id)
     ? toToolMessage(recorded, call.call.id)
     : recorded;
-  return { message, replayed: true, changes };
+  return { ...outcome, message };
 }
 
 /**
- * Runs the tool under its deadline and records the result as soon as it returns, before the
- * node goes on. The claim is heartbeated from the moment it was won until its fate is written,
- * so no other execution takes a live call for abandoned while its record is on the way.
+ * The tool itself, under its deadline: its message, the error code when it failed, and the
+ * state fields it changed (none when it failed: a failed call's half-made changes are dropped
+ * with it). If a heartbeat finds the claim taken over while the tool runs, its signal is
+ * aborted and the call fails out of the node: this execution is a zombie, and its outcome is
+ * the taker's to record.
  */
 async function runTool<S extends BaseState>(
   call: ReadyCall,
-  attempt: number | null,
+  running: CallAttempt,
   branch: Branch<S>,
   ctx: NodeContext,
-): Promise<CallOutcome> {
-  const held = attempt === null ? null : ctx.runtime.watch.hold({ key: call.key!, attempt });
-  try {
-    const { message, errorCode } = await execute(call, attempt, held, branch, ctx);
-    // A failed call's half-made state changes are dropped with it.
-    const changes = errorCode ? {} : changedFields(branch.baseline, branch.state);
-    const where = {
-      threadId: ctx.threadId,
-      runId: ctx.runId,
-      node: ctx.node,
-      toolName: call.tool.name,
-      key: call.key,
-    };
-    await ctx.runtime.faultPoints?.hit(FAULT_POINTS.TOOL_AFTER_RETURN, where);
-    if (attempt !== null) {
-      const envelope = messageEnvelope(message, changes, call.origin, errorCode);
-      await recordResult(call, attempt, envelope, ctx);
-      await ctx.runtime.faultPoints?.hit(FAULT_POINTS.LEDGER_AFTER_RECORD, where);
-    }
-    return { message, replayed: false, changes };
-  } finally {
-    held?.release();
-  }
-}
-
-/**
- * The tool itself, under its deadline: its message, and the error code when it failed. If a
- * heartbeat finds the claim taken over while the tool runs, its signal is aborted and the call
- * fails out of the node: this execution is a zombie, and its outcome is the taker's to record.
- */
-async function execute<S extends BaseState>(
-  call: ReadyCall,
-  attempt: number | null,
-  held: HeldClaim | null,
-  branch: Branch<S>,
-  ctx: NodeContext,
-): Promise<{ message: ToolMessage; errorCode: ErrorCode | null }> {
+): Promise<ToolRun> {
+  const { attempt, held } = running;
   const timeoutMs = toolTimeoutMs(call, ctx);
   const started = performance.now();
-  let entered = false;
   try {
     const output = await runWithDeadline(
       (scope) => {
-        entered = true;
+        running.started = true;
         return call.tool.execute(
           call.args,
           toolContext(call, attempt ?? 0, scope, branch.state, ctx),
@@ -180,16 +108,15 @@ async function execute<S extends BaseState>(
         abortHandle: held ? (abort) => (held.onLost = abortOnLost(call, abort)) : undefined,
       },
     );
-    return { message: toToolMessage(output, call.call.id), errorCode: null };
+    const message = toToolMessage(output, call.call.id);
+    return { message, errorCode: null, changes: changedFields(branch.baseline, branch.state) };
   } catch (error) {
-    // Taken over: not this attempt's to record, nor to tell the model about (the taker will).
-    if (error instanceof ClaimLostError) throw error;
-    // Paused in interrupt(), or stopped before the tool began: not done, and not in doubt.
-    const notDone = isInterruptSignal(error) || !entered;
-    if (notDone && attempt !== null) await releaseClaim(call, attempt, ctx);
-    // Stop or the node's deadline: the node's result is discarded and the claim stays in doubt.
-    if (isInterruptSignal(error) || ctx.signal.aborted) throw error;
-    return failure(call, error, ctx);
+    // Taken over, paused in interrupt(), stopped, or past the node's deadline: nothing of this
+    // attempt is told to the model; the ledger decides what becomes of its claim.
+    if (error instanceof ClaimLostError || isInterruptSignal(error) || ctx.signal.aborted) {
+      throw error;
+    }
+    return { ...failure(call, error, ctx), changes: {} };
   } finally {
     if (held) held.onLost = undefined;
     ctx.runtime.metrics.toolDuration.record(performance.now() - started, { tool: call.tool.name });

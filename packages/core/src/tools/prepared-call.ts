@@ -1,39 +1,25 @@
 import { errorText } from "../errors/errors.js";
-import { withFields, type Logger } from "../events/logger.js";
+import { withFields } from "../events/logger.js";
 import type { ToolCall, ToolMessage } from "../messages/message.js";
+import type { LedgerCall } from "../ledger/ledger-call.js";
 import { domainLedgerKey, ledgerKey } from "../ledger/ledger-key.js";
 import type { NodeContext } from "../runtime/node-context.js";
 import type { AnyTool } from "./tool.js";
-import { toolErrorMessage } from "./tool-result.js";
+import { toolErrorMessage } from "../messages/tool-result.js";
 
 /** A call checked and keyed before any ledger work: ready to run, or already answered with an error. */
 export type PreparedCall = ReadyCall | RejectedCall;
 
-/** A call that passed its checks and is ready for the ledger. */
-export interface ReadyCall {
+/** A call that passed its checks and is ready for the ledger: a {@link LedgerCall} with its tool. */
+export interface ReadyCall extends LedgerCall {
   ok: true;
   call: ToolCall;
   tool: AnyTool;
-  args: unknown;
   /** The assistant message that issued the call. */
   messageId: string;
-  /** `<message id>:<call id>`: names the call in recorded results (`null` when a part is missing). */
-  origin: string | null;
-  /**
-   * The ledger key, or `null` when the call cannot be keyed (it then runs without the ledger).
-   * With a domain key it is that key scoped by the tool's name; a call may switch to
-   * `unscopedKey` before its claim (see `adoptUnscopedKeys`).
-   */
-  key: string | null;
-  /**
-   * The bare domain key, under which versions before keys were scoped by tool recorded the fact;
-   * `null` for a tool without `idempotencyKey`.
-   */
-  unscopedKey: string | null;
   idempotencyKey: string;
   /** Prefix of the ids of interrupts raised by this call: derived from the call, never from order. */
   interruptBase: string;
-  log: Logger;
 }
 
 /** Unknown tool or bad arguments: deterministic, no side effect, so never ledgered. */

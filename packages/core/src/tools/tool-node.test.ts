@@ -4,7 +4,7 @@ import { ToolError } from "../errors/errors.js";
 import { StateGraph } from "../graph/state-graph.js";
 import { END } from "../graph/edges.js";
 import type { BaseState } from "../graph/reducers.js";
-import type { CompletedLedgerEntry } from "../ledger/ledger-entry.js";
+import type { CompletedLedgerEntry } from "../storage/ledger-entry.js";
 import { Message, type ToolMessage } from "../messages/message.js";
 import { InMemoryCheckpointer } from "../storage/in-memory-checkpointer.js";
 import { FaultPoints } from "../testing/fault-points.js";

@@ -3,9 +3,11 @@ import type { BaseState } from "../graph/reducers.js";
 import { Message, type AssistantMessage, type ToolMessage } from "../messages/message.js";
 import { planCalls } from "../ledger/claim.js";
 import type { CallPlan } from "../ledger/call-plan.js";
-import { InterruptSignal, isInterruptSignal, type Interrupt } from "../runtime/interrupt.js";
+import { InterruptSignal, isInterruptSignal } from "../runtime/interrupt.js";
+import type { Interrupt } from "../storage/checkpointer.js";
 import type { NodeContext } from "../runtime/node-context.js";
-import { executeCall, type Branch, type CallOutcome } from "./execute-call.js";
+import type { CallOutcome } from "../ledger/durable-call.js";
+import { executeCall, type Branch } from "./execute-call.js";
 import { branchState, mergeBranches, snapshotFields } from "./parallel-calls.js";
 import {
   prepareCall,

@@ -1,29 +1,11 @@
 import type { Checkpointer } from "../../storage/checkpointer.js";
+import type { CheckpointerHarness } from "./checkpointer-harness.js";
 import { ledgerConformance } from "./ledger.js";
 import { messagesConformance } from "./messages.js";
 import { stateConformance } from "./state.js";
 import { stopConformance } from "./stop.js";
 import type { TestApi } from "./test-api.js";
 import { threadsConformance } from "./threads.js";
-
-/**
- * How the conformance suite gets a checkpointer. `create` runs before every test and `destroy`
- * after it; `beforeAll`/`afterAll` can start and stop a server. Tests use fresh thread ids, so
- * every `create` may return a store over the same database.
- */
-export interface CheckpointerHarness {
-  name: string;
-  create(): Promise<Checkpointer>;
-  destroy?(checkpointer: Checkpointer): Promise<void>;
-  /**
-   * Another connection to the same store as `checkpointer` (destroyed with `destroy`). Races run
-   * across the two, as two processes would: on one connection a store can pass them without
-   * real isolation. Stores that cannot be shared (in-memory) leave it out.
-   */
-  peer?(checkpointer: Checkpointer): Promise<Checkpointer>;
-  beforeAll?(): Promise<void>;
-  afterAll?(): Promise<void>;
-}
 
 /**
  * Registers the one suite every checkpointer must pass (state, messages, ledger, stop requests,

@@ -1,7 +1,7 @@
 import { randomUUID } from "node:crypto";
 import type { ErrorCode } from "../../errors/codes.js";
 import { isTenxgraphError } from "../../errors/tenxgraph-error.js";
-import type { LedgerClaim, LedgerEntry } from "../../ledger/ledger-entry.js";
+import type { LedgerClaim, LedgerEntry } from "../../storage/ledger-entry.js";
 import type { Checkpointer, CheckpointWrite } from "../../storage/checkpointer.js";
 import type { Expect } from "./test-api.js";
 

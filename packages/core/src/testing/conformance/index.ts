@@ -4,5 +4,5 @@
  * @module
  */
 export { checkpointerConformance } from "./checkpointer-conformance.js";
-export type { CheckpointerHarness } from "./checkpointer-conformance.js";
+export type { CheckpointerHarness } from "./checkpointer-harness.js";
 export type { Assertion, AsyncMatchers, Expect, Matchers, TestApi, TestFn } from "./test-api.js";

@@ -1,4 +1,4 @@
-import type { LedgerEntry, StartedLedgerEntry } from "../../ledger/ledger-entry.js";
+import type { LedgerEntry, StartedLedgerEntry } from "../../storage/ledger-entry.js";
 import { assertions, claim, createThread, tick } from "./fixtures.js";
 import type { GetCheckpointer } from "./fixtures.js";
 import type { TestApi } from "./test-api.js";

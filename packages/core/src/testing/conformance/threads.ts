@@ -1,6 +1,6 @@
 import type { Checkpointer } from "../../storage/checkpointer.js";
 import { Message } from "../../messages/message.js";
-import type { CheckpointerHarness } from "./checkpointer-conformance.js";
+import type { CheckpointerHarness } from "./checkpointer-harness.js";
 import {
   assertions,
   checkpointWrite,

@@ -1,6 +1,6 @@
 import { inspect } from "node:util";
 import type { ErrorCode } from "../errors/codes.js";
-import { Message, type ContentBlock, type ToolMessage } from "../messages/message.js";
+import { Message, type ContentBlock, type ToolMessage } from "./message.js";
 
 /** Turns what a tool returned into the tool message the model reads. */
 export function toToolMessage(output: unknown, toolCallId: string): ToolMessage {

@@ -1,8 +1,8 @@
 import type { NodeContext } from "../runtime/node-context.js";
-import type { ReadyCall } from "./prepared-call.js";
+import type { LedgerCall } from "./ledger-call.js";
 
 /** The call's deadline in ms: the tool's own `timeout` if set, else the run's `toolTimeout`. */
-export function toolTimeoutMs(call: ReadyCall, ctx: NodeContext): number | null {
+export function toolTimeoutMs(call: LedgerCall, ctx: NodeContext): number | null {
   const { timeout } = call.tool;
   if (timeout === undefined) return ctx.runtime.toolTimeoutMs;
   // tool() admits only null and numbers other than NaN: null, 0, negative or Infinity mean none.

@@ -1,0 +1,104 @@
+import { afterEach, describe, expect, it } from "vitest";
+import { silentLogger } from "../events/logger.js";
+import { RuntimeMetrics } from "../events/metrics.js";
+import { uuidv7 } from "../messages/ids.js";
+import { Message } from "../messages/message.js";
+import type { NodeContext } from "../runtime/node-context.js";
+import { RunWatch } from "../runtime/run-watch.js";
+import { InMemoryCheckpointer } from "../storage/in-memory-checkpointer.js";
+import { checkpointWrite } from "../testing/conformance/fixtures.js";
+import { planCalls } from "./claim.js";
+import { durableCall, type CallWork } from "./durable-call.js";
+import type { LedgerCall } from "./ledger-call.js";
+
+/*
+ * The ledger protocol on its own, without ToolNode: a call is planned, then carried by
+ * durableCall with the tool run passed in as a callback.
+ */
+
+const watches: RunWatch[] = [];
+afterEach(() => watches.splice(0).forEach((watch) => watch.dispose()));
+
+function nodeContext(checkpointer: InMemoryCheckpointer, threadId: string): NodeContext {
+  const watch = new RunWatch({
+    checkpointer,
+    threadId,
+    stopRequestsAtStart: 0,
+    intervalMs: 60_000,
+    leaseMs: 60_000,
+    logger: silentLogger,
+    onStopRequested: () => {},
+  });
+  watches.push(watch);
+  return {
+    threadId,
+    runId: uuidv7(),
+    userId: null,
+    node: "TOOL",
+    step: 1,
+    signal: new AbortController().signal,
+    deadlineAt: null,
+    logger: silentLogger,
+    emit: () => {},
+    runtime: {
+      checkpointer,
+      metrics: new RuntimeMetrics(),
+      ids: uuidv7,
+      toolTimeoutMs: null,
+      resumeAnswers: {},
+      watch,
+      claimStaleAfterMs: 60_000,
+      isEndedLocalRun: () => false,
+      faultPoints: undefined,
+      reducers: {},
+    },
+  };
+}
+
+function chargeCall(): LedgerCall {
+  return {
+    call: { id: "call_1" },
+    tool: { name: "charge_card", timeout: undefined, onInDoubt: "retry" },
+    args: { order_id: "4821" },
+    origin: "m-1:call_1",
+    key: "m-1:call_1",
+    unscopedKey: null,
+    log: silentLogger,
+  };
+}
+
+describe("durableCall", () => {
+  it("runs the callback once and records it; the next execution replays the record", async () => {
+    const checkpointer = new InMemoryCheckpointer();
+    const threadId = "thread-durable-call";
+    await checkpointer.putCheckpoint(checkpointWrite(threadId, 0));
+    let charges = 0;
+    const work: CallWork = {
+      run: async (attempt) => {
+        attempt.started = true;
+        charges += 1;
+        return {
+          message: Message.tool("call_1", "Charged 42 USD"),
+          errorCode: null,
+          changes: { charged: true },
+        };
+      },
+      context: () => ({}),
+    };
+
+    for (const expected of [{ replayed: false }, { replayed: true }]) {
+      const ctx = nodeContext(checkpointer, threadId);
+      const call = chargeCall();
+      const [plan] = await planCalls([call], ctx);
+      const outcome = await durableCall(call, plan!, work, ctx);
+      expect(outcome).toMatchObject({
+        ...expected,
+        message: { content: "Charged 42 USD" },
+        changes: { charged: true },
+      });
+    }
+    expect(charges).toBe(1);
+    const [entry] = await checkpointer.listCalls(threadId);
+    expect(entry).toMatchObject({ key: "m-1:call_1", status: "completed", attempt: 1 });
+  });
+});

@@ -1,0 +1,163 @@
+import { ClaimLostError } from "../errors/errors.js";
+import type { ToolMessage } from "../messages/message.js";
+import type { DeadlineScope } from "../runtime/deadline.js";
+import { FAULT_POINTS } from "../runtime/fault-points.js";
+import { isInterruptSignal } from "../runtime/interrupt.js";
+import type { NodeContext } from "../runtime/node-context.js";
+import type { HeldClaim } from "../runtime/run-watch.js";
+import { awaitClaim } from "./await-claim.js";
+import type { CallPlan } from "./call-plan.js";
+import { messageEnvelope, type ReplayedResult } from "./envelope.js";
+import { resolveInDoubt } from "./in-doubt.js";
+import type { LedgerCall } from "./ledger-call.js";
+import { recordResult, releaseClaim } from "./record.js";
+
+/** What running the tool once gave: the message the model reads, and what is recorded with it. */
+export interface ToolRun {
+  message: ToolMessage;
+  /** The code of a failed call's message (`TOOL_ERROR_001`, `NODE_TIMEOUT_002`, …); `null` if it succeeded. */
+  errorCode: string | null;
+  /** State fields the call changed, recorded with the result so a replay applies them again. */
+  changes: Record<string, unknown>;
+}
+
+/** The attempt the ledger hands to the tool layer to run. */
+export interface CallAttempt {
+  /** The attempt this execution claimed, or `null` when the call runs without the ledger. */
+  readonly attempt: number | null;
+  /**
+   * The claim, heartbeated while the tool runs. Its `onLost` is for the runner to set (see
+   * `abortOnLost`): a heartbeat that finds the claim taken over aborts the tool through it.
+   */
+  readonly held: HeldClaim | null;
+  /** Set by the runner when the tool begins: a call stopped before it began is not in doubt. */
+  started: boolean;
+}
+
+/** How the tool layer acts on a call. The ledger decides whether and when. */
+export interface CallWork {
+  /**
+   * Runs the tool once, under its deadline. The tool's own failure is a result (a `ToolRun` with
+   * an `errorCode`), recorded like any other. It throws only when there is nothing of this
+   * attempt to record: paused in `interrupt()`, stopped, past the node's deadline, or its claim
+   * taken over ({@link ClaimLostError}).
+   */
+  run(attempt: CallAttempt): Promise<ToolRun>;
+  /** The context the tool's `reconcile(args, ctx)` gets for an attempt (a `ToolContext`). */
+  context(attempt: number, scope: DeadlineScope): unknown;
+}
+
+/** How a call settled. */
+export interface CallOutcome {
+  message: ToolMessage;
+  /** True when the result came from the ledger instead of running the tool. */
+  replayed: boolean;
+  /**
+   * State fields the call changed. Run now, they are already in the state it ran on; replayed,
+   * they are the recorded changes, for the caller to apply again.
+   */
+  changes: Record<string, unknown>;
+}
+
+/**
+ * The whole durable tool call, from its plan to its result: the ledger protocol in one place.
+ * `planCalls` (claim.ts) made the plan by claiming the node's calls in one batch; from there:
+ *
+ * - `replay`: recorded before, so the recorded result is returned and the tool does not run.
+ * - `settled`: answered without the tool (a conflict, or an answer recorded by policy).
+ * - `in_doubt`: started by an execution that is gone and never recorded; the tool's
+ *   `onInDoubt` policy decides (in-doubt.ts), which leads to `run` or `settled`.
+ * - `wait`: a live execution holds the claim; its result is awaited (await-claim.ts).
+ * - `run`: claimed (or unkeyed): the claim is heartbeated, `work.run` runs the tool, and the
+ *   result is recorded for that attempt as soon as the tool returns, before the node goes on.
+ *
+ * The record is fenced by the attempt, so a zombie's result never overwrites the ledger
+ * (record.ts). The tool itself is `work`'s: the ledger never imports a tool.
+ */
+export async function durableCall(
+  call: LedgerCall,
+  plan: CallPlan,
+  work: CallWork,
+  ctx: NodeContext,
+): Promise<CallOutcome> {
+  for (;;) {
+    // A stopped or timed-out node's calls go no further, even when a ledger call returns late.
+    if (ctx.signal.aborted) {
+      // A claim won for a call that will not start now is handed back: it is not in doubt.
+      if (plan.kind === "run" && plan.attempt !== null) {
+        await releaseClaim(call, plan.attempt, ctx);
+      }
+      throw ctx.signal.reason;
+    }
+    switch (plan.kind) {
+      case "replay":
+        return replay(call, plan.result, ctx);
+      case "settled":
+        return { message: plan.message, replayed: false, changes: {} };
+      case "in_doubt":
+        plan = await resolveInDoubt(call, plan.entry, ctx, work.context);
+        break;
+      case "wait":
+        plan = await awaitClaim(call, plan.entry, ctx);
+        break;
+      case "run":
+        return runAndRecord(call, plan.attempt, work, ctx);
+    }
+  }
+}
+
+/**
+ * Runs the tool and records its result for the attempt that claimed it. The claim is
+ * heartbeated from the moment it was won until its fate is written, so no other execution
+ * takes a live call for abandoned while its record is on the way.
+ */
+async function runAndRecord(
+  call: LedgerCall,
+  attempt: number | null,
+  work: CallWork,
+  ctx: NodeContext,
+): Promise<CallOutcome> {
+  const held = attempt === null ? null : ctx.runtime.watch.hold({ key: call.key!, attempt });
+  try {
+    const running: CallAttempt = { attempt, held, started: false };
+    let ran: ToolRun;
+    try {
+      ran = await work.run(running);
+    } catch (error) {
+      // Taken over: the claim is the taker's, not this attempt's to release.
+      if (error instanceof ClaimLostError) throw error;
+      // Paused in interrupt(), or stopped before the tool began: not done, and not in doubt.
+      // Stopped or past the node's deadline while it ran: the claim stays, in doubt.
+      if ((isInterruptSignal(error) || !running.started) && attempt !== null) {
+        await releaseClaim(call, attempt, ctx);
+      }
+      throw error;
+    }
+    const where = {
+      threadId: ctx.threadId,
+      runId: ctx.runId,
+      node: ctx.node,
+      toolName: call.tool.name,
+      key: call.key,
+    };
+    await ctx.runtime.faultPoints?.hit(FAULT_POINTS.TOOL_AFTER_RETURN, where);
+    if (attempt !== null) {
+      const envelope = messageEnvelope(ran.message, ran.changes, call.origin, ran.errorCode);
+      await recordResult(call, attempt, envelope, ctx);
+      await ctx.runtime.faultPoints?.hit(FAULT_POINTS.LEDGER_AFTER_RECORD, where);
+    }
+    return { message: ran.message, replayed: false, changes: ran.changes };
+  } finally {
+    held?.release();
+  }
+}
+
+/** A recorded result, counted as a ledger hit. */
+function replay(call: LedgerCall, result: ReplayedResult, ctx: NodeContext): CallOutcome {
+  ctx.runtime.metrics.ledgerHits.add(1, { tool: call.tool.name });
+  call.log.info({ key: call.key, tool: call.tool.name }, "Tool call replayed from the ledger");
+  // State changes are applied again when this very call is replayed. A domain key replaying a
+  // fact recorded by another turn's call must not roll fields back to that turn's values.
+  const ownResult = result.origin === undefined || result.origin === call.origin;
+  return { message: result.message, replayed: true, changes: ownResult ? result.stateChanges : {} };
+}

@@ -1,0 +1,42 @@
+import type { Logger } from "../events/logger.js";
+
+/**
+ * What the ledger protocol knows of one tool call: enough to key, claim, replay and record it,
+ * and to follow its tool's in-doubt policy. `ToolNode` prepares it (`LedgerCall` in
+ * tools/prepared-call.ts is one); the ledger never sees the tool's code, only this.
+ */
+export interface LedgerCall {
+  /** The model's call; its id is the `toolCallId` of the message that answers it. */
+  readonly call: { readonly id: string };
+  readonly tool: LedgerTool;
+  /** The checked arguments: shown to a human when the call is in doubt, passed to `reconcile`. */
+  readonly args: unknown;
+  /** `<message id>:<call id>`: names the call in recorded results (`null` when a part is missing). */
+  readonly origin: string | null;
+  /**
+   * The ledger key, or `null` when the call cannot be keyed (it then runs without the ledger).
+   * With a domain key it is that key scoped by the tool's name; a call may switch to
+   * `unscopedKey` before its claim (see `adoptUnscopedKeys`).
+   */
+  key: string | null;
+  /**
+   * The bare domain key, under which versions before keys were scoped by tool recorded the fact;
+   * `null` for a tool without `idempotencyKey`.
+   */
+  readonly unscopedKey: string | null;
+  /** Bound to the call's thread, run, node and tool call. */
+  readonly log: Logger;
+}
+
+/** What the ledger knows of the tool behind a call. */
+export interface LedgerTool {
+  readonly name: string;
+  /** Seconds the tool may run (see `toolTimeoutMs`); `undefined` takes the run's `toolTimeout`. */
+  readonly timeout: number | null | undefined;
+  /**
+   * The tool's `onInDoubt` policy. A `reconcile` gets the context the tool layer builds for the
+   * attempt (a `ToolContext`), which the ledger passes along without reading it.
+   */
+  readonly onInDoubt:
+    "retry" | "fail" | "interrupt" | { reconcile(args: unknown, ctx: unknown): unknown };
+}
