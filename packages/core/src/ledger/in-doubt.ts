@@ -1,5 +1,6 @@
 import { z } from "zod";
-import { ClaimLostError, InvalidRunError, NodeTimeoutError, errorText } from "../errors/errors.js";
+import { InvalidRunError, NodeTimeoutError, errorText } from "../errors/errors.js";
+import { isTenxgraphError } from "../errors/tenxgraph-error.js";
 import type { ToolMessage } from "../messages/message.js";
 import { runWithDeadline, type DeadlineScope } from "../runtime/deadline.js";
 import { interrupt, isInterruptSignal } from "../runtime/interrupt.js";
@@ -191,7 +192,7 @@ async function reconcile(
     if (value === undefined) return { kind: "did_not_happen" };
     return { kind: "happened", message: toToolMessage(value, call.call.id), errorCode: null };
   } catch (error) {
-    if (ctx.signal.aborted || error instanceof ClaimLostError) throw error;
+    if (ctx.signal.aborted || isTenxgraphError(error, "TOOL_CONFLICT_002")) throw error;
     const message = `reconcile() failed, outcome still unknown: ${errorText(error)}`;
     return {
       kind: "happened",

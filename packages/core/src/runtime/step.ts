@@ -1,4 +1,5 @@
 import { GraphValidationError, NodeOutputError, NodeTimeoutError } from "../errors/errors.js";
+import { isTenxgraphError } from "../errors/tenxgraph-error.js";
 import { withFields, type Logger } from "../events/logger.js";
 import type { EmitEvent } from "../events/stream-event.js";
 import { END, type Edge } from "../graph/edges.js";
@@ -64,7 +65,7 @@ export async function runStep<S extends BaseState>(
     );
   } catch (error) {
     if (isInterruptSignal(error)) return { kind: "interrupted", interrupts: error.interrupts };
-    if (error instanceof NodeTimeoutError && error.code === "NODE_TIMEOUT_001") {
+    if (isTenxgraphError(error, "NODE_TIMEOUT_001")) {
       deps.metrics.nodeTimeouts.add(1, { node: name });
     }
     throw error;

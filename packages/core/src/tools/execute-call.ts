@@ -1,4 +1,4 @@
-import { ClaimLostError, NodeTimeoutError, errorText } from "../errors/errors.js";
+import { NodeTimeoutError, errorText } from "../errors/errors.js";
 import type { ErrorCode } from "../errors/codes.js";
 import { isTenxgraphError } from "../errors/tenxgraph-error.js";
 import type { BaseState } from "../graph/reducers.js";
@@ -183,7 +183,7 @@ async function execute<S extends BaseState>(
     return { message: toToolMessage(output, call.call.id), errorCode: null };
   } catch (error) {
     // Taken over: not this attempt's to record, nor to tell the model about (the taker will).
-    if (error instanceof ClaimLostError) throw error;
+    if (isTenxgraphError(error, "TOOL_CONFLICT_002")) throw error;
     // Paused in interrupt(), or stopped before the tool began: not done, and not in doubt.
     const notDone = isInterruptSignal(error) || !entered;
     if (notDone && attempt !== null) await releaseClaim(call, attempt, ctx);
@@ -202,7 +202,7 @@ function failure(
   ctx: NodeContext,
 ): { message: ToolMessage; errorCode: ErrorCode } {
   const tool = call.tool.name;
-  if (error instanceof NodeTimeoutError) {
+  if (isTenxgraphError(error) && error.code.startsWith("NODE_TIMEOUT_")) {
     ctx.runtime.metrics.toolTimeouts.add(1, { tool });
     call.log.warn({ tool, key: call.key }, error.message);
     const code = "NODE_TIMEOUT_002";
