@@ -57,7 +57,7 @@ export {
 } from "./runtime/run-config.js";
 export type { RunConfig } from "./runtime/run-config.js";
 export type { ResumeInput, RunInput, RunResult } from "./runtime/run-result.js";
-export type { NodeContext, NodeRuntime } from "./runtime/node-context.js";
+export type { NodeContext } from "./runtime/node-context.js";
 export { FAULT_POINTS } from "./runtime/fault-points.js";
 export type { FaultContext, FaultInjector, FaultPointName } from "./runtime/fault-points.js";
 

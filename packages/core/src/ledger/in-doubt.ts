@@ -4,7 +4,7 @@ import { isTenxgraphError } from "../errors/tenxgraph-error.js";
 import type { ToolMessage } from "../messages/message.js";
 import { runWithDeadline, type DeadlineScope } from "../runtime/deadline.js";
 import { interrupt, isInterruptSignal } from "../runtime/interrupt.js";
-import type { NodeContext } from "../runtime/node-context.js";
+import type { InternalNodeContext as NodeContext } from "../runtime/node-context.js";
 import type { HeldClaim } from "../runtime/run-watch.js";
 import type { ReadyCall } from "../tools/prepared-call.js";
 import type { ToolContext } from "../tools/tool-context.js";

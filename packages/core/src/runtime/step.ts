@@ -10,7 +10,7 @@ import { deepCopy } from "../graph/state-copy.js";
 import { findNonJson } from "../storage/json-check.js";
 import { runWithDeadline, type DeadlineScope } from "./deadline.js";
 import { isInterruptSignal, withInterruptScope, type Interrupt } from "./interrupt.js";
-import type { NodeContext } from "./node-context.js";
+import { withRuntime, type NodeContext } from "./node-context.js";
 import type { ResolvedRunConfig } from "./run-config.js";
 import type { Progress, RunDependencies } from "./run-loop.js";
 import type { RunWatch } from "./run-watch.js";
@@ -150,7 +150,7 @@ function nodeContext<S extends BaseState>(
   node: string,
   { scope, deadlineAt }: NodeLimits,
 ): NodeContext {
-  return {
+  const ctx: NodeContext = {
     threadId: args.config.threadId,
     runId: args.runId,
     userId: args.progress.userId,
@@ -162,19 +162,21 @@ function nodeContext<S extends BaseState>(
     deadlineAt,
     logger: withFields(args.logger, { node }),
     emit: args.emit,
-    runtime: {
-      checkpointer: deps.checkpointer,
-      metrics: deps.metrics,
-      ids: deps.ids,
-      toolTimeoutMs: args.config.toolTimeoutMs,
-      resumeAnswers: args.progress.resumeAnswers,
-      watch: args.watch,
-      claimStaleAfterMs: deps.claimStaleAfterMs,
-      isEndedLocalRun: deps.isEndedLocalRun,
-      faultPoints: deps.faultPoints,
-      reducers: deps.graph.reducers as Record<string, Reducer<unknown> | undefined>,
-    },
+    newId: deps.ids,
   };
+  // Out of the node's reach: only ToolNode gets the runtime, and through it the ledger.
+  return withRuntime(ctx, {
+    checkpointer: deps.checkpointer,
+    metrics: deps.metrics,
+    ids: deps.ids,
+    toolTimeoutMs: args.config.toolTimeoutMs,
+    resumeAnswers: args.progress.resumeAnswers,
+    watch: args.watch,
+    claimStaleAfterMs: deps.claimStaleAfterMs,
+    isEndedLocalRun: deps.isEndedLocalRun,
+    faultPoints: deps.faultPoints,
+    reducers: deps.graph.reducers as Record<string, Reducer<unknown> | undefined>,
+  });
 }
 
 async function callNode<S extends BaseState>(

@@ -11,7 +11,7 @@ import { recordResult, releaseClaim } from "../ledger/record.js";
 import { runWithDeadline, type DeadlineScope } from "../runtime/deadline.js";
 import { FAULT_POINTS } from "../runtime/fault-points.js";
 import { isInterruptSignal, withInterruptScope } from "../runtime/interrupt.js";
-import type { NodeContext } from "../runtime/node-context.js";
+import type { InternalNodeContext as NodeContext } from "../runtime/node-context.js";
 import type { HeldClaim } from "../runtime/run-watch.js";
 import { abortOnLost } from "../ledger/abort-on-lost.js";
 import { changedFields } from "./parallel-calls.js";

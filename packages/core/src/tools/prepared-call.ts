@@ -2,7 +2,7 @@ import { errorText } from "../errors/errors.js";
 import { withFields, type Logger } from "../events/logger.js";
 import type { ToolCall, ToolMessage } from "../messages/message.js";
 import { domainLedgerKey, ledgerKey } from "../ledger/ledger-key.js";
-import type { NodeContext } from "../runtime/node-context.js";
+import type { InternalNodeContext as NodeContext } from "../runtime/node-context.js";
 import type { AnyTool } from "./tool.js";
 import { toolErrorMessage } from "./tool-result.js";
 
