@@ -1,4 +1,4 @@
-import { StaleStateError, StorageError, requireWellFormed } from "@tenxgraph/core";
+import type { Message } from "@tenxgraph/core";
 import type {
   AttemptRef,
   Checkpointer,
@@ -6,10 +6,10 @@ import type {
   ClaimResult,
   LedgerClaim,
   LedgerEntry,
-  Message,
   ThreadCheckpoint,
   ThreadSummary,
-} from "@tenxgraph/core";
+} from "@tenxgraph/core/storage";
+import { StaleStateError, StorageError, requireWellFormed } from "@tenxgraph/core/storage";
 import { ThreadCache } from "./cache/thread-cache.js";
 import { Database } from "./connection/database.js";
 import { fromJsonb, toJsonb } from "./json.js";

@@ -1,4 +1,5 @@
-import type { Message, ThreadCheckpoint } from "@tenxgraph/core";
+import type { Message } from "@tenxgraph/core";
+import type { ThreadCheckpoint } from "@tenxgraph/core/storage";
 import type { ServerContext } from "./server-context.js";
 import type { AuthUser } from "./server-env.js";
 

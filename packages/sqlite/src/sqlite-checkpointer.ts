@@ -1,4 +1,4 @@
-import { StaleStateError, StorageError } from "@tenxgraph/core";
+import type { Message } from "@tenxgraph/core";
 import type {
   AttemptRef,
   Checkpointer,
@@ -6,17 +6,16 @@ import type {
   ClaimResult,
   LedgerClaim,
   LedgerEntry,
-  Message,
   ThreadCheckpoint,
   ThreadSummary,
-} from "@tenxgraph/core";
+} from "@tenxgraph/core/storage";
+import { StaleStateError, StorageError, requireWellFormed } from "@tenxgraph/core/storage";
 import type Database from "better-sqlite3";
 import { SqliteLedger } from "./ledger.js";
 import { mapSqliteError } from "./map-error.js";
 import { openDatabase } from "./open-database.js";
 import type { ConnectionSettings } from "./open-database.js";
 import { toCheckpoint, toThreadSummary } from "./rows.js";
-import { requireWellFormed } from "@tenxgraph/core";
 import type { CheckpointRow, ThreadRow } from "./rows.js";
 import { prepareStatements } from "./sql.js";
 import type { Statements } from "./sql.js";
