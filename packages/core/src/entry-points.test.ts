@@ -104,6 +104,7 @@ const ENTRIES = {
   "./storage": {
     path: "./storage/index.ts",
     values: [
+      "BaseCheckpointer",
       "MAX_ID_LENGTH",
       "StaleStateError",
       "StorageError",
@@ -123,8 +124,10 @@ const ENTRIES = {
       "LedgerEntry",
       "LedgerRow",
       "LedgerStatus",
+      "Page",
       "StartedLedgerEntry",
       "ThreadCheckpoint",
+      "ThreadFilter",
       "ThreadStatus",
       "ThreadSummary",
     ],

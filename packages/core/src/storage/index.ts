@@ -22,6 +22,8 @@ export type {
   LedgerStatus,
   StartedLedgerEntry,
 } from "../ledger/ledger-entry.js";
+export { BaseCheckpointer } from "./base-checkpointer.js";
+export type { Page, ThreadFilter } from "./base-checkpointer.js";
 export { requireWellFormed } from "./well-formed.js";
 export { MAX_ID_LENGTH } from "./json-check.js";
 export { ledgerEntryFromRow } from "./ledger-row.js";
