@@ -50,6 +50,8 @@ export interface ThreadFilter extends Page {
  */
 export abstract class BaseCheckpointer implements Checkpointer {
   #ready: Promise<void> | undefined;
+  /** Set once `open()` succeeded: later calls go straight to the engine, with no extra await. */
+  #opened = false;
   #closed = false;
   #closing: Promise<void> | undefined;
 
@@ -86,6 +88,11 @@ export abstract class BaseCheckpointer implements Checkpointer {
    */
   protected mapError(operation: string, error: unknown): unknown {
     return isTenxgraphError(error) ? error : new StorageError(operation, error);
+  }
+
+  /** True once `close()` was called: an `open()` still running should not open more. */
+  protected get closed(): boolean {
+    return this.#closed;
   }
 
   async setup(): Promise<void> {
@@ -207,16 +214,27 @@ export abstract class BaseCheckpointer implements Checkpointer {
    * own operations (a cache) as for the contract's.
    */
   protected async run<T>(operation: string, body: () => T | Promise<T>): Promise<T> {
-    if (this.#closed) throw new StorageError(operation, new Error("checkpointer is closed"));
+    const closed = () => new StorageError(operation, new Error("checkpointer is closed"));
+    if (this.#closed) throw closed();
     try {
-      this.#ready ??= this.open().catch((error: unknown) => {
-        this.#ready = undefined; // the next call tries again
-        throw error;
-      });
-      await this.#ready;
+      if (!this.#opened) {
+        await (this.#ready ??= this.#open());
+        // Closed while it opened: the engine may already be released.
+        if (this.#closed) throw closed();
+      }
       return await body();
     } catch (error) {
       throw this.mapError(operation, error);
+    }
+  }
+
+  async #open(): Promise<void> {
+    try {
+      await this.open();
+      this.#opened = true;
+    } catch (error) {
+      this.#ready = undefined; // the next call tries again
+      throw error;
     }
   }
 }
