@@ -1,4 +1,5 @@
 import type { Checkpointer } from "../../storage/checkpointer.js";
+import { idsConformance } from "./ids.js";
 import { ledgerConformance } from "./ledger.js";
 import { messagesConformance } from "./messages.js";
 import { stateConformance } from "./state.js";
@@ -27,7 +28,7 @@ export interface CheckpointerHarness {
 
 /**
  * Registers the one suite every checkpointer must pass (state, messages, ledger, stop requests,
- * threads), under `describe("checkpointer conformance: <name>")`. Call it from a test file.
+ * threads, ids), under `describe("checkpointer conformance: <name>")`. Call it from a test file.
  * The suite never calls `setup()` before a test: stores must set themselves up on first use.
  *
  * The suite does not import a test framework: pass it as `test`. The vitest module fits as is
@@ -73,5 +74,6 @@ export function checkpointerConformance(harness: CheckpointerHarness, test: Test
     ledgerConformance(get, test, getPeer);
     stopConformance(get, test, getPeer);
     threadsConformance(get, test, harness);
+    idsConformance(get, test);
   });
 }
