@@ -23,6 +23,10 @@ export default defineConfig({
               find: /^@tenxgraph\/core\/testing$/,
               replacement: source("./packages/core/src/testing/index.ts"),
             },
+            {
+              find: /^@tenxgraph\/core\/storage$/,
+              replacement: source("./packages/core/src/storage/index.ts"),
+            },
             { find: /^@tenxgraph\/core$/, replacement: source("./packages/core/src/index.ts") },
           ],
         },

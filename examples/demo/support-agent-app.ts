@@ -1,6 +1,7 @@
 import { appendFileSync } from "node:fs";
 import { END, Message, StateGraph, ToolNode } from "@tenxgraph/core";
-import type { Checkpointer, FaultInjector, Logger } from "@tenxgraph/core";
+import type { FaultInjector } from "@tenxgraph/core/testing";
+import type { Checkpointer, Logger } from "@tenxgraph/core";
 import { ScriptedModel } from "@tenxgraph/core/testing";
 import { SUPPORT_SCRIPT, supportTools } from "../shared/support-tools.js";
 

@@ -1,5 +1,5 @@
+import { FAULT_POINTS } from "@tenxgraph/core/testing";
 import { readdirSync, readFileSync } from "node:fs";
-import { FAULT_POINTS } from "@tenxgraph/core";
 import { describe, expect, it } from "vitest";
 
 const modelDir = new URL("../../model/", import.meta.url);

@@ -9,7 +9,7 @@ import { rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Message } from "@tenxgraph/core";
-import type { CheckpointWrite } from "@tenxgraph/core";
+import type { CheckpointWrite } from "@tenxgraph/core/storage";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { agentGraph } from "../concurrency/support/agent-graph.js";
 import { startsByKey } from "../concurrency/support/effect-log.js";

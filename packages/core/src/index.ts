@@ -1,5 +1,7 @@
 /**
- * tenxgraph: a graph runtime for AI agents that stays correct when processes die.
+ * tenxgraph: a graph runtime for AI agents that stays correct when processes die. This entry is
+ * the application's API; a store's contract is in `@tenxgraph/core/storage`, test helpers
+ * (conformance suite, scripted model, fault points) in `@tenxgraph/core/testing`.
  * @module
  */
 export { StateGraph } from "./graph/state-graph.js";
@@ -13,7 +15,7 @@ export type { GraphNode, NodeFunction, NodeLike, NodeOutput } from "./graph/grap
 export { appendMessages } from "./graph/reducers.js";
 export type { BaseState, Reducer, Reducers, StateUpdate } from "./graph/reducers.js";
 
-export { Message, messageSchema } from "./messages/message.js";
+export { Message } from "./messages/message.js";
 export type {
   AssistantMessage,
   ContentBlock,
@@ -35,14 +37,11 @@ export { ToolNode } from "./tools/tool-node.js";
 export { ledgerKey } from "./ledger/ledger-key.js";
 export { decodeEnvelope } from "./ledger/envelope.js";
 export type { ResultEnvelope } from "./ledger/envelope.js";
-export { IN_DOUBT_INTERRUPT_KIND, inDoubtDecisionSchema } from "./runtime/in-doubt-decision.js";
+export { IN_DOUBT_INTERRUPT_KIND } from "./runtime/in-doubt-decision.js";
 export type { InDoubtDecision } from "./runtime/in-doubt-decision.js";
 export type {
-  AttemptRef,
-  ClaimResult,
   CompletedLedgerEntry,
   InterruptedLedgerEntry,
-  LedgerClaim,
   LedgerEntry,
   LedgerStatus,
   StartedLedgerEntry,
@@ -57,23 +56,12 @@ export {
 } from "./runtime/run-config.js";
 export type { RunConfig } from "./runtime/run-config.js";
 export type { ResumeInput, RunInput, RunResult } from "./runtime/run-result.js";
-export type { NodeContext, NodeRuntime } from "./runtime/node-context.js";
-export { FAULT_POINTS } from "./runtime/fault-points.js";
-export type { FaultContext, FaultInjector, FaultPointName } from "./runtime/fault-points.js";
+export type { NodeContext } from "./runtime/node-context.js";
 
-export type {
-  Checkpointer,
-  CheckpointWrite,
-  ThreadCheckpoint,
-  ThreadStatus,
-  ThreadSummary,
-} from "./storage/checkpointer.js";
+export type { Checkpointer, ThreadStatus, ThreadSummary } from "./storage/checkpointer.js";
 export { InMemoryCheckpointer } from "./storage/in-memory-checkpointer.js";
-export { requireWellFormed } from "./storage/well-formed.js";
-export { MAX_ID_LENGTH } from "./storage/json-check.js";
-export { ledgerEntryFromRow } from "./storage/ledger-row.js";
-export type { LedgerRow } from "./storage/ledger-row.js";
 export type { InMemoryCheckpointerOptions } from "./storage/in-memory-checkpointer.js";
+export { MAX_ID_LENGTH } from "./storage/json-check.js";
 
 export { TenxgraphError, isTenxgraphError } from "./errors/tenxgraph-error.js";
 export {
@@ -94,6 +82,6 @@ export { ERROR_CODES } from "./errors/codes.js";
 export type { ErrorCode } from "./errors/codes.js";
 
 export type { EmitEvent, RunMode, RunStatus, StreamEvent } from "./events/stream-event.js";
-export { jsonLogger, silentLogger, withFields } from "./events/logger.js";
+export { jsonLogger, silentLogger } from "./events/logger.js";
 export type { Logger } from "./events/logger.js";
 export { METER_NAME } from "./events/metrics.js";

@@ -1,15 +1,16 @@
-import { StaleStateError, StorageError, requireWellFormed } from "@tenxgraph/core";
+import type { Message } from "@tenxgraph/core";
 import type {
   AttemptRef,
-  Checkpointer,
   CheckpointWrite,
   ClaimResult,
   LedgerClaim,
   LedgerEntry,
-  Message,
+  Page,
   ThreadCheckpoint,
+  ThreadFilter,
   ThreadSummary,
-} from "@tenxgraph/core";
+} from "@tenxgraph/core/storage";
+import { BaseCheckpointer, StaleStateError, StorageError } from "@tenxgraph/core/storage";
 import { ThreadCache } from "./cache/thread-cache.js";
 import { Database } from "./connection/database.js";
 import { fromJsonb, toJsonb } from "./json.js";
@@ -40,15 +41,13 @@ const SELECT_CHECKPOINT = `
  * });
  * const app = graph.compile({ checkpointer });
  */
-export class PgCheckpointer implements Checkpointer {
+export class PgCheckpointer extends BaseCheckpointer {
   readonly #db: Database;
   readonly #cacheSettings: ResolvedSettings["cache"];
   /** Made by `setup()`, which reads the store id that names its keys; none without Redis. */
   #cache: ThreadCache | undefined;
   readonly #ledger: PgLedger;
   readonly #schema: string;
-  #ready: Promise<void> | undefined;
-  #closed = false;
 
   /**
    * Only with Redis: keeps a step of a `durableCheckpointEveryStep: false` run there; `false`
@@ -64,45 +63,35 @@ export class PgCheckpointer implements Checkpointer {
   readonly getCachedStep?: (threadId: string) => Promise<CheckpointWrite | null>;
 
   constructor(options: PgCheckpointerOptions) {
+    super();
     const settings = resolveOptions(options);
     this.#schema = settings.database.schema;
     this.#db = new Database(settings.database);
     this.#cacheSettings = settings.cache;
     this.#ledger = new PgLedger(this.#db);
     if (settings.cache) {
-      this.cacheStep = async (write) => {
-        await this.#use("cacheStep");
-        return (await this.#cache?.putStep(write)) ?? false;
-      };
-      this.getCachedStep = async (threadId) => {
-        await this.#use("getCachedStep");
-        const cached = await this.#cache?.getStep(threadId);
-        // Rare (a run in progress, or one that crashed), so the extra read is cheap: a step of
-        // a deleted thread whose id was reused must not be laid over the new thread.
-        if (!cached) return null;
-        const current = await this.#current(threadId);
-        const sameLife =
-          current?.incarnation === cached.incarnation &&
-          typeof cached.value.incarnation === "string";
-        return sameLife ? cached.value : null;
-      };
+      this.cacheStep = (write) =>
+        this.run("cacheStep", async () => (await this.#cache?.putStep(write)) ?? false);
+      this.getCachedStep = (threadId) =>
+        this.run("getCachedStep", async () => {
+          const cached = await this.#cache?.getStep(threadId);
+          // Rare (a run in progress, or one that crashed), so the extra read is cheap: a step
+          // of a deleted thread whose id was reused must not be laid over the new thread.
+          if (!cached) return null;
+          const current = await this.#current(threadId);
+          const sameLife =
+            current?.incarnation === cached.incarnation &&
+            typeof cached.value.incarnation === "string";
+          return sameLife ? cached.value : null;
+        });
     }
   }
 
   /** Creates or migrates the schema, then opens the Redis cache; run again after a failure. */
-  async setup(): Promise<void> {
-    this.#requireOpen("setup");
-    this.#ready ??= this.#open().catch((error: unknown) => {
-      this.#ready = undefined;
-      throw error;
-    });
-    await this.#ready;
-  }
-
-  async #open(): Promise<void> {
+  protected async open(): Promise<void> {
     const storeId = await migrate(this.#db, this.#schema);
     const settings = this.#cacheSettings;
-    if (!settings || this.#cache || this.#closed) return;
+    if (!settings || this.#cache || this.closed) return;
     // The store id, not the DSN, names the keys: two servers may each have a database of the
     // same name and share one Redis.
     const keyPrefix = settings.keyPrefix ?? `tenxgraph:${storeId}:`;
@@ -110,9 +99,7 @@ export class PgCheckpointer implements Checkpointer {
   }
 
   /** Writes the completions still queued, then ends the pool and the Redis connection. */
-  async close(): Promise<void> {
-    if (this.#closed) return;
-    this.#closed = true;
+  protected async shutdown(): Promise<void> {
     await this.#ledger.drain();
     await Promise.all([this.#db.end(), this.#cache?.close()]);
   }
@@ -125,8 +112,7 @@ export class PgCheckpointer implements Checkpointer {
    * Redis (the deleter could not reach it, or a late refresh landed after it), which must not
    * pass for a new thread of the same id at the same version.
    */
-  async getCheckpoint(threadId: string): Promise<ThreadCheckpoint | null> {
-    await this.#use("getCheckpoint");
+  protected async loadCheckpoint(threadId: string): Promise<ThreadCheckpoint | null> {
     if (this.#cache) {
       const [cached, current] = await Promise.all([
         this.#cache.getCheckpoint(threadId),
@@ -154,12 +140,8 @@ export class PgCheckpointer implements Checkpointer {
     return checkpoint;
   }
 
-  async putCheckpoint(write: CheckpointWrite): Promise<number> {
+  protected async commitCheckpoint(write: CheckpointWrite): Promise<number> {
     const { threadId, userId, currentNode, expectedVersion } = write;
-    requireWellFormed("putCheckpoint", { threadId, userId, currentNode });
-    for (const { id } of write.newMessages) requireWellFormed("putCheckpoint", { messageId: id });
-    requireDistinctIds(write);
-    await this.#use("putCheckpoint");
     // Once: a write cut off mid-flight may have committed, and a second try would be refused
     // as stale anyway; the run then fails clearly and `invoke(null)` continues the thread.
     const [result] = await this.#db
@@ -195,12 +177,8 @@ export class PgCheckpointer implements Checkpointer {
     return Number(result.new_version);
   }
 
-  async listMessages(
-    threadId: string,
-    page: { offset?: number; limit?: number } = {},
-  ): Promise<Message[]> {
-    await this.#use("listMessages");
-    const { offset, limit } = sqlPage(page);
+  /** `limit` `null` is SQL's `LIMIT NULL`: no limit. */
+  protected async loadMessages(threadId: string, { offset, limit }: Page): Promise<Message[]> {
     const rows = await this.#db.query<{ body: unknown }>(
       "listMessages",
       "repeatable",
@@ -210,18 +188,14 @@ export class PgCheckpointer implements Checkpointer {
     return rows.map((row) => fromJsonb(row.body) as Message);
   }
 
-  async listThreads(
-    filter: { userId?: string; limit?: number; offset?: number } = {},
-  ): Promise<ThreadSummary[]> {
-    await this.#use("listThreads");
-    const { offset, limit } = sqlPage(filter);
+  protected async loadThreads({ userId, offset, limit }: ThreadFilter): Promise<ThreadSummary[]> {
     const rows = await this.#db.query<ThreadRow>(
       "listThreads",
       "repeatable",
       `SELECT thread_id, user_id, status, version, updated_at FROM threads
        WHERE $1::text IS NULL OR user_id = $1
        ORDER BY write_seq DESC LIMIT $2 OFFSET $3`,
-      [filter.userId ?? null, limit, offset],
+      [userId ?? null, limit, offset],
     );
     return rows.map(toThreadSummary);
   }
@@ -232,8 +206,7 @@ export class PgCheckpointer implements Checkpointer {
    * Should that entry survive (Redis unreachable, or a late refresh), it is never used again: a
    * new thread of the same id gets a new incarnation, and reads check it.
    */
-  async deleteThread(threadId: string): Promise<void> {
-    await this.#use("deleteThread");
+  protected async removeThread(threadId: string): Promise<void> {
     await this.#db.query(
       "deleteThread",
       "repeatable",
@@ -245,9 +218,7 @@ export class PgCheckpointer implements Checkpointer {
   }
 
   /** Counted even before the thread's first write: a run counts requests before it writes. */
-  async requestStop(threadId: string): Promise<void> {
-    requireWellFormed("requestStop", { threadId });
-    await this.#use("requestStop");
+  protected async addStopRequest(threadId: string): Promise<void> {
     await this.#db.query(
       "requestStop",
       "once",
@@ -257,8 +228,7 @@ export class PgCheckpointer implements Checkpointer {
     );
   }
 
-  async countStopRequests(threadId: string): Promise<number> {
-    await this.#use("countStopRequests");
+  protected async loadStopRequests(threadId: string): Promise<number> {
     const [row] = await this.#db.query<{ count: string }>(
       "countStopRequests",
       "repeatable",
@@ -268,43 +238,37 @@ export class PgCheckpointer implements Checkpointer {
     return row ? Number(row.count) : 0;
   }
 
-  async getCalls(threadId: string, keys: string[]): Promise<LedgerEntry[]> {
-    await this.#use("getCalls");
+  protected async loadCalls(threadId: string, keys: string[]): Promise<LedgerEntry[]> {
     return this.#ledger.getCalls(threadId, keys);
   }
 
-  async claimCalls(threadId: string, claims: LedgerClaim[]): Promise<ClaimResult[]> {
-    requireWellFormed("claimCalls", { threadId });
-    for (const { key, toolName, ownerRunId } of claims) {
-      requireWellFormed("claimCalls", { key, toolName, ownerRunId });
-    }
-    await this.#use("claimCalls");
+  protected async insertClaims(threadId: string, claims: LedgerClaim[]): Promise<ClaimResult[]> {
     return this.#ledger.claimCalls(threadId, claims).catch((error: unknown) => {
       throw isForeignKeyViolation(error) ? missingThread(threadId, error) : error;
     });
   }
 
-  async completeCall(threadId: string, attempt: AttemptRef, result: unknown): Promise<boolean> {
-    await this.#use("completeCall");
+  protected async recordCompletion(
+    threadId: string,
+    attempt: AttemptRef,
+    result: unknown,
+  ): Promise<boolean> {
     return this.#ledger.completeCall(threadId, attempt, result);
   }
 
-  async releaseCall(threadId: string, attempt: AttemptRef): Promise<boolean> {
-    await this.#use("releaseCall");
+  protected async recordRelease(threadId: string, attempt: AttemptRef): Promise<boolean> {
     return this.#ledger.releaseCall(threadId, attempt);
   }
 
-  async heartbeatCalls(
+  protected async renewClaims(
     threadId: string,
     attempts: AttemptRef[],
     leaseMs: number,
   ): Promise<AttemptRef[]> {
-    await this.#use("heartbeatCalls");
     return this.#ledger.heartbeatCalls(threadId, attempts, leaseMs);
   }
 
-  async listCalls(threadId: string): Promise<LedgerEntry[]> {
-    await this.#use("listCalls");
+  protected async loadAllCalls(threadId: string): Promise<LedgerEntry[]> {
     return this.#ledger.listCalls(threadId);
   }
 
@@ -334,16 +298,6 @@ export class PgCheckpointer implements Checkpointer {
     // bigint arrives as a string; versions and incarnations stay far below 2^53.
     return row ? { version: Number(row.version), incarnation: Number(row.incarnation) } : null;
   }
-
-  async #use(operation: string): Promise<void> {
-    this.#requireOpen(operation);
-    if (!this.#ready) await this.setup();
-    else await this.#ready;
-  }
-
-  #requireOpen(operation: string): void {
-    if (this.#closed) throw new StorageError(operation, new Error("checkpointer is closed"));
-  }
 }
 
 /** What `tenxgraph_put_checkpoint` returns. */
@@ -354,14 +308,6 @@ interface WrittenRow {
   thread_user_id: string | null;
   updated_at: Date;
   thread_incarnation: string | null;
-}
-
-function requireDistinctIds(write: CheckpointWrite): void {
-  const seen = new Set<string>();
-  for (const { id } of write.newMessages) {
-    if (seen.has(id)) throw duplicateMessage(write.threadId, id);
-    seen.add(id);
-  }
 }
 
 /** A repeated message id (the transcript's primary key) becomes a clear error. */
@@ -382,21 +328,4 @@ function duplicateMessage(threadId: string, messageId: string): StorageError {
 function isForeignKeyViolation(error: unknown): boolean {
   const cause = (error as { cause?: { code?: string } }).cause;
   return cause?.code === "23503" || (error as { code?: string }).code === "23503";
-}
-
-/** A page as SQL's LIMIT and OFFSET take it: whole numbers, `NULL` for no limit. */
-function sqlPage(page: { offset?: number; limit?: number }): {
-  offset: number;
-  limit: number | null;
-} {
-  const { offset = 0, limit = Infinity } = page;
-  return {
-    offset: offset === Infinity ? Number.MAX_SAFE_INTEGER : wholeOrZero(offset),
-    limit: limit === Infinity ? null : wholeOrZero(limit),
-  };
-}
-
-/** `value` floored to a whole number >= 0; `NaN` is 0, as for `slice`. */
-function wholeOrZero(value: number): number {
-  return Number.isFinite(value) ? Math.max(0, Math.floor(value)) : 0;
 }

@@ -1,5 +1,10 @@
-import { ledgerEntryFromRow } from "@tenxgraph/core";
-import type { LedgerEntry, ThreadCheckpoint, ThreadStatus, ThreadSummary } from "@tenxgraph/core";
+import type {
+  LedgerEntry,
+  ThreadCheckpoint,
+  ThreadStatus,
+  ThreadSummary,
+} from "@tenxgraph/core/storage";
+import { ledgerEntryFromRow } from "@tenxgraph/core/storage";
 import { fromJsonb } from "./json.js";
 
 /** A row of `threads` joined with its current row of `states`. */

@@ -1,4 +1,5 @@
-import type { ThreadCheckpoint, ThreadSummary } from "@tenxgraph/core";
+import type { ThreadSummary } from "@tenxgraph/core";
+import type { ThreadCheckpoint } from "@tenxgraph/core/storage";
 
 /** 10xGraph's `ThreadInfo`, with tenxgraph's status and version in `metadata`. */
 export function threadInfo(thread: ThreadSummary | ThreadCheckpoint) {

@@ -1,5 +1,6 @@
 import { randomUUID } from "node:crypto";
-import type { Message, ThreadCheckpoint } from "@tenxgraph/core";
+import type { Message } from "@tenxgraph/core";
+import type { ThreadCheckpoint } from "@tenxgraph/core/storage";
 import type { ServerContext } from "./server-context.js";
 import type { AuthUser } from "./server-env.js";
 

@@ -1,5 +1,5 @@
-import { StorageError } from "@tenxgraph/core";
-import type { AttemptRef, ClaimResult, LedgerClaim, LedgerEntry } from "@tenxgraph/core";
+import type { AttemptRef, ClaimResult, LedgerClaim, LedgerEntry } from "@tenxgraph/core/storage";
+import { StorageError } from "@tenxgraph/core/storage";
 import type Database from "better-sqlite3";
 import { toLedgerEntry } from "./rows.js";
 import type { ToolExecutionRow } from "./rows.js";

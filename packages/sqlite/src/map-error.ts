@@ -1,4 +1,4 @@
-import { StorageError, StorageSchemaError, isTenxgraphError } from "@tenxgraph/core";
+import { StorageError, StorageSchemaError, isTenxgraphError } from "@tenxgraph/core/storage";
 
 /**
  * Translates a better-sqlite3 failure into a tenxgraph error that names the problem, keeping

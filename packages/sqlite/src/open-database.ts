@@ -1,7 +1,7 @@
+import { StorageError, StorageSchemaError } from "@tenxgraph/core/storage";
 import { existsSync, mkdirSync } from "node:fs";
 import { dirname, isAbsolute } from "node:path";
 import Database from "better-sqlite3";
-import { StorageError, StorageSchemaError } from "@tenxgraph/core";
 import { keepAlive } from "./keep-alive.js";
 import { LATEST_SCHEMA_VERSION, MIGRATIONS, OWN_TABLES, SCHEMA_TABLE } from "./migrations.js";
 

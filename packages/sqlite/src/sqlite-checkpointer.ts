@@ -1,22 +1,22 @@
-import { StaleStateError, StorageError } from "@tenxgraph/core";
+import type { Message } from "@tenxgraph/core";
 import type {
   AttemptRef,
-  Checkpointer,
   CheckpointWrite,
   ClaimResult,
   LedgerClaim,
   LedgerEntry,
-  Message,
+  Page,
   ThreadCheckpoint,
+  ThreadFilter,
   ThreadSummary,
-} from "@tenxgraph/core";
+} from "@tenxgraph/core/storage";
+import { BaseCheckpointer, StaleStateError, StorageError } from "@tenxgraph/core/storage";
 import type Database from "better-sqlite3";
 import { SqliteLedger } from "./ledger.js";
 import { mapSqliteError } from "./map-error.js";
 import { openDatabase } from "./open-database.js";
 import type { ConnectionSettings } from "./open-database.js";
 import { toCheckpoint, toThreadSummary } from "./rows.js";
-import { requireWellFormed } from "@tenxgraph/core";
 import type { CheckpointRow, ThreadRow } from "./rows.js";
 import { prepareStatements } from "./sql.js";
 import type { Statements } from "./sql.js";
@@ -58,12 +58,12 @@ interface Connection {
  * const app = graph.compile({ checkpointer: new SqliteCheckpointer({ path: "./.tenxgraph/threads.db" }) });
  * await app.invoke({ messages: [Message.user("hi")] }, { threadId: "t1" });
  */
-export class SqliteCheckpointer implements Checkpointer {
+export class SqliteCheckpointer extends BaseCheckpointer {
   readonly #settings: Readonly<ConnectionSettings>;
   #connection: Connection | undefined;
-  #closed = false;
 
   constructor(options: SqliteCheckpointerOptions = {}) {
+    super();
     this.#settings = Object.freeze(checkOptions(options));
   }
 
@@ -72,30 +72,32 @@ export class SqliteCheckpointer implements Checkpointer {
     return this.#settings.path;
   }
 
-  async setup(): Promise<void> {
-    this.#use("setup", () => undefined);
+  /** Opens (creating or migrating) the file. */
+  protected async open(): Promise<void> {
+    this.#connection ??= this.#connect();
   }
 
-  /** Idempotent, so cleanup code may always call it. */
-  async close(): Promise<void> {
-    this.#closed = true;
+  /** Writes the completions still queued, then closes the file. */
+  protected async shutdown(): Promise<void> {
     this.#connection?.ledger.flushCompletions();
     this.#connection?.db.close();
     this.#connection = undefined;
   }
 
-  async getCheckpoint(threadId: string): Promise<ThreadCheckpoint | null> {
-    return this.#use("getCheckpoint", ({ sql }) => {
+  /** Engine failures become tenxgraph errors that say what went wrong with the file. */
+  protected override mapError(operation: string, error: unknown): unknown {
+    return mapSqliteError(operation, this.#settings.path, error);
+  }
+
+  protected async loadCheckpoint(threadId: string): Promise<ThreadCheckpoint | null> {
+    return this.#use(({ sql }) => {
       const row = sql.selectCheckpoint.get(threadId) as CheckpointRow | undefined;
       return row ? toCheckpoint(row) : null;
     });
   }
 
-  async putCheckpoint(write: CheckpointWrite): Promise<number> {
-    const { threadId, userId, currentNode } = write;
-    requireWellFormed("putCheckpoint", { threadId, userId, currentNode });
-    for (const { id } of write.newMessages) requireWellFormed("putCheckpoint", { messageId: id });
-    return this.#use("putCheckpoint", ({ commitWrite }) => {
+  protected async commitCheckpoint(write: CheckpointWrite): Promise<number> {
+    return this.#use(({ commitWrite }) => {
       // Encoded before the transaction: a value JSON cannot hold fails without touching the file.
       const encoded = encodeWrite(write);
       // State and messages commit in one transaction, so a crash cannot keep one and lose the
@@ -104,27 +106,20 @@ export class SqliteCheckpointer implements Checkpointer {
     });
   }
 
-  async listMessages(
-    threadId: string,
-    page: { offset?: number; limit?: number } = {},
-  ): Promise<Message[]> {
-    const { offset, limit } = sqlPage(page);
-    return this.#use("listMessages", ({ sql }) => {
-      const rows = sql.selectMessages.all(threadId, offset, limit) as { body_json: string }[];
+  protected async loadMessages(threadId: string, { offset, limit }: Page): Promise<Message[]> {
+    return this.#use(({ sql }) => {
+      // SQLite's LIMIT takes -1 for no limit.
+      const rows = sql.selectMessages.all(threadId, offset, limit ?? -1) as { body_json: string }[];
       return rows.map((row) => JSON.parse(row.body_json) as Message);
     });
   }
 
-  async listThreads(
-    filter: { userId?: string; limit?: number; offset?: number } = {},
-  ): Promise<ThreadSummary[]> {
-    const { userId } = filter;
-    const { offset, limit } = sqlPage(filter);
-    return this.#use("listThreads", ({ sql }) => {
+  protected async loadThreads({ userId, offset, limit }: ThreadFilter): Promise<ThreadSummary[]> {
+    return this.#use(({ sql }) => {
       const rows =
         userId === undefined
-          ? sql.selectThreads.all(limit, offset)
-          : sql.selectThreadsOfUser.all(userId, limit, offset);
+          ? sql.selectThreads.all(limit ?? -1, offset)
+          : sql.selectThreadsOfUser.all(userId, limit ?? -1, offset);
       return (rows as ThreadRow[]).map(toThreadSummary);
     });
   }
@@ -133,63 +128,55 @@ export class SqliteCheckpointer implements Checkpointer {
    * Deletes the thread row, and with it (`ON DELETE CASCADE`) its states, messages and ledger;
    * its stop requests, which need no thread row, in the same transaction.
    */
-  async deleteThread(threadId: string): Promise<void> {
-    this.#use("deleteThread", ({ deleteThread }) => deleteThread.immediate(threadId));
+  protected async removeThread(threadId: string): Promise<void> {
+    this.#use(({ deleteThread }) => deleteThread.immediate(threadId));
   }
 
   /** Counted even before the thread's first write: a run counts requests before it writes. */
-  async requestStop(threadId: string): Promise<void> {
-    requireWellFormed("requestStop", { threadId });
-    this.#use("requestStop", ({ sql }) => sql.requestStop.run(threadId));
+  protected async addStopRequest(threadId: string): Promise<void> {
+    this.#use(({ sql }) => sql.requestStop.run(threadId));
   }
 
-  async countStopRequests(threadId: string): Promise<number> {
-    return this.#use("countStopRequests", ({ sql }) => {
+  protected async loadStopRequests(threadId: string): Promise<number> {
+    return this.#use(({ sql }) => {
       const row = sql.countStopRequests.get(threadId) as { count: number } | undefined;
       return row?.count ?? 0;
     });
   }
 
-  async getCalls(threadId: string, keys: string[]): Promise<LedgerEntry[]> {
-    return this.#use("getCalls", ({ ledger }) => ledger.getCalls(threadId, keys));
+  protected async loadCalls(threadId: string, keys: string[]): Promise<LedgerEntry[]> {
+    return this.#use(({ ledger }) => ledger.getCalls(threadId, keys));
   }
 
-  async claimCalls(threadId: string, claims: LedgerClaim[]): Promise<ClaimResult[]> {
-    requireWellFormed("claimCalls", { threadId });
-    for (const { key, toolName, ownerRunId } of claims) {
-      requireWellFormed("claimCalls", { key, toolName, ownerRunId });
-    }
-    return this.#use("claimCalls", ({ ledger }) => ledger.claimCalls(threadId, claims));
+  protected async insertClaims(threadId: string, claims: LedgerClaim[]): Promise<ClaimResult[]> {
+    return this.#use(({ ledger }) => ledger.claimCalls(threadId, claims));
   }
 
-  async completeCall(threadId: string, attempt: AttemptRef, result: unknown): Promise<boolean> {
-    return this.#use("completeCall", ({ ledger }) =>
-      ledger.completeCall(threadId, attempt, result),
-    );
+  protected async recordCompletion(
+    threadId: string,
+    attempt: AttemptRef,
+    result: unknown,
+  ): Promise<boolean> {
+    return this.#use(({ ledger }) => ledger.completeCall(threadId, attempt, result));
   }
 
-  async releaseCall(threadId: string, attempt: AttemptRef): Promise<boolean> {
-    return this.#use("releaseCall", ({ ledger }) => ledger.releaseCall(threadId, attempt));
+  protected async recordRelease(threadId: string, attempt: AttemptRef): Promise<boolean> {
+    return this.#use(({ ledger }) => ledger.releaseCall(threadId, attempt));
   }
 
-  async heartbeatCalls(
+  protected async renewClaims(
     threadId: string,
     attempts: AttemptRef[],
     leaseMs: number,
   ): Promise<AttemptRef[]> {
-    return this.#use("heartbeatCalls", ({ ledger }) =>
-      ledger.heartbeatCalls(threadId, attempts, leaseMs),
-    );
+    return this.#use(({ ledger }) => ledger.heartbeatCalls(threadId, attempts, leaseMs));
   }
 
-  async listCalls(threadId: string): Promise<LedgerEntry[]> {
-    return this.#use("listCalls", ({ ledger }) => ledger.listCalls(threadId));
+  protected async loadAllCalls(threadId: string): Promise<LedgerEntry[]> {
+    return this.#use(({ ledger }) => ledger.listCalls(threadId));
   }
 
-  /**
-   * Runs `body` on the connection, opening it first (setup runs on first use, and again on the
-   * next call if it failed), and translates engine failures into tenxgraph errors.
-   */
+  /** Opens the file and prepares the statements and transactions of one connection. */
   #connect(): Connection {
     const db = openDatabase(this.#settings);
     const sql = prepareStatements(db);
@@ -209,14 +196,13 @@ export class SqliteCheckpointer implements Checkpointer {
     };
   }
 
-  #use<T>(operation: string, body: (connection: Connection) => T): T {
-    if (this.#closed) throw new StorageError(operation, new Error("checkpointer is closed"));
-    try {
-      this.#connection ??= this.#connect();
-      return body(this.#connection);
-    } catch (error) {
-      throw mapSqliteError(operation, this.#settings.path, error);
-    }
+  /**
+   * Runs `body` on the connection. The base opened it before the first call and refuses calls
+   * after `close()`, and it translates failures (`mapError`).
+   */
+  #use<T>(body: (connection: Connection) => T): T {
+    if (!this.#connection) throw new Error("the connection is not open");
+    return body(this.#connection);
   }
 }
 
@@ -227,12 +213,8 @@ interface EncodedWrite {
   messages: { id: string; json: string }[];
 }
 
+/** The write's JSON; the base refused a write carrying one message id twice. */
 function encodeWrite(write: CheckpointWrite): EncodedWrite {
-  const incoming = new Set<string>();
-  for (const { id } of write.newMessages) {
-    if (incoming.has(id)) throw duplicateMessage(write.threadId, id);
-    incoming.add(id);
-  }
   return {
     valuesJson: JSON.stringify(write.values),
     interruptsJson: JSON.stringify(write.interrupts),
@@ -307,24 +289,6 @@ function advanceThread(sql: Statements, params: ThreadParams): number | null {
 function duplicateMessage(threadId: string, messageId: string): StorageError {
   const why = `message '${messageId}' is already in the append-only transcript of '${threadId}'`;
   return new StorageError("putCheckpoint", new Error(why));
-}
-
-/**
- * A page as SQLite's LIMIT and OFFSET take it: whole numbers, `-1` for no limit. The in-memory
- * store slices, so `Infinity` and fractions are valid input and mean the same here.
- */
-function sqlPage(page: { offset?: number; limit?: number }): { offset: number; limit: number } {
-  const { offset = 0, limit = Infinity } = page;
-  return {
-    offset: wholeOrAll(offset, Number.MAX_SAFE_INTEGER),
-    limit: wholeOrAll(limit, -1),
-  };
-}
-
-/** `value` floored to a whole number >= 0 (`NaN` is 0, as for `slice`); `+Infinity` is `all`. */
-function wholeOrAll(value: number, all: number): number {
-  if (value === Infinity) return all;
-  return Number.isFinite(value) ? Math.max(0, Math.floor(value)) : 0;
 }
 
 function checkOptions(options: SqliteCheckpointerOptions): ConnectionSettings {

@@ -1,4 +1,4 @@
-import type { CheckpointWrite } from "@tenxgraph/core";
+import type { CheckpointWrite } from "@tenxgraph/core/storage";
 
 /** A write that creates `threadId` (a running thread at MAIN, empty state), with `overrides`. */
 export function newThreadWrite(
@@ -7,7 +7,7 @@ export function newThreadWrite(
 ): CheckpointWrite {
   return {
     threadId,
-    incarnation: `first-life-of-${threadId}`,
+    incarnation: "first-life",
     userId: null,
     expectedVersion: 0,
     step: 0,

@@ -1,4 +1,5 @@
-import type { LedgerEntry, Message, ThreadCheckpoint } from "@tenxgraph/core";
+import type { LedgerEntry, Message } from "@tenxgraph/core";
+import type { ThreadCheckpoint } from "@tenxgraph/core/storage";
 import { openStore } from "../../support/store-spec.js";
 import type { StoreSpec } from "../../support/store-spec.js";
 

@@ -1,5 +1,6 @@
 import { Message } from "@tenxgraph/core";
-import type { Checkpointer, CheckpointWrite } from "@tenxgraph/core";
+import type { CheckpointWrite } from "@tenxgraph/core/storage";
+import type { Checkpointer } from "@tenxgraph/core";
 import { openStore } from "../../support/store-spec.js";
 import type { StoreSpec } from "../../support/store-spec.js";
 
@@ -75,7 +76,7 @@ function put(
 ): Promise<number> {
   return store.putCheckpoint({
     ...at,
-    incarnation: `first-life-of-${at.threadId}`,
+    incarnation: "first-life",
     userId: null,
     status: "running",
     values: {},

@@ -17,7 +17,7 @@ export async function createCounterThread(spec: StoreSpec, threadId: string): Pr
   try {
     await own.putCheckpoint({
       threadId,
-      incarnation: `first-life-of-${threadId}`,
+      incarnation: "first-life",
       userId: null,
       expectedVersion: 0,
       step: 0,

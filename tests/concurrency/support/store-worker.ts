@@ -5,7 +5,7 @@
  */
 import { setTimeout as sleep } from "node:timers/promises";
 import { Message, isTenxgraphError } from "@tenxgraph/core";
-import type { AttemptRef, ThreadCheckpoint } from "@tenxgraph/core";
+import type { AttemptRef, ThreadCheckpoint } from "@tenxgraph/core/storage";
 import { openStore } from "../../support/store-spec.js";
 import type { StoreSpec } from "../../support/store-spec.js";
 import { report, workerParams } from "../../support/worker-process.js";

@@ -1,4 +1,4 @@
-import type { FaultPointName } from "@tenxgraph/core";
+import type { FaultPointName } from "@tenxgraph/core/testing";
 import type { StoreSpec } from "../../support/store-spec.js";
 
 /** The support agent's tools. */

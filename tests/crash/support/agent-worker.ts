@@ -10,7 +10,7 @@
  * is closed. The chaos run keeps such processes ready, and reuses those that were not killed,
  * so that its time goes to runs and kills rather than to loading Node.js and the packages.
  */
-import type { FaultContext } from "@tenxgraph/core";
+import type { FaultContext } from "@tenxgraph/core/testing";
 import { FaultPoints } from "@tenxgraph/core/testing";
 import { openStore } from "../../support/store-spec.js";
 import { report, workerParams, type WorkerMessage } from "../../support/worker-process.js";

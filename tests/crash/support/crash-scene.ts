@@ -1,7 +1,8 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import type { LedgerEntry, Message, ThreadCheckpoint } from "@tenxgraph/core";
+import type { LedgerEntry, Message } from "@tenxgraph/core";
+import type { ThreadCheckpoint } from "@tenxgraph/core/storage";
 import {
   dropStore,
   freshStore,

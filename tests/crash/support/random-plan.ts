@@ -1,4 +1,5 @@
-import { IN_DOUBT_INTERRUPT_KIND, type FaultPointName, type Interrupt } from "@tenxgraph/core";
+import { IN_DOUBT_INTERRUPT_KIND, type Interrupt } from "@tenxgraph/core";
+import { type FaultPointName } from "@tenxgraph/core/testing";
 import type {
   AgentParams,
   PlannedCall,

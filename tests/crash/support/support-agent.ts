@@ -8,12 +8,11 @@ import {
   type BaseState,
   type Checkpointer,
   type CompiledGraph,
-  type FaultInjector,
   type InDoubtPolicy,
   type Logger,
   type ToolContext,
 } from "@tenxgraph/core";
-import { ScriptedModel, type ScriptedTurn } from "@tenxgraph/core/testing";
+import { ScriptedModel, type ScriptedTurn, type FaultInjector } from "@tenxgraph/core/testing";
 import { z } from "zod";
 import type { AgentParams, ToolName } from "./agent-params.js";
 import { appendEffect, readEffects } from "./side-effect-log.js";

@@ -1,5 +1,6 @@
 import { Message } from "@tenxgraph/core";
-import type { Checkpointer, CheckpointWrite } from "@tenxgraph/core";
+import type { CheckpointWrite } from "@tenxgraph/core/storage";
+import type { Checkpointer } from "@tenxgraph/core";
 
 /**
  * The write that takes `owner`'s thread from `expectedVersion` to the next version. Its user id,

@@ -28,7 +28,7 @@ export interface CompileOptions {
   meter?: Meter;
   /**
    * Id generator (default: UUIDv7) for run ids, generated thread ids, and the ids model nodes give
-   * their replies (`ctx.runtime.ids`). `Message.*` factories always use UUIDv7.
+   * their replies (`ctx.newId()`). `Message.*` factories always use UUIDv7.
    */
   ids?: IdGenerator;
   /** Named fault points for crash and fault tests (see `FaultPoints` in `@tenxgraph/core/testing`). */

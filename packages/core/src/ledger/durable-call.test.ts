@@ -3,7 +3,7 @@ import { silentLogger } from "../events/logger.js";
 import { RuntimeMetrics } from "../events/metrics.js";
 import { uuidv7 } from "../messages/ids.js";
 import { Message } from "../messages/message.js";
-import type { NodeContext } from "../runtime/node-context.js";
+import type { InternalNodeContext as NodeContext } from "../runtime/node-context.js";
 import { RunWatch } from "../runtime/run-watch.js";
 import { InMemoryCheckpointer } from "../storage/in-memory-checkpointer.js";
 import { checkpointWrite } from "../testing/conformance/fixtures.js";
@@ -40,6 +40,7 @@ function nodeContext(checkpointer: InMemoryCheckpointer, threadId: string): Node
     deadlineAt: null,
     logger: silentLogger,
     emit: () => {},
+    newId: uuidv7,
     runtime: {
       checkpointer,
       metrics: new RuntimeMetrics(),

@@ -3,7 +3,7 @@ import type { ToolMessage } from "../messages/message.js";
 import type { DeadlineScope } from "../runtime/deadline.js";
 import { FAULT_POINTS } from "../runtime/fault-points.js";
 import { isInterruptSignal } from "../runtime/interrupt.js";
-import type { NodeContext } from "../runtime/node-context.js";
+import type { InternalNodeContext as NodeContext } from "../runtime/node-context.js";
 import type { HeldClaim } from "../runtime/run-watch.js";
 import { awaitClaim } from "./await-claim.js";
 import type { CallPlan } from "./call-plan.js";

@@ -1,4 +1,5 @@
 import { ClaimLostError, NodeTimeoutError, errorText } from "../errors/errors.js";
+import { isTenxgraphError } from "../errors/tenxgraph-error.js";
 import type { ToolMessage } from "../messages/message.js";
 import { runWithDeadline, type DeadlineScope } from "../runtime/deadline.js";
 import {
@@ -7,7 +8,7 @@ import {
   type InDoubtDecision,
 } from "../runtime/in-doubt-decision.js";
 import { interrupt, isInterruptSignal } from "../runtime/interrupt.js";
-import type { NodeContext } from "../runtime/node-context.js";
+import type { InternalNodeContext as NodeContext } from "../runtime/node-context.js";
 import type { HeldClaim } from "../runtime/run-watch.js";
 import type { LedgerCall } from "./ledger-call.js";
 import { toolErrorMessage, toToolMessage } from "../messages/tool-result.js";
@@ -168,7 +169,7 @@ async function reconcile(
     if (value === undefined) return { kind: "did_not_happen" };
     return { kind: "happened", message: toToolMessage(value, call.call.id), errorCode: null };
   } catch (error) {
-    if (ctx.signal.aborted || error instanceof ClaimLostError) throw error;
+    if (ctx.signal.aborted || isTenxgraphError(error, "TOOL_CONFLICT_002")) throw error;
     const message = `reconcile() failed, outcome still unknown: ${errorText(error)}`;
     return {
       kind: "happened",

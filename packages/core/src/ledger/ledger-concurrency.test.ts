@@ -35,13 +35,28 @@ class RecordingCheckpointer extends InMemoryCheckpointer {
   }
 }
 
-/** A claim on `m-1:call_1` held by another execution that keeps heartbeating it (200 ms lease). */
+/** A claim on `m-1:call_1` held by another execution that keeps heartbeating it (see LIVE_LEASE_MS). */
+/**
+ * The live holder's lease: long enough that a test process stalled by a loaded machine (a
+ * heartbeat late by hundreds of milliseconds) does not lose it, short next to the waits below.
+ */
+const LIVE_LEASE_MS = 1_000;
+
 async function liveClaim(checkpointer: InMemoryCheckpointer, threadId: string, ownerRunId: string) {
   const held = { key: "m-1:call_1", attempt: 1 };
   await checkpointer.claimCalls(threadId, [
-    { key: held.key, toolName: "charge_card", ownerRunId, leaseMs: 200, expectedAttempt: 0 },
+    {
+      key: held.key,
+      toolName: "charge_card",
+      ownerRunId,
+      leaseMs: LIVE_LEASE_MS,
+      expectedAttempt: 0,
+    },
   ]);
-  const heartbeat = setInterval(() => void checkpointer.heartbeatCalls(threadId, [held], 200), 10);
+  const heartbeat = setInterval(
+    () => void checkpointer.heartbeatCalls(threadId, [held], LIVE_LEASE_MS),
+    10,
+  );
   return { held, heartbeat };
 }
 
@@ -123,7 +138,7 @@ describe("concurrent executions", () => {
     });
     try {
       const run = collectEvents(app.stream(user("charge"), { threadId: "t-live" }));
-      await pause(400); // well past claimStaleAfterMs: only the heartbeat keeps the claim live
+      await pause(1_500); // past the lease and claimStaleAfterMs: only heartbeats keep it live
       expect(effects).toEqual([]);
       const winner = Message.tool("call_1", "Charged by the other execution");
       expect(await checkpointer.completeCall("t-live", held, messageEnvelope(winner, {}))).toBe(

@@ -26,11 +26,23 @@ export interface NodeContext {
   readonly logger: Logger;
   /** Sends an event to `stream()` consumers (model nodes send `message_delta`). */
   readonly emit: EmitEvent;
-  /** Services of the runtime that `ToolNode` and model nodes use. */
+  /**
+   * A new id from the graph's id generator (`CompileOptions.ids`, default UUIDv7): model nodes
+   * name their replies with it, so the ids of a run come from one source.
+   */
+  newId(): string;
+}
+
+/**
+ * Inside this package only: a node's context with the runtime's services, which `ToolNode` and
+ * the ledger use. Nodes never get it: the checkpointer in it writes the ledger and the fencing
+ * protects the ledger only if every write goes through the ledger's code.
+ */
+export interface InternalNodeContext extends NodeContext {
   readonly runtime: NodeRuntime;
 }
 
-/** The runtime's services for nodes that run tools. */
+/** The runtime's services for the tool ledger; internal, never given to nodes. */
 export interface NodeRuntime {
   readonly checkpointer: Checkpointer;
   readonly metrics: RuntimeMetrics;
@@ -51,4 +63,26 @@ export interface NodeRuntime {
   readonly faultPoints: FaultInjector | undefined;
   /** The graph's field reducers, for merging parallel branches. */
   readonly reducers: Readonly<Record<string, Reducer<unknown> | undefined>>;
+}
+
+/** The runtime of each context the run loop made, out of reach of the node it is given to. */
+const runtimes = new WeakMap<NodeContext, NodeRuntime>();
+
+/** Makes `ctx` carry `runtime` for {@link internalContext}; returns `ctx`. */
+export function withRuntime(ctx: NodeContext, runtime: NodeRuntime): NodeContext {
+  runtimes.set(ctx, runtime);
+  return ctx;
+}
+
+/**
+ * The context `ctx` with its runtime, for `ToolNode`. Fails for a context the run loop did not
+ * make (a node called by hand): tools run through the ledger or not at all.
+ */
+export function internalContext(ctx: NodeContext): InternalNodeContext {
+  const runtime = runtimes.get(ctx);
+  if (!runtime) {
+    throw new TypeError("ToolNode.run: the context was not made by a graph run; run it in a graph");
+  }
+  // The spread reads `signal`, which makes it: every ToolNode run needs it anyway.
+  return { ...ctx, runtime };
 }

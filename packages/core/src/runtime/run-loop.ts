@@ -199,9 +199,9 @@ export class Run<S extends BaseState> {
         error = writeError; // the stopped state could not be written: a failure like any other
       }
     }
-    if (error instanceof StaleStateError) {
+    if (isTenxgraphError(error, "STORAGE_CONFLICT_001")) {
       this.#deps.metrics.storageConflicts.add(1);
-    } else if (isTenxgraphError(error) && error.code === "THREAD_004") {
+    } else if (isTenxgraphError(error, "THREAD_004")) {
       // Another live run took the thread over; recording a failure would overwrite its start.
     } else {
       await this.#recordFailure(error);
@@ -313,9 +313,11 @@ export class Run<S extends BaseState> {
     try {
       version = await this.#deps.checkpointer.putCheckpoint(write);
     } catch (error) {
-      if (!(error instanceof StaleStateError)) throw error;
+      // By code: the store may have thrown it from another copy of this package.
+      if (!isTenxgraphError(error, "STORAGE_CONFLICT_001")) throw error;
+      const stale = error as StaleStateError;
       const { versions, messageIds, input } = this.#committed;
-      throw new StaleStateError(error.threadId, error.expectedVersion, error.actualVersion, {
+      throw new StaleStateError(stale.threadId, stale.expectedVersion, stale.actualVersion, {
         runId: this.runId,
         versions: [...versions],
         inputCommitted: input,

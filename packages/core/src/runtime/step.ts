@@ -1,4 +1,5 @@
 import { GraphValidationError, NodeOutputError, NodeTimeoutError } from "../errors/errors.js";
+import { isTenxgraphError } from "../errors/tenxgraph-error.js";
 import { withFields, type Logger } from "../events/logger.js";
 import type { EmitEvent } from "../events/stream-event.js";
 import { END, type Edge } from "../graph/edges.js";
@@ -9,7 +10,7 @@ import { deepCopy } from "../graph/state-copy.js";
 import { findNonJson } from "../storage/json-check.js";
 import { runWithDeadline, type DeadlineScope } from "./deadline.js";
 import { isInterruptSignal, withInterruptScope } from "./interrupt.js";
-import type { NodeContext } from "./node-context.js";
+import { withRuntime, type NodeContext } from "./node-context.js";
 import type { Interrupt } from "../storage/checkpointer.js";
 import type { ResolvedRunConfig } from "./run-config.js";
 import type { RunDependencies } from "./run-dependencies.js";
@@ -66,7 +67,7 @@ export async function runStep<S extends BaseState>(
     );
   } catch (error) {
     if (isInterruptSignal(error)) return { kind: "interrupted", interrupts: error.interrupts };
-    if (error instanceof NodeTimeoutError && error.code === "NODE_TIMEOUT_001") {
+    if (isTenxgraphError(error, "NODE_TIMEOUT_001")) {
       deps.metrics.nodeTimeouts.add(1, { node: name });
     }
     throw error;
@@ -151,7 +152,7 @@ function nodeContext<S extends BaseState>(
   node: string,
   { scope, deadlineAt }: NodeLimits,
 ): NodeContext {
-  return {
+  const ctx: NodeContext = {
     threadId: args.config.threadId,
     runId: args.runId,
     userId: args.progress.userId,
@@ -163,19 +164,21 @@ function nodeContext<S extends BaseState>(
     deadlineAt,
     logger: withFields(args.logger, { node }),
     emit: args.emit,
-    runtime: {
-      checkpointer: deps.checkpointer,
-      metrics: deps.metrics,
-      ids: deps.ids,
-      toolTimeoutMs: args.config.toolTimeoutMs,
-      resumeAnswers: args.progress.resumeAnswers,
-      watch: args.watch,
-      claimStaleAfterMs: deps.claimStaleAfterMs,
-      isEndedLocalRun: deps.isEndedLocalRun,
-      faultPoints: deps.faultPoints,
-      reducers: deps.graph.reducers as Record<string, Reducer<unknown> | undefined>,
-    },
+    newId: deps.ids,
   };
+  // Out of the node's reach: only ToolNode gets the runtime, and through it the ledger.
+  return withRuntime(ctx, {
+    checkpointer: deps.checkpointer,
+    metrics: deps.metrics,
+    ids: deps.ids,
+    toolTimeoutMs: args.config.toolTimeoutMs,
+    resumeAnswers: args.progress.resumeAnswers,
+    watch: args.watch,
+    claimStaleAfterMs: deps.claimStaleAfterMs,
+    isEndedLocalRun: deps.isEndedLocalRun,
+    faultPoints: deps.faultPoints,
+    reducers: deps.graph.reducers as Record<string, Reducer<unknown> | undefined>,
+  });
 }
 
 async function callNode<S extends BaseState>(

@@ -17,7 +17,7 @@ checkpointerConformance(
 function firstWrite(threadId: string, overrides: Partial<CheckpointWrite> = {}): CheckpointWrite {
   return {
     threadId,
-    incarnation: `first-life-of-${threadId}`,
+    incarnation: "first-life",
     userId: null,
     expectedVersion: 0,
     step: 0,

@@ -7,12 +7,8 @@ import type {
   StartedLedgerEntry,
 } from "./ledger-entry.js";
 import type { Message } from "../messages/message.js";
-import type {
-  Checkpointer,
-  CheckpointWrite,
-  ThreadCheckpoint,
-  ThreadSummary,
-} from "./checkpointer.js";
+import { BaseCheckpointer, type Page, type ThreadFilter } from "./base-checkpointer.js";
+import type { CheckpointWrite, ThreadCheckpoint, ThreadSummary } from "./checkpointer.js";
 import { jsonCopy } from "./json-copy.js";
 
 /** Options of {@link InMemoryCheckpointer}. */
@@ -49,7 +45,7 @@ interface ThreadRecord {
  *   .compile({ checkpointer: new InMemoryCheckpointer() });
  * await app.invoke({ messages: [Message.user("hi")] }, { threadId: "t1" });
  */
-export class InMemoryCheckpointer implements Checkpointer {
+export class InMemoryCheckpointer extends BaseCheckpointer {
   readonly #clock: () => Date;
   readonly #threads = new Map<string, ThreadRecord>();
   /** Per thread, entries by key; a Map keeps first-claim order, which `listCalls` returns. */
@@ -57,29 +53,24 @@ export class InMemoryCheckpointer implements Checkpointer {
   /** Stop requests made per thread: counted, never cleared (see `Checkpointer`). */
   readonly #stops = new Map<string, number>();
   #writeSeq = 0;
-  #closed = false;
 
   constructor(options: InMemoryCheckpointerOptions = {}) {
+    super();
     this.#clock = options.clock ?? (() => new Date());
   }
 
-  async setup(): Promise<void> {
-    this.#assertOpen("setup");
-  }
+  /** Nothing to open: the maps exist from the start. */
+  protected async open(): Promise<void> {}
 
-  /** Idempotent, so a test harness may close a store that a test already closed. */
-  async close(): Promise<void> {
-    this.#closed = true;
-  }
+  /** Nothing to release; the threads stay readable to no one, as after a process exit. */
+  protected async shutdown(): Promise<void> {}
 
-  async getCheckpoint(threadId: string): Promise<ThreadCheckpoint | null> {
-    this.#assertOpen("getCheckpoint");
+  protected async loadCheckpoint(threadId: string): Promise<ThreadCheckpoint | null> {
     const record = this.#threads.get(threadId);
     return record ? jsonCopy(record.checkpoint) : null;
   }
 
-  async putCheckpoint(write: CheckpointWrite): Promise<number> {
-    this.#assertOpen("putCheckpoint");
+  protected async commitCheckpoint(write: CheckpointWrite): Promise<number> {
     const { threadId, expectedVersion } = write;
     const previous = this.#threads.get(threadId);
     const actualVersion = previous?.checkpoint.version ?? null;
@@ -116,57 +107,44 @@ export class InMemoryCheckpointer implements Checkpointer {
     return checkpoint.version;
   }
 
-  async listMessages(
-    threadId: string,
-    page: { offset?: number; limit?: number } = {},
-  ): Promise<Message[]> {
-    this.#assertOpen("listMessages");
-    const { offset = 0, limit = Infinity } = page;
+  protected async loadMessages(threadId: string, { offset, limit }: Page): Promise<Message[]> {
     const messages = this.#threads.get(threadId)?.messages ?? [];
-    return jsonCopy(messages.slice(offset, offset + limit));
+    return jsonCopy(messages.slice(offset, limit === null ? undefined : offset + limit));
   }
 
-  async listThreads(
-    filter: { userId?: string; limit?: number; offset?: number } = {},
-  ): Promise<ThreadSummary[]> {
-    this.#assertOpen("listThreads");
-    const { userId, limit = Infinity, offset = 0 } = filter;
+  protected async loadThreads(filter: ThreadFilter): Promise<ThreadSummary[]> {
+    const { userId, offset, limit } = filter;
     return (
       [...this.#threads.values()]
         .filter((record) => userId === undefined || record.checkpoint.userId === userId)
         // The write counter is the order writes happened in, even within one clock tick.
         .sort((a, b) => b.writeSeq - a.writeSeq)
-        .slice(offset, offset + limit)
+        .slice(offset, limit === null ? undefined : offset + limit)
         .map(({ checkpoint }) => summarize(checkpoint))
     );
   }
 
-  async deleteThread(threadId: string): Promise<void> {
-    this.#assertOpen("deleteThread");
+  protected async removeThread(threadId: string): Promise<void> {
     this.#threads.delete(threadId);
     this.#ledgers.delete(threadId);
     this.#stops.delete(threadId);
   }
 
-  async requestStop(threadId: string): Promise<void> {
-    this.#assertOpen("requestStop");
+  protected async addStopRequest(threadId: string): Promise<void> {
     this.#stops.set(threadId, (this.#stops.get(threadId) ?? 0) + 1);
   }
 
-  async countStopRequests(threadId: string): Promise<number> {
-    this.#assertOpen("countStopRequests");
+  protected async loadStopRequests(threadId: string): Promise<number> {
     return this.#stops.get(threadId) ?? 0;
   }
 
-  async getCalls(threadId: string, keys: string[]): Promise<LedgerEntry[]> {
-    this.#assertOpen("getCalls");
+  protected async loadCalls(threadId: string, keys: string[]): Promise<LedgerEntry[]> {
     const ledger = this.#ledgers.get(threadId);
     const entries = [...new Set(keys)].flatMap((key) => ledger?.get(key) ?? []);
     return entries.map((entry) => this.#read(entry));
   }
 
-  async claimCalls(threadId: string, claims: LedgerClaim[]): Promise<ClaimResult[]> {
-    this.#assertOpen("claimCalls");
+  protected async insertClaims(threadId: string, claims: LedgerClaim[]): Promise<ClaimResult[]> {
     // Claims go to a staging overlay that is applied only once every claim succeeded: the batch
     // is one transaction, and its cost does not grow with the thread's ledger.
     const ledger = this.#ledgers.get(threadId) ?? new Map<string, StoredEntry>();
@@ -181,8 +159,11 @@ export class InMemoryCheckpointer implements Checkpointer {
     return results;
   }
 
-  async completeCall(threadId: string, attempt: AttemptRef, result: unknown): Promise<boolean> {
-    this.#assertOpen("completeCall");
+  protected async recordCompletion(
+    threadId: string,
+    attempt: AttemptRef,
+    result: unknown,
+  ): Promise<boolean> {
     return this.#replaceHeld(
       threadId,
       attempt,
@@ -195,8 +176,7 @@ export class InMemoryCheckpointer implements Checkpointer {
     );
   }
 
-  async releaseCall(threadId: string, attempt: AttemptRef): Promise<boolean> {
-    this.#assertOpen("releaseCall");
+  protected async recordRelease(threadId: string, attempt: AttemptRef): Promise<boolean> {
     return this.#replaceHeld(
       threadId,
       attempt,
@@ -207,12 +187,11 @@ export class InMemoryCheckpointer implements Checkpointer {
     );
   }
 
-  async heartbeatCalls(
+  protected async renewClaims(
     threadId: string,
     attempts: AttemptRef[],
     leaseMs: number,
   ): Promise<AttemptRef[]> {
-    this.#assertOpen("heartbeatCalls");
     const now = this.#clock().getTime();
     const heartbeatAt = new Date(now).toISOString();
     const leaseExpiresAt = new Date(now + leaseMs).toISOString();
@@ -222,8 +201,7 @@ export class InMemoryCheckpointer implements Checkpointer {
     );
   }
 
-  async listCalls(threadId: string): Promise<LedgerEntry[]> {
-    this.#assertOpen("listCalls");
+  protected async loadAllCalls(threadId: string): Promise<LedgerEntry[]> {
     return [...(this.#ledgers.get(threadId)?.values() ?? [])].map((entry) => this.#read(entry));
   }
 
@@ -286,10 +264,6 @@ export class InMemoryCheckpointer implements Checkpointer {
 
   #now(): string {
     return this.#clock().toISOString();
-  }
-
-  #assertOpen(method: string): void {
-    if (this.#closed) throw new StorageError(method, new Error("checkpointer is closed"));
   }
 }
 

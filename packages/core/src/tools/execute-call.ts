@@ -1,4 +1,4 @@
-import { ClaimLostError, NodeTimeoutError, errorText } from "../errors/errors.js";
+import { NodeTimeoutError, errorText } from "../errors/errors.js";
 import type { ErrorCode } from "../errors/codes.js";
 import { isTenxgraphError } from "../errors/tenxgraph-error.js";
 import type { BaseState } from "../graph/reducers.js";
@@ -15,7 +15,7 @@ import type { ToolMessage } from "../messages/message.js";
 import { toolErrorMessage, toToolMessage } from "../messages/tool-result.js";
 import { runWithDeadline, type DeadlineScope } from "../runtime/deadline.js";
 import { isInterruptSignal, withInterruptScope } from "../runtime/interrupt.js";
-import type { NodeContext } from "../runtime/node-context.js";
+import type { InternalNodeContext as NodeContext } from "../runtime/node-context.js";
 import { changedFields } from "./parallel-calls.js";
 import type { ReadyCall } from "./prepared-call.js";
 import type { ToolContext } from "./tool-context.js";
@@ -113,7 +113,11 @@ async function runTool<S extends BaseState>(
   } catch (error) {
     // Taken over, paused in interrupt(), stopped, or past the node's deadline: nothing of this
     // attempt is told to the model; the ledger decides what becomes of its claim.
-    if (error instanceof ClaimLostError || isInterruptSignal(error) || ctx.signal.aborted) {
+    if (
+      isTenxgraphError(error, "TOOL_CONFLICT_002") ||
+      isInterruptSignal(error) ||
+      ctx.signal.aborted
+    ) {
       throw error;
     }
     return { ...failure(call, error, ctx), changes: {} };
@@ -129,7 +133,7 @@ function failure(
   ctx: NodeContext,
 ): { message: ToolMessage; errorCode: ErrorCode } {
   const tool = call.tool.name;
-  if (error instanceof NodeTimeoutError) {
+  if (isTenxgraphError(error) && error.code.startsWith("NODE_TIMEOUT_")) {
     ctx.runtime.metrics.toolTimeouts.add(1, { tool });
     call.log.warn({ tool, key: call.key }, error.message);
     const code = "NODE_TIMEOUT_002";

@@ -3,7 +3,7 @@ import { withFields } from "../events/logger.js";
 import type { ToolCall, ToolMessage } from "../messages/message.js";
 import type { LedgerCall } from "../ledger/ledger-call.js";
 import { domainLedgerKey, ledgerKey } from "../ledger/ledger-key.js";
-import type { NodeContext } from "../runtime/node-context.js";
+import type { InternalNodeContext as NodeContext } from "../runtime/node-context.js";
 import type { AnyTool } from "./tool.js";
 import { toolErrorMessage } from "../messages/tool-result.js";
 

@@ -5,7 +5,11 @@ import { planCalls } from "../ledger/claim.js";
 import type { CallPlan } from "../ledger/call-plan.js";
 import { InterruptSignal, isInterruptSignal } from "../runtime/interrupt.js";
 import type { Interrupt } from "../storage/checkpointer.js";
-import type { NodeContext } from "../runtime/node-context.js";
+import {
+  internalContext,
+  type InternalNodeContext,
+  type NodeContext,
+} from "../runtime/node-context.js";
 import type { CallOutcome } from "../ledger/durable-call.js";
 import { executeCall, type Branch } from "./execute-call.js";
 import { branchState, mergeBranches, snapshotFields } from "./parallel-calls.js";
@@ -44,7 +48,8 @@ export class ToolNode<S extends BaseState = BaseState> implements GraphNode<S> {
     return [...this.#tools.values()];
   }
 
-  async run(state: S, ctx: NodeContext): Promise<NodeOutput<S>> {
+  async run(state: S, nodeContext: NodeContext): Promise<NodeOutput<S>> {
+    const ctx = internalContext(nodeContext);
     const issuer = state.messages.at(-1);
     if (issuer?.role !== "assistant" || !issuer.toolCalls?.length) {
       ctx.logger.warn({}, "ToolNode ran but the last message has no tool calls: nothing to do");
@@ -76,7 +81,7 @@ export class ToolNode<S extends BaseState = BaseState> implements GraphNode<S> {
     call: PreparedCall,
     plan: CallPlan | null,
     branch: Branch<S>,
-    ctx: NodeContext,
+    ctx: InternalNodeContext,
   ): Promise<CallOutcome> {
     const { id: toolCallId, name: toolName } = call.call;
     const key = call.ok ? call.key : null;
@@ -104,7 +109,7 @@ export class ToolNode<S extends BaseState = BaseState> implements GraphNode<S> {
     settled: PromiseSettledResult<CallOutcome>[],
     state: S,
     baseline: Record<string, unknown>,
-    ctx: NodeContext,
+    ctx: InternalNodeContext,
   ): NodeOutput<S> {
     const interrupts: Interrupt[] = [];
     const failures: unknown[] = [];
@@ -133,7 +138,7 @@ export class ToolNode<S extends BaseState = BaseState> implements GraphNode<S> {
 }
 
 /** A call refused before it ran (unknown tool, bad arguments): its error message, not ledgered. */
-function rejected(call: RejectedCall, ctx: NodeContext): CallOutcome {
+function rejected(call: RejectedCall, ctx: InternalNodeContext): CallOutcome {
   const { message } = call;
   ctx.runtime.metrics.toolErrors.add(1, { tool: call.call.name });
   ctx.logger.warn({ toolCallId: call.call.id, tool: call.call.name }, Message.text(message));

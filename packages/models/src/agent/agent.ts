@@ -15,7 +15,7 @@ import { streamReply, type Reply, type ReplyOutcome, type ReplyRequest } from ".
  * Vercel AI SDK and returns its reply as an assistant message. Tool calls keep the provider's
  * ids, raw arguments and signatures, reasoning is kept with its signatures, and both go back
  * to the provider with the transcript; the message gets its id from the runtime
- * (`ctx.runtime.ids`), text is streamed as `message_delta` events carrying that id, and token
+ * (`ctx.newId()`), text is streamed as `message_delta` events carrying that id, and token
  * usage is recorded on it.
  *
  * The run loop persists the reply before the next node runs, so a crash in the tool node
@@ -49,7 +49,7 @@ export class Agent<S extends BaseState = BaseState> implements GraphNode<S> {
     for (let attempt = 1; ; attempt += 1) {
       // Each attempt gets a fresh id: deltas of an attempt that failed midway belong to a
       // message that never completes, so a client never appends a retry's text to them.
-      const messageId = ctx.runtime.ids();
+      const messageId = ctx.newId();
       const outcome = await this.#attempt(request, messageId, attempt, ctx);
       if (outcome.kind === "reply") return this.#message(messageId, outcome.reply, ctx);
       const failure = outcome.failure;

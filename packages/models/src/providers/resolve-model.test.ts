@@ -1,8 +1,10 @@
-import { isTenxgraphError, ModelError } from "@tenxgraph/core";
+import { isTenxgraphError } from "@tenxgraph/core";
 import { describe, expect, it } from "vitest";
 import { checkModelSpec, loadProvider, modelLabel, resolveModel } from "./resolve-model.js";
 
-async function codeOf(promise: Promise<unknown>): Promise<{ code: string; message: string }> {
+async function codeOf(
+  promise: Promise<unknown>,
+): Promise<{ code: string; message: string; name: string }> {
   const error = await promise.then(
     () => expect.unreachable("should have failed"),
     (e: unknown) => e,
@@ -61,8 +63,8 @@ describe("loadProvider", () => {
     const error = await codeOf(
       loadProvider("notaprovider/x", absent, "^3", () => import(/* @vite-ignore */ absent)),
     );
-    expect(error).toBeInstanceOf(ModelError);
     expect(error.code).toBe("MODEL_003");
+    expect(error.name).toBe("ModelError");
     expect(error.message).toBe(
       `Model 'notaprovider/x': the provider package '${absent}' is not installed: ` +
         `npm install ${absent}@^3`,

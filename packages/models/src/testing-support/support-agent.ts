@@ -1,4 +1,5 @@
-import { tool, type Checkpointer, type FaultInjector, type Logger } from "@tenxgraph/core";
+import { tool, type Checkpointer, type Logger } from "@tenxgraph/core";
+import { type FaultInjector } from "@tenxgraph/core/testing";
 import { z } from "zod";
 import { createReactAgent } from "../react/create-react-agent.js";
 import type { FakeReply } from "./fake-openai-server.js";

@@ -1,4 +1,4 @@
-import { StorageError, isTenxgraphError } from "@tenxgraph/core";
+import { StorageError, isTenxgraphError } from "@tenxgraph/core/storage";
 
 /**
  * The connection broke or could not be made: the server is down, restarting, or unreachable.

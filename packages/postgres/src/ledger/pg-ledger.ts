@@ -1,5 +1,5 @@
-import { StorageError } from "@tenxgraph/core";
-import type { AttemptRef, ClaimResult, LedgerClaim, LedgerEntry } from "@tenxgraph/core";
+import type { AttemptRef, ClaimResult, LedgerClaim, LedgerEntry } from "@tenxgraph/core/storage";
+import { StorageError } from "@tenxgraph/core/storage";
 import type { Database } from "../connection/database.js";
 import { toJsonb } from "../json.js";
 import { TOOL_EXECUTION_COLUMNS, toLedgerEntry } from "../rows.js";

@@ -1,4 +1,4 @@
-import { StorageSchemaError } from "@tenxgraph/core";
+import { StorageSchemaError } from "@tenxgraph/core/storage";
 import type pg from "pg";
 import type { Database } from "../connection/database.js";
 import { quoteIdentifier } from "../connection/database.js";

@@ -1,5 +1,6 @@
 import type { Checkpointer } from "../../storage/checkpointer.js";
 import type { CheckpointerHarness } from "./checkpointer-harness.js";
+import { idsConformance } from "./ids.js";
 import { ledgerConformance } from "./ledger.js";
 import { messagesConformance } from "./messages.js";
 import { stateConformance } from "./state.js";
@@ -9,7 +10,7 @@ import { threadsConformance } from "./threads.js";
 
 /**
  * Registers the one suite every checkpointer must pass (state, messages, ledger, stop requests,
- * threads), under `describe("checkpointer conformance: <name>")`. Call it from a test file.
+ * threads, ids), under `describe("checkpointer conformance: <name>")`. Call it from a test file.
  * The suite never calls `setup()` before a test: stores must set themselves up on first use.
  *
  * The suite does not import a test framework: pass it as `test`. The vitest module fits as is
@@ -55,5 +56,6 @@ export function checkpointerConformance(harness: CheckpointerHarness, test: Test
     ledgerConformance(get, test, getPeer);
     stopConformance(get, test, getPeer);
     threadsConformance(get, test, harness);
+    idsConformance(get, test);
   });
 }

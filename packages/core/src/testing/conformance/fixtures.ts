@@ -28,7 +28,7 @@ export function checkpointWrite(
   return {
     threadId,
     // The thread's first life; a test of a thread created again passes another.
-    incarnation: `first-life-of-${threadId}`,
+    incarnation: "first-life",
     userId: null,
     expectedVersion,
     step: expectedVersion,

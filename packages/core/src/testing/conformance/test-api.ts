@@ -43,6 +43,10 @@ export interface Expect {
   (actual: unknown, message?: string): Assertion;
   /** An asymmetric matcher for any value made by `constructor`, e.g. `expect.any(String)`. */
   any(constructor: unknown): unknown;
+  /** An asymmetric matcher for a string that contains `expected`. */
+  stringContaining(expected: string): unknown;
+  /** An asymmetric matcher for a string that matches `expected`. */
+  stringMatching(expected: string | RegExp): unknown;
 }
 
 /** The test framework the conformance suite registers its tests with. */

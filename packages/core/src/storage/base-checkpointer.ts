@@ -1,0 +1,280 @@
+import { StorageError } from "../errors/errors.js";
+import { isTenxgraphError } from "../errors/tenxgraph-error.js";
+import type { AttemptRef, ClaimResult, LedgerClaim, LedgerEntry } from "./ledger-entry.js";
+import type { Message } from "../messages/message.js";
+import type {
+  Checkpointer,
+  CheckpointWrite,
+  ThreadCheckpoint,
+  ThreadSummary,
+} from "./checkpointer.js";
+import { MAX_ID_LENGTH } from "./json-check.js";
+import { requireWellFormed } from "./well-formed.js";
+
+/** A page as every engine takes it: whole numbers >= 0; `limit` `null` means no limit. */
+export interface Page {
+  offset: number;
+  limit: number | null;
+}
+
+/** A `listThreads` filter, paged like {@link Page}. */
+export interface ThreadFilter extends Page {
+  userId: string | undefined;
+}
+
+/**
+ * The base of every checkpointer: it does what each store would otherwise repeat, once, and
+ * leaves the engine's work to the store. Like Kysely's `RuntimeDriver` around a driver, each
+ * public method of {@link Checkpointer}:
+ *
+ * - refuses use after `close()`, and runs `open()` once before the first operation (again on
+ *   the next call if it failed), so `setup()` is optional;
+ * - refuses ids a store cannot keep exactly, before anything is written: a thread id that is not
+ *   a string of at most {@link MAX_ID_LENGTH} characters, and any id (thread, user, message,
+ *   ledger key, tool, run) holding a lone surrogate or U+0000 (`requireWellFormed`);
+ * - refuses a write that carries one message id twice;
+ * - turns a page into whole numbers (`Infinity` is no limit; fractions are floored);
+ * - translates failures with `mapError`: tenxgraph errors pass, anything else becomes a
+ *   `StorageError` (code `STORAGE_FAILURE_001`) naming the operation.
+ *
+ * then calls the store's protected method of the same purpose. All errors are `StorageError`
+ * unless the contract names another (`StaleStateError` for a stale write).
+ *
+ * @example
+ * class MyCheckpointer extends BaseCheckpointer {
+ *   protected async open() { await this.#db.migrate(); }
+ *   protected async shutdown() { await this.#db.end(); }
+ *   protected async loadCheckpoint(threadId: string) { ... }
+ *   // ...one method per operation of the Checkpointer interface
+ * }
+ */
+export abstract class BaseCheckpointer implements Checkpointer {
+  #ready: Promise<void> | undefined;
+  /** Set once `open()` succeeded: later calls go straight to the engine, with no extra await. */
+  #opened = false;
+  #closed = false;
+  #closing: Promise<void> | undefined;
+
+  /** Creates or migrates the schema and opens connections. Run once, before the first use. */
+  protected abstract open(): Promise<void>;
+  /** Releases connections; called once by the first `close()`. */
+  protected abstract shutdown(): Promise<void>;
+  protected abstract loadCheckpoint(threadId: string): Promise<ThreadCheckpoint | null>;
+  /** `write` has well-formed ids and distinct new message ids. */
+  protected abstract commitCheckpoint(write: CheckpointWrite): Promise<number>;
+  protected abstract loadMessages(threadId: string, page: Page): Promise<Message[]>;
+  protected abstract loadThreads(filter: ThreadFilter): Promise<ThreadSummary[]>;
+  protected abstract removeThread(threadId: string): Promise<void>;
+  protected abstract addStopRequest(threadId: string): Promise<void>;
+  protected abstract loadStopRequests(threadId: string): Promise<number>;
+  protected abstract loadCalls(threadId: string, keys: string[]): Promise<LedgerEntry[]>;
+  protected abstract insertClaims(threadId: string, claims: LedgerClaim[]): Promise<ClaimResult[]>;
+  protected abstract recordCompletion(
+    threadId: string,
+    attempt: AttemptRef,
+    result: unknown,
+  ): Promise<boolean>;
+  protected abstract recordRelease(threadId: string, attempt: AttemptRef): Promise<boolean>;
+  protected abstract renewClaims(
+    threadId: string,
+    attempts: AttemptRef[],
+    leaseMs: number,
+  ): Promise<AttemptRef[]>;
+  protected abstract loadAllCalls(threadId: string): Promise<LedgerEntry[]>;
+
+  /**
+   * The error a failure of `operation` becomes. The default passes tenxgraph errors and wraps
+   * anything else in a `StorageError`; a store maps its engine's codes to clearer messages.
+   */
+  protected mapError(operation: string, error: unknown): unknown {
+    return isTenxgraphError(error) ? error : new StorageError(operation, error);
+  }
+
+  /** True once `close()` was called: an `open()` still running should not open more. */
+  protected get closed(): boolean {
+    return this.#closed;
+  }
+
+  async setup(): Promise<void> {
+    await this.run("setup", () => undefined);
+  }
+
+  /** Idempotent: every call waits for the one shutdown. */
+  async close(): Promise<void> {
+    this.#closed = true;
+    this.#closing ??= this.shutdown();
+    await this.#closing;
+  }
+
+  async getCheckpoint(threadId: string): Promise<ThreadCheckpoint | null> {
+    const operation = "getCheckpoint";
+    requireThreadId(operation, threadId);
+    return this.run(operation, () => this.loadCheckpoint(threadId));
+  }
+
+  async putCheckpoint(write: CheckpointWrite): Promise<number> {
+    const operation = "putCheckpoint";
+    const { threadId, userId, currentNode } = write;
+    requireThreadId(operation, threadId);
+    requireUserId(operation, userId);
+    // Without it the write could not be told from one about a deleted thread of the same id.
+    requireId(operation, "incarnation", write.incarnation);
+    requireWellFormed(operation, { currentNode });
+    const seen = new Set<string>();
+    for (const { id } of write.newMessages) {
+      requireWellFormed(operation, { messageId: id });
+      if (seen.has(id)) {
+        const why = `message '${id}' is already in the append-only transcript of '${threadId}'`;
+        throw new StorageError(operation, new Error(why));
+      }
+      seen.add(id);
+    }
+    return this.run(operation, () => this.commitCheckpoint(write));
+  }
+
+  async listMessages(
+    threadId: string,
+    page: { offset?: number; limit?: number } = {},
+  ): Promise<Message[]> {
+    const operation = "listMessages";
+    requireThreadId(operation, threadId);
+    return this.run(operation, () => this.loadMessages(threadId, wholePage(page)));
+  }
+
+  async listThreads(
+    filter: { userId?: string; limit?: number; offset?: number } = {},
+  ): Promise<ThreadSummary[]> {
+    const operation = "listThreads";
+    if (filter.userId !== undefined) requireUserId(operation, filter.userId);
+    const paged = { userId: filter.userId, ...wholePage(filter) };
+    return this.run(operation, () => this.loadThreads(paged));
+  }
+
+  async deleteThread(threadId: string): Promise<void> {
+    const operation = "deleteThread";
+    requireThreadId(operation, threadId);
+    return this.run(operation, () => this.removeThread(threadId));
+  }
+
+  async requestStop(threadId: string): Promise<void> {
+    const operation = "requestStop";
+    requireThreadId(operation, threadId);
+    return this.run(operation, () => this.addStopRequest(threadId));
+  }
+
+  async countStopRequests(threadId: string): Promise<number> {
+    const operation = "countStopRequests";
+    requireThreadId(operation, threadId);
+    return this.run(operation, () => this.loadStopRequests(threadId));
+  }
+
+  async getCalls(threadId: string, keys: string[]): Promise<LedgerEntry[]> {
+    const operation = "getCalls";
+    requireThreadId(operation, threadId);
+    return this.run(operation, () => this.loadCalls(threadId, keys));
+  }
+
+  async claimCalls(threadId: string, claims: LedgerClaim[]): Promise<ClaimResult[]> {
+    const operation = "claimCalls";
+    requireThreadId(operation, threadId);
+    for (const { key, toolName, ownerRunId } of claims) {
+      requireWellFormed(operation, { key, toolName, ownerRunId });
+    }
+    return this.run(operation, () => this.insertClaims(threadId, claims));
+  }
+
+  async completeCall(threadId: string, attempt: AttemptRef, result: unknown): Promise<boolean> {
+    const operation = "completeCall";
+    requireThreadId(operation, threadId);
+    return this.run(operation, () => this.recordCompletion(threadId, attempt, result));
+  }
+
+  async releaseCall(threadId: string, attempt: AttemptRef): Promise<boolean> {
+    const operation = "releaseCall";
+    requireThreadId(operation, threadId);
+    return this.run(operation, () => this.recordRelease(threadId, attempt));
+  }
+
+  async heartbeatCalls(
+    threadId: string,
+    attempts: AttemptRef[],
+    leaseMs: number,
+  ): Promise<AttemptRef[]> {
+    const operation = "heartbeatCalls";
+    requireThreadId(operation, threadId);
+    return this.run(operation, () => this.renewClaims(threadId, attempts, leaseMs));
+  }
+
+  async listCalls(threadId: string): Promise<LedgerEntry[]> {
+    const operation = "listCalls";
+    requireThreadId(operation, threadId);
+    return this.run(operation, () => this.loadAllCalls(threadId));
+  }
+
+  /**
+   * Runs `body` as `operation` under the lifecycle rules and error mapping above: for a store's
+   * own operations (a cache) as for the contract's.
+   */
+  protected async run<T>(operation: string, body: () => T | Promise<T>): Promise<T> {
+    const closed = () => new StorageError(operation, new Error("checkpointer is closed"));
+    if (this.#closed) throw closed();
+    try {
+      if (!this.#opened) {
+        await (this.#ready ??= this.#open());
+        // Closed while it opened: the engine may already be released.
+        if (this.#closed) throw closed();
+      }
+      return await body();
+    } catch (error) {
+      throw this.mapError(operation, error);
+    }
+  }
+
+  async #open(): Promise<void> {
+    try {
+      await this.open();
+      this.#opened = true;
+    } catch (error) {
+      this.#ready = undefined; // the next call tries again
+      throw error;
+    }
+  }
+}
+
+/** A thread id every store can key and index: a string of at most `MAX_ID_LENGTH`, well-formed. */
+function requireThreadId(operation: string, threadId: unknown): void {
+  requireId(operation, "threadId", threadId);
+}
+
+/** A user id, when there is one, is checked like a thread id. */
+function requireUserId(operation: string, userId: unknown): void {
+  if (userId !== null && userId !== undefined) requireId(operation, "userId", userId);
+}
+
+function requireId(operation: string, name: string, value: unknown): void {
+  if (typeof value !== "string") {
+    const got = value === null ? "null" : Array.isArray(value) ? "an array" : typeof value;
+    throw new StorageError(operation, new Error(`${name} must be a string, got ${got}`));
+  }
+  if (value.length > MAX_ID_LENGTH) {
+    const why = `${name} is ${value.length} characters long; the limit is ${MAX_ID_LENGTH}`;
+    throw new StorageError(operation, new Error(why));
+  }
+  requireWellFormed(operation, { [name]: value });
+}
+
+/**
+ * A page in whole numbers: `NaN` and negative values are 0 (as for `slice`), fractions are
+ * floored, `Infinity` is no limit (or, as an offset, past every row).
+ */
+function wholePage(page: { offset?: number; limit?: number }): Page {
+  const { offset = 0, limit = Infinity } = page;
+  return {
+    offset: offset === Infinity ? Number.MAX_SAFE_INTEGER : whole(offset),
+    limit: limit === Infinity ? null : whole(limit),
+  };
+}
+
+function whole(value: number): number {
+  return Number.isFinite(value) ? Math.max(0, Math.floor(value)) : 0;
+}

@@ -1,0 +1,32 @@
+/**
+ * The store implementer's contract (`@tenxgraph/core/storage`): the `Checkpointer` interface and
+ * the records it reads and writes, the checks every store applies to what it is given, the
+ * errors a store throws, and a helper for ledger rows. A store passes the conformance suite in
+ * `@tenxgraph/core/testing`. Applications use `@tenxgraph/core`.
+ * @module
+ */
+export type {
+  Checkpointer,
+  CheckpointWrite,
+  ThreadCheckpoint,
+  ThreadStatus,
+  ThreadSummary,
+} from "./checkpointer.js";
+export type {
+  AttemptRef,
+  ClaimResult,
+  CompletedLedgerEntry,
+  InterruptedLedgerEntry,
+  LedgerClaim,
+  LedgerEntry,
+  LedgerStatus,
+  StartedLedgerEntry,
+} from "./ledger-entry.js";
+export { BaseCheckpointer } from "./base-checkpointer.js";
+export type { Page, ThreadFilter } from "./base-checkpointer.js";
+export { requireWellFormed } from "./well-formed.js";
+export { MAX_ID_LENGTH } from "./json-check.js";
+export { ledgerEntryFromRow } from "./ledger-row.js";
+export type { LedgerRow } from "./ledger-row.js";
+export { isTenxgraphError } from "../errors/tenxgraph-error.js";
+export { StaleStateError, StorageError, StorageSchemaError } from "../errors/errors.js";
