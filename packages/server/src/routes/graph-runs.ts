@@ -50,7 +50,11 @@ export function graphRunRoutes(app: Hono<ServerEnv>, ctx: ServerContext): void {
   app.post("/v1/graph/stream", async (c) => {
     const body = await readBody(c, graphInputSchema);
     const run = await prepareRun(ctx, c.get("user"), body);
-    const events = ctx.graph.stream(run.input, run.config)[Symbol.asyncIterator]();
+    // The client leaving aborts the run itself, not only the reading of its events: a run that
+    // sends nothing for a while (a slow tool) would otherwise go on until its next event.
+    const disconnect = new AbortController();
+    const config = { ...run.config, signal: disconnect.signal };
+    const events = ctx.graph.stream(run.input, config)[Symbol.asyncIterator]();
     // Wait until the run has really started (its first write is done) before answering: a
     // conflict with another execution or a refused input is then a JSON error with its status
     // (409, 422) instead of a 200 with an error line.
@@ -62,6 +66,9 @@ export function graphRunRoutes(app: Hono<ServerEnv>, ctx: ServerContext): void {
       track(
         ctx,
         (async () => {
+          const leave = () => disconnect.abort(new Error("The client disconnected"));
+          if (gone.aborted) leave();
+          else gone.addEventListener("abort", leave, { once: true });
           for (const message of run.inputMessages) await write(maker.input(message));
           const send = async (event: StreamEvent) => {
             for (const chunk of maker.fromEvent(event))
@@ -70,7 +77,6 @@ export function graphRunRoutes(app: Hono<ServerEnv>, ctx: ServerContext): void {
           try {
             for (const event of early) await send(event);
             for (;;) {
-              if (gone.aborted) break; // the client left: closing the iterator stops the run cleanly
               const next = await events.next();
               if (next.done) break;
               await send(next.value);
