@@ -53,9 +53,11 @@ export function ledgerRoutes(app: Hono<ServerEnv>, ctx: ServerContext): void {
   app.post("/v1/threads/:thread_id/in-doubt/:key", async (c) => {
     const threadId = pathId(c, "thread_id");
     const key = pathId(c, "key");
-    const decision = await readBody(c, inDoubtDecisionBodySchema);
     const user = c.get("user");
+    // Ownership before the body: another user learns nothing about the thread, not even
+    // whether their body would have been valid.
     const checkpoint = await requireThread(ctx.checkpointer, user, threadId, "decide on");
+    const decision = await readBody(c, inDoubtDecisionBodySchema);
     const pending =
       checkpoint.status === "interrupted" ? inDoubtInterrupts(checkpoint.interrupts) : [];
     const asked = pending.find((p) => p.question.key === key);

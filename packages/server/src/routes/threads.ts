@@ -33,8 +33,9 @@ export function threadRoutes(app: Hono<ServerEnv>, ctx: ServerContext): void {
 
   app.delete("/v1/threads/:thread_id", async (c) => {
     const threadId = pathId(c, "thread_id");
+    // A thread that does not exist is a 404, as for every other action on one thread.
+    await requireThread(ctx.checkpointer, c.get("user"), threadId, "delete");
     await readBody(c, configBodySchema);
-    await authorizeThread(ctx.checkpointer, c.get("user"), threadId, "delete");
     await ctx.graph.deleteThread({ threadId });
     return ok(c, {
       success: true,
@@ -52,9 +53,9 @@ export function threadRoutes(app: Hono<ServerEnv>, ctx: ServerContext): void {
 
   app.put("/v1/threads/:thread_id/state", async (c) => {
     const threadId = pathId(c, "thread_id");
-    const body = await readBody(c, putStateSchema);
     const user = c.get("user");
     const checkpoint = await authorizeThread(ctx.checkpointer, user, threadId, "write");
+    const body = await readBody(c, putStateSchema);
     const appended = wireMessagesOf(body.state).map(fromWireMessage);
     const values = mergeState(checkpoint?.values ?? {}, body.state);
     await editThread(ctx, user, threadId, checkpoint, { values, newMessages: appended });
@@ -64,9 +65,9 @@ export function threadRoutes(app: Hono<ServerEnv>, ctx: ServerContext): void {
 
   app.delete("/v1/threads/:thread_id/state", async (c) => {
     const threadId = pathId(c, "thread_id");
-    await readBody(c, configBodySchema);
     const user = c.get("user");
     const checkpoint = await requireThread(ctx.checkpointer, user, threadId, "clear");
+    await readBody(c, configBodySchema);
     // The transcript is append-only (message ids and the ledger key on it): clearing resets the
     // state fields and the run position, and keeps the messages.
     const version = await editThread(ctx, user, threadId, checkpoint, { values: {}, reset: true });
