@@ -2,6 +2,8 @@ import { InvalidRunError } from "../errors/errors.js";
 import { withFields, type Logger } from "../events/logger.js";
 import { MAX_ID_LENGTH } from "../storage/json-check.js";
 import type { IdGenerator } from "../messages/ids.js";
+import { remoteTool, type RemoteToolSpec } from "../tools/remote-tool.js";
+import type { AnyTool } from "../tools/tool.js";
 
 /** Per-run options of `invoke` and `stream`. All optional. */
 export interface RunConfig {
@@ -27,6 +29,11 @@ export interface RunConfig {
   durableCheckpointEveryStep?: boolean;
   /** Aborting it stops the run like `stop()`. */
   signal?: AbortSignal;
+  /**
+   * Tools the caller runs, for this run only: every `ToolNode` can call them, and a call pauses
+   * the run for the caller's result (see `remoteTool`). A node's own tool of the same name wins.
+   */
+  remoteTools?: RemoteToolSpec[];
 }
 
 /** Above the model adapters' default request timeout (600 s), so a slow model fails with its own error. */
@@ -46,6 +53,7 @@ export interface ResolvedRunConfig {
   recursionLimit: number;
   durableCheckpointEveryStep: boolean;
   signal: AbortSignal | undefined;
+  remoteTools: ReadonlyMap<string, AnyTool>;
 }
 
 /**
@@ -94,7 +102,35 @@ export function resolveRunConfig(
     recursionLimit: resolveRecursionLimit(config.recursionLimit, log),
     durableCheckpointEveryStep: config.durableCheckpointEveryStep ?? true,
     signal: config.signal,
+    remoteTools: resolveRemoteTools(config.remoteTools),
   };
+}
+
+function resolveRemoteTools(specs: unknown): ReadonlyMap<string, AnyTool> {
+  const tools = new Map<string, AnyTool>();
+  if (specs === undefined) return tools;
+  if (!Array.isArray(specs)) {
+    throw new InvalidRunError(
+      "INPUT_001",
+      `config.remoteTools must be an array, got ${typeOf(specs)}`,
+    );
+  }
+  for (const spec of specs as RemoteToolSpec[]) {
+    let made: AnyTool;
+    try {
+      made = remoteTool(spec);
+    } catch (error) {
+      throw new InvalidRunError("INPUT_001", `config.remoteTools: ${(error as Error).message}`);
+    }
+    if (tools.has(made.name)) {
+      throw new InvalidRunError(
+        "INPUT_001",
+        `config.remoteTools: two tools are named '${made.name}'`,
+      );
+    }
+    tools.set(made.name, made);
+  }
+  return tools;
 }
 
 /**
