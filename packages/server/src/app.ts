@@ -37,6 +37,8 @@ export interface AppOptions {
   /** Allowed CORS origins (default `ORIGINS` split on commas, or any origin). */
   corsOrigins?: string[];
   logger?: Logger;
+  /** `"production"` refuses remote tool setup (default: the `MODE` environment variable). */
+  mode?: string;
 }
 
 /** A server app with the state it shares with `serve`: runs in progress, for graceful shutdown. */
@@ -58,6 +60,8 @@ export function createApp(options: AppOptions): TenxgraphApp {
     files: options.files ?? new InMemoryFileStore(),
     threadNames: options.threadNameGenerator ?? null,
     authConfigured: Boolean(options.auth),
+    // Setup changes the graph for every user of the process: only for a local, open server.
+    remoteToolSetup: !options.auth && (options.mode ?? process.env.MODE) !== "production",
     logger: options.logger ?? jsonLogger(),
     activeRuns: new Set(),
   };

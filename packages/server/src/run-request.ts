@@ -2,13 +2,15 @@ import {
   uuidv7,
   type BaseState,
   type Message,
+  type ResumeInput,
   type RunConfig,
   type RunInput,
 } from "@tenxgraph/core";
 import { validationError } from "./api-error.js";
 import { authorizeThread } from "./ownership.js";
+import { remoteAnswers, remoteToolSpecs, specsForPending } from "./remote-tools.js";
 import { runConfigSchema, type GraphInput } from "./schemas.js";
-import type { ServerContext } from "./server-context.js";
+import { track, type ServerContext } from "./server-context.js";
 import type { AuthUser } from "./server-env.js";
 import { fromWireMessage } from "./wire/convert-message.js";
 
@@ -17,6 +19,11 @@ export interface PreparedRun {
   threadId: string;
   isNewThread: boolean;
   input: RunInput<BaseState>;
+  /**
+   * Answers to run before `input`, one resume each: a request answering several remote tool
+   * calls gives one answer per call, and a run takes one.
+   */
+  earlierAnswers: ResumeInput[];
   config: RunConfig;
   /** The messages the client sent, with ids minted. */
   inputMessages: Message[];
@@ -43,6 +50,14 @@ export async function prepareRun(
   const threadId = given === "" || given === "0" ? uuidv7() : given;
   const checkpoint = await authorizeThread(ctx.checkpointer, user, threadId, "run on");
   const inputMessages = body.messages.map(fromWireMessage);
+  const answers =
+    body.resume === undefined && body.continue !== true
+      ? remoteAnswers(checkpoint, threadId, inputMessages)
+      : null;
+  // The calls waiting keep their tools even when a client resumes without `remote_tools`.
+  const remoteTools = remoteToolSpecs(parsed.data.remote_tools ?? []);
+  for (const spec of specsForPending(checkpoint))
+    if (!remoteTools.some((t) => t.name === spec.name)) remoteTools.push(spec);
   const config: RunConfig = {
     threadId,
     userId: user.id,
@@ -52,11 +67,13 @@ export async function prepareRun(
     ...(parsed.data.durable_checkpoint_every_step === undefined
       ? {}
       : { durableCheckpointEveryStep: parsed.data.durable_checkpoint_every_step }),
+    ...(remoteTools.length > 0 ? { remoteTools } : {}),
   };
   return {
     threadId,
     isNewThread: checkpoint === null,
-    input: runInput(body, inputMessages),
+    input: answers ? answers.at(-1)! : runInput(body, inputMessages),
+    earlierAnswers: answers ? answers.slice(0, -1) : [],
     config,
     inputMessages,
     messagesBefore: checkpoint?.messageCount ?? 0,
@@ -74,4 +91,12 @@ function runInput(body: GraphInput, messages: Message[]): RunInput<BaseState> {
     Object.entries(body.initial_state ?? {}).filter(([key]) => !RESERVED_FIELDS.has(key)),
   );
   return { ...fields, messages } as Partial<BaseState>;
+}
+
+/**
+ * Runs the request's earlier answers, each to its pause: the thread then waits only for the
+ * call `run.input` answers. Each recorded result replays in the runs after it.
+ */
+export async function runEarlierAnswers(ctx: ServerContext, run: PreparedRun): Promise<void> {
+  for (const answer of run.earlierAnswers) await track(ctx, ctx.graph.invoke(answer, run.config));
 }

@@ -12,8 +12,10 @@ export interface ServerContext {
   memory: MemoryStore;
   files: FileStore;
   threadNames: ThreadNameGenerator | null;
-  /** True when requests are authenticated: ownership is enforced, setup is refused. */
+  /** True when requests are authenticated: ownership is enforced. */
   authConfigured: boolean;
+  /** `POST /v1/graph/setup` may attach remote tools: no auth and not `MODE=production`. */
+  remoteToolSetup: boolean;
   logger: Logger;
   /** Runs in progress, so a shutdown can let them end. */
   activeRuns: Set<Promise<unknown>>;

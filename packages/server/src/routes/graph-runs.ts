@@ -3,7 +3,8 @@ import type { Hono } from "hono";
 import { toApiError } from "../api-error.js";
 import { ok } from "../envelope.js";
 import { readBody } from "../request-input.js";
-import { prepareRun, type PreparedRun } from "../run-request.js";
+import { remotePlaceholders } from "../remote-tools.js";
+import { prepareRun, runEarlierAnswers, type PreparedRun } from "../run-request.js";
 import { graphInputSchema } from "../schemas.js";
 import { track, type ServerContext } from "../server-context.js";
 import type { ServerEnv } from "../server-env.js";
@@ -21,6 +22,7 @@ export function graphRunRoutes(app: Hono<ServerEnv>, ctx: ServerContext): void {
   app.post("/v1/graph/invoke", async (c) => {
     const body = await readBody(c, graphInputSchema);
     const run = await prepareRun(ctx, c.get("user"), body);
+    await runEarlierAnswers(ctx, run);
     const result = await track(ctx, ctx.graph.invoke(run.input, run.config));
     const meta: Record<string, unknown> = {
       is_new_thread: run.isNewThread,
@@ -33,7 +35,10 @@ export function graphRunRoutes(app: Hono<ServerEnv>, ctx: ServerContext): void {
     const name = await threadName(ctx, run);
     if (name !== undefined) meta.thread_name = name;
     const data: Record<string, unknown> = {
-      messages: result.state.messages.slice(run.messagesBefore).map(toWireMessage),
+      messages: [
+        ...result.state.messages.slice(run.messagesBefore).map(toWireMessage),
+        ...remotePlaceholders(result.interrupts),
+      ],
       meta,
     };
     if (body.response_granularity !== "low") {
@@ -50,6 +55,7 @@ export function graphRunRoutes(app: Hono<ServerEnv>, ctx: ServerContext): void {
   app.post("/v1/graph/stream", async (c) => {
     const body = await readBody(c, graphInputSchema);
     const run = await prepareRun(ctx, c.get("user"), body);
+    await runEarlierAnswers(ctx, run);
     // The client leaving aborts the run itself, not only the reading of its events: a run that
     // sends nothing for a while (a slow tool) would otherwise go on until its next event.
     const disconnect = new AbortController();

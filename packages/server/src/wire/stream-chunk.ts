@@ -1,4 +1,5 @@
 import type { Message, StreamEvent } from "@tenxgraph/core";
+import { remotePlaceholders } from "../remote-tools.js";
 import { toWireMessage } from "./convert-message.js";
 import type { WireMessage } from "./wire-message.js";
 
@@ -106,14 +107,19 @@ export class ChunkMaker {
             },
           }),
         ];
-      case "interrupt":
+      case "interrupt": {
+        // Each remote call's placeholder once, as a final message (kept at every granularity):
+        // 10xGraph's client runs every remote_tool_call block it reads.
+        const placeholders = remotePlaceholders(event.interrupts);
         return [
+          ...placeholders.map((message) => this.chunk("message", { message })),
           this.updates({
             status: "interrupted",
-            reason: "interrupt",
+            reason: placeholders.length > 0 ? "Remote tool call - graph interrupted" : "interrupt",
             interrupts: event.interrupts,
           }),
         ];
+      }
       case "run_end":
         return [this.updates(endData(event.status, event.version))];
       case "error":
