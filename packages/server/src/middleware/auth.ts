@@ -50,6 +50,16 @@ export function authMiddleware(option: AuthOption | undefined): MiddlewareHandle
   };
 }
 
+/**
+ * The user of a request as the middleware finds it, for transports outside Hono's routing (the
+ * WebSocket): "anonymous" without auth, else the checked token's user, else a 401 `ApiError`.
+ */
+export function requestAuthenticator(
+  option: AuthOption | undefined,
+): (request: Request) => Promise<AuthUser> {
+  return option ? authenticator(option) : async () => ANONYMOUS;
+}
+
 function authenticator(option: Exclude<AuthOption, null>): (request: Request) => Promise<AuthUser> {
   if (typeof option === "object" && option.method === "custom") {
     return async (request) => {

@@ -15,6 +15,9 @@ export interface StreamChunk {
   timestamp: number;
 }
 
+/** `data.reason` of the `updates` chunk that pauses a run for remote tool calls. */
+export const REMOTE_TOOL_PAUSE = "Remote tool call - graph interrupted";
+
 /** How much a stream sends: `low` messages and errors, `partial` also state, `full` everything. */
 export type Granularity = "low" | "partial" | "full";
 
@@ -115,7 +118,7 @@ export class ChunkMaker {
           ...placeholders.map((message) => this.chunk("message", { message })),
           this.updates({
             status: "interrupted",
-            reason: placeholders.length > 0 ? "Remote tool call - graph interrupted" : "interrupt",
+            reason: placeholders.length > 0 ? REMOTE_TOOL_PAUSE : "interrupt",
             interrupts: event.interrupts,
           }),
         ];
@@ -162,6 +165,9 @@ function endData(status: string, version: number): Record<string, unknown> {
 /** True when `chunk` passes the granularity filter. */
 export function passes(chunk: StreamChunk, granularity: Granularity): boolean {
   if (granularity === "full") return true;
+  // The pause for remote tools is how a client knows to run them (10xGraph's WebSocket client
+  // reads this reason), so it goes out at every granularity.
+  if (chunk.data?.reason === REMOTE_TOOL_PAUSE) return true;
   if (granularity === "partial") return chunk.event !== "updates";
   return chunk.event === "message" || chunk.event === "error";
 }
