@@ -30,9 +30,8 @@ export async function startStream(
   // The client leaving aborts the run itself, not only the reading of its events: a run that
   // sends nothing for a while (a slow tool) would otherwise go on until its next event.
   const disconnect = new AbortController();
-  const events = ctx.graph
-    .stream(run.input, { ...run.config, signal: disconnect.signal })
-    [Symbol.asyncIterator]();
+  const stream = ctx.graph.stream(run.input, { ...run.config, signal: disconnect.signal });
+  const events = stream[Symbol.asyncIterator]();
   const early = await firstEvents(events);
   const meta = { is_new_thread: run.isNewThread, thread_id: run.threadId };
   return {
