@@ -9,6 +9,7 @@ import {
 import { validationError } from "./api-error.js";
 import { authorizeThread } from "./ownership.js";
 import { remoteAnswers, remoteToolSpecs, specsForPending } from "./remote-tools.js";
+import { generateThreadName, THREAD_NAME_FIELD } from "./thread-name.js";
 import { runConfigSchema, type GraphInput } from "./schemas.js";
 import { track, type ServerContext } from "./server-context.js";
 import type { AuthUser } from "./server-env.js";
@@ -29,10 +30,18 @@ export interface PreparedRun {
   inputMessages: Message[];
   /** Transcript length before the run: the run's own messages come after it. */
   messagesBefore: number;
+  /** A new thread's generated name, stored by the run's first write. */
+  threadName?: string;
 }
 
 /** State fields a client may not set through `initial_state`: they belong to the runtime. */
-const RESERVED_FIELDS = new Set(["messages", "context", "context_summary", "execution_meta"]);
+const RESERVED_FIELDS = new Set([
+  "messages",
+  "context",
+  "context_summary",
+  "execution_meta",
+  THREAD_NAME_FIELD,
+]);
 
 /**
  * Turns a request into a run: the thread id (minted when absent, blank or `"0"`), ownership
@@ -69,10 +78,17 @@ export async function prepareRun(
       : { durableCheckpointEveryStep: parsed.data.durable_checkpoint_every_step }),
     ...(remoteTools.length > 0 ? { remoteTools } : {}),
   };
+  // A new thread's name is part of its first checkpoint: stored with the run's start write.
+  const threadName =
+    checkpoint === null && !answers && body.resume === undefined && body.continue !== true
+      ? await generateThreadName(ctx, threadId, inputMessages)
+      : undefined;
+  const input = answers ? answers.at(-1)! : runInput(body, inputMessages, threadName);
   return {
     threadId,
     isNewThread: checkpoint === null,
-    input: answers ? answers.at(-1)! : runInput(body, inputMessages),
+    ...(threadName === undefined ? {} : { threadName }),
+    input,
     earlierAnswers: answers ? answers.slice(0, -1) : [],
     config,
     inputMessages,
@@ -80,7 +96,11 @@ export async function prepareRun(
   };
 }
 
-function runInput(body: GraphInput, messages: Message[]): RunInput<BaseState> {
+function runInput(
+  body: GraphInput,
+  messages: Message[],
+  threadName: string | undefined,
+): RunInput<BaseState> {
   if (body.resume !== undefined) {
     return body.interrupt_id === undefined
       ? { resume: body.resume }
@@ -90,6 +110,7 @@ function runInput(body: GraphInput, messages: Message[]): RunInput<BaseState> {
   const fields = Object.fromEntries(
     Object.entries(body.initial_state ?? {}).filter(([key]) => !RESERVED_FIELDS.has(key)),
   );
+  if (threadName !== undefined) fields[THREAD_NAME_FIELD] = threadName;
   return { ...fields, messages } as Partial<BaseState>;
 }
 

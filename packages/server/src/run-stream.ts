@@ -2,7 +2,6 @@ import type { StreamEvent } from "@tenxgraph/core";
 import { toApiError } from "./api-error.js";
 import { runEarlierAnswers, type PreparedRun } from "./run-request.js";
 import type { ServerContext } from "./server-context.js";
-import { threadName } from "./thread-name.js";
 import { ChunkMaker, passes, type Granularity, type StreamChunk } from "./wire/stream-chunk.js";
 
 /** A run streaming its events, started far enough that refusing it is behind us. */
@@ -69,11 +68,9 @@ export async function pumpStream(
       if (next.done) break;
       await send(next.value);
     }
-    const name = await threadName(ctx, run);
-    if (name !== undefined) {
-      await write(
-        maker.chunk("updates", { data: { status: "completed" }, metadata: { thread_name: name } }),
-      );
+    if (run.threadName !== undefined) {
+      const metadata = { thread_name: run.threadName };
+      await write(maker.chunk("updates", { data: { status: "completed" }, metadata }));
     }
   } catch (error) {
     ctx.logger.warn({ err: error, threadId: run.threadId }, "Stream ended with an error");

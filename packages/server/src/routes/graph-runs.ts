@@ -8,7 +8,6 @@ import { graphInputSchema } from "../schemas.js";
 import { track, type ServerContext } from "../server-context.js";
 import type { ServerEnv } from "../server-env.js";
 import { streamChunks, streamFormat } from "../sse.js";
-import { threadName } from "../thread-name.js";
 import { toWireMessage } from "../wire/convert-message.js";
 import { toWireState } from "../wire/wire-state.js";
 
@@ -31,8 +30,7 @@ export function graphRunRoutes(app: Hono<ServerEnv>, ctx: ServerContext): void {
       version: result.version,
       interrupts: result.interrupts,
     };
-    const name = await threadName(ctx, run);
-    if (name !== undefined) meta.thread_name = name;
+    if (run.threadName !== undefined) meta.thread_name = run.threadName;
     const data: Record<string, unknown> = {
       messages: [
         ...result.state.messages.slice(run.messagesBefore).map(toWireMessage),

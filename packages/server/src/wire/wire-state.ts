@@ -1,4 +1,5 @@
 import { isRemoteToolCall, type BaseState, type ThreadState } from "@tenxgraph/core";
+import { THREAD_NAME_FIELD } from "../thread-name.js";
 import { toWireMessage } from "./convert-message.js";
 
 /** 10xGraph's `execution_meta.status` for a tenxgraph thread status. */
@@ -19,7 +20,11 @@ export function toWireState(
   threadId: string,
   state: ThreadState<BaseState>,
 ): Record<string, unknown> {
-  const { messages, ...fields } = state.values;
+  const {
+    messages,
+    [THREAD_NAME_FIELD]: _name,
+    ...fields
+  } = state.values as typeof state.values & Record<string, unknown>;
   const interrupt = state.interrupts[0];
   return {
     ...fields,
