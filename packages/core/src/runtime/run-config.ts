@@ -3,6 +3,7 @@ import { withFields, type Logger } from "../events/logger.js";
 import { MAX_ID_LENGTH } from "../storage/json-check.js";
 import type { IdGenerator } from "../messages/ids.js";
 import { remoteTool, type RemoteToolSpec } from "../tools/remote-tool.js";
+import type { ThreadCheckpoint } from "../storage/checkpointer.js";
 import type { AnyTool } from "../tools/tool.js";
 
 /** Per-run options of `invoke` and `stream`. All optional. */
@@ -34,6 +35,12 @@ export interface RunConfig {
    * the run for the caller's result (see `remoteTool`). A node's own tool of the same name wins.
    */
   remoteTools?: RemoteToolSpec[];
+  /**
+   * The thread's latest checkpoint (or `null`: no such thread) when the caller has just read it,
+   * say to check who owns the thread: the run starts from it instead of reading it again. If a
+   * write landed in between, the run's first write fails with `StaleStateError`, as in any race.
+   */
+  loadedCheckpoint?: ThreadCheckpoint | null;
 }
 
 /** Above the model adapters' default request timeout (600 s), so a slow model fails with its own error. */
@@ -54,6 +61,7 @@ export interface ResolvedRunConfig {
   durableCheckpointEveryStep: boolean;
   signal: AbortSignal | undefined;
   remoteTools: ReadonlyMap<string, AnyTool>;
+  loadedCheckpoint: ThreadCheckpoint | null | undefined;
 }
 
 /**
@@ -103,7 +111,22 @@ export function resolveRunConfig(
     durableCheckpointEveryStep: config.durableCheckpointEveryStep ?? true,
     signal: config.signal,
     remoteTools: resolveRemoteTools(config.remoteTools),
+    loadedCheckpoint: resolveLoadedCheckpoint(config.loadedCheckpoint, threadId),
   };
+}
+
+function resolveLoadedCheckpoint(
+  checkpoint: ThreadCheckpoint | null | undefined,
+  threadId: string,
+): ThreadCheckpoint | null | undefined {
+  if (checkpoint === undefined || checkpoint === null) return checkpoint;
+  if (typeof checkpoint !== "object" || checkpoint.threadId !== threadId) {
+    throw new InvalidRunError(
+      "INPUT_001",
+      `config.loadedCheckpoint must be thread '${threadId}'s checkpoint, got ${typeOf(checkpoint)}`,
+    );
+  }
+  return checkpoint;
 }
 
 function resolveRemoteTools(specs: unknown): ReadonlyMap<string, AnyTool> {

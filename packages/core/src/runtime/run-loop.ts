@@ -261,6 +261,8 @@ export class Run<S extends BaseState> {
       threadId: this.#config.threadId,
       runId: this.runId,
       version,
+      step: snapshot?.checkpoint.step ?? 0,
+      currentNode: snapshot?.checkpoint.currentNode ?? null,
     };
   }
 
@@ -294,6 +296,8 @@ export class Run<S extends BaseState> {
       threadId: this.#config.threadId,
       runId: this.runId,
       version: progress.version,
+      step: progress.step,
+      currentNode: progress.currentNode,
     };
   }
 
