@@ -77,6 +77,9 @@ export async function prepareRun(
       ? {}
       : { durableCheckpointEveryStep: parsed.data.durable_checkpoint_every_step }),
     ...(remoteTools.length > 0 ? { remoteTools } : {}),
+    // The run starts from the checkpoint read for ownership instead of reading it again, unless
+    // earlier answers run first and move the thread.
+    ...(answers && answers.length > 1 ? {} : { loadedCheckpoint: checkpoint }),
   };
   // A new thread's name is part of its first checkpoint: stored with the run's start write.
   const threadName =
@@ -119,5 +122,6 @@ function runInput(
  * call `run.input` answers. Each recorded result replays in the runs after it.
  */
 export async function runEarlierAnswers(ctx: ServerContext, run: PreparedRun): Promise<void> {
+  // No `loadedCheckpoint` here: prepareRun leaves it out when there are earlier answers.
   for (const answer of run.earlierAnswers) await track(ctx, ctx.graph.invoke(answer, run.config));
 }

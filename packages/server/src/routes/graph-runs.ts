@@ -43,8 +43,10 @@ export function graphRunRoutes(app: Hono<ServerEnv>, ctx: ServerContext): void {
       data.summary = null;
     }
     if (body.response_granularity === "full") {
-      const state = await ctx.graph.getState({ threadId: run.threadId });
-      data.state = state ? toWireState(run.threadId, state) : null;
+      // The run's result is the thread as committed: no read after the run.
+      const { state, version, currentNode, step, status, interrupts } = result;
+      const thread = { values: state, version, currentNode, step, status, interrupts };
+      data.state = toWireState(run.threadId, thread);
     }
     return ok(c, data);
   });
