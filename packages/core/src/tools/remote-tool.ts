@@ -39,7 +39,8 @@ const remoteTools = new WeakSet<AnyTool>();
  */
 export function remoteTool(spec: RemoteToolSpec): AnyTool {
   checkSpec(spec);
-  const parameters = spec.parameters ?? { type: "object" };
+  // Providers want an object schema; clients often send `{}` for "no parameters".
+  const parameters = { type: "object", ...spec.parameters };
   const name = spec.name;
   const made: AnyTool = Object.freeze({
     name,

@@ -70,9 +70,9 @@ export class ToolNode<S extends BaseState = BaseState> implements GraphNode<S> {
   #toolMap(ctx: Pick<NodeContext, "runtime">): ReadonlyMap<string, AnyTool> {
     const perRun = ctx.runtime.remoteTools;
     if (this.#remote.size === 0 && perRun.size === 0) return this.#tools;
-    const all = new Map(perRun);
-    for (const [name, tool] of this.#remote) all.set(name, tool);
-    for (const [name, tool] of this.#tools) all.set(name, tool);
+    const all = new Map(this.#tools);
+    for (const [name, tool] of [...this.#remote, ...perRun])
+      if (!all.has(name)) all.set(name, tool);
     return all;
   }
 
