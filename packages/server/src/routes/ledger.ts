@@ -71,7 +71,11 @@ export function ledgerRoutes(app: Hono<ServerEnv>, ctx: ServerContext): void {
     const before = checkpoint.messageCount;
     const result = await track(
       ctx,
-      ctx.graph.invoke({ resume: decision, interruptId: asked.id }, { threadId, userId: user.id }),
+      ctx.graph.invoke(
+        { resume: decision, interruptId: asked.id },
+        // The run starts from the checkpoint read here: one read of the thread per decision.
+        { threadId, userId: user.id, loadedCheckpoint: checkpoint },
+      ),
     );
     return ok(c, {
       messages: result.state.messages.slice(before).map(toWireMessage),
