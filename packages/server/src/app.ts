@@ -96,7 +96,8 @@ export function createApp(options: AppOptions): TenxgraphApp {
         ),
     }),
   );
-  app.use(authMiddleware(options.auth));
+  // One authenticator for HTTP and the WebSocket (one JWKS cache).
+  app.use(authMiddleware(options.auth ? ctx.authenticate : null));
   graphRoutes(app, ctx);
   graphRunRoutes(app, ctx);
   threadRoutes(app, ctx);
