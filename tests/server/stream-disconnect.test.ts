@@ -1,4 +1,5 @@
 import { setTimeout as sleep } from "node:timers/promises";
+import { WebSocket } from "ws";
 import { z } from "zod";
 import {
   END,
@@ -110,5 +111,33 @@ describe.each(STORES)("a stream whose client disconnects, on $label", ({ kind })
     expect(Message.text(all.at(-1)!)).toBe("done: mail sent");
     const ledger = await t.graph.getToolLedger({ threadId });
     expect(ledger.map((e) => e.status)).toEqual(["completed"]);
+  });
+
+  it("aborts the run when its WebSocket closes mid-tool", async () => {
+    Object.assign(seen, { slow: true, started: 0, aborted: 0, finished: 0 });
+    const threadId = `leave-ws-${kind}`;
+    const ws = new WebSocket(`${t.base.replace("http", "ws")}/v1/graph/ws`, [
+      "agentflow-bearer",
+      token,
+    ]);
+    const toolStarted = new Promise<void>((resolve) =>
+      ws.on("message", (data) => {
+        if (String(data).includes('"tool_started"')) resolve();
+      }),
+    );
+    await new Promise((resolve) => ws.once("open", resolve));
+    ws.send(
+      JSON.stringify({
+        messages: [userMessage("mail it")],
+        config: { thread_id: threadId },
+        response_granularity: "full",
+      }),
+    );
+    await toolStarted;
+    ws.close();
+    while (t.server.app.context.activeRuns.size > 0)
+      await Promise.allSettled([...t.server.app.context.activeRuns]);
+    expect(seen).toMatchObject({ started: 1, aborted: 1, finished: 0 });
+    expect(await t.checkpointer.getCheckpoint(threadId)).toMatchObject({ status: "stopped" });
   });
 });
