@@ -34,6 +34,13 @@ function threadRequests(messageId: string): [string, string, unknown][] {
     ["GET", `${T}/ledger`, undefined],
     ["GET", `${T}/in-doubt`, undefined],
     ["POST", `${T}/in-doubt/order-31-charge`, { action: "complete", result: "fake" }],
+    // Ownership is checked before the body: a malformed body still gets the 403.
+    ["POST", `${T}/in-doubt/order-31-charge`, { action: "bogus" }],
+    ["DELETE", T, { config: "not an object" }],
+    ["PUT", `${T}/state`, { state: "not an object" }],
+    ["DELETE", `${T}/state`, { config: 5 }],
+    ["POST", `${T}/messages`, { messages: [] }],
+    ["DELETE", `${T}/messages/${messageId}`, { config: [] }],
     ["POST", "/v1/graph/invoke", run],
     // Nothing a client sends overrides the authenticated user.
     [

@@ -98,6 +98,10 @@ describe.each(STORES)("thread, store and file endpoints on $label", ({ kind }) =
     });
     expect(del.status).toBe(409);
     expect(del.body.error.code).toBe("MESSAGE_IMMUTABLE");
+    expect(del.body.error.message).toContain("append-only");
+    expect(del.body.error.details[0].type).toBe("append_only");
+    const kept = await call("GET", `/v1/threads/${threadId}/messages/${all[0].message_id}`);
+    expect(kept.status).toBe(200);
   });
 
   it("reads, merges and clears the state; the transcript stays", async () => {
@@ -236,6 +240,8 @@ describe.each(STORES)("thread, store and file endpoints on $label", ({ kind }) =
     expect((await call("GET", `/v1/threads/${threadId}/state`)).body.data.state).toBeNull();
     expect((await call("GET", "/v1/threads")).body.data.threads).toEqual([]);
     expect(await t.checkpointer.listCalls(threadId)).toEqual([]);
-    expect((await call("DELETE", `/v1/threads/${threadId}`)).status).toBe(200);
+    const again = await call("DELETE", `/v1/threads/${threadId}`);
+    expect(again.status).toBe(404);
+    expect(isErrorEnvelope(again.body)).toBe(true);
   });
 });

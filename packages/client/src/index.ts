@@ -22,6 +22,8 @@ export {
 } from "./client-error.js";
 export type { ClientErrorInit, ErrorCode, ErrorDetail } from "./client-error.js";
 export { messageText, userMessage } from "./wire-message.js";
+export { remoteToolCalls, toolResult } from "./remote-tools.js";
+export type { RemoteToolCall, RemoteToolDefinition, SetupResult } from "./remote-tools.js";
 export type {
   ContentBlock,
   MessageInput,

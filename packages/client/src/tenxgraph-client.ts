@@ -1,3 +1,4 @@
+import type { RemoteToolDefinition, SetupResult } from "./remote-tools.js";
 import { ChunkStream } from "./chunk-stream.js";
 import type { GraphInfo, GraphTools, StateSchema } from "./graph-types.js";
 import { HttpTransport, type TokenSource } from "./http-transport.js";
@@ -274,6 +275,31 @@ export class TenxgraphClient {
   /** The graph's tools with their argument schemas. */
   getGraphTools(options: CallOptions = {}): Promise<GraphTools> {
     return this.#http.json({ method: "GET", path: "/v1/graph/tools", signal: options.signal });
+  }
+
+  /**
+   * Attaches tools this client runs to ToolNodes of the served graph, for every later run (the
+   * server refuses with 403 when it has auth or `MODE=production`: then pass them per run in
+   * `config.remote_tools`). A call pauses the run; find it with `remoteToolCalls(messages)` and
+   * answer with `toolResult(id, output)` as the next input on the same thread.
+   */
+  setupRemoteTools(
+    tools: readonly RemoteToolDefinition[],
+    options: CallOptions = {},
+  ): Promise<SetupResult> {
+    return this.#http.json({
+      method: "POST",
+      path: "/v1/graph/setup",
+      body: {
+        tools: tools.map((t) => ({
+          node_name: t.nodeName,
+          name: t.name,
+          description: t.description ?? "",
+          parameters: t.parameters ?? {},
+        })),
+      },
+      signal: options.signal,
+    });
   }
 
   /** A JSON Schema of the graph's state. */

@@ -33,6 +33,13 @@ export { tool } from "./tools/tool.js";
 export type { AnyTool, InDoubtPolicy, Tool, ToolDefinition, ToolOutput } from "./tools/tool.js";
 export type { ToolContext } from "./tools/tool-context.js";
 export { ToolNode } from "./tools/tool-node.js";
+export {
+  REMOTE_TOOL_CALL_KIND,
+  isRemoteTool,
+  isRemoteToolCall,
+  remoteTool,
+} from "./tools/remote-tool.js";
+export type { RemoteToolCall, RemoteToolSpec } from "./tools/remote-tool.js";
 
 export { ledgerKey } from "./ledger/ledger-key.js";
 export { decodeEnvelope } from "./ledger/envelope.js";

@@ -5,7 +5,7 @@ import { cors } from "hono/cors";
 import { HTTPException } from "hono/http-exception";
 import { ApiError, toApiError } from "./api-error.js";
 import { fail } from "./envelope.js";
-import { authMiddleware, type AuthOption } from "./middleware/auth.js";
+import { authMiddleware, requestAuthenticator, type AuthOption } from "./middleware/auth.js";
 import { requestIdMiddleware } from "./middleware/request-id.js";
 import { fileRoutes } from "./routes/files.js";
 import { graphRunRoutes } from "./routes/graph-runs.js";
@@ -37,6 +37,10 @@ export interface AppOptions {
   /** Allowed CORS origins (default `ORIGINS` split on commas, or any origin). */
   corsOrigins?: string[];
   logger?: Logger;
+  /** Most WebSockets open at once on `/v1/graph/ws` (default: no limit); more close with 1013. */
+  maxSockets?: number | null;
+  /** `"production"` refuses remote tool setup (default: the `MODE` environment variable). */
+  mode?: string;
 }
 
 /** A server app with the state it shares with `serve`: runs in progress, for graceful shutdown. */
@@ -58,6 +62,10 @@ export function createApp(options: AppOptions): TenxgraphApp {
     files: options.files ?? new InMemoryFileStore(),
     threadNames: options.threadNameGenerator ?? null,
     authConfigured: Boolean(options.auth),
+    // Setup changes the graph for every user of the process: only for a local, open server.
+    remoteToolSetup: !options.auth && (options.mode ?? process.env.MODE) !== "production",
+    authenticate: requestAuthenticator(options.auth),
+    maxSockets: options.maxSockets || null,
     logger: options.logger ?? jsonLogger(),
     activeRuns: new Set(),
   };
@@ -88,7 +96,8 @@ export function createApp(options: AppOptions): TenxgraphApp {
         ),
     }),
   );
-  app.use(authMiddleware(options.auth));
+  // One authenticator for HTTP and the WebSocket (one JWKS cache).
+  app.use(authMiddleware(options.auth ? ctx.authenticate : null));
   graphRoutes(app, ctx);
   graphRunRoutes(app, ctx);
   threadRoutes(app, ctx);

@@ -28,6 +28,11 @@ export const configFileSchema = z.looseObject({
     ])
     .optional(),
   env: z.string().nullable().optional(),
+  /** `max_connections`: most WebSockets open at once on this process (null or 0: no limit). */
+  websocket: z
+    .object({ max_connections: z.number().int().min(0).nullable().optional() })
+    .nullable()
+    .optional(),
   thread_name_generator: reference.nullable().optional(),
 });
 /** A parsed config file. */

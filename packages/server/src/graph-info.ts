@@ -1,4 +1,4 @@
-import { END, ToolNode, type BaseState, type CompiledGraph } from "@tenxgraph/core";
+import { END, ToolNode, isRemoteTool, type BaseState, type CompiledGraph } from "@tenxgraph/core";
 
 /** The `__start__` node 10xGraph lists before the entry point. */
 const START = "__start__";
@@ -50,7 +50,7 @@ export function graphTools(graph: CompiledGraph<BaseState>) {
     const tools = (node as ToolNode).tools.map((t) => ({
       name: t.name,
       description: t.description,
-      source: "local",
+      source: isRemoteTool(t) ? "remote" : "local",
       parameters: t.jsonSchema(),
     }));
     return { node_name: name, tool_count: tools.length, tools };

@@ -5,6 +5,8 @@
 export { createApp } from "./app.js";
 export type { AppOptions, TenxgraphApp } from "./app.js";
 export { serve } from "./serve.js";
+export { attachGraphSocket, BEARER_PROTOCOL, GRAPH_SOCKET_PATH } from "./ws/graph-socket.js";
+export type { GraphSocketServer } from "./ws/graph-socket.js";
 export type { RunningServer, ServeOptions } from "./serve.js";
 export { ApiError } from "./api-error.js";
 export type { ErrorDetail } from "./api-error.js";

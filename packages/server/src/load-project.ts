@@ -41,6 +41,7 @@ export async function loadProject(dir: string, configFile?: string): Promise<Loa
     ) as ThreadNameGenerator;
   }
   options.auth = await loadAuth(config.auth, base);
+  if (config.websocket?.max_connections) options.maxSockets = config.websocket.max_connections;
   return { configPath, options, close: () => graph.checkpointer.close() };
 }
 

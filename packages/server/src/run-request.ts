@@ -2,13 +2,16 @@ import {
   uuidv7,
   type BaseState,
   type Message,
+  type ResumeInput,
   type RunConfig,
   type RunInput,
 } from "@tenxgraph/core";
 import { validationError } from "./api-error.js";
 import { authorizeThread } from "./ownership.js";
+import { remoteAnswers, remoteToolSpecs, specsForPending } from "./remote-tools.js";
+import { generateThreadName, THREAD_NAME_FIELD } from "./thread-name.js";
 import { runConfigSchema, type GraphInput } from "./schemas.js";
-import type { ServerContext } from "./server-context.js";
+import { track, type ServerContext } from "./server-context.js";
 import type { AuthUser } from "./server-env.js";
 import { fromWireMessage } from "./wire/convert-message.js";
 
@@ -17,15 +20,28 @@ export interface PreparedRun {
   threadId: string;
   isNewThread: boolean;
   input: RunInput<BaseState>;
+  /**
+   * Answers to run before `input`, one resume each: a request answering several remote tool
+   * calls gives one answer per call, and a run takes one.
+   */
+  earlierAnswers: ResumeInput[];
   config: RunConfig;
   /** The messages the client sent, with ids minted. */
   inputMessages: Message[];
   /** Transcript length before the run: the run's own messages come after it. */
   messagesBefore: number;
+  /** A new thread's generated name, stored by the run's first write. */
+  threadName?: string;
 }
 
 /** State fields a client may not set through `initial_state`: they belong to the runtime. */
-const RESERVED_FIELDS = new Set(["messages", "context", "context_summary", "execution_meta"]);
+const RESERVED_FIELDS = new Set([
+  "messages",
+  "context",
+  "context_summary",
+  "execution_meta",
+  THREAD_NAME_FIELD,
+]);
 
 /**
  * Turns a request into a run: the thread id (minted when absent, blank or `"0"`), ownership
@@ -43,6 +59,14 @@ export async function prepareRun(
   const threadId = given === "" || given === "0" ? uuidv7() : given;
   const checkpoint = await authorizeThread(ctx.checkpointer, user, threadId, "run on");
   const inputMessages = body.messages.map(fromWireMessage);
+  const answers =
+    body.resume === undefined && body.continue !== true
+      ? remoteAnswers(checkpoint, threadId, inputMessages)
+      : null;
+  // The calls waiting keep their tools even when a client resumes without `remote_tools`.
+  const remoteTools = remoteToolSpecs(parsed.data.remote_tools ?? []);
+  for (const spec of specsForPending(checkpoint))
+    if (!remoteTools.some((t) => t.name === spec.name)) remoteTools.push(spec);
   const config: RunConfig = {
     threadId,
     userId: user.id,
@@ -52,18 +76,34 @@ export async function prepareRun(
     ...(parsed.data.durable_checkpoint_every_step === undefined
       ? {}
       : { durableCheckpointEveryStep: parsed.data.durable_checkpoint_every_step }),
+    ...(remoteTools.length > 0 ? { remoteTools } : {}),
+    // The run starts from the checkpoint read for ownership instead of reading it again, unless
+    // earlier answers run first and move the thread.
+    ...(answers && answers.length > 1 ? {} : { loadedCheckpoint: checkpoint }),
   };
+  // A new thread's name is part of its first checkpoint: stored with the run's start write.
+  const threadName =
+    checkpoint === null && !answers && body.resume === undefined && body.continue !== true
+      ? await generateThreadName(ctx, threadId, inputMessages)
+      : undefined;
+  const input = answers ? answers.at(-1)! : runInput(body, inputMessages, threadName);
   return {
     threadId,
     isNewThread: checkpoint === null,
-    input: runInput(body, inputMessages),
+    ...(threadName === undefined ? {} : { threadName }),
+    input,
+    earlierAnswers: answers ? answers.slice(0, -1) : [],
     config,
     inputMessages,
     messagesBefore: checkpoint?.messageCount ?? 0,
   };
 }
 
-function runInput(body: GraphInput, messages: Message[]): RunInput<BaseState> {
+function runInput(
+  body: GraphInput,
+  messages: Message[],
+  threadName: string | undefined,
+): RunInput<BaseState> {
   if (body.resume !== undefined) {
     return body.interrupt_id === undefined
       ? { resume: body.resume }
@@ -73,5 +113,15 @@ function runInput(body: GraphInput, messages: Message[]): RunInput<BaseState> {
   const fields = Object.fromEntries(
     Object.entries(body.initial_state ?? {}).filter(([key]) => !RESERVED_FIELDS.has(key)),
   );
+  if (threadName !== undefined) fields[THREAD_NAME_FIELD] = threadName;
   return { ...fields, messages } as Partial<BaseState>;
+}
+
+/**
+ * Runs the request's earlier answers, each to its pause: the thread then waits only for the
+ * call `run.input` answers. Each recorded result replays in the runs after it.
+ */
+export async function runEarlierAnswers(ctx: ServerContext, run: PreparedRun): Promise<void> {
+  // No `loadedCheckpoint` here: prepareRun leaves it out when there are earlier answers.
+  for (const answer of run.earlierAnswers) await track(ctx, ctx.graph.invoke(answer, run.config));
 }

@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { validationError } from "./api-error.js";
+import { remoteToolConfigSchema } from "./remote-tools.js";
 import { wireMessageSchema, type WireMessageInput } from "./wire/wire-message.js";
 
 /** A JSON object (`config`, `options`, `metadata`, …). */
@@ -43,6 +44,8 @@ export const runConfigSchema = z.looseObject({
   node_timeout: z.number().nullable().optional(),
   tool_timeout: z.number().nullable().optional(),
   durable_checkpoint_every_step: z.boolean().optional(),
+  /** Tools the client runs, for this run (contract §6). */
+  remote_tools: z.array(remoteToolConfigSchema).nullable().optional(),
 });
 
 /** `POST /v1/graph/stop`. */
@@ -53,14 +56,16 @@ export const stopInputSchema = z.object({
 
 /** `POST /v1/graph/setup`. */
 export const setupInputSchema = z.object({
-  tools: z.array(
-    z.object({
-      node_name: z.string().min(1),
-      name: z.string().min(1),
-      description: z.string(),
-      parameters: jsonObject,
-    }),
-  ),
+  tools: z
+    .array(
+      z.object({
+        node_name: z.string().min(1),
+        name: z.string().regex(/^[A-Za-z0-9_-]{1,64}$/, "1-64 letters, digits, '_' or '-'"),
+        description: z.string().default(""),
+        parameters: jsonObject.default({}),
+      }),
+    )
+    .min(1, "tools must not be empty"),
 });
 
 /** `GET /v1/threads` and `…/messages` query. */

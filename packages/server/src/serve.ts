@@ -1,5 +1,7 @@
 import { serve as serveNode, type ServerType } from "@hono/node-server";
+import type { Server } from "node:http";
 import { createApp, type AppOptions, type TenxgraphApp } from "./app.js";
+import { attachGraphSocket } from "./ws/graph-socket.js";
 
 /** Options of {@link serve}: the app's, plus where to listen. */
 export interface ServeOptions extends AppOptions {
@@ -39,12 +41,14 @@ export async function serve(options: ServeOptions): Promise<RunningServer> {
     );
     server.once("error", reject);
   });
+  const sockets = attachGraphSocket(server as Server, app);
   return {
     app,
     port,
     url: `http://${host.includes(":") ? `[${host}]` : host}:${port}`,
     async close() {
       const closed = new Promise<void>((resolve) => server!.close(() => resolve()));
+      sockets.close();
       await Promise.allSettled([...app.context.activeRuns]);
       (server as { closeIdleConnections?: () => void }).closeIdleConnections?.();
       await closed;

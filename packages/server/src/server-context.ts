@@ -1,5 +1,6 @@
 import type { BaseState, Checkpointer, CompiledGraph, Logger } from "@tenxgraph/core";
 import type { FileStore } from "./storage/file-store.js";
+import type { AuthUser } from "./server-env.js";
 import type { MemoryStore } from "./storage/memory-store.js";
 
 /** Names a new thread from the texts of its first messages. */
@@ -12,8 +13,14 @@ export interface ServerContext {
   memory: MemoryStore;
   files: FileStore;
   threadNames: ThreadNameGenerator | null;
-  /** True when requests are authenticated: ownership is enforced, setup is refused. */
+  /** True when requests are authenticated: ownership is enforced. */
   authConfigured: boolean;
+  /** `POST /v1/graph/setup` may attach remote tools: no auth and not `MODE=production`. */
+  remoteToolSetup: boolean;
+  /** The user of a request (401 `ApiError` when refused), for the WebSocket's handshake. */
+  authenticate: (request: Request) => Promise<AuthUser>;
+  /** Most WebSockets open at once (`websocket.max_connections`); `null`: no limit. */
+  maxSockets: number | null;
   logger: Logger;
   /** Runs in progress, so a shutdown can let them end. */
   activeRuns: Set<Promise<unknown>>;

@@ -35,6 +35,10 @@ export function streamChunks(
     "Content-Type",
     format === "sse" ? "text/event-stream; charset=utf-8" : "application/x-ndjson; charset=utf-8",
   );
+  // Chunked from the start: without it @hono/node-server reads ahead to size the body, and a
+  // short run's whole stream (a long one's first chunk) waits for that read-ahead's timer
+  // (measured: headers and first chunk 4-13 ms after the run's first event, instead of at once).
+  c.header("Transfer-Encoding", "chunked");
   c.header("Cache-Control", "no-cache, no-transform");
   c.header("X-Accel-Buffering", "no");
   c.header("Content-Encoding", "identity");

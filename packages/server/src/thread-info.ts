@@ -1,11 +1,15 @@
 import type { ThreadSummary } from "@tenxgraph/core";
 import type { ThreadCheckpoint } from "@tenxgraph/core/storage";
+import { storedThreadName } from "./thread-name.js";
 
-/** 10xGraph's `ThreadInfo`, with tenxgraph's status and version in `metadata`. */
+/**
+ * 10xGraph's `ThreadInfo`, with tenxgraph's status and version in `metadata`. The name is read
+ * from the checkpoint's values; a listing's summaries carry none, so give their checkpoints.
+ */
 export function threadInfo(thread: ThreadSummary | ThreadCheckpoint) {
   return {
     thread_id: thread.threadId,
-    thread_name: null,
+    thread_name: "values" in thread ? storedThreadName(thread.values) : null,
     user_id: thread.userId,
     metadata: { status: thread.status, version: thread.version },
     updated_at: thread.updatedAt,

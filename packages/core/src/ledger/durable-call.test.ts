@@ -51,6 +51,7 @@ function nodeContext(checkpointer: InMemoryCheckpointer, threadId: string): Node
       claimStaleAfterMs: 60_000,
       isEndedLocalRun: () => false,
       faultPoints: undefined,
+      remoteTools: new Map(),
       reducers: {},
     },
   };

@@ -4,6 +4,7 @@ import type { EmitEvent } from "../events/stream-event.js";
 import type { IdGenerator } from "../messages/ids.js";
 import type { Checkpointer } from "../storage/checkpointer.js";
 import type { Reducer } from "../graph/reducers.js";
+import type { AnyTool } from "../tools/tool.js";
 import type { FaultInjector } from "./fault-points.js";
 import type { RunWatch } from "./run-watch.js";
 
@@ -61,6 +62,8 @@ export interface NodeRuntime {
   /** True when `runId` is a run of this graph instance that has ended. */
   isEndedLocalRun(runId: string): boolean;
   readonly faultPoints: FaultInjector | undefined;
+  /** The run's remote tools (`RunConfig.remoteTools`), by name: tool nodes can call them too. */
+  readonly remoteTools: ReadonlyMap<string, AnyTool>;
   /** The graph's field reducers, for merging parallel branches. */
   readonly reducers: Readonly<Record<string, Reducer<unknown> | undefined>>;
 }

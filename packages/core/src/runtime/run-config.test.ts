@@ -34,6 +34,8 @@ describe("defaults", () => {
       recursionLimit: 25,
       durableCheckpointEveryStep: true,
       signal: undefined,
+      remoteTools: new Map(),
+      loadedCheckpoint: undefined,
     });
     expect(logger.records).toEqual([]);
   });

@@ -2,6 +2,9 @@ import { InvalidRunError } from "../errors/errors.js";
 import { withFields, type Logger } from "../events/logger.js";
 import { MAX_ID_LENGTH } from "../storage/json-check.js";
 import type { IdGenerator } from "../messages/ids.js";
+import { remoteTool, type RemoteToolSpec } from "../tools/remote-tool.js";
+import type { ThreadCheckpoint } from "../storage/checkpointer.js";
+import type { AnyTool } from "../tools/tool.js";
 
 /** Per-run options of `invoke` and `stream`. All optional. */
 export interface RunConfig {
@@ -27,6 +30,17 @@ export interface RunConfig {
   durableCheckpointEveryStep?: boolean;
   /** Aborting it stops the run like `stop()`. */
   signal?: AbortSignal;
+  /**
+   * Tools the caller runs, for this run only: every `ToolNode` can call them, and a call pauses
+   * the run for the caller's result (see `remoteTool`). A node's own tool of the same name wins.
+   */
+  remoteTools?: RemoteToolSpec[];
+  /**
+   * The thread's latest checkpoint (or `null`: no such thread) when the caller has just read it,
+   * say to check who owns the thread: the run starts from it instead of reading it again. If a
+   * write landed in between, the run's first write fails with `StaleStateError`, as in any race.
+   */
+  loadedCheckpoint?: ThreadCheckpoint | null;
 }
 
 /** Above the model adapters' default request timeout (600 s), so a slow model fails with its own error. */
@@ -46,6 +60,8 @@ export interface ResolvedRunConfig {
   recursionLimit: number;
   durableCheckpointEveryStep: boolean;
   signal: AbortSignal | undefined;
+  remoteTools: ReadonlyMap<string, AnyTool>;
+  loadedCheckpoint: ThreadCheckpoint | null | undefined;
 }
 
 /**
@@ -94,7 +110,50 @@ export function resolveRunConfig(
     recursionLimit: resolveRecursionLimit(config.recursionLimit, log),
     durableCheckpointEveryStep: config.durableCheckpointEveryStep ?? true,
     signal: config.signal,
+    remoteTools: resolveRemoteTools(config.remoteTools),
+    loadedCheckpoint: resolveLoadedCheckpoint(config.loadedCheckpoint, threadId),
   };
+}
+
+function resolveLoadedCheckpoint(
+  checkpoint: ThreadCheckpoint | null | undefined,
+  threadId: string,
+): ThreadCheckpoint | null | undefined {
+  if (checkpoint === undefined || checkpoint === null) return checkpoint;
+  if (typeof checkpoint !== "object" || checkpoint.threadId !== threadId) {
+    throw new InvalidRunError(
+      "INPUT_001",
+      `config.loadedCheckpoint must be thread '${threadId}'s checkpoint, got ${typeOf(checkpoint)}`,
+    );
+  }
+  return checkpoint;
+}
+
+function resolveRemoteTools(specs: unknown): ReadonlyMap<string, AnyTool> {
+  const tools = new Map<string, AnyTool>();
+  if (specs === undefined) return tools;
+  if (!Array.isArray(specs)) {
+    throw new InvalidRunError(
+      "INPUT_001",
+      `config.remoteTools must be an array, got ${typeOf(specs)}`,
+    );
+  }
+  for (const spec of specs as RemoteToolSpec[]) {
+    let made: AnyTool;
+    try {
+      made = remoteTool(spec);
+    } catch (error) {
+      throw new InvalidRunError("INPUT_001", `config.remoteTools: ${(error as Error).message}`);
+    }
+    if (tools.has(made.name)) {
+      throw new InvalidRunError(
+        "INPUT_001",
+        `config.remoteTools: two tools are named '${made.name}'`,
+      );
+    }
+    tools.set(made.name, made);
+  }
+  return tools;
 }
 
 /**

@@ -232,6 +232,8 @@ export class Run<S extends BaseState> {
       threadId: this.#config.threadId,
       runId: this.runId,
       version,
+      step: snapshot?.checkpoint.step ?? 0,
+      currentNode: snapshot?.checkpoint.currentNode ?? null,
     };
   }
 
@@ -265,6 +267,8 @@ export class Run<S extends BaseState> {
       threadId: this.#config.threadId,
       runId: this.runId,
       version: progress.version,
+      step: progress.step,
+      currentNode: progress.currentNode,
     };
   }
 

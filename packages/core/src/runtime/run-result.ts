@@ -13,6 +13,10 @@ export interface RunResult<S extends BaseState> {
   runId: string;
   /** The thread's version after the run's last write. */
   version: number;
+  /** The thread's step count after the run, as `getState` reports it. */
+  step: number;
+  /** The node the thread stands at (to run next); `null` once it reached END. */
+  currentNode: string | null;
 }
 
 /** Answers one pending interrupt: `invoke({ resume: answer, interruptId? }, { threadId })`. */

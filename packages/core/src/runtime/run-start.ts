@@ -49,8 +49,11 @@ async function loadWithoutLiveRun<S extends BaseState>(
   config: ResolvedRunConfig,
   signal: AbortSignal,
 ): Promise<{ snapshot: ThreadSnapshot | null; lease: LedgerEntry | undefined }> {
+  // The caller's checkpoint stands in for the first read only: after a wait, read afresh.
+  let known = config.loadedCheckpoint;
   for (;;) {
-    const snapshot = await loadThread(deps.checkpointer, config.threadId);
+    const snapshot = await loadThread(deps.checkpointer, config.threadId, known);
+    known = undefined;
     const mayBeLive = snapshot?.checkpoint.status === "running";
     if (!mayBeLive && config.durableCheckpointEveryStep) return { snapshot, lease: undefined };
     const lease = await awaitLease(deps, config.threadId, signal);

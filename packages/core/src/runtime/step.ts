@@ -177,6 +177,7 @@ function nodeContext<S extends BaseState>(
     claimStaleAfterMs: deps.claimStaleAfterMs,
     isEndedLocalRun: deps.isEndedLocalRun,
     faultPoints: deps.faultPoints,
+    remoteTools: args.config.remoteTools,
     reducers: deps.graph.reducers as Record<string, Reducer<unknown> | undefined>,
   });
 }

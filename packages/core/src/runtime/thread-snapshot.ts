@@ -21,8 +21,10 @@ export interface ThreadSnapshot {
 export async function loadThread(
   checkpointer: Checkpointer,
   threadId: string,
+  /** The checkpoint when the caller just read it (`undefined`: read it here). */
+  known?: ThreadCheckpoint | null,
 ): Promise<ThreadSnapshot | null> {
-  const checkpoint = await checkpointer.getCheckpoint(threadId);
+  const checkpoint = known === undefined ? await checkpointer.getCheckpoint(threadId) : known;
   if (!checkpoint) return null;
   const messages: Message[] = [];
   while (messages.length < checkpoint.messageCount) {

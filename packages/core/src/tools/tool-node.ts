@@ -19,6 +19,7 @@ import {
   type ReadyCall,
   type RejectedCall,
 } from "./prepared-call.js";
+import { remoteTool, type RemoteToolSpec } from "./remote-tool.js";
 import type { AnyTool } from "./tool.js";
 
 /**
@@ -32,6 +33,8 @@ import type { AnyTool } from "./tool.js";
  */
 export class ToolNode<S extends BaseState = BaseState> implements GraphNode<S> {
   readonly #tools: ReadonlyMap<string, AnyTool>;
+  /** Remote tools attached after construction (see {@link attachRemoteTools}). */
+  readonly #remote = new Map<string, AnyTool>();
 
   constructor(tools: readonly AnyTool[]) {
     const byName = new Map<string, AnyTool>();
@@ -43,9 +46,40 @@ export class ToolNode<S extends BaseState = BaseState> implements GraphNode<S> {
     this.#tools = byName;
   }
 
-  /** The tools, for model adapters that send their schemas. */
+  /** The tools (remote ones attached included), for model adapters that send their schemas. */
   get tools(): AnyTool[] {
-    return [...this.#tools.values()];
+    return [...this.#tools.values(), ...this.#remote.values()];
+  }
+
+  /**
+   * The tools a run of this node can call: its own, the remote ones attached, and the run's
+   * `remoteTools`. A run's remote tool never shadows a tool the node already has.
+   */
+  toolsFor(ctx: NodeContext): AnyTool[] {
+    return [...this.#toolMap(internalContext(ctx)).values()];
+  }
+
+  /**
+   * Attaches tools that the caller runs (see `remoteTool`): a call pauses the run for the
+   * caller's result. Attaching a name again replaces that remote tool; the name of one of the
+   * node's own tools is refused with a `TypeError`. Affects every later run of this node.
+   */
+  attachRemoteTools(specs: readonly RemoteToolSpec[]): void {
+    const made = specs.map(remoteTool);
+    for (const tool of made) {
+      if (this.#tools.has(tool.name))
+        throw new TypeError(`ToolNode: '${tool.name}' is one of this node's own tools`);
+    }
+    for (const tool of made) this.#remote.set(tool.name, tool);
+  }
+
+  #toolMap(ctx: Pick<InternalNodeContext, "runtime">): ReadonlyMap<string, AnyTool> {
+    const perRun = ctx.runtime.remoteTools;
+    if (this.#remote.size === 0 && perRun.size === 0) return this.#tools;
+    const all = new Map(this.#tools);
+    for (const [name, tool] of [...this.#remote, ...perRun])
+      if (!all.has(name)) all.set(name, tool);
+    return all;
   }
 
   async run(state: S, nodeContext: NodeContext): Promise<NodeOutput<S>> {
@@ -56,8 +90,9 @@ export class ToolNode<S extends BaseState = BaseState> implements GraphNode<S> {
       return;
     }
     const shared = sharedCallIds(issuer.toolCalls);
+    const tools = this.#toolMap(ctx);
     const prepared = issuer.toolCalls.map((call, index) =>
-      prepareCall(call, index, issuer.id, this.#tools, ctx, shared.has(call.id)),
+      prepareCall(call, index, issuer.id, tools, ctx, shared.has(call.id)),
     );
     const ready = prepared.filter((call): call is ReadyCall => call.ok);
     const plans = new Map<ReadyCall, CallPlan>();

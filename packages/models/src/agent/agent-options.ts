@@ -50,6 +50,8 @@ export interface ResolvedAgentOptions {
   readonly label: string;
   readonly systemPrompt: string | undefined;
   readonly tools: readonly AnyTool[];
+  /** The ToolNode given: its tools are read at each request (remote ones come and go). */
+  readonly toolNode: ToolNode | undefined;
   readonly temperature: number | undefined;
   readonly maxTokens: number | undefined;
   readonly requestTimeoutMs: number | null;
@@ -85,6 +87,7 @@ export function resolveAgentOptions(options: AgentOptions): ResolvedAgentOptions
     label: modelLabel(options.model),
     systemPrompt: options.systemPrompt,
     tools: Object.freeze(toolsOf(options)),
+    toolNode: options.toolNode,
     temperature,
     maxTokens,
     requestTimeoutMs: timeoutMs(options.requestTimeout),

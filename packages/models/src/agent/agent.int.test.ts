@@ -1,6 +1,9 @@
 import { createOpenAI } from "@ai-sdk/openai";
 import {
+  END,
   Message,
+  StateGraph,
+  ToolNode,
   isTenxgraphError,
   tool,
   type AssistantMessage,
@@ -174,6 +177,35 @@ describe("Agent: replies over the wire", () => {
       },
       { role: "tool", tool_call_id: "call_1", content: '{"order_id":"4821","amount_cents":4200}' },
     ]);
+  });
+
+  it("sends its ToolNode's tools as of each run: remote tools attached later, and the run's own", async () => {
+    server = await FakeOpenAIServer.start([streamedReply({ text: ["ok"] })]);
+    const toolNode = new ToolNode([lookupOrder]);
+    const agent = new Agent({
+      model: "openai/gpt-4o-mini",
+      provider: { baseURL: server.baseURL, apiKey: "sk-test" },
+      retry: FAST_RETRY,
+      toolNode,
+    });
+    toolNode.attachRemoteTools([{ name: "get_location", description: "", parameters: {} }]);
+    const app = new StateGraph()
+      .addNode("MAIN", agent)
+      .addEdge("MAIN", END)
+      .setEntryPoint("MAIN")
+      .compile({ logger: recordingLogger() });
+    const remoteTools = [{ name: "pick_color", description: "A color." }, { name: "lookup_order" }];
+    await app.invoke(ask("hi"), config({ remoteTools }));
+    const sent = server.chatRequests[0]!.body.tools as {
+      function: { name: string; description: string; parameters: unknown };
+    }[];
+    expect(sent.map((t) => t.function.name)).toEqual([
+      "lookup_order",
+      "get_location",
+      "pick_color",
+    ]);
+    expect(sent[1]!.function.parameters).toEqual({ type: "object" });
+    expect(sent[2]!.function.description).toBe("A color.");
   });
 
   it("streams token deltas as message_delta events carrying the final message's id", async () => {

@@ -45,7 +45,7 @@ export class Agent<S extends BaseState = BaseState> implements GraphNode<S> {
   }
 
   async run(state: S, ctx: NodeContext): Promise<AssistantMessage> {
-    const request = await this.#request(state);
+    const request = await this.#request(state, ctx);
     for (let attempt = 1; ; attempt += 1) {
       // Each attempt gets a fresh id: deltas of an attempt that failed midway belong to a
       // message that never completes, so a client never appends a retry's text to them.
@@ -74,16 +74,18 @@ export class Agent<S extends BaseState = BaseState> implements GraphNode<S> {
     }
   }
 
-  async #request(state: S): Promise<ReplyRequest> {
+  async #request(state: S, ctx: NodeContext): Promise<ReplyRequest> {
     const options = this.#options;
     const model = await this.#resolveModel();
+    // With a ToolNode, its tools as of this run: remote tools attached since, and the run's own.
+    const tools = options.toolNode ? options.toolNode.toolsFor(ctx) : options.tools;
     return {
       model,
       system: options.systemPrompt,
       messages: toModelMessages(state.messages, {
         mediaInToolResults: acceptsMediaInToolResults(model.provider),
       }),
-      tools: options.tools.length > 0 ? toToolSet(options.tools) : undefined,
+      tools: tools.length > 0 ? toToolSet(tools) : undefined,
       temperature: options.temperature,
       maxTokens: options.maxTokens,
       providerOptions: options.providerOptions,

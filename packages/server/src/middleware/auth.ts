@@ -36,10 +36,12 @@ const PUBLIC_PATHS = new Set(["/ping", "/openapi.json"]);
 /**
  * Sets `c.get("user")` for every request: the authenticated user, or "anonymous" without auth.
  * A missing, malformed, badly signed or expired token is a 401 with the error envelope.
- * Throws at startup when JWT is asked for but no secret or JWKS URL is set.
+ * `authenticate` comes from {@link requestAuthenticator} (`null` without auth), so HTTP and the
+ * WebSocket share one.
  */
-export function authMiddleware(option: AuthOption | undefined): MiddlewareHandler<ServerEnv> {
-  const authenticate = option ? authenticator(option) : null;
+export function authMiddleware(
+  authenticate: ((request: Request) => Promise<AuthUser>) | null,
+): MiddlewareHandler<ServerEnv> {
   return async function auth(c, next) {
     if (authenticate === null || c.req.method === "OPTIONS" || PUBLIC_PATHS.has(c.req.path)) {
       c.set("user", ANONYMOUS);
@@ -48,6 +50,16 @@ export function authMiddleware(option: AuthOption | undefined): MiddlewareHandle
     c.set("user", await authenticate(c.req.raw));
     return next();
   };
+}
+
+/**
+ * The user of a request as the middleware finds it, for transports outside Hono's routing (the
+ * WebSocket): "anonymous" without auth, else the checked token's user, else a 401 `ApiError`.
+ */
+export function requestAuthenticator(
+  option: AuthOption | undefined,
+): (request: Request) => Promise<AuthUser> {
+  return option ? authenticator(option) : async () => ANONYMOUS;
 }
 
 function authenticator(option: Exclude<AuthOption, null>): (request: Request) => Promise<AuthUser> {

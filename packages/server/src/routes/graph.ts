@@ -1,3 +1,4 @@
+import { ToolNode, isRemoteTool, type RemoteToolSpec } from "@tenxgraph/core";
 import type { Hono } from "hono";
 import { ApiError } from "../api-error.js";
 import { ok } from "../envelope.js";
@@ -61,18 +62,56 @@ export function graphRoutes(app: Hono<ServerEnv>, ctx: ServerContext): void {
   });
 
   app.post("/v1/graph/setup", async (c) => {
-    await readBody(c, setupInputSchema);
-    if (ctx.authConfigured) {
+    if (!ctx.remoteToolSetup) {
       throw new ApiError(
         403,
         "PERMISSION_DENIED",
-        "Remote tool setup is disabled when auth is configured",
+        "Remote tool setup is disabled when auth is configured or MODE=production: " +
+          "send the tools with each run in config.remote_tools instead",
       );
     }
-    throw new ApiError(
-      422,
-      "REMOTE_TOOLS_UNSUPPORTED",
-      "Remote (client-side) tools are not supported by tenxgraph: define tools in the graph",
-    );
+    const { tools } = await readBody(c, setupInputSchema);
+    const byNode = new Map<string, RemoteToolSpec[]>();
+    for (const [index, t] of tools.entries()) {
+      const node = ctx.graph.definition.nodes.get(t.node_name);
+      if (!(node instanceof ToolNode)) throw notAToolNode(t.node_name, index, node !== undefined);
+      const own = node.tools.find((x) => x.name === t.name && !isRemoteTool(x));
+      if (own) {
+        throw new ApiError(
+          409,
+          "REMOTE_TOOL_NAME_TAKEN",
+          `Node '${t.node_name}' already has its own tool '${t.name}'`,
+          [{ loc: ["body", "tools", String(index), "name"], msg: "name taken", type: "conflict" }],
+        );
+      }
+      const specs = byNode.get(t.node_name) ?? [];
+      byNode.set(t.node_name, [...specs, t]);
+    }
+    // Every entry checked before any is attached: a refused request changes nothing.
+    for (const [name, specs] of byNode)
+      (ctx.graph.definition.nodes.get(name) as ToolNode).attachRemoteTools(specs);
+    const nodes = [...byNode.keys()];
+    const message = `Added tools to nodes: [${nodes.map((n) => `'${n}'`).join(", ")}]`;
+    return ok(c, {
+      status: "success",
+      details: message,
+      success: true,
+      message,
+      registered_tools: tools.map((t) => ({ node_name: t.node_name, name: t.name })),
+    });
   });
+}
+
+function notAToolNode(name: string, index: number, exists: boolean): ApiError {
+  const loc = ["body", "tools", String(index), "node_name"];
+  return exists
+    ? new ApiError(
+        422,
+        "NOT_A_TOOL_NODE",
+        `Node '${name}' is not a ToolNode: it cannot run tools`,
+        [{ loc, msg: "not a ToolNode", type: "value_error" }],
+      )
+    : new ApiError(404, "NODE_NOT_FOUND", `The graph has no node '${name}'`, [
+        { loc, msg: "unknown node", type: "value_error" },
+      ]);
 }

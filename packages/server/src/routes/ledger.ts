@@ -53,9 +53,11 @@ export function ledgerRoutes(app: Hono<ServerEnv>, ctx: ServerContext): void {
   app.post("/v1/threads/:thread_id/in-doubt/:key", async (c) => {
     const threadId = pathId(c, "thread_id");
     const key = pathId(c, "key");
-    const decision = await readBody(c, inDoubtDecisionBodySchema);
     const user = c.get("user");
+    // Ownership before the body: another user learns nothing about the thread, not even
+    // whether their body would have been valid.
     const checkpoint = await requireThread(ctx.checkpointer, user, threadId, "decide on");
+    const decision = await readBody(c, inDoubtDecisionBodySchema);
     const pending =
       checkpoint.status === "interrupted" ? inDoubtInterrupts(checkpoint.interrupts) : [];
     const asked = pending.find((p) => p.question.key === key);
@@ -69,7 +71,11 @@ export function ledgerRoutes(app: Hono<ServerEnv>, ctx: ServerContext): void {
     const before = checkpoint.messageCount;
     const result = await track(
       ctx,
-      ctx.graph.invoke({ resume: decision, interruptId: asked.id }, { threadId, userId: user.id }),
+      ctx.graph.invoke(
+        { resume: decision, interruptId: asked.id },
+        // The run starts from the checkpoint read here: one read of the thread per decision.
+        { threadId, userId: user.id, loadedCheckpoint: checkpoint },
+      ),
     );
     return ok(c, {
       messages: result.state.messages.slice(before).map(toWireMessage),

@@ -28,9 +28,9 @@ export function threadMessageRoutes(app: Hono<ServerEnv>, ctx: ServerContext): v
 
   app.post("/v1/threads/:thread_id/messages", async (c) => {
     const threadId = pathId(c, "thread_id");
-    const body = await readBody(c, putMessagesSchema);
     const user = c.get("user");
     const checkpoint = await authorizeThread(ctx.checkpointer, user, threadId, "write");
+    const body = await readBody(c, putMessagesSchema);
     const messages = body.messages.map(fromWireMessage);
     const version = await editThread(ctx, user, threadId, checkpoint, { newMessages: messages });
     return ok(c, {
@@ -57,14 +57,22 @@ export function threadMessageRoutes(app: Hono<ServerEnv>, ctx: ServerContext): v
   app.delete("/v1/threads/:thread_id/messages/:message_id", async (c) => {
     const threadId = pathId(c, "thread_id");
     const messageId = pathId(c, "message_id");
-    await readBody(c, configBodySchema);
     await requireThread(ctx.checkpointer, c.get("user"), threadId, "delete messages of");
-    // Persisted messages are immutable: ledger keys and replays refer to them by id.
+    await readBody(c, configBodySchema);
+    // Persisted messages are immutable: ledger keys and replays refer to them by id, so removing
+    // one would make a replay answer a call that is no longer in the transcript.
     throw new ApiError(
       409,
       "MESSAGE_IMMUTABLE",
       `Message '${messageId}' cannot be deleted: tenxgraph transcripts are append-only ` +
         "(tool ledger keys refer to message ids); delete the thread instead",
+      [
+        {
+          loc: ["path", "message_id"],
+          msg: "transcripts are append-only: messages cannot be deleted one by one",
+          type: "append_only",
+        },
+      ],
     );
   });
 }

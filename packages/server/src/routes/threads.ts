@@ -7,6 +7,7 @@ import type { ServerContext } from "../server-context.js";
 import type { ServerEnv } from "../server-env.js";
 import { mergeState } from "../state-merge.js";
 import { threadInfo } from "../thread-info.js";
+import { storedThreadName, THREAD_NAME_FIELD } from "../thread-name.js";
 import { editThread } from "../thread-writes.js";
 import { fromWireMessage } from "../wire/convert-message.js";
 import { toWireState } from "../wire/wire-state.js";
@@ -22,7 +23,12 @@ export function threadRoutes(app: Hono<ServerEnv>, ctx: ServerContext): void {
     let threads = await ctx.checkpointer.listThreads({ ...filter, ...page });
     if (search)
       threads = threads.filter((t) => t.threadId.includes(search)).slice(offset, offset + limit);
-    return ok(c, { threads: threads.map(threadInfo) });
+    // Names live in each thread's checkpoint, which a summary lacks: read the page's checkpoints
+    // (one read each, at most `limit`); a thread deleted in between keeps its summary.
+    const checkpoints = await Promise.all(
+      threads.map((t) => ctx.checkpointer.getCheckpoint(t.threadId)),
+    );
+    return ok(c, { threads: threads.map((t, i) => threadInfo(checkpoints[i] ?? t)) });
   });
 
   app.get("/v1/threads/:thread_id", async (c) => {
@@ -33,8 +39,9 @@ export function threadRoutes(app: Hono<ServerEnv>, ctx: ServerContext): void {
 
   app.delete("/v1/threads/:thread_id", async (c) => {
     const threadId = pathId(c, "thread_id");
+    // A thread that does not exist is a 404, as for every other action on one thread.
+    await requireThread(ctx.checkpointer, c.get("user"), threadId, "delete");
     await readBody(c, configBodySchema);
-    await authorizeThread(ctx.checkpointer, c.get("user"), threadId, "delete");
     await ctx.graph.deleteThread({ threadId });
     return ok(c, {
       success: true,
@@ -52,9 +59,9 @@ export function threadRoutes(app: Hono<ServerEnv>, ctx: ServerContext): void {
 
   app.put("/v1/threads/:thread_id/state", async (c) => {
     const threadId = pathId(c, "thread_id");
-    const body = await readBody(c, putStateSchema);
     const user = c.get("user");
     const checkpoint = await authorizeThread(ctx.checkpointer, user, threadId, "write");
+    const body = await readBody(c, putStateSchema);
     const appended = wireMessagesOf(body.state).map(fromWireMessage);
     const values = mergeState(checkpoint?.values ?? {}, body.state);
     await editThread(ctx, user, threadId, checkpoint, { values, newMessages: appended });
@@ -64,12 +71,15 @@ export function threadRoutes(app: Hono<ServerEnv>, ctx: ServerContext): void {
 
   app.delete("/v1/threads/:thread_id/state", async (c) => {
     const threadId = pathId(c, "thread_id");
-    await readBody(c, configBodySchema);
     const user = c.get("user");
     const checkpoint = await requireThread(ctx.checkpointer, user, threadId, "clear");
+    await readBody(c, configBodySchema);
     // The transcript is append-only (message ids and the ledger key on it): clearing resets the
     // state fields and the run position, and keeps the messages.
-    const version = await editThread(ctx, user, threadId, checkpoint, { values: {}, reset: true });
+    // The thread's name is the thread's, not its state's: it stays.
+    const name = storedThreadName(checkpoint.values);
+    const values = name === null ? {} : { [THREAD_NAME_FIELD]: name };
+    const version = await editThread(ctx, user, threadId, checkpoint, { values, reset: true });
     return ok(c, { success: true, message: "State cleared successfully", data: { version } });
   });
 }

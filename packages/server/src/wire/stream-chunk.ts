@@ -1,4 +1,5 @@
 import type { Message, StreamEvent } from "@tenxgraph/core";
+import { remotePlaceholders } from "../remote-tools.js";
 import { toWireMessage } from "./convert-message.js";
 import type { WireMessage } from "./wire-message.js";
 
@@ -13,6 +14,9 @@ export interface StreamChunk {
   metadata: Record<string, unknown>;
   timestamp: number;
 }
+
+/** `data.reason` of the `updates` chunk that pauses a run for remote tool calls. */
+export const REMOTE_TOOL_PAUSE = "Remote tool call - graph interrupted";
 
 /** How much a stream sends: `low` messages and errors, `partial` also state, `full` everything. */
 export type Granularity = "low" | "partial" | "full";
@@ -106,14 +110,19 @@ export class ChunkMaker {
             },
           }),
         ];
-      case "interrupt":
+      case "interrupt": {
+        // Each remote call's placeholder once, as a final message (kept at every granularity):
+        // 10xGraph's client runs every remote_tool_call block it reads.
+        const placeholders = remotePlaceholders(event.interrupts);
         return [
+          ...placeholders.map((message) => this.chunk("message", { message })),
           this.updates({
             status: "interrupted",
-            reason: "interrupt",
+            reason: placeholders.length > 0 ? REMOTE_TOOL_PAUSE : "interrupt",
             interrupts: event.interrupts,
           }),
         ];
+      }
       case "run_end":
         return [this.updates(endData(event.status, event.version))];
       case "error":
@@ -156,6 +165,9 @@ function endData(status: string, version: number): Record<string, unknown> {
 /** True when `chunk` passes the granularity filter. */
 export function passes(chunk: StreamChunk, granularity: Granularity): boolean {
   if (granularity === "full") return true;
+  // The pause for remote tools is how a client knows to run them (10xGraph's WebSocket client
+  // reads this reason), so it goes out at every granularity.
+  if (chunk.data?.reason === REMOTE_TOOL_PAUSE) return true;
   if (granularity === "partial") return chunk.event !== "updates";
   return chunk.event === "message" || chunk.event === "error";
 }

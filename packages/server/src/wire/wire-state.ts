@@ -1,4 +1,5 @@
-import type { BaseState, ThreadState } from "@tenxgraph/core";
+import { isRemoteToolCall, type BaseState, type ThreadState } from "@tenxgraph/core";
+import { THREAD_NAME_FIELD } from "../thread-name.js";
 import { toWireMessage } from "./convert-message.js";
 
 /** 10xGraph's `execution_meta.status` for a tenxgraph thread status. */
@@ -19,7 +20,11 @@ export function toWireState(
   threadId: string,
   state: ThreadState<BaseState>,
 ): Record<string, unknown> {
-  const { messages, ...fields } = state.values;
+  const {
+    messages,
+    [THREAD_NAME_FIELD]: _name,
+    ...fields
+  } = state.values as typeof state.values & Record<string, unknown>;
   const interrupt = state.interrupts[0];
   return {
     ...fields,
@@ -30,7 +35,11 @@ export function toWireState(
       step: state.step,
       status: STATUS[state.status] ?? "running",
       interrupted_node: interrupt ? [interrupt.node] : null,
-      interrupt_reason: interrupt?.message ?? (interrupt ? "interrupt" : null),
+      interrupt_reason: !interrupt
+        ? null
+        : isRemoteToolCall(interrupt.value)
+          ? "remote_tool_call"
+          : (interrupt.message ?? "interrupt"),
       interrupt_data: interrupt ? { interrupts: state.interrupts } : null,
       thread_id: threadId,
       stop_current_execution: state.status === "stopped" ? "stopped" : "none",

@@ -1,0 +1,74 @@
+import {
+  END,
+  Message,
+  StateGraph,
+  silentLogger,
+  type BaseState,
+  type Checkpointer,
+  type CompiledGraph,
+} from "@tenxgraph/core";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { STORES } from "../support/store-spec.js";
+import { caller, tokenFor, userMessage } from "./support/http.js";
+import { startTestServer, type TestServer } from "./support/test-server.js";
+
+/** Thread reads made through a checkpointer, by method. */
+const reads = { getCheckpoint: 0, listMessages: 0 };
+
+/** The store, counting its thread reads (every other call passes through untouched). */
+function counting(store: Checkpointer): Checkpointer {
+  return new Proxy(store, {
+    get(target, prop) {
+      const value = Reflect.get(target, prop, target) as unknown;
+      if (typeof value !== "function") return value;
+      return (...args: unknown[]) => {
+        if (prop === "getCheckpoint" || prop === "listMessages") reads[prop]++;
+        return (value as (...a: unknown[]) => unknown).apply(target, args);
+      };
+    },
+  });
+}
+
+function echoGraph(store: Checkpointer): CompiledGraph<BaseState> {
+  return new StateGraph()
+    .addNode("MAIN", () => Message.assistant("ok"))
+    .addEdge("MAIN", END)
+    .setEntryPoint("MAIN")
+    .compile({ checkpointer: counting(store), logger: silentLogger }) as never;
+}
+
+/** A run over HTTP reads its thread as often as the same run in process: once. */
+describe.each(STORES)("thread reads per run on $label", ({ kind }) => {
+  let t: TestServer;
+  let call: ReturnType<typeof caller>;
+  beforeAll(async () => {
+    t = await startTestServer(kind, `thread_reads_${kind}`, { build: echoGraph });
+    call = caller(t.base, await tokenFor("alice"));
+  });
+  afterAll(() => t.close());
+
+  const count = async (work: () => Promise<unknown>) => {
+    Object.assign(reads, { getCheckpoint: 0, listMessages: 0 });
+    await work();
+    return { ...reads };
+  };
+
+  it("reads the thread once per invoke and stream, as in process", async () => {
+    for (const id of ["local", "http-invoke", "http-stream"]) {
+      await t.graph.invoke({ messages: [Message.user("hi")] }, { threadId: id, userId: "alice" });
+    }
+    const inProcess = await count(() =>
+      t.graph.invoke({ messages: [Message.user("again")] }, { threadId: "local", userId: "alice" }),
+    );
+    const body = (threadId: string) => ({
+      messages: [userMessage("again")],
+      config: { thread_id: threadId },
+      response_granularity: "full",
+    });
+    const invoke = await count(() => call("POST", "/v1/graph/invoke", body("http-invoke")));
+    const stream = await count(() => call("POST", "/v1/graph/stream", body("http-stream")));
+    expect(invoke).toEqual(inProcess);
+    expect(stream).toEqual(inProcess);
+    expect(inProcess.getCheckpoint).toBeGreaterThan(0);
+  });
+});
