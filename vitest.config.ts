@@ -9,7 +9,7 @@ const source = (path: string) => fileURLToPath(new URL(path, import.meta.url));
  * sources, so a one-line change is tested in seconds (`npm run test:unit`). `int`: `*.int.test.ts` and everything under `tests/`, which use real
  * PostgreSQL and Redis servers, child processes and the built `dist/` exactly as users get it;
  * its global setup builds the packages and starts the servers. `npm test` runs both.
- * `chaos`: the short chaos run, on its own (`npm run test:chaos`).
+ * `chaos`: the short chaos run (`npm test` runs it after the others; `npm run test:chaos` alone).
  */
 export default defineConfig({
   test: {
@@ -46,9 +46,8 @@ export default defineConfig({
         },
       },
       {
-        // The short chaos run (50 kills per store). Not in `npm test` yet: it still finds real
-        // failures now and then (see tests/chaos/results.md), and a suite that fails by chance
-        // hides every other result. `npm run test:chaos` runs it.
+        // The short chaos run (50 kills per store), part of `npm test`; `npm run test:chaos`
+        // runs it alone, `npm run chaos -- --kills 1000` is the long run.
         extends: true,
         test: {
           name: "chaos",
