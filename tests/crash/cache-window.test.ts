@@ -6,7 +6,7 @@
  * was already running and a fresh one must both read it, and the fresh one go on from there.
  */
 import { describe, expect, it } from "vitest";
-import { testRedisUrl } from "../support/services/test-services.js";
+import { testRedisUrl } from "@tenxgraph/test-servers/vitest";
 import { openStore } from "../support/store-spec.js";
 import { SCENE_TEST_TIMEOUT_MS, type CrashScene } from "./support/crash-scene.js";
 import { RedisGate } from "./support/redis-gate.js";

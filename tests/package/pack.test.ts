@@ -4,7 +4,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { promisify } from "node:util";
 import { afterAll, describe, expect, it } from "vitest";
-import { testPostgresDsn, testRedisUrl } from "../support/services/test-services.js";
+import { testPostgresDsn, testRedisUrl } from "@tenxgraph/test-servers/vitest";
 import { freshSchema } from "../postgres/pg-store.js";
 
 const run = promisify(execFile);

@@ -8,8 +8,8 @@ import type { PgCheckpointer } from "@tenxgraph/postgres";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { RedisGate } from "../crash/support/redis-gate.js";
 import { dropStore } from "../support/fresh-store.js";
-import { RedisServer, redisCommand } from "../support/services/redis-server.js";
-import { testPostgresDsn } from "../support/services/test-services.js";
+import { RedisServer, redisCommand } from "@tenxgraph/test-servers";
+import { testPostgresDsn } from "@tenxgraph/test-servers/vitest";
 import { freshSchema, sharedStore } from "./pg-store.js";
 import { ownedWrite, twoVersions } from "./support/owned-write.js";
 

@@ -7,7 +7,7 @@ import type { PgCheckpointer } from "@tenxgraph/postgres";
 import pg from "pg";
 import { afterAll, describe, expect, it } from "vitest";
 import { dropStore } from "../support/fresh-store.js";
-import { testPostgresDsn } from "../support/services/test-services.js";
+import { testPostgresDsn } from "@tenxgraph/test-servers/vitest";
 import { freshSchema, sharedStore } from "./pg-store.js";
 import { sql } from "./support/pg-inspect.js";
 

@@ -2,7 +2,7 @@ import { randomBytes } from "node:crypto";
 import { PgCheckpointer } from "@tenxgraph/postgres";
 import type { PgCheckpointerOptions } from "@tenxgraph/postgres";
 import { silentLogger } from "@tenxgraph/core";
-import { testPostgresDsn, testRedisUrl } from "../support/services/test-services.js";
+import { testPostgresDsn, testRedisUrl } from "@tenxgraph/test-servers/vitest";
 
 /** A schema name no other test file or run uses, so each file starts from an empty store. */
 export function freshSchema(prefix: string): string {

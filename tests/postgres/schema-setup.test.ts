@@ -10,7 +10,7 @@ import pg from "pg";
 import { afterAll, afterEach, describe, expect, it } from "vitest";
 import { z } from "zod";
 import { dropStore } from "../support/fresh-store.js";
-import { testPostgresDsn } from "../support/services/test-services.js";
+import { testPostgresDsn } from "@tenxgraph/test-servers/vitest";
 import { agentGraph } from "../concurrency/support/agent-graph.js";
 import { freshSchema, sharedStore } from "./pg-store.js";
 import { schemaFingerprint, sql } from "./support/pg-inspect.js";

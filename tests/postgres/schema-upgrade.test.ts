@@ -10,7 +10,7 @@ import { afterAll, describe, expect, it } from "vitest";
 // Version 1's statements as published: they never change, so they build a store as it made it.
 import { MIGRATIONS } from "../../packages/postgres/src/schema/migrations.js";
 import { dropStore } from "../support/fresh-store.js";
-import { testPostgresDsn } from "../support/services/test-services.js";
+import { testPostgresDsn } from "@tenxgraph/test-servers/vitest";
 import { freshSchema, sharedStore } from "./pg-store.js";
 import { ownedWrite } from "./support/owned-write.js";
 import { sql } from "./support/pg-inspect.js";

@@ -7,7 +7,7 @@ import { join } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import pg from "pg";
 import { freshSchema } from "../postgres/pg-store.js";
-import { testPostgresDsn, testRedisUrl } from "./services/test-services.js";
+import { testPostgresDsn, testRedisUrl } from "@tenxgraph/test-servers/vitest";
 import type { StoreKind, StoreSpec } from "./store-spec.js";
 
 /** How long dropping a test's schema may wait for a lock before it fails the cleanup. */
