@@ -11,3 +11,11 @@ export { FaultPoints } from "./fault-points.js";
 export type { FaultAction } from "./fault-points.js";
 export { recordingLogger } from "./recording-logger.js";
 export type { LogRecord, RecordingLogger } from "./recording-logger.js";
+export {
+  SUPPORT_SCRIPT,
+  supportAgent,
+  supportModel,
+  supportTools,
+  type SupportAgentOptions,
+  type SupportToolsOptions,
+} from "./support-agent.js";
