@@ -46,7 +46,7 @@ describe("@tenxgraph/core as a packed package", () => {
     expect(paths).toContain("dist/index.js");
     expect(paths).toContain("dist/index.d.ts");
     expect(paths).toContain("dist/testing/index.js");
-    expect(paths.filter((p) => /\.test\.|test-support/.test(p))).toEqual([]);
+    expect(paths.filter((p) => /\.test\.|(^|\/)support\//.test(p))).toEqual([]);
 
     const app = await appWith("core-app", [packed], 120_000);
     expect(readdirSync(join(app, "node_modules"))).not.toContain("vitest");

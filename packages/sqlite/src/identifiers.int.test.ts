@@ -5,7 +5,7 @@ import { join } from "node:path";
 import { Message } from "@tenxgraph/core";
 import { afterEach, describe, expect, it } from "vitest";
 import { SqliteCheckpointer } from "./index.js";
-import { newThreadWrite } from "./sqlite-test-support.js";
+import { newThreadWrite } from "./support/new-thread-write.js";
 
 const folder = join(tmpdir(), `tenxgraph-sqlite-ids-${randomUUID()}`);
 afterEach(() => rmSync(folder, { recursive: true, force: true }));

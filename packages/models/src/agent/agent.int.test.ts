@@ -12,12 +12,8 @@ import {
 import { supportAgent, supportTools } from "@tenxgraph/core/testing";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { z } from "zod";
-import {
-  FakeOpenAIServer,
-  type FakeReply,
-  type Responder,
-} from "../testing-support/fake-openai-server.js";
-import { collect, recordingLogger } from "../testing-support/graphs.js";
+import { FakeOpenAIServer, type FakeReply, type Responder } from "../support/fake-openai-server.js";
+import { collect, recordingLogger } from "../support/graphs.js";
 import {
   badRequest,
   insufficientQuota,
@@ -25,8 +21,8 @@ import {
   rateLimited,
   serverError,
   streamedReply,
-} from "../testing-support/openai-replies.js";
-import { anthropicReply, geminiReply } from "../testing-support/provider-replies.js";
+} from "../support/openai-replies.js";
+import { anthropicReply, geminiReply } from "../support/provider-replies.js";
 import type { AgentOptions } from "./agent-options.js";
 import { Agent } from "./agent.js";
 

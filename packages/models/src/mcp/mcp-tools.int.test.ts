@@ -4,10 +4,10 @@ import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { z } from "zod";
 import { Agent } from "../agent/agent.js";
-import { FakeOpenAIServer } from "../testing-support/fake-openai-server.js";
-import { recordingLogger } from "../testing-support/graphs.js";
-import { connectInMemory, startCrmMcp, type CrmMcp } from "../testing-support/mcp-server.js";
-import { streamedReply } from "../testing-support/openai-replies.js";
+import { FakeOpenAIServer } from "../support/fake-openai-server.js";
+import { recordingLogger } from "../support/graphs.js";
+import { connectInMemory, startCrmMcp, type CrmMcp } from "../support/mcp-server.js";
+import { streamedReply } from "../support/openai-replies.js";
 import { MCP_IDEMPOTENCY_KEY_META, mcpTools } from "./mcp-tools.js";
 
 let crm: CrmMcp;

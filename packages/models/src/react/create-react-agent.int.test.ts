@@ -6,16 +6,16 @@ import { InMemoryCheckpointer, Message, type AssistantMessage } from "@tenxgraph
 import { FaultPoints } from "@tenxgraph/core/testing";
 import { SqliteCheckpointer } from "@tenxgraph/sqlite";
 import { afterEach, describe, expect, it } from "vitest";
-import { FakeOpenAIServer } from "../testing-support/fake-openai-server.js";
-import { recordingLogger } from "../testing-support/graphs.js";
-import { streamedReply } from "../testing-support/openai-replies.js";
+import { FakeOpenAIServer } from "../support/fake-openai-server.js";
+import { recordingLogger } from "../support/graphs.js";
+import { streamedReply } from "../support/openai-replies.js";
 import {
   SUPPORT_ANSWER,
   SUPPORT_REQUEST,
   SUPPORT_THREAD,
   supportAgent,
   supportReplies,
-} from "../testing-support/support-agent.js";
+} from "../support/support-agent.js";
 import { REACT_AGENT_NODES, createReactAgent } from "./create-react-agent.js";
 
 let server: FakeOpenAIServer | undefined;
@@ -112,18 +112,14 @@ describe("createReactAgent: the support agent end to end over the wire", () => {
     scratch.push(dir);
     const dbPath = join(dir, "threads.db");
     const outsideLog = join(dir, "outside.log");
-    const worker = fork(
-      new URL("../testing-support/support-agent-worker.ts", import.meta.url),
-      [],
-      {
-        execArgv: ["--import", "tsx"],
-        env: {
-          ...process.env,
-          TENXGRAPH_WORKER_PARAMS: JSON.stringify({ baseURL: server.baseURL, dbPath, outsideLog }),
-        },
-        stdio: ["ignore", "inherit", "pipe", "ipc"],
+    const worker = fork(new URL("../support/support-agent-worker.ts", import.meta.url), [], {
+      execArgv: ["--import", "tsx"],
+      env: {
+        ...process.env,
+        TENXGRAPH_WORKER_PARAMS: JSON.stringify({ baseURL: server.baseURL, dbPath, outsideLog }),
       },
-    );
+      stdio: ["ignore", "inherit", "pipe", "ipc"],
+    });
     let stderr = "";
     worker.stderr?.on("data", (chunk: Buffer) => (stderr += chunk.toString()));
     const exit = await new Promise<NodeJS.Signals | null>((resolve) =>

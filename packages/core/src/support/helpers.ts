@@ -16,14 +16,14 @@ import type { FaultContext, FaultPointName } from "../runtime/fault-points.js";
 import type { AttemptRef } from "../ledger/ledger-entry.js";
 import type { Checkpointer, CheckpointWrite } from "../storage/checkpointer.js";
 import { InMemoryCheckpointer } from "../storage/in-memory-checkpointer.js";
-import { FaultPoints } from "./fault-points.js";
+import { FaultPoints } from "../testing/fault-points.js";
 
-import { recordingLogger } from "./recording-logger.js";
+import { recordingLogger } from "../testing/recording-logger.js";
 
 export { recordingLogger };
-export type { LogRecord, RecordingLogger } from "./recording-logger.js";
-export { supportAgent } from "./support-agent.js";
-export type { SupportAgentOptions } from "./support-agent.js";
+export type { LogRecord, RecordingLogger } from "../testing/recording-logger.js";
+export { supportAgent } from "../testing/support-agent.js";
+export type { SupportAgentOptions } from "../testing/support-agent.js";
 
 /** A reader that only exports when asked: `collect()` on demand. */
 class OnDemandReader extends MetricReader {
