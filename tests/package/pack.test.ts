@@ -5,7 +5,7 @@ import { join } from "node:path";
 import { promisify } from "node:util";
 import { afterAll, describe, expect, it } from "vitest";
 import { testPostgresDsn, testRedisUrl } from "@tenxgraph/test-servers/vitest";
-import { freshSchema } from "../postgres/pg-store.js";
+import { freshSchema } from "../../packages/postgres/src/support/pg-store.js";
 
 const run = promisify(execFile);
 const root = new URL("../../", import.meta.url).pathname;

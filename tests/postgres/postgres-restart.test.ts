@@ -24,11 +24,11 @@ import { PostgresServer, childPids } from "@tenxgraph/test-servers";
 import { testRedisUrl } from "@tenxgraph/test-servers/vitest";
 import type { StoreSpec } from "../support/store-spec.js";
 import type { WorkerProcess } from "../support/worker-process.js";
-import { freshSchema } from "./pg-store.js";
+import { freshSchema } from "../../packages/postgres/src/support/pg-store.js";
 import { eventually } from "./support/eventually.js";
 import { gate, type Gate } from "./support/gate.js";
 import { globalCounters } from "./support/global-meter.js";
-import { sql, stateRows } from "./support/pg-inspect.js";
+import { sql, stateRows } from "../../packages/postgres/src/support/pg-inspect.js";
 import { recordingLogger, type RecordingLogger } from "@tenxgraph/core/testing";
 import { streamRun } from "./support/streamed-run.js";
 

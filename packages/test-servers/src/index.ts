@@ -6,6 +6,7 @@
  */
 export { PostgresServer, createDatabase, postgresBinary } from "./postgres-server.js";
 export type { PostgresServerOptions } from "./postgres-server.js";
+export { RedisGate } from "./redis-gate.js";
 export { RedisServer, pingRedis, redisCommand } from "./redis-server.js";
 export type { RedisServerOptions } from "./redis-server.js";
 export { startServers } from "./start-servers.js";

@@ -6,10 +6,9 @@ import type { LedgerEntry } from "@tenxgraph/core";
 import type { PgCheckpointer } from "@tenxgraph/postgres";
 import pg from "pg";
 import { afterAll, describe, expect, it } from "vitest";
-import { dropStore } from "../support/fresh-store.js";
 import { testPostgresDsn } from "@tenxgraph/test-servers/vitest";
-import { freshSchema, sharedStore } from "./pg-store.js";
-import { sql } from "./support/pg-inspect.js";
+import { dropSchema, freshSchema, sharedStore } from "../support/pg-store.js";
+import { sql } from "../support/pg-inspect.js";
 
 const dsn = testPostgresDsn();
 const schema = freshSchema("lease_migration");
@@ -17,7 +16,7 @@ const opened: PgCheckpointer[] = [];
 
 afterAll(async () => {
   await Promise.all(opened.map((store) => store.close()));
-  await dropStore({ kind: "postgres", dsn, schema });
+  await dropSchema(dsn, schema);
 });
 
 /**
