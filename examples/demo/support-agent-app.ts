@@ -1,9 +1,10 @@
 import { appendFileSync } from "node:fs";
 import { END, Message, StateGraph, ToolNode } from "@tenxgraph/core";
-import type { FaultInjector } from "@tenxgraph/core/testing";
 import type { Checkpointer, Logger } from "@tenxgraph/core";
-import { ScriptedModel } from "@tenxgraph/core/testing";
-import { SUPPORT_SCRIPT, supportTools } from "../shared/support-tools.js";
+import type { FaultInjector } from "@tenxgraph/core/testing";
+// The support agent's tools and the model's script, shared with the tests: lookup_order,
+// charge_card (its domain idempotency key goes to the payment provider) and send_receipt.
+import { SUPPORT_SCRIPT, ScriptedModel, supportTools } from "@tenxgraph/core/testing";
 
 /** Where the demo's support agent keeps its threads and reports what reached the outside world. */
 export interface DemoAppOptions {

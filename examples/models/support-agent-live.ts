@@ -17,9 +17,8 @@ import {
   type RunInput,
   type BaseState,
 } from "@tenxgraph/core";
-import { FaultPoints, ScriptedModel } from "@tenxgraph/core/testing";
+import { FaultPoints, SUPPORT_SCRIPT, ScriptedModel, supportTools } from "@tenxgraph/core/testing";
 import { Agent } from "@tenxgraph/models";
-import { SUPPORT_SCRIPT, supportTools } from "../shared/support-tools.js";
 
 // The one string to change: "openai/gpt-4o-mini", "anthropic/claude-haiku-4-5", or "scripted".
 const MODEL = process.env.OPENAI_API_KEY

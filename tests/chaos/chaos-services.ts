@@ -1,7 +1,7 @@
 import { setTimeout as sleep } from "node:timers/promises";
 import type { StoreServers } from "../support/fresh-store.js";
-import { PostgresServer } from "../support/services/postgres-server.js";
-import { RedisServer, redisCommand } from "../support/services/redis-server.js";
+import { redisCommand, startServers } from "@tenxgraph/test-servers";
+import type { PostgresServer, RedisServer } from "@tenxgraph/test-servers";
 
 /** One disruption of a server, for the report and for judging runs that failed during it. */
 export interface ServiceEvent {
@@ -36,15 +36,8 @@ export class ChaosServices {
   }
 
   static async start(): Promise<ChaosServices> {
-    const [postgres, redis] = await Promise.allSettled([
-      PostgresServer.start({ name: "chaos" }),
-      RedisServer.start({ name: "chaos" }),
-    ]);
-    if (postgres.status === "fulfilled" && redis.status === "fulfilled") {
-      return new ChaosServices(postgres.value, redis.value);
-    }
-    await Promise.all([postgres, redis].map((s) => s.status === "fulfilled" && s.value.destroy()));
-    throw [postgres, redis].flatMap((s) => (s.status === "rejected" ? [s.reason] : []))[0];
+    const { postgres, redis } = await startServers({ name: "chaos" });
+    return new ChaosServices(postgres!, redis!);
   }
 
   get servers(): StoreServers {

@@ -6,10 +6,10 @@
  * was already running and a fresh one must both read it, and the fresh one go on from there.
  */
 import { describe, expect, it } from "vitest";
-import { testRedisUrl } from "../support/services/test-services.js";
+import { RedisGate } from "@tenxgraph/test-servers";
+import { testRedisUrl } from "@tenxgraph/test-servers/vitest";
 import { openStore } from "../support/store-spec.js";
 import { SCENE_TEST_TIMEOUT_MS, type CrashScene } from "./support/crash-scene.js";
-import { RedisGate } from "./support/redis-gate.js";
 import { storeLogger } from "./support/reporting-logger.js";
 import { checkInvariants } from "./support/thread-invariants.js";
 import {

@@ -4,8 +4,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { promisify } from "node:util";
 import { afterAll, describe, expect, it } from "vitest";
-import { testPostgresDsn, testRedisUrl } from "../support/services/test-services.js";
-import { freshSchema } from "../postgres/pg-store.js";
+import { testPostgresDsn, testRedisUrl } from "@tenxgraph/test-servers/vitest";
+import { freshSchema } from "../../packages/postgres/src/support/pg-store.js";
 
 const run = promisify(execFile);
 const root = new URL("../../", import.meta.url).pathname;
@@ -46,7 +46,7 @@ describe("@tenxgraph/core as a packed package", () => {
     expect(paths).toContain("dist/index.js");
     expect(paths).toContain("dist/index.d.ts");
     expect(paths).toContain("dist/testing/index.js");
-    expect(paths.filter((p) => /\.test\.|test-support/.test(p))).toEqual([]);
+    expect(paths.filter((p) => /\.test\.|(^|\/)support\//.test(p))).toEqual([]);
 
     const app = await appWith("core-app", [packed], 120_000);
     expect(readdirSync(join(app, "node_modules"))).not.toContain("vitest");

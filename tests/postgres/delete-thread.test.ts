@@ -12,11 +12,11 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { agentGraph } from "../concurrency/support/agent-graph.js";
 import { effectTool } from "../concurrency/support/effect-tool.js";
 import { dropStore } from "../support/fresh-store.js";
-import { redisCommand } from "../support/services/redis-server.js";
-import { testPostgresDsn, testRedisUrl } from "../support/services/test-services.js";
-import { freshSchema, sharedStore } from "./pg-store.js";
+import { redisCommand } from "@tenxgraph/test-servers";
+import { testPostgresDsn, testRedisUrl } from "@tenxgraph/test-servers/vitest";
+import { freshSchema, sharedStore } from "../../packages/postgres/src/support/pg-store.js";
 import { threadCacheKey } from "./support/cache-key.js";
-import { threadRowCounts } from "./support/pg-inspect.js";
+import { threadRowCounts } from "../../packages/postgres/src/support/pg-inspect.js";
 
 const dsn = testPostgresDsn();
 const schema = freshSchema("delete_thread");

@@ -18,8 +18,8 @@ import { agentGraph } from "../concurrency/support/agent-graph.js";
 import { startsByKey } from "../concurrency/support/effect-log.js";
 import { effectTool } from "../concurrency/support/effect-tool.js";
 import { dropStore } from "../support/fresh-store.js";
-import { testPostgresDsn } from "../support/services/test-services.js";
-import { freshSchema } from "./pg-store.js";
+import { testPostgresDsn } from "@tenxgraph/test-servers/vitest";
+import { freshSchema } from "../../packages/postgres/src/support/pg-store.js";
 import { globalCounters } from "./support/global-meter.js";
 
 const counters = globalCounters();

@@ -20,16 +20,15 @@ import { startTurn as startWorkerTurn } from "../concurrency/support/turn-race.j
 import type { TurnWorkerParams } from "../concurrency/support/turn-worker.js";
 import { sendCommand } from "../concurrency/support/worker-commands.js";
 import { killWorkers, startWorkers } from "../concurrency/support/worker-pool.js";
-import { PostgresServer } from "../support/services/postgres-server.js";
-import { childPids } from "../support/services/server-process.js";
-import { testRedisUrl } from "../support/services/test-services.js";
+import { PostgresServer, childPids } from "@tenxgraph/test-servers";
+import { testRedisUrl } from "@tenxgraph/test-servers/vitest";
 import type { StoreSpec } from "../support/store-spec.js";
 import type { WorkerProcess } from "../support/worker-process.js";
-import { freshSchema } from "./pg-store.js";
+import { freshSchema } from "../../packages/postgres/src/support/pg-store.js";
 import { eventually } from "./support/eventually.js";
 import { gate, type Gate } from "./support/gate.js";
 import { globalCounters } from "./support/global-meter.js";
-import { sql, stateRows } from "./support/pg-inspect.js";
+import { sql, stateRows } from "../../packages/postgres/src/support/pg-inspect.js";
 import { recordingLogger, type RecordingLogger } from "@tenxgraph/core/testing";
 import { streamRun } from "./support/streamed-run.js";
 

@@ -15,14 +15,14 @@ import { agentGraph } from "../concurrency/support/agent-graph.js";
 import { startsByKey } from "../concurrency/support/effect-log.js";
 import { effectTool } from "../concurrency/support/effect-tool.js";
 import { dropStore } from "../support/fresh-store.js";
-import { RedisServer, redisCommand } from "../support/services/redis-server.js";
-import { testPostgresDsn } from "../support/services/test-services.js";
-import { freshSchema, sharedStore } from "./pg-store.js";
+import { RedisServer, redisCommand } from "@tenxgraph/test-servers";
+import { testPostgresDsn } from "@tenxgraph/test-servers/vitest";
+import { freshSchema, sharedStore } from "../../packages/postgres/src/support/pg-store.js";
 import { threadCacheKey } from "./support/cache-key.js";
 import { eventually } from "./support/eventually.js";
 import { gate, type Gate } from "./support/gate.js";
 import { globalCounters } from "./support/global-meter.js";
-import { sql, stateRows } from "./support/pg-inspect.js";
+import { sql, stateRows } from "../../packages/postgres/src/support/pg-inspect.js";
 
 const CACHE_FAILURES = "tenxgraph.storage.cache_failures";
 // Before any checkpointer exists: the cache counts its failures on the global meter.

@@ -18,14 +18,14 @@ import { startTurn } from "../concurrency/support/turn-race.js";
 import type { TurnWorkerParams } from "../concurrency/support/turn-worker.js";
 import { killWorkers, startWorkers } from "../concurrency/support/worker-pool.js";
 import { dropStore } from "../support/fresh-store.js";
-import { RedisServer, redisCommand } from "../support/services/redis-server.js";
-import { testPostgresDsn } from "../support/services/test-services.js";
+import { RedisServer, redisCommand } from "@tenxgraph/test-servers";
+import { testPostgresDsn } from "@tenxgraph/test-servers/vitest";
 import type { PostgresStoreSpec } from "../support/store-spec.js";
 import type { WorkerProcess } from "../support/worker-process.js";
-import { freshSchema, sharedStore } from "./pg-store.js";
+import { freshSchema, sharedStore } from "../../packages/postgres/src/support/pg-store.js";
 import { threadCacheKey } from "./support/cache-key.js";
 import { gate } from "./support/gate.js";
-import { stateRows } from "./support/pg-inspect.js";
+import { stateRows } from "../../packages/postgres/src/support/pg-inspect.js";
 
 const STEP_CACHE_TIMEOUT = 60_000;
 const dsn = testPostgresDsn();

@@ -4,9 +4,9 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { promisify } from "node:util";
 import { afterAll, describe, expect, it } from "vitest";
-import { FakeOpenAIServer } from "../../packages/models/src/testing-support/fake-openai-server.js";
-import { streamedReply } from "../../packages/models/src/testing-support/openai-replies.js";
-import { freshDatabase, testRedisUrl } from "../support/services/test-services.js";
+import { FakeOpenAIServer } from "../../packages/models/src/support/fake-openai-server.js";
+import { streamedReply } from "../../packages/models/src/support/openai-replies.js";
+import { freshDatabase, testRedisUrl } from "@tenxgraph/test-servers/vitest";
 
 const root = new URL("../../", import.meta.url).pathname;
 const scratch = mkdtempSync(join(tmpdir(), "tenxgraph-readme-"));

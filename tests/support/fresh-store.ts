@@ -6,12 +6,10 @@
 import { join } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import pg from "pg";
-import { freshSchema } from "../postgres/pg-store.js";
-import { testPostgresDsn, testRedisUrl } from "./services/test-services.js";
+import { dropSchema, freshSchema } from "../../packages/postgres/src/support/pg-store.js";
+import { testPostgresDsn, testRedisUrl } from "@tenxgraph/test-servers/vitest";
 import type { StoreKind, StoreSpec } from "./store-spec.js";
 
-/** How long dropping a test's schema may wait for a lock before it fails the cleanup. */
-const DROP_LOCK_TIMEOUT = "10s";
 const LOCK_POLL_MS = 25;
 
 /** The PostgreSQL and Redis servers a PostgreSQL store lives on. */
@@ -48,15 +46,7 @@ export function freshStore(
  * a lock still held then would be a leak worth failing on, hence no silent catch.
  */
 export async function dropStore(spec: StoreSpec): Promise<void> {
-  if (spec.kind !== "postgres") return;
-  const client = new pg.Client({ connectionString: spec.dsn });
-  await client.connect();
-  try {
-    await client.query(`SET lock_timeout = '${DROP_LOCK_TIMEOUT}'`);
-    await client.query(`DROP SCHEMA IF EXISTS "${spec.schema}" CASCADE`);
-  } finally {
-    await client.end();
-  }
+  if (spec.kind === "postgres") await dropSchema(spec.dsn, spec.schema);
 }
 
 /** Locks on a PostgreSQL store's tables held by sessions other than the asking one. */

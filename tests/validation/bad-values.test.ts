@@ -12,7 +12,7 @@ import type { Checkpointer, RunConfig, RunInput } from "@tenxgraph/core";
 import { PgCheckpointer } from "@tenxgraph/postgres";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { dropStore, freshStore } from "../support/fresh-store.js";
-import { testPostgresDsn } from "../support/services/test-services.js";
+import { testPostgresDsn } from "@tenxgraph/test-servers/vitest";
 import { openStore, type StoreSpec } from "../support/store-spec.js";
 
 type State = { messages: Message[]; amount?: unknown };

@@ -1,8 +1,7 @@
 import { execFileSync } from "node:child_process";
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
-import { childPids } from "../../../tests/support/services/server-process.js";
-import { redisCommand } from "../../../tests/support/services/redis-server.js";
+import { childPids, redisCommand } from "@tenxgraph/test-servers";
 import type { BenchServers } from "../servers/bench-servers.js";
 
 /** CPU time used so far, in ms, by this process and the servers, and by the whole machine. */

@@ -1,6 +1,6 @@
 import { randomBytes } from "node:crypto";
 import { createRequire } from "node:module";
-import { redisCommand } from "../../../tests/support/services/redis-server.js";
+import { redisCommand } from "@tenxgraph/test-servers";
 import { runSql, startBenchServers } from "../servers/bench-servers.js";
 import { PgObserver, type PgServerFacts } from "../accounting/pg-observer.js";
 import { PgRawCommit } from "../floor/pg-raw-commit.js";

@@ -1,8 +1,6 @@
 import pg from "pg";
-// The test harness's servers, imported as they are: bench and tests are both dev-only trees
-// type-checked by the root tsconfig, and the harness needs nothing of vitest.
-import { PostgresServer } from "../../../tests/support/services/postgres-server.js";
-import { RedisServer } from "../../../tests/support/services/redis-server.js";
+// The test harness's servers (packages/test-servers, private): the same ones the tests start.
+import { PostgresServer, startServers } from "@tenxgraph/test-servers";
 
 /** The PostgreSQL and Redis servers the bench runs against, given or started here. */
 export interface BenchServers {
@@ -23,29 +21,18 @@ export interface BenchServers {
  * commits; a given server is only read, never reconfigured.
  */
 export async function startBenchServers(): Promise<BenchServers> {
-  const givenDsn = process.env.TENXGRAPH_BENCH_POSTGRES_DSN;
-  const givenRedis = process.env.TENXGRAPH_BENCH_REDIS_URL;
-  const [postgres, redis] = await Promise.allSettled([
-    givenDsn ? undefined : startObservablePostgres(),
-    givenRedis ? undefined : RedisServer.start({ name: "bench" }),
-  ]);
-  const ownPostgres = postgres.status === "fulfilled" ? postgres.value : undefined;
-  const ownRedis = redis.status === "fulfilled" ? redis.value : undefined;
-  const destroy = async () => {
-    await Promise.all([ownPostgres?.destroy(), ownRedis?.destroy()]);
-  };
-  if (postgres.status === "rejected" || redis.status === "rejected") {
-    await destroy();
-    throw postgres.status === "rejected"
-      ? postgres.reason
-      : (redis as PromiseRejectedResult).reason;
-  }
+  const servers = await startServers({
+    name: "bench",
+    postgresDsn: process.env.TENXGRAPH_BENCH_POSTGRES_DSN,
+    redisUrl: process.env.TENXGRAPH_BENCH_REDIS_URL,
+    startPostgres: startObservablePostgres,
+  });
   return {
-    postgresDsn: givenDsn ?? ownPostgres!.dsn,
-    redisUrl: givenRedis ?? ownRedis!.url,
-    ownPostgres,
-    ownRedis: ownRedis !== undefined,
-    destroy,
+    postgresDsn: servers.postgresDsn,
+    redisUrl: servers.redisUrl,
+    ownPostgres: servers.postgres,
+    ownRedis: servers.redis !== undefined,
+    destroy: servers.destroy,
   };
 }
 
@@ -55,8 +42,8 @@ export async function startBenchServers(): Promise<BenchServers> {
  * Statement tracking then stays on for the whole bench, the raw commits included: it costs a few
  * microseconds per statement.
  */
-async function startObservablePostgres(): Promise<PostgresServer> {
-  const server = await PostgresServer.start({ name: "bench", fsync: true });
+async function startObservablePostgres(name: string): Promise<PostgresServer> {
+  const server = await PostgresServer.start({ name, fsync: true });
   try {
     await runSql(server.dsn, ["ALTER SYSTEM SET shared_preload_libraries = 'pg_stat_statements'"]);
     await server.stop();

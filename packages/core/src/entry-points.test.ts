@@ -143,9 +143,13 @@ const ENTRIES = {
     values: [
       "FAULT_POINTS",
       "FaultPoints",
+      "SUPPORT_SCRIPT",
       "ScriptedModel",
       "checkpointerConformance",
       "recordingLogger",
+      "supportAgent",
+      "supportModel",
+      "supportTools",
     ],
     types: [
       "CheckpointerHarness",
@@ -156,6 +160,8 @@ const ENTRIES = {
       "LogRecord",
       "RecordingLogger",
       "ScriptedTurn",
+      "SupportAgentOptions",
+      "SupportToolsOptions",
       "TestApi",
     ],
   },

@@ -2,8 +2,8 @@ import { execFile } from "node:child_process";
 import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
 import { afterEach, describe, expect, it } from "vitest";
-import { FakeOpenAIServer } from "./testing-support/fake-openai-server.js";
-import { supportReplies } from "./testing-support/support-agent.js";
+import { FakeOpenAIServer } from "./support/fake-openai-server.js";
+import { supportReplies } from "./support/support-agent.js";
 
 const root = fileURLToPath(new URL("../../../", import.meta.url));
 const tsx = fileURLToPath(new URL("node_modules/.bin/tsx", `file://${root}`));

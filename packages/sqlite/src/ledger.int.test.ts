@@ -5,7 +5,7 @@ import { join } from "node:path";
 import Database from "better-sqlite3";
 import { afterEach, describe, expect, it } from "vitest";
 import { SqliteCheckpointer } from "./index.js";
-import { newThreadWrite } from "./sqlite-test-support.js";
+import { newThreadWrite } from "./support/new-thread-write.js";
 
 const folder = join(tmpdir(), `tenxgraph-sqlite-ledger-${randomUUID()}`);
 const path = join(folder, "threads.db");

@@ -7,7 +7,7 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { SqliteCheckpointer } from "./index.js";
-import { newThreadWrite } from "./sqlite-test-support.js";
+import { newThreadWrite } from "./support/new-thread-write.js";
 
 let folder: string;
 let path: string;

@@ -9,7 +9,7 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { SqliteCheckpointer, DEFAULT_SQLITE_PATH } from "./index.js";
 import { LATEST_SCHEMA_VERSION, MIGRATIONS, SCHEMA_TABLE } from "./migrations.js";
 import { openDatabase } from "./open-database.js";
-import { newThreadWrite } from "./sqlite-test-support.js";
+import { newThreadWrite } from "./support/new-thread-write.js";
 
 let folder: string;
 beforeEach(() => {
@@ -249,7 +249,7 @@ const CHILD_KILL_AFTER_MS = 15_000;
 const CHILD_TEST_TIMEOUT_MS = 30_000;
 
 /**
- * Runs open-child-test-support.ts in a child process and returns how its setup() ended. A
+ * Runs support/open-child.ts in a child process and returns how its setup() ended. A
  * child whose setup() never returns is SIGKILLed after CHILD_KILL_AFTER_MS, failing the test.
  */
 function openInChild(
@@ -257,7 +257,7 @@ function openInChild(
   arg: string,
 ): { code: unknown; message: string } {
   if (mode === "deleted-cwd") mkdirSync(arg);
-  const script = fileURLToPath(new URL("./open-child-test-support.ts", import.meta.url));
+  const script = fileURLToPath(new URL("./support/open-child.ts", import.meta.url));
   const child = spawnSync(process.execPath, ["--import", "tsx", script, mode, arg], {
     encoding: "utf8",
     timeout: CHILD_KILL_AFTER_MS,

@@ -1,9 +1,6 @@
 import { z } from "zod";
 import {
-  END,
   Message,
-  StateGraph,
-  ToolNode,
   interrupt,
   silentLogger,
   tool,
@@ -11,6 +8,7 @@ import {
   type Checkpointer,
   type NodeContext,
 } from "@tenxgraph/core";
+import { supportAgent } from "@tenxgraph/core/testing";
 import type { Gate } from "./gate.js";
 
 /**
@@ -63,21 +61,15 @@ export function buildClientGraph(checkpointer: Checkpointer, gate: Gate, charges
     return Message.assistant(`Echo: ${text}`);
   }
 
-  return new StateGraph()
-    .addNode("MAIN", model)
-    .addNode("TOOL", new ToolNode([chargeCard, approveRefund]))
-    .addConditionalEdges("MAIN", (state) =>
-      state.messages.at(-1)?.toolCalls?.length ? "TOOL" : END,
-    )
-    .addEdge("TOOL", "MAIN")
-    .setEntryPoint("MAIN")
-    .compile({
-      checkpointer,
-      // A claim left by a dead run is in doubt after 200 ms, so tests need not wait long.
-      stopPollIntervalMs: 50,
-      claimStaleAfterMs: 200,
-      logger: silentLogger,
-    });
+  return supportAgent({
+    model,
+    tools: [chargeCard, approveRefund],
+    checkpointer,
+    // A claim left by a dead run is in doubt after 200 ms, so tests need not wait long.
+    stopPollIntervalMs: 50,
+    claimStaleAfterMs: 200,
+    logger: silentLogger,
+  });
 }
 
 function callTools(calls: readonly (readonly [string, object])[]) {

@@ -1,4 +1,5 @@
-import { END, Message, StateGraph, ToolNode, silentLogger } from "@tenxgraph/core";
+import { Message, silentLogger } from "@tenxgraph/core";
+import { supportAgent } from "@tenxgraph/core/testing";
 import type {
   AnyTool,
   AssistantMessage,
@@ -37,18 +38,16 @@ export interface AgentGraphOptions {
  * last user message, so any process continuing a thread gets the same replies.
  */
 export function agentGraph(options: AgentGraphOptions): CompiledGraph<AgentState> {
-  return new StateGraph<AgentState>()
-    .addNode("MAIN", async (state) => {
+  return supportAgent<AgentState>({
+    model: async (state) => {
       await options.beforeReply?.(answeredTurns(state.messages));
       return reply(state.messages, options.turns);
-    })
-    .addNode("TOOL", new ToolNode(options.tools))
-    .addConditionalEdges("MAIN", (state) =>
-      state.messages.at(-1)?.toolCalls?.length ? "TOOL" : END,
-    )
-    .addEdge("TOOL", "MAIN")
-    .setEntryPoint("MAIN")
-    .compile({ logger: silentLogger, ...options.compile, checkpointer: options.checkpointer });
+    },
+    tools: options.tools,
+    logger: silentLogger,
+    ...options.compile,
+    checkpointer: options.checkpointer,
+  });
 }
 
 /** How many model replies (each with tool calls) follow the last user message. */

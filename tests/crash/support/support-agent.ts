@@ -1,8 +1,5 @@
 import type { Meter } from "@opentelemetry/api";
 import {
-  END,
-  StateGraph,
-  ToolNode,
   interrupt,
   tool,
   type BaseState,
@@ -12,7 +9,7 @@ import {
   type Logger,
   type ToolContext,
 } from "@tenxgraph/core";
-import { ScriptedModel, type ScriptedTurn, type FaultInjector } from "@tenxgraph/core/testing";
+import { supportAgent, type FaultInjector, type ScriptedTurn } from "@tenxgraph/core/testing";
 import { z } from "zod";
 import type { AgentParams, ToolName } from "./agent-params.js";
 import { appendEffect, readEffects } from "./side-effect-log.js";
@@ -106,22 +103,16 @@ export function buildSupportAgent(
       return `Receipt sent for order ${args.order_id}`;
     },
   });
-  return new StateGraph<BaseState>()
-    .addNode("MAIN", new ScriptedModel(script(params)))
-    .addNode("TOOL", new ToolNode([lookupOrder, chargeCard, sendReceipt]))
-    .addConditionalEdges("MAIN", (state) =>
-      state.messages.at(-1)?.toolCalls?.length ? "TOOL" : END,
-    )
-    .addEdge("TOOL", "MAIN")
-    .setEntryPoint("MAIN")
-    .compile({
-      checkpointer: hooks.checkpointer,
-      faultPoints: hooks.faultPoints,
-      logger: hooks.logger,
-      ...(hooks.meter ? { meter: hooks.meter } : {}),
-      stopPollIntervalMs: STOP_POLL_INTERVAL_MS,
-      claimStaleAfterMs: params.claimStaleAfterMs ?? CLAIM_STALE_AFTER_MS,
-    });
+  return supportAgent<BaseState>({
+    model: script(params),
+    tools: [lookupOrder, chargeCard, sendReceipt],
+    checkpointer: hooks.checkpointer,
+    faultPoints: hooks.faultPoints,
+    logger: hooks.logger,
+    ...(hooks.meter ? { meter: hooks.meter } : {}),
+    stopPollIntervalMs: STOP_POLL_INTERVAL_MS,
+    claimStaleAfterMs: params.claimStaleAfterMs ?? CLAIM_STALE_AFTER_MS,
+  });
 }
 
 /** The model's replies: one assistant message of parallel calls per round, then the answer. */

@@ -1,5 +1,5 @@
 import pg from "pg";
-import { sql } from "./pg-inspect.js";
+import { sql } from "../../../packages/postgres/src/support/pg-inspect.js";
 
 /**
  * The Redis key of a thread's hash, as `PgCheckpointer` names it by default: the store id that

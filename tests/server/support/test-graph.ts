@@ -1,15 +1,7 @@
 import { existsSync } from "node:fs";
 import { setTimeout as sleep } from "node:timers/promises";
-import {
-  END,
-  Message,
-  StateGraph,
-  ToolNode,
-  silentLogger,
-  type BaseState,
-  type Checkpointer,
-} from "@tenxgraph/core";
-import { supportTools } from "../../../examples/shared/support-tools.js";
+import { silentLogger, type BaseState, type Checkpointer } from "@tenxgraph/core";
+import { supportAgent, supportModel, supportTools } from "@tenxgraph/core/testing";
 import { appendEffect } from "../../support/effect-log.js";
 
 /** What the served support agent does; plain JSON, so a server process gets it in its params. */
@@ -39,35 +31,14 @@ export function buildTestGraph(params: TestGraphParams, checkpointer: Checkpoint
   async function model(state: BaseState, ctx: { signal: AbortSignal }) {
     while (params.gateFile && !existsSync(params.gateFile))
       await sleep(20, undefined, { signal: ctx.signal });
-    const last = state.messages.at(-1);
-    const user = [...state.messages].reverse().find((m) => m.role === "user");
-    const order = /\d+/.exec(user ? Message.text(user) : "")?.[0];
-    if (last?.role === "tool")
-      return Message.assistant(`Order ${order} is charged and the receipt is on its way.`);
-    if (!order) return Message.assistant("Which order?");
-    const call = (id: string, name: string, args: object) => ({
-      id,
-      name,
-      arguments: JSON.stringify(args),
-    });
-    return Message.assistant("", [
-      call("call_1", "lookup_order", { order_id: order }),
-      call("call_2", "charge_card", { order_id: order, amount_cents: 4200 }),
-      call("call_3", "send_receipt", { order_id: order }),
-    ]);
+    return supportModel(state);
   }
-  return new StateGraph()
-    .addNode("MAIN", model)
-    .addNode("TOOL", new ToolNode(tools))
-    .addConditionalEdges("MAIN", (state) =>
-      state.messages.at(-1)?.toolCalls?.length ? "TOOL" : END,
-    )
-    .addEdge("TOOL", "MAIN")
-    .setEntryPoint("MAIN")
-    .compile({
-      checkpointer,
-      stopPollIntervalMs: 250,
-      claimStaleAfterMs: 1000,
-      logger: silentLogger,
-    });
+  return supportAgent({
+    model,
+    tools,
+    checkpointer,
+    stopPollIntervalMs: 250,
+    claimStaleAfterMs: 1000,
+    logger: silentLogger,
+  });
 }

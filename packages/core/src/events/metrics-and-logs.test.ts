@@ -19,7 +19,7 @@ import {
   untilAborted,
   type RecordingLogger,
   type TestMeter,
-} from "../testing/test-support.js";
+} from "../support/helpers.js";
 import { ScriptedModel, type ScriptedTurn } from "../testing/scripted-model.js";
 import { ToolNode } from "../tools/tool-node.js";
 import { tool, type AnyTool } from "../tools/tool.js";

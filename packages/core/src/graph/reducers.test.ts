@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import { Message } from "../messages/message.js";
 import type { NodeFunction } from "./graph-node.js";
 import { InMemoryCheckpointer } from "../storage/in-memory-checkpointer.js";
-import { recordingLogger } from "../testing/test-support.js";
+import { recordingLogger } from "../support/helpers.js";
 import { END } from "./edges.js";
 import { appendMessages, applyUpdate, type BaseState, type Reducers } from "./reducers.js";
 import { StateGraph } from "./state-graph.js";

@@ -3,7 +3,7 @@ import { GraphValidationError } from "../errors/errors.js";
 import { isTenxgraphError } from "../errors/tenxgraph-error.js";
 import { Message } from "../messages/message.js";
 import { InMemoryCheckpointer } from "../storage/in-memory-checkpointer.js";
-import { recordingLogger } from "../testing/test-support.js";
+import { recordingLogger } from "../support/helpers.js";
 import { CompiledGraph } from "./compiled-graph.js";
 import { END } from "./edges.js";
 import type { BaseState } from "./reducers.js";

@@ -10,11 +10,11 @@ import {
   supportAgent,
   toolText,
   untilAborted,
-} from "../testing/test-support.js";
+} from "../support/helpers.js";
 import { tool } from "../tools/tool.js";
 import { FaultPoints } from "../testing/fault-points.js";
 import type { AttemptRef, LedgerClaim } from "../storage/ledger-entry.js";
-import { user } from "./ledger-test-support.js";
+import { user } from "../support/ledger-tools.js";
 
 /**
  * The real in-memory store, whose heartbeats can be frozen: while `frozen`, a heartbeat renews

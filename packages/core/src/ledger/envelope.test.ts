@@ -8,7 +8,7 @@ import {
   supportAgent,
   testMeter,
   toolText,
-} from "../testing/test-support.js";
+} from "../support/helpers.js";
 import { tool } from "../tools/tool.js";
 import { decodeEnvelope, messageEnvelope } from "./envelope.js";
 import type { CompletedLedgerEntry } from "../storage/ledger-entry.js";

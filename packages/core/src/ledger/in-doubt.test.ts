@@ -14,7 +14,7 @@ import {
   supportAgent,
   testMeter,
   toolText,
-} from "../testing/test-support.js";
+} from "../support/helpers.js";
 import type { ToolContext } from "../tools/tool-context.js";
 import { tool, type InDoubtPolicy } from "../tools/tool.js";
 import {

@@ -1,4 +1,4 @@
-import { ClaimLostError, NodeTimeoutError, errorText } from "../errors/errors.js";
+import { NodeTimeoutError, errorText } from "../errors/errors.js";
 import { isTenxgraphError } from "../errors/tenxgraph-error.js";
 import type { ToolMessage } from "../messages/message.js";
 import { runWithDeadline, type DeadlineScope } from "../runtime/deadline.js";

@@ -13,11 +13,11 @@ import {
   recordingLogger,
   supportAgent,
   toolText,
-} from "../testing/test-support.js";
+} from "../support/helpers.js";
 import { tool, type AnyTool } from "../tools/tool.js";
 import { messageEnvelope } from "./envelope.js";
 import type { AttemptRef, CompletedLedgerEntry } from "../storage/ledger-entry.js";
-import { supportTools, user, type S } from "./ledger-test-support.js";
+import { supportTools, user, type S } from "../support/ledger-tools.js";
 
 /**
  * Records what every fenced completion returned. Its heartbeats renew nothing, as if every

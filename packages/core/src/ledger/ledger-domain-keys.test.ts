@@ -10,11 +10,11 @@ import {
   toolMessages,
   toolText,
   untilAborted,
-} from "../testing/test-support.js";
+} from "../support/helpers.js";
 import type { ToolContext } from "../tools/tool-context.js";
 import { tool } from "../tools/tool.js";
 import { messageEnvelope } from "./envelope.js";
-import { user } from "./ledger-test-support.js";
+import { user } from "../support/ledger-tools.js";
 
 describe("domain idempotency keys", () => {
   function keyedCharge(effects: string[], contexts: ToolContext[]) {

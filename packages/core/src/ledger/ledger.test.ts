@@ -14,9 +14,9 @@ import {
   toolMessages,
   toolText,
   withoutHeartbeats,
-} from "../testing/test-support.js";
+} from "../support/helpers.js";
 import type { ToolContext } from "../tools/tool-context.js";
-import { isCharge, supportTools, threeCalls, user, type S } from "./ledger-test-support.js";
+import { isCharge, supportTools, threeCalls, user, type S } from "../support/ledger-tools.js";
 
 describe("ledger keys", () => {
   it("keys a call by its message: the seed's call_1 reused on a later turn runs the refund", async () => {

@@ -3,7 +3,7 @@ import { z } from "zod";
 import { END } from "../graph/edges.js";
 import { StateGraph } from "../graph/state-graph.js";
 import { InMemoryCheckpointer } from "../storage/in-memory-checkpointer.js";
-import { recordingLogger } from "../testing/test-support.js";
+import { recordingLogger } from "../support/helpers.js";
 import { ScriptedModel } from "../testing/scripted-model.js";
 import { ToolNode } from "../tools/tool-node.js";
 import { tool } from "../tools/tool.js";

@@ -15,7 +15,7 @@ import { ledgerKey } from "../ledger/ledger-key.js";
 import { Message, type UserMessage } from "../messages/message.js";
 import { FaultPoints } from "../testing/fault-points.js";
 import type { ScriptedTurn } from "../testing/scripted-model.js";
-import { RecordingCheckpointer, settle, supportAgent } from "../testing/test-support.js";
+import { RecordingCheckpointer, settle, supportAgent } from "../support/helpers.js";
 import { tool, type AnyTool } from "../tools/tool.js";
 import { FAULT_POINTS, type FaultPointName } from "./fault-points.js";
 

@@ -13,7 +13,7 @@ import {
   supportAgent,
   testMeter,
   toolText,
-} from "../testing/test-support.js";
+} from "../support/helpers.js";
 import { tool } from "../tools/tool.js";
 import { interrupt } from "./interrupt.js";
 

@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import { END } from "../graph/edges.js";
 import { StateGraph } from "../graph/state-graph.js";
 import { InMemoryCheckpointer } from "../storage/in-memory-checkpointer.js";
-import { recordingLogger } from "../testing/test-support.js";
+import { recordingLogger } from "../support/helpers.js";
 import {
   DEFAULT_NODE_TIMEOUT_SECONDS,
   DEFAULT_RECURSION_LIMIT,

@@ -18,7 +18,7 @@ import {
   settle,
   testMeter,
   untilAborted,
-} from "../testing/test-support.js";
+} from "../support/helpers.js";
 import { ScriptedModel } from "../testing/scripted-model.js";
 import { ToolNode } from "../tools/tool-node.js";
 import { tool } from "../tools/tool.js";

@@ -5,7 +5,7 @@ import { StateGraph } from "../graph/state-graph.js";
 import { Message } from "../messages/message.js";
 import type { CheckpointWrite } from "../storage/checkpointer.js";
 import { FaultPoints } from "../testing/fault-points.js";
-import { RecordingCheckpointer, recordingLogger } from "../testing/test-support.js";
+import { RecordingCheckpointer, recordingLogger } from "../support/helpers.js";
 import { FAULT_POINTS } from "./fault-points.js";
 
 interface TraceState extends BaseState {

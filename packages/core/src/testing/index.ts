@@ -13,3 +13,11 @@ export { FAULT_POINTS } from "../runtime/fault-points.js";
 export type { FaultContext, FaultInjector, FaultPointName } from "../runtime/fault-points.js";
 export { recordingLogger } from "./recording-logger.js";
 export type { LogRecord, RecordingLogger } from "./recording-logger.js";
+export {
+  SUPPORT_SCRIPT,
+  supportAgent,
+  supportModel,
+  supportTools,
+  type SupportAgentOptions,
+  type SupportToolsOptions,
+} from "./support-agent.js";

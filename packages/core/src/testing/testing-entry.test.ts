@@ -3,19 +3,16 @@ import { join, relative } from "node:path";
 import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
 
-// vitest is not a dependency of @tenxgraph/core: shipped source (everything but tests and
-// test-support helpers) must not import it, or `@tenxgraph/core/testing` crashes without it.
+// vitest is not a dependency of @tenxgraph/core: shipped source (everything but tests and the
+// test helpers in support/ folders) must not import it, or `@tenxgraph/core/testing` crashes without it.
 const SRC = fileURLToPath(new URL("..", import.meta.url));
 const VITEST_IMPORT = /from\s*["']vitest["']/;
 
 function shippedSources(dir: string): string[] {
   return readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
     const path = join(dir, entry.name);
-    if (entry.isDirectory()) return shippedSources(path);
-    const shipped =
-      entry.name.endsWith(".ts") &&
-      !entry.name.endsWith(".test.ts") &&
-      !entry.name.endsWith("test-support.ts");
+    if (entry.isDirectory()) return entry.name === "support" ? [] : shippedSources(path);
+    const shipped = entry.name.endsWith(".ts") && !entry.name.endsWith(".test.ts");
     return shipped ? [path] : [];
   });
 }

@@ -3,7 +3,7 @@ import { describe, expect, it } from "vitest";
 import { z } from "zod";
 import type { BaseState, Reducer } from "../graph/reducers.js";
 import { Message } from "../messages/message.js";
-import { callsTurn, recordingLogger, supportAgent, toolText } from "../testing/test-support.js";
+import { callsTurn, recordingLogger, supportAgent, toolText } from "../support/helpers.js";
 import { branchState, changedFields, mergeBranches, snapshotFields } from "./parallel-calls.js";
 import { tool } from "./tool.js";
 

@@ -5,7 +5,7 @@ import type { BaseState } from "../graph/reducers.js";
 import { StateGraph } from "../graph/state-graph.js";
 import { Message } from "../messages/message.js";
 import { InMemoryCheckpointer } from "../storage/in-memory-checkpointer.js";
-import { collectEvents, ofType } from "../testing/test-support.js";
+import { collectEvents, ofType } from "../support/helpers.js";
 import { isRemoteTool, isRemoteToolCall, remoteTool, type RemoteToolCall } from "./remote-tool.js";
 import { ToolNode } from "./tool-node.js";
 import { tool } from "./tool.js";

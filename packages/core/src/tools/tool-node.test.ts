@@ -21,7 +21,7 @@ import {
   toolMessages,
   toolText,
   untilAborted,
-} from "../testing/test-support.js";
+} from "../support/helpers.js";
 import type { ToolContext } from "./tool-context.js";
 import { ToolNode } from "./tool-node.js";
 import { tool } from "./tool.js";

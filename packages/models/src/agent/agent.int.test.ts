@@ -7,18 +7,16 @@ import {
   isTenxgraphError,
   tool,
   type AssistantMessage,
+  type BaseState,
   type CompileOptions,
   type RunConfig,
   type StreamEvent,
 } from "@tenxgraph/core";
+import { supportAgent, supportTools } from "@tenxgraph/core/testing";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { z } from "zod";
-import {
-  FakeOpenAIServer,
-  type FakeReply,
-  type Responder,
-} from "../testing-support/fake-openai-server.js";
-import { collect, modelToolLoop, recordingLogger } from "../testing-support/graphs.js";
+import { FakeOpenAIServer, type FakeReply, type Responder } from "../support/fake-openai-server.js";
+import { collect, recordingLogger } from "../support/graphs.js";
 import {
   badRequest,
   insufficientQuota,
@@ -26,15 +24,14 @@ import {
   rateLimited,
   serverError,
   streamedReply,
-} from "../testing-support/openai-replies.js";
-import { anthropicReply, geminiReply } from "../testing-support/provider-replies.js";
-import { supportTools } from "../testing-support/support-agent.js";
+} from "../support/openai-replies.js";
+import { anthropicReply, geminiReply } from "../support/provider-replies.js";
 import type { AgentOptions } from "./agent-options.js";
 import { Agent } from "./agent.js";
 
 // Retries in these tests wait at most a few ms; no test asserts how long anything took.
 const FAST_RETRY = { maxAttempts: 3, initialDelayMs: 1, maxDelayMs: 20 };
-const { lookupOrder, chargeCard } = supportTools();
+const [lookupOrder, chargeCard] = supportTools();
 
 let server: FakeOpenAIServer | undefined;
 afterEach(async () => {
@@ -55,7 +52,12 @@ async function agentOn(replies: FakeReply[] | Responder, options: Partial<AgentO
 }
 
 function appOf(agent: Agent, options: CompileOptions = {}) {
-  return modelToolLoop(agent, [lookupOrder, chargeCard], { logger: recordingLogger(), ...options });
+  return supportAgent<BaseState>({
+    model: agent,
+    tools: [lookupOrder, chargeCard],
+    logger: recordingLogger(),
+    ...options,
+  });
 }
 
 const ask = (text: string) => ({ messages: [Message.user(text)] });
@@ -329,7 +331,10 @@ describe("Agent: images a tool returned", () => {
     ],
   });
   const run = (agent: Agent) =>
-    modelToolLoop(agent, [chart], { logger: recordingLogger() }).invoke(ask("chart"), config());
+    supportAgent<BaseState>({ model: agent, tools: [chart], logger: recordingLogger() }).invoke(
+      ask("chart"),
+      config(),
+    );
 
   it("reach OpenAI Chat Completions as a placeholder, not as base64 in the tool's text", async () => {
     const agent = await agentOn(

@@ -1,13 +1,13 @@
-import { Message, type AnyTool, type ToolMessage } from "@tenxgraph/core";
-import { FaultPoints, ScriptedModel, type ScriptedTurn } from "@tenxgraph/core/testing";
+import { Message, type AnyTool, type BaseState, type ToolMessage } from "@tenxgraph/core";
+import { FaultPoints, supportAgent, type ScriptedTurn } from "@tenxgraph/core/testing";
 import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { z } from "zod";
 import { Agent } from "../agent/agent.js";
-import { FakeOpenAIServer } from "../testing-support/fake-openai-server.js";
-import { modelToolLoop, recordingLogger } from "../testing-support/graphs.js";
-import { connectInMemory, startCrmMcp, type CrmMcp } from "../testing-support/mcp-server.js";
-import { streamedReply } from "../testing-support/openai-replies.js";
+import { FakeOpenAIServer } from "../support/fake-openai-server.js";
+import { recordingLogger } from "../support/graphs.js";
+import { connectInMemory, startCrmMcp, type CrmMcp } from "../support/mcp-server.js";
+import { streamedReply } from "../support/openai-replies.js";
 import { MCP_IDEMPOTENCY_KEY_META, mcpTools } from "./mcp-tools.js";
 
 let crm: CrmMcp;
@@ -22,7 +22,9 @@ afterEach(async () => {
 });
 
 function appWith(tools: AnyTool[], turns: ScriptedTurn[], faults?: FaultPoints) {
-  return modelToolLoop(new ScriptedModel(turns), tools, {
+  return supportAgent<BaseState>({
+    model: turns,
+    tools,
     logger: recordingLogger(),
     ...(faults && { faultPoints: faults }),
   });
@@ -185,7 +187,7 @@ describe("mcpTools: an MCP server's tools as tenxgraph tools", () => {
       provider: { baseURL: server.baseURL, apiKey: "sk-test" },
       tools,
     });
-    await modelToolLoop(agent, tools, { logger: recordingLogger() }).invoke(ask, {
+    await supportAgent<BaseState>({ model: agent, tools, logger: recordingLogger() }).invoke(ask, {
       threadId: "mcp-6",
     });
     const sent = server.chatRequests[0]!.body.tools as {

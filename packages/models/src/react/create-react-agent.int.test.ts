@@ -6,16 +6,16 @@ import { InMemoryCheckpointer, Message, type AssistantMessage } from "@tenxgraph
 import { FaultPoints } from "@tenxgraph/core/testing";
 import { SqliteCheckpointer } from "@tenxgraph/sqlite";
 import { afterEach, describe, expect, it } from "vitest";
-import { FakeOpenAIServer } from "../testing-support/fake-openai-server.js";
-import { recordingLogger } from "../testing-support/graphs.js";
-import { streamedReply } from "../testing-support/openai-replies.js";
+import { FakeOpenAIServer } from "../support/fake-openai-server.js";
+import { recordingLogger } from "../support/graphs.js";
+import { streamedReply } from "../support/openai-replies.js";
 import {
   SUPPORT_ANSWER,
   SUPPORT_REQUEST,
   SUPPORT_THREAD,
   supportAgent,
   supportReplies,
-} from "../testing-support/support-agent.js";
+} from "../support/support-agent.js";
 import { REACT_AGENT_NODES, createReactAgent } from "./create-react-agent.js";
 
 let server: FakeOpenAIServer | undefined;
@@ -59,7 +59,10 @@ describe("createReactAgent: the support agent end to end over the wire", () => {
       "assistant",
     ]);
     expect(Message.text(result.state.messages.at(-1)!)).toBe(SUPPORT_ANSWER);
-    expect(outside).toEqual(["charge 4821 (order-4821-charge)", "receipt 4821"]);
+    expect(outside).toEqual([
+      "payment provider: charged order 4821 (key order-4821-charge)",
+      "mailer: sent the receipt for order 4821",
+    ]);
     expectToolResultsSent(server);
     expect(REACT_AGENT_NODES).toEqual({ model: "MAIN", tools: "TOOL" });
   });
@@ -96,10 +99,10 @@ describe("createReactAgent: the support agent end to end over the wire", () => {
     expect(result.status).toBe("completed");
     expect(Message.text(result.state.messages.at(-1)!)).toBe(SUPPORT_ANSWER);
     expect(server.chatRequests).toHaveLength(2);
-    expect(outside.filter((line) => line.startsWith("charge"))).toEqual([
-      "charge 4821 (order-4821-charge)",
+    expect(outside.filter((line) => line.startsWith("payment provider:"))).toEqual([
+      "payment provider: charged order 4821 (key order-4821-charge)",
     ]);
-    expect(outside.filter((line) => line.startsWith("receipt"))).toHaveLength(1);
+    expect(outside.filter((line) => line.startsWith("mailer:"))).toHaveLength(1);
     expectToolResultsSent(server);
   });
 
@@ -109,18 +112,14 @@ describe("createReactAgent: the support agent end to end over the wire", () => {
     scratch.push(dir);
     const dbPath = join(dir, "threads.db");
     const outsideLog = join(dir, "outside.log");
-    const worker = fork(
-      new URL("../testing-support/support-agent-worker.ts", import.meta.url),
-      [],
-      {
-        execArgv: ["--import", "tsx"],
-        env: {
-          ...process.env,
-          TENXGRAPH_WORKER_PARAMS: JSON.stringify({ baseURL: server.baseURL, dbPath, outsideLog }),
-        },
-        stdio: ["ignore", "inherit", "pipe", "ipc"],
+    const worker = fork(new URL("../support/support-agent-worker.ts", import.meta.url), [], {
+      execArgv: ["--import", "tsx"],
+      env: {
+        ...process.env,
+        TENXGRAPH_WORKER_PARAMS: JSON.stringify({ baseURL: server.baseURL, dbPath, outsideLog }),
       },
-    );
+      stdio: ["ignore", "inherit", "pipe", "ipc"],
+    });
     let stderr = "";
     worker.stderr?.on("data", (chunk: Buffer) => (stderr += chunk.toString()));
     const exit = await new Promise<NodeJS.Signals | null>((resolve) =>
@@ -154,13 +153,13 @@ describe("createReactAgent: the support agent end to end over the wire", () => {
       await checkpointer.close();
     }
     const lines = [...readFileSync(outsideLog, "utf8").trim().split("\n"), ...resumedOutside];
-    expect(lines.filter((line) => line.startsWith("charge"))).toEqual([
-      "charge 4821 (order-4821-charge)",
+    expect(lines.filter((line) => line.startsWith("payment provider:"))).toEqual([
+      "payment provider: charged order 4821 (key order-4821-charge)",
     ]);
-    expect(resumedOutside.filter((line) => line.startsWith("charge"))).toEqual([]);
+    expect(resumedOutside.filter((line) => line.startsWith("payment provider:"))).toEqual([]);
     // A receipt sent but not yet recorded when the process died is in doubt and sent again
     // (at least once, by design); only what was recorded is never repeated.
-    expect(lines.filter((line) => line.startsWith("receipt")).length).toBeGreaterThanOrEqual(1);
+    expect(lines.filter((line) => line.startsWith("mailer:")).length).toBeGreaterThanOrEqual(1);
   }, 60_000);
 
   it("passes the Agent's options and compile options through", async () => {

@@ -1,6 +1,5 @@
-import { tool, type Checkpointer, type Logger } from "@tenxgraph/core";
-import { type FaultInjector } from "@tenxgraph/core/testing";
-import { z } from "zod";
+import type { Checkpointer, Logger } from "@tenxgraph/core";
+import { supportTools, type FaultInjector } from "@tenxgraph/core/testing";
 import { createReactAgent } from "../react/create-react-agent.js";
 import type { FakeReply } from "./fake-openai-server.js";
 import { pieces, streamedReply } from "./openai-replies.js";
@@ -21,45 +20,13 @@ export const SUPPORT_REQUEST =
   "Please charge my saved card for order 4821 and email me the receipt.";
 export const SUPPORT_ANSWER = "Order 4821 is charged and the receipt is on its way.";
 
-/** The seed's three support tools; `outside` hears every charge and receipt that happens. */
-export function supportTools(outside: (line: string) => void = () => {}) {
-  const order = z.object({ order_id: z.string() });
-  const lookupOrder = tool({
-    name: "lookup_order",
-    description: "Find an order.",
-    schema: order,
-    execute: (args) => ({ order_id: args.order_id, amount_cents: 4200 }),
-  });
-  const chargeCard = tool({
-    name: "charge_card",
-    description: "Charge the customer's saved card for an order.",
-    schema: order.extend({ amount_cents: z.number().int() }),
-    idempotencyKey: (args) => `order-${args.order_id}-charge`,
-    execute(args, ctx) {
-      outside(`charge ${args.order_id} (${ctx.idempotencyKey})`);
-      return "Charged 42 USD";
-    },
-  });
-  const sendReceipt = tool({
-    name: "send_receipt",
-    description: "Email the receipt.",
-    schema: order,
-    execute(args) {
-      outside(`receipt ${args.order_id}`);
-      return "Receipt sent";
-    },
-  });
-  return { lookupOrder, chargeCard, sendReceipt };
-}
-
 /** The seed's support agent as `createReactAgent` on the real OpenAI client. */
 export function supportAgent(options: SupportAgentOptions) {
-  const { lookupOrder, chargeCard, sendReceipt } = supportTools(options.outside);
   return createReactAgent({
     model: "openai/gpt-4o-mini",
     provider: { baseURL: options.baseURL, apiKey: "sk-test" },
     systemPrompt: "You are a support agent. Use the tools.",
-    tools: [lookupOrder, chargeCard, sendReceipt],
+    tools: supportTools({ outside: options.outside }),
     retry: { initialDelayMs: 1, maxDelayMs: 20 },
     checkpointer: options.checkpointer,
     compile: {

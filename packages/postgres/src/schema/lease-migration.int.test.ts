@@ -2,15 +2,14 @@
  * Step 2 of the PostgreSQL schema on a real server: claims get a lease column, every row is kept,
  * and a claim made before the step keeps the lease it had then (heartbeat + the old 3000 ms).
  */
-import { PUT_CHECKPOINT_WITH_INCARNATION } from "../../packages/postgres/src/schema/put-checkpoint-function.js";
+import { PUT_CHECKPOINT_WITH_INCARNATION } from "./put-checkpoint-function.js";
 import type { LedgerEntry } from "@tenxgraph/core";
 import type { PgCheckpointer } from "@tenxgraph/postgres";
 import pg from "pg";
 import { afterAll, describe, expect, it } from "vitest";
-import { dropStore } from "../support/fresh-store.js";
-import { testPostgresDsn } from "../support/services/test-services.js";
-import { freshSchema, sharedStore } from "./pg-store.js";
-import { sql } from "./support/pg-inspect.js";
+import { testPostgresDsn } from "@tenxgraph/test-servers/vitest";
+import { dropSchema, freshSchema, sharedStore } from "../support/pg-store.js";
+import { sql } from "../support/pg-inspect.js";
 
 const dsn = testPostgresDsn();
 const schema = freshSchema("lease_migration");
@@ -18,7 +17,7 @@ const opened: PgCheckpointer[] = [];
 
 afterAll(async () => {
   await Promise.all(opened.map((store) => store.close()));
-  await dropStore({ kind: "postgres", dsn, schema });
+  await dropSchema(dsn, schema);
 });
 
 /**

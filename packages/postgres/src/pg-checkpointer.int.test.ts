@@ -1,6 +1,6 @@
 import * as vitest from "vitest";
 import { checkpointerConformance } from "@tenxgraph/core/testing";
-import { freshSchema, sharedStore } from "./pg-store.js";
+import { freshSchema, sharedStore } from "./support/pg-store.js";
 
 // The one suite every checkpointer passes, unchanged: once on PostgreSQL alone, once with the
 // Redis cache in front. Races run across two checkpointers, as two workers would.

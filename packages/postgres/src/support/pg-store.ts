@@ -1,8 +1,9 @@
 import { randomBytes } from "node:crypto";
+import pg from "pg";
 import { PgCheckpointer } from "@tenxgraph/postgres";
 import type { PgCheckpointerOptions } from "@tenxgraph/postgres";
 import { silentLogger } from "@tenxgraph/core";
-import { testPostgresDsn, testRedisUrl } from "../support/services/test-services.js";
+import { testPostgresDsn, testRedisUrl } from "@tenxgraph/test-servers/vitest";
 
 /** A schema name no other test file or run uses, so each file starts from an empty store. */
 export function freshSchema(prefix: string): string {
@@ -25,4 +26,23 @@ export function sharedStore(
     logger: silentLogger,
     ...rest,
   });
+}
+
+/** How long dropping a test's schema may wait for a lock before it fails the cleanup. */
+const DROP_LOCK_TIMEOUT = "10s";
+
+/**
+ * Drops a test's schema, so repeated runs on a developer's server do not pile up schemas. Call
+ * it once every process on the store is gone: a lock still held then would be a leak worth
+ * failing on, hence no silent catch.
+ */
+export async function dropSchema(dsn: string, schema: string): Promise<void> {
+  const client = new pg.Client({ connectionString: dsn });
+  await client.connect();
+  try {
+    await client.query(`SET lock_timeout = '${DROP_LOCK_TIMEOUT}'`);
+    await client.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`);
+  } finally {
+    await client.end();
+  }
 }

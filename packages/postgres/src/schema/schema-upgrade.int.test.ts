@@ -8,12 +8,11 @@ import type { PgCheckpointer } from "@tenxgraph/postgres";
 import pg from "pg";
 import { afterAll, describe, expect, it } from "vitest";
 // Version 1's statements as published: they never change, so they build a store as it made it.
-import { MIGRATIONS } from "../../packages/postgres/src/schema/migrations.js";
-import { dropStore } from "../support/fresh-store.js";
-import { testPostgresDsn } from "../support/services/test-services.js";
-import { freshSchema, sharedStore } from "./pg-store.js";
-import { ownedWrite } from "./support/owned-write.js";
-import { sql } from "./support/pg-inspect.js";
+import { MIGRATIONS } from "./migrations.js";
+import { testPostgresDsn } from "@tenxgraph/test-servers/vitest";
+import { dropSchema, freshSchema, sharedStore } from "../support/pg-store.js";
+import { ownedWrite } from "../support/owned-write.js";
+import { sql } from "../support/pg-inspect.js";
 
 const dsn = testPostgresDsn();
 const schema = freshSchema("schema_upgrade");
@@ -21,7 +20,7 @@ let store: PgCheckpointer | undefined;
 
 afterAll(async () => {
   await store?.close();
-  await dropStore({ kind: "postgres", dsn, schema });
+  await dropSchema(dsn, schema);
 });
 
 /** A store at schema version 1 with alice's and bob's threads, written by version 1's function. */

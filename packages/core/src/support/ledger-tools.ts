@@ -1,7 +1,7 @@
 /** Shared by the ledger tests: the seed's support tools and small input helpers. */
 import { z } from "zod";
 import { Message } from "../messages/message.js";
-import { callsTurn } from "../testing/test-support.js";
+import { callsTurn } from "./helpers.js";
 import type { ToolContext } from "../tools/tool-context.js";
 import { tool } from "../tools/tool.js";
 

@@ -9,13 +9,11 @@ import { PgCheckpointer } from "@tenxgraph/postgres";
 import type { PgCheckpointerOptions } from "@tenxgraph/postgres";
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { dropStore } from "../support/fresh-store.js";
-import { PostgresServer } from "../support/services/postgres-server.js";
-import { redisCommand } from "../support/services/redis-server.js";
-import { testPostgresDsn, testRedisUrl } from "../support/services/test-services.js";
-import { freshSchema } from "./pg-store.js";
-import { twoVersions } from "./support/owned-write.js";
-import { sql } from "./support/pg-inspect.js";
+import { PostgresServer, redisCommand } from "@tenxgraph/test-servers";
+import { testPostgresDsn, testRedisUrl } from "@tenxgraph/test-servers/vitest";
+import { dropSchema, freshSchema } from "../support/pg-store.js";
+import { twoVersions } from "../support/owned-write.js";
+import { sql } from "../support/pg-inspect.js";
 
 const dsn = testPostgresDsn();
 const redisUrl = testRedisUrl();
@@ -30,7 +28,7 @@ beforeAll(async () => {
 afterAll(async () => {
   await Promise.all(opened.map((store) => store.close()));
   await other?.destroy();
-  await dropStore({ kind: "postgres", dsn, schema });
+  await dropSchema(dsn, schema);
 });
 
 /** A worker on `schema` of the server at `postgresDsn`, with the suite's shared Redis. */

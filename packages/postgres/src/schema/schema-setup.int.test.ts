@@ -3,17 +3,16 @@
  * once, refusals that change nothing, options checked before anything connects, and text the
  * `jsonb` type cannot hold (U+0000) stored exactly.
  */
-import { Message, tool } from "@tenxgraph/core";
+import { Message, silentLogger, tool } from "@tenxgraph/core";
+import { supportAgent } from "@tenxgraph/core/testing";
 import { PgCheckpointer } from "@tenxgraph/postgres";
 import type { PgCheckpointerOptions } from "@tenxgraph/postgres";
 import pg from "pg";
 import { afterAll, afterEach, describe, expect, it } from "vitest";
 import { z } from "zod";
-import { dropStore } from "../support/fresh-store.js";
-import { testPostgresDsn } from "../support/services/test-services.js";
-import { agentGraph } from "../concurrency/support/agent-graph.js";
-import { freshSchema, sharedStore } from "./pg-store.js";
-import { schemaFingerprint, sql } from "./support/pg-inspect.js";
+import { testPostgresDsn } from "@tenxgraph/test-servers/vitest";
+import { dropSchema, freshSchema, sharedStore } from "../support/pg-store.js";
+import { schemaFingerprint, sql } from "../support/pg-inspect.js";
 
 const opened: PgCheckpointer[] = [];
 const schemas: string[] = [];
@@ -38,7 +37,7 @@ afterEach(async () => {
 
 afterAll(async () => {
   const dsn = testPostgresDsn();
-  for (const schema of schemas) await dropStore({ kind: "postgres", dsn, schema });
+  for (const schema of schemas) await dropSchema(dsn, schema);
 });
 
 async function appliedMigrations(schema: string): Promise<number[]> {
@@ -179,7 +178,12 @@ describe("preparedStatements", () => {
       ...(preparedStatements === undefined ? {} : { preparedStatements }),
     });
     opened.push(store);
-    const app = agentGraph({ checkpointer: store, tools: [], turns: [] });
+    const app = supportAgent({
+      model: ["done"],
+      tools: [],
+      checkpointer: store,
+      logger: silentLogger,
+    });
     const result = await app.invoke({ messages: [Message.user("hi")] }, { threadId: "t" });
     expect(result.status).toBe("completed");
     expect(await store.getCheckpoint("t")).toMatchObject({ status: "completed", version: 2 });
@@ -209,10 +213,11 @@ describe("U+0000, which jsonb cannot hold", () => {
       schema: z.object({ tag: z.string() }),
       execute: async ({ tag }) => `${tag}\u0000${text}`,
     });
-    const app = agentGraph({
-      checkpointer: openStore(schema),
+    const app = supportAgent({
+      model: [{ toolCalls: [{ name: "echo", args: { tag: "t\u0000" } }] }, "done"],
       tools: [echo],
-      turns: [[{ name: "echo", tag: "t\u0000" }]],
+      checkpointer: openStore(schema),
+      logger: silentLogger,
     });
     const result = await app.invoke({ messages: [Message.user(text)] }, { threadId: "nul" });
     expect(result.status).toBe("completed");

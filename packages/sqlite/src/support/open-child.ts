@@ -5,7 +5,7 @@
  * the working directory (`deleted-cwd <folder>`), and prints how setup() ended as JSON.
  */
 import { rmSync } from "node:fs";
-import { SqliteCheckpointer } from "./index.js";
+import { SqliteCheckpointer } from "../index.js";
 
 const [mode, arg] = process.argv.slice(2) as [string, string];
 if (mode === "deleted-cwd") {

@@ -9,26 +9,21 @@ import type { Meter } from "@opentelemetry/api";
 import { MeterProvider, MetricReader } from "@opentelemetry/sdk-metrics";
 import { METER_NAME } from "../events/metrics.js";
 import type { StreamEvent } from "../events/stream-event.js";
-import type { CompiledGraph, CompileOptions } from "../graph/compiled-graph.js";
-import { END } from "../graph/edges.js";
-import type { NodeLike } from "../graph/graph-node.js";
 import type { BaseState } from "../graph/reducers.js";
-import { StateGraph, type StateOptions } from "../graph/state-graph.js";
 import type { LedgerEntry } from "../storage/ledger-entry.js";
 import { Message, type AssistantMessage, type ToolMessage } from "../messages/message.js";
 import type { FaultContext, FaultPointName } from "../runtime/fault-points.js";
 import type { AttemptRef } from "../storage/ledger-entry.js";
 import type { Checkpointer, CheckpointWrite } from "../storage/checkpointer.js";
 import { InMemoryCheckpointer } from "../storage/in-memory-checkpointer.js";
-import { ToolNode } from "../tools/tool-node.js";
-import type { AnyTool } from "../tools/tool.js";
-import { FaultPoints } from "./fault-points.js";
-import { ScriptedModel, type ScriptedTurn } from "./scripted-model.js";
+import { FaultPoints } from "../testing/fault-points.js";
 
-import { recordingLogger } from "./recording-logger.js";
+import { recordingLogger } from "../testing/recording-logger.js";
 
 export { recordingLogger };
-export type { LogRecord, RecordingLogger } from "./recording-logger.js";
+export type { LogRecord, RecordingLogger } from "../testing/recording-logger.js";
+export { supportAgent } from "../testing/support-agent.js";
+export type { SupportAgentOptions } from "../testing/support-agent.js";
 
 /** A reader that only exports when asked: `collect()` on demand. */
 class OnDemandReader extends MetricReader {
@@ -136,41 +131,6 @@ export function withoutHeartbeats(checkpointer: Checkpointer): Checkpointer {
       return typeof value === "function" ? (value as () => unknown).bind(target) : value;
     },
   });
-}
-
-/** Options of {@link supportAgent}. */
-export interface SupportAgentOptions<S extends BaseState> extends CompileOptions {
-  /** The model: scripted replies, or any node. */
-  model: readonly ScriptedTurn<S>[] | NodeLike<S>;
-  tools: readonly AnyTool[];
-  state?: StateOptions<S>;
-}
-
-/**
- * MAIN (the model) → TOOL while the last message has tool calls → MAIN … → END. Build it twice
- * on one checkpointer to get "another process" on the same threads.
- */
-export function supportAgent<S extends BaseState = BaseState & Record<string, unknown>>(
-  options: SupportAgentOptions<S>,
-): CompiledGraph<S> {
-  const { model, tools, state, ...compile } = options;
-  // A short claimStaleAfterMs needs heartbeats at least twice as often (compile() checks it).
-  if (compile.claimStaleAfterMs !== undefined && compile.stopPollIntervalMs === undefined) {
-    compile.stopPollIntervalMs = Math.min(1000, compile.claimStaleAfterMs / 2);
-  }
-  const node: NodeLike<S> = Array.isArray(model)
-    ? new ScriptedModel<S>(model as readonly ScriptedTurn<S>[])
-    : (model as NodeLike<S>);
-  return new StateGraph<S>(state)
-    .addNode("MAIN", node)
-    .addNode("TOOL", new ToolNode<S>([...tools]))
-    .addConditionalEdges("MAIN", (s) => {
-      const last = s.messages.at(-1);
-      return last?.role === "assistant" && last.toolCalls?.length ? "TOOL" : END;
-    })
-    .addEdge("TOOL", "MAIN")
-    .setEntryPoint("MAIN")
-    .compile({ logger: recordingLogger(), ...compile });
 }
 
 /**

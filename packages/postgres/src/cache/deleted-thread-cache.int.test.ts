@@ -6,12 +6,10 @@
  */
 import type { PgCheckpointer } from "@tenxgraph/postgres";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { RedisGate } from "../crash/support/redis-gate.js";
-import { dropStore } from "../support/fresh-store.js";
-import { RedisServer, redisCommand } from "../support/services/redis-server.js";
-import { testPostgresDsn } from "../support/services/test-services.js";
-import { freshSchema, sharedStore } from "./pg-store.js";
-import { ownedWrite, twoVersions } from "./support/owned-write.js";
+import { RedisGate, RedisServer, redisCommand } from "@tenxgraph/test-servers";
+import { testPostgresDsn } from "@tenxgraph/test-servers/vitest";
+import { dropSchema, freshSchema, sharedStore } from "../support/pg-store.js";
+import { ownedWrite, twoVersions } from "../support/owned-write.js";
 
 const dsn = testPostgresDsn();
 const schema = freshSchema("deleted_thread_cache");
@@ -30,7 +28,7 @@ afterAll(async () => {
   await Promise.all(opened.map((store) => store.close()));
   await gate?.close();
   await redis?.destroy();
-  await dropStore({ kind: "postgres", dsn, schema });
+  await dropSchema(dsn, schema);
 });
 
 /** A worker on the file's store, with Redis at `redisUrl`, or none for `null`. */
