@@ -5,6 +5,9 @@ import type { Message } from "../messages/message.js";
 import type {
   Checkpointer,
   CheckpointWrite,
+  StepCommit,
+  StepLedgerWrites,
+  StepWrite,
   ThreadCheckpoint,
   ThreadSummary,
 } from "./checkpointer.js";
@@ -60,8 +63,13 @@ export abstract class BaseCheckpointer implements Checkpointer {
   /** Releases connections; called once by the first `close()`. */
   protected abstract shutdown(): Promise<void>;
   protected abstract loadCheckpoint(threadId: string): Promise<ThreadCheckpoint | null>;
-  /** `write` has well-formed ids and distinct new message ids. */
-  protected abstract commitCheckpoint(write: CheckpointWrite): Promise<number>;
+  /**
+   * `putCheckpoint` and `commitStep` both land here: `write` has well-formed ids, distinct new
+   * message ids, and ledger writes checked as {@link StepLedgerWrites} says (empty lists for
+   * `putCheckpoint`). One transaction: the version compare (`StaleStateError`), the fence of
+   * every completion (`ClaimLostError`), then the checkpoint, messages, completions and claims.
+   */
+  protected abstract commitCheckpoint(write: StepWrite): Promise<StepCommit>;
   protected abstract loadMessages(threadId: string, page: Page): Promise<Message[]>;
   protected abstract loadThreads(filter: ThreadFilter): Promise<ThreadSummary[]>;
   protected abstract removeThread(threadId: string): Promise<void>;
@@ -113,7 +121,17 @@ export abstract class BaseCheckpointer implements Checkpointer {
   }
 
   async putCheckpoint(write: CheckpointWrite): Promise<number> {
-    const operation = "putCheckpoint";
+    const step = { ...write, ledger: NO_LEDGER_WRITES };
+    return (await this.#commit("putCheckpoint", step)).version;
+  }
+
+  async commitStep(write: StepWrite): Promise<StepCommit> {
+    const operation = "commitStep";
+    requireLedgerWrites(operation, write.ledger);
+    return this.#commit(operation, write);
+  }
+
+  async #commit(operation: string, write: StepWrite): Promise<StepCommit> {
     const { threadId, userId, currentNode } = write;
     requireThreadId(operation, threadId);
     requireUserId(operation, userId);
@@ -238,6 +256,49 @@ export abstract class BaseCheckpointer implements Checkpointer {
       this.#ready = undefined; // the next call tries again
       throw error;
     }
+  }
+}
+
+const NO_LEDGER_WRITES: StepLedgerWrites = Object.freeze({
+  completions: Object.freeze([]),
+  claims: Object.freeze([]),
+});
+
+/**
+ * Ledger writes a store can apply as given: well-formed keys and ids, positive whole attempts,
+ * claims that only insert (expected attempt 0) with a positive lease, and no key twice, since a
+ * key written twice in one transaction has no order a reader could rely on.
+ */
+function requireLedgerWrites(operation: string, ledger: StepLedgerWrites | undefined): void {
+  const fail = (why: string) => new StorageError(operation, new Error(why));
+  if (!ledger || !Array.isArray(ledger.completions) || !Array.isArray(ledger.claims)) {
+    throw fail("ledger must be { completions: [...], claims: [...] }");
+  }
+  const keys = new Set<string>();
+  const once = (key: string) => {
+    if (keys.has(key)) throw fail(`ledger key '${key}' is written twice in one step write`);
+    keys.add(key);
+  };
+  for (const { attempt } of ledger.completions) {
+    requireWellFormed(operation, { key: attempt.key });
+    if (!Number.isInteger(attempt.attempt) || attempt.attempt < 1) {
+      throw fail(
+        `completion of '${attempt.key}' names attempt ${attempt.attempt}; attempts start at 1`,
+      );
+    }
+    once(attempt.key);
+  }
+  for (const { key, toolName, ownerRunId, expectedAttempt, leaseMs } of ledger.claims) {
+    requireWellFormed(operation, { key, toolName, ownerRunId });
+    if (expectedAttempt !== 0) {
+      throw fail(
+        `claim of '${key}' expects attempt ${expectedAttempt}; a claim in a step write only inserts (expectedAttempt 0)`,
+      );
+    }
+    if (!Number.isFinite(leaseMs) || leaseMs <= 0) {
+      throw fail(`claim of '${key}' has lease ${leaseMs} ms; it must be a positive number`);
+    }
+    once(key);
   }
 }
 

@@ -60,6 +60,45 @@ export interface CheckpointWrite extends CheckpointFields {
   newMessages: Message[];
 }
 
+/**
+ * One versioned write plus the tool-ledger writes that commit in its transaction (ledger
+ * protocol v2, see `model/README.md`): the step's last result rides in the step's own write,
+ * and the claims of the next node's `retry` calls ride in the write of the step that issued
+ * them. Either way the turn saves a commit without moving any guarantee.
+ */
+export interface StepWrite extends CheckpointWrite {
+  ledger: StepLedgerWrites;
+}
+
+/** Ledger writes that commit with a checkpoint, or not at all. */
+export interface StepLedgerWrites {
+  /**
+   * Results recorded in the write, each fenced on its attempt as `completeCall` is: when an
+   * entry is not `started` at exactly that attempt (another execution took the call over), the
+   * whole write fails with `ClaimLostError` (`TOOL_CONFLICT_002`) and nothing of it is written.
+   */
+  completions: readonly LedgerCompletion[];
+  /**
+   * Claims of calls the next node will make, each inserted only where its key has no entry
+   * (`expectedAttempt` must be 0). A key that has an entry keeps it untouched: that claim is
+   * lost, and the caller claims the call the usual way when its node runs.
+   */
+  claims: readonly LedgerClaim[];
+}
+
+/** One result recorded with a checkpoint. */
+export interface LedgerCompletion {
+  attempt: AttemptRef;
+  /** The recorded envelope, as `completeCall` takes it. Plain JSON. */
+  result: unknown;
+}
+
+/** What a step write committed: the new version, and the outcome of each riding claim in order. */
+export interface StepCommit {
+  version: number;
+  claims: ClaimResult[];
+}
+
 /** A thread in a listing. */
 export interface ThreadSummary {
   threadId: string;
@@ -90,6 +129,13 @@ export interface Checkpointer {
    * the new version.
    */
   putCheckpoint(write: CheckpointWrite): Promise<number>;
+  /**
+   * `putCheckpoint` with ledger writes in the same transaction (see {@link StepWrite}). The
+   * version is compared first (`StaleStateError`), then every completion's attempt
+   * (`ClaimLostError`); either failure writes nothing. Optional: without it the runtime records
+   * each result and claims each call on its own, as ledger protocol v1 did.
+   */
+  commitStep?(write: StepWrite): Promise<StepCommit>;
   /** Messages in transcript order, from index `offset` (default 0), at most `limit`. */
   listMessages(threadId: string, page?: { offset?: number; limit?: number }): Promise<Message[]>;
   /** Threads, most recently updated first. */

@@ -1,4 +1,4 @@
-import { StaleStateError, StorageError } from "../errors/errors.js";
+import { ClaimLostError, StaleStateError, StorageError } from "../errors/errors.js";
 import type {
   AttemptRef,
   ClaimResult,
@@ -8,7 +8,7 @@ import type {
 } from "./ledger-entry.js";
 import type { Message } from "../messages/message.js";
 import { BaseCheckpointer, type Page, type ThreadFilter } from "./base-checkpointer.js";
-import type { CheckpointWrite, ThreadCheckpoint, ThreadSummary } from "./checkpointer.js";
+import type { StepCommit, StepWrite, ThreadCheckpoint, ThreadSummary } from "./checkpointer.js";
 import { jsonCopy } from "./json-copy.js";
 
 /** Options of {@link InMemoryCheckpointer}. */
@@ -70,14 +70,20 @@ export class InMemoryCheckpointer extends BaseCheckpointer {
     return record ? jsonCopy(record.checkpoint) : null;
   }
 
-  protected async commitCheckpoint(write: CheckpointWrite): Promise<number> {
-    const { threadId, expectedVersion } = write;
+  protected async commitCheckpoint(write: StepWrite): Promise<StepCommit> {
+    const { threadId, expectedVersion, ledger: ledgerWrites } = write;
     const previous = this.#threads.get(threadId);
     const actualVersion = previous?.checkpoint.version ?? null;
     const otherLife =
       previous !== undefined && previous.checkpoint.incarnation !== write.incarnation;
     if ((actualVersion ?? 0) !== expectedVersion || otherLife) {
       throw new StaleStateError(threadId, expectedVersion, actualVersion);
+    }
+    for (const { attempt } of ledgerWrites.completions) {
+      const held = this.#ledgers.get(threadId)?.get(attempt.key);
+      if (held?.status !== "started" || held.attempt !== attempt.attempt) {
+        throw new ClaimLostError(threadId, attempt.key, attempt.attempt);
+      }
     }
     assertNewMessageIds(threadId, previous?.messageIds, write.newMessages);
     // Copy before changing anything: a value JSON rejects must not leave half a write.
@@ -104,7 +110,12 @@ export class InMemoryCheckpointer extends BaseCheckpointer {
     };
     this.#writeSeq += 1;
     this.#threads.set(threadId, { checkpoint, messages, messageIds, writeSeq: this.#writeSeq });
-    return checkpoint.version;
+    // No await since the checks above: the thread and its ledger change as one.
+    for (const { attempt, result } of copy.ledger.completions) {
+      this.#complete(threadId, attempt, result);
+    }
+    const claims = this.#claimAll(threadId, copy.ledger.claims);
+    return { version: checkpoint.version, claims };
   }
 
   protected async loadMessages(threadId: string, { offset, limit }: Page): Promise<Message[]> {
@@ -145,6 +156,10 @@ export class InMemoryCheckpointer extends BaseCheckpointer {
   }
 
   protected async insertClaims(threadId: string, claims: LedgerClaim[]): Promise<ClaimResult[]> {
+    return this.#claimAll(threadId, claims);
+  }
+
+  #claimAll(threadId: string, claims: readonly LedgerClaim[]): ClaimResult[] {
     // Claims go to a staging overlay that is applied only once every claim succeeded: the batch
     // is one transaction, and its cost does not grow with the thread's ledger.
     const ledger = this.#ledgers.get(threadId) ?? new Map<string, StoredEntry>();
@@ -164,6 +179,10 @@ export class InMemoryCheckpointer extends BaseCheckpointer {
     attempt: AttemptRef,
     result: unknown,
   ): Promise<boolean> {
+    return this.#complete(threadId, attempt, result);
+  }
+
+  #complete(threadId: string, attempt: AttemptRef, result: unknown): boolean {
     return this.#replaceHeld(
       threadId,
       attempt,

@@ -8,6 +8,10 @@
 export type {
   Checkpointer,
   CheckpointWrite,
+  LedgerCompletion,
+  StepCommit,
+  StepLedgerWrites,
+  StepWrite,
   ThreadCheckpoint,
   ThreadStatus,
   ThreadSummary,
@@ -29,4 +33,9 @@ export { MAX_ID_LENGTH } from "./json-check.js";
 export { ledgerEntryFromRow } from "./ledger-row.js";
 export type { LedgerRow } from "./ledger-row.js";
 export { isTenxgraphError } from "../errors/tenxgraph-error.js";
-export { StaleStateError, StorageError, StorageSchemaError } from "../errors/errors.js";
+export {
+  ClaimLostError,
+  StaleStateError,
+  StorageError,
+  StorageSchemaError,
+} from "../errors/errors.js";

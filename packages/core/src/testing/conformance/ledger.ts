@@ -1,6 +1,7 @@
 import { assertions, claim, createThread, tick } from "./fixtures.js";
 import { ledgerLeasesConformance } from "./ledger-leases.js";
 import { ledgerRecordsConformance } from "./ledger-records.js";
+import { ledgerStepWritesConformance } from "./ledger-step-writes.js";
 import { ledgerToolKeysConformance } from "./ledger-tool-keys.js";
 import type { GetCheckpointer, GetPeer } from "./fixtures.js";
 import type { TestApi } from "./test-api.js";
@@ -208,5 +209,6 @@ export function ledgerConformance(get: GetCheckpointer, test: TestApi, getPeer: 
     ledgerRecordsConformance(get, test);
     ledgerLeasesConformance(get, test);
     ledgerToolKeysConformance(get, test);
+    ledgerStepWritesConformance(get, test);
   });
 }
