@@ -19,6 +19,7 @@ import {
   untilAborted,
   type RecordingLogger,
   type TestMeter,
+  withoutStepWrites,
 } from "../support/helpers.js";
 import { ScriptedModel, type ScriptedTurn } from "../testing/scripted-model.js";
 import { ToolNode } from "../tools/tool-node.js";
@@ -102,7 +103,8 @@ const scenarios: Record<string, (meter: TestMeter) => Promise<void>> = {
   "tenxgraph.tool.ledger_record_failures": async ({ meter }) => {
     const app = agent([simpleTool("ok", () => "fine")], callOnce("ok"), {
       meter,
-      checkpointer: new UnrecordableLedger(),
+      // Ledger v1: the result is recorded on its own (v2 records it with the step write).
+      checkpointer: withoutStepWrites(new UnrecordableLedger()),
     });
     await app.invoke({}, { threadId: "t" });
   },
@@ -262,7 +264,7 @@ describe("logs", () => {
     const { logger, result } = await runAgent(
       [simpleTool("ok", () => "fine")],
       callOnce("ok"),
-      new UnrecordableLedger(),
+      withoutStepWrites(new UnrecordableLedger()),
     );
     const [record] = logger.find("error", "COMPLETED but could not be recorded");
     expect(record?.fields).toMatchObject({

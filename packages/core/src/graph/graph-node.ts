@@ -18,6 +18,19 @@ export type NodeFunction<S extends BaseState> = (
 /** A node as an object, such as `ToolNode` or a model `Agent`. */
 export interface GraphNode<S extends BaseState> {
   run(state: S, ctx: NodeContext): Promise<NodeOutput<S>>;
+  /**
+   * The ledger calls this node will make from `state` whose claims may be written ahead, in
+   * the write of the step that leads here (ledger protocol v2): `ToolNode` names its calls
+   * whose tool's in-doubt policy is `retry`, for which a claim made ahead and a claim made when
+   * the tool starts lead to the same action after a crash.
+   */
+  claimsAhead?(state: S): readonly CallToClaim[];
+}
+
+/** A ledger call a node will make: its key and tool. */
+export interface CallToClaim {
+  key: string;
+  toolName: string;
 }
 
 /** What `addNode` takes: a function or an object with `run`. */

@@ -10,6 +10,7 @@ import {
   supportAgent,
   toolText,
   untilAborted,
+  withoutStepWrites,
 } from "../support/helpers.js";
 import { tool } from "../tools/tool.js";
 import { FaultPoints } from "../testing/fault-points.js";
@@ -163,9 +164,14 @@ describe("claim leases: each worker's claimStaleAfterMs is its own lease, honour
     const result = await run;
     expect(effects).toEqual(["charge 4821 attempt 1", "charge 4821 attempt 2"]);
     expect(toolText(result.state, "call_1")).toBe("Charged order 4821 (attempt 2)");
-    // The frozen process wakes up late: its record is fenced out, and with it its node.
+    // The frozen process wakes up late. Its result rides in its step write, which is refused:
+    // the taker has written since (and the result's claim is the taker's, so it is not
+    // recorded on its own either).
     gate.resolve();
-    expect(await runFrozen).toMatchObject({ code: "TOOL_CONFLICT_002" });
+    expect(await runFrozen).toMatchObject({ code: "STORAGE_CONFLICT_001" });
+    expect(await patient.getToolLedger({ threadId: "t-dead" })).toMatchObject([
+      { status: "completed", attempt: 2 },
+    ]);
   });
 
   it("a worker with a short lease waits out a dead holder's longer lease instead of giving up at its own deadline", async () => {
@@ -188,7 +194,8 @@ describe("claim leases: each worker's claimStaleAfterMs is its own lease, honour
     expect(toolText(result.state, "call_1")).toBe("Charged order 4821 (attempt 2)");
     expect(effects).toEqual(["charge 4821 attempt 1", "charge 4821 attempt 2"]);
     gate.resolve();
-    expect(await runHolder).toMatchObject({ code: "TOOL_CONFLICT_002" });
+    // Its step write, carrying its result, is refused: the waiter has written since.
+    expect(await runHolder).toMatchObject({ code: "STORAGE_CONFLICT_001" });
   });
 
   it("a zombie's next heartbeat finds its claim taken over and aborts its tool's signal; nothing it does is recorded", async () => {
@@ -232,7 +239,8 @@ describe("claim leases: each worker's claimStaleAfterMs is its own lease, honour
 
   it("a zombie whose completion is fenced out fails out of its node, even when its step write would still commit", async () => {
     // Heartbeats stay frozen, so only the fenced completion can tell the zombie it lost.
-    const checkpointer = new ClaimGate();
+    // Ledger v1: the zombie's record of its own (v2's riding result: step-writes.test.ts).
+    const checkpointer = withoutStepWrites(new ClaimGate());
     checkpointer.frozen = true;
     const zombieGate = deferred();
     const zombieEntered = deferred();

@@ -16,16 +16,21 @@ type Pending =
  * transaction in SQL stores). Claiming first, rather than reading first, costs one round trip
  * on a fresh node, where every claim wins; a lost claim returns the entry that is there, which
  * is all a read would have said. Entries that must be claimed again at their attempt (a paused
- * call, a result that is not well-formed) get a second batch.
+ * call, a result that is not well-formed) get a second batch. Calls whose claims this run won
+ * ahead, in the write of the step that issued them, need no claim at all.
  */
 export async function planCalls(
   calls: readonly LedgerCall[],
   ctx: NodeContext,
 ): Promise<CallPlan[]> {
   await adoptUnscopedKeys(calls, ctx);
-  const plans: Pending[] = calls.map((call) =>
-    call.key === null ? { kind: "run", attempt: null } : { kind: "claim", expectedAttempt: 0 },
-  );
+  const plans: Pending[] = calls.map((call) => {
+    if (call.key === null) return { kind: "run", attempt: null };
+    // Won in the write of the step that issued the call: nothing left to claim.
+    const ahead = ctx.runtime.stepLedger.takeClaimAhead(call.key);
+    if (ahead) return { kind: "run", attempt: ahead.attempt, held: ahead.held };
+    return { kind: "claim", expectedAttempt: 0 };
+  });
   await claimPlanned(calls, plans, ctx, planFromFirstClaim);
   await readWhereClaimsFailed(calls, plans, ctx);
   await claimPlanned(calls, plans, ctx, planFromClaim);

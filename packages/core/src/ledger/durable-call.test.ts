@@ -7,6 +7,7 @@ import type { InternalNodeContext as NodeContext } from "../runtime/node-context
 import { RunWatch } from "../runtime/run-watch.js";
 import { InMemoryCheckpointer } from "../storage/in-memory-checkpointer.js";
 import { checkpointWrite } from "../testing/conformance/fixtures.js";
+import { StepLedger } from "../runtime/step-ledger.js";
 import { planCalls } from "./claim.js";
 import { durableCall, type CallWork } from "./durable-call.js";
 import type { LedgerCall } from "./ledger-call.js";
@@ -48,6 +49,7 @@ function nodeContext(checkpointer: InMemoryCheckpointer, threadId: string): Node
       toolTimeoutMs: null,
       resumeAnswers: {},
       watch,
+      stepLedger: new StepLedger(checkpointer, threadId, silentLogger),
       claimStaleAfterMs: 60_000,
       isEndedLocalRun: () => false,
       faultPoints: undefined,
@@ -86,6 +88,8 @@ describe("durableCall", () => {
         };
       },
       context: () => ({}),
+      // A sibling is still going: this result is recorded as the tool returns (ledger v1).
+      returnedLast: () => false,
     };
 
     for (const expected of [{ replayed: false }, { replayed: true }]) {
@@ -102,5 +106,41 @@ describe("durableCall", () => {
     expect(charges).toBe(1);
     const [entry] = await checkpointer.listCalls(threadId);
     expect(entry).toMatchObject({ key: "m-1:call_1", status: "completed", attempt: 1 });
+  });
+
+  it("leaves the node's last result to the step write, which records it fenced", async () => {
+    const checkpointer = new InMemoryCheckpointer();
+    const threadId = "thread-riding-result";
+    await checkpointer.putCheckpoint(checkpointWrite(threadId, 0));
+    const work: CallWork = {
+      run: async (attempt) => {
+        attempt.started = true;
+        return { message: Message.tool("call_1", "Charged"), errorCode: null, changes: {} };
+      },
+      context: () => ({}),
+      returnedLast: () => true,
+    };
+    const ctx = nodeContext(checkpointer, threadId);
+    const call = chargeCall();
+    const [plan] = await planCalls([call], ctx);
+    await durableCall(call, plan!, work, ctx);
+    // Not recorded yet: it waits for the step's write.
+    expect(await checkpointer.listCalls(threadId)).toMatchObject([{ status: "started" }]);
+
+    const version = await ctx.runtime.stepLedger.commitWith(
+      [],
+      ctx.runtime.watch,
+      async (ledger) => {
+        const committed = await checkpointer.commitStep({
+          ...checkpointWrite(threadId, 1),
+          ledger,
+        });
+        return { result: committed.version, claims: committed.claims };
+      },
+    );
+    expect(version).toBe(2);
+    expect(await checkpointer.listCalls(threadId)).toMatchObject([
+      { status: "completed", attempt: 1, result: { value: { content: "Charged" } } },
+    ]);
   });
 });

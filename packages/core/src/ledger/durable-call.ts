@@ -45,6 +45,11 @@ export interface CallWork {
   run(attempt: CallAttempt): Promise<ToolRun>;
   /** The context the tool's `reconcile(args, ctx)` gets for an attempt (a `ToolContext`). */
   context(attempt: number, scope: DeadlineScope): unknown;
+  /**
+   * Called once, when this call's tool returned: true when every sibling call of the node has
+   * settled or returned, so this result is the node's last and may ride in the step's write.
+   */
+  returnedLast(): boolean;
 }
 
 /** How a call settled. */
@@ -69,7 +74,8 @@ export interface CallOutcome {
  *   `onInDoubt` policy decides (in-doubt.ts), which leads to `run` or `settled`.
  * - `wait`: a live execution holds the claim; its result is awaited (await-claim.ts).
  * - `run`: claimed (or unkeyed): the claim is heartbeated, `work.run` runs the tool, and the
- *   result is recorded for that attempt as soon as the tool returns, before the node goes on.
+ *   result is recorded for that attempt as soon as the tool returns, before the node goes on;
+ *   the node's last result rides in the step's write instead, fenced the same way.
  *
  * The record is fenced by the attempt, so a zombie's result never overwrites the ledger
  * (record.ts). The tool itself is `work`'s: the ledger never imports a tool.
@@ -101,7 +107,7 @@ export async function durableCall(
         plan = await awaitClaim(call, plan.entry, ctx);
         break;
       case "run":
-        return runAndRecord(call, plan.attempt, work, ctx);
+        return runAndRecord(call, plan, work, ctx);
     }
   }
 }
@@ -109,15 +115,19 @@ export async function durableCall(
 /**
  * Runs the tool and records its result for the attempt that claimed it. The claim is
  * heartbeated from the moment it was won until its fate is written, so no other execution
- * takes a live call for abandoned while its record is on the way.
+ * takes a live call for abandoned while its record is on the way. The node's last result rides
+ * in the step's write instead (see `StepLedger`), which then writes its fate.
  */
 async function runAndRecord(
   call: LedgerCall,
-  attempt: number | null,
+  plan: Extract<CallPlan, { kind: "run" }>,
   work: CallWork,
   ctx: NodeContext,
 ): Promise<CallOutcome> {
-  const held = attempt === null ? null : ctx.runtime.watch.hold({ key: call.key!, attempt });
+  const { attempt } = plan;
+  const held =
+    plan.held ?? (attempt === null ? null : ctx.runtime.watch.hold({ key: call.key!, attempt }));
+  let riding = false;
   try {
     const running: CallAttempt = { attempt, held, started: false };
     let ran: ToolRun;
@@ -141,14 +151,26 @@ async function runAndRecord(
       key: call.key,
     };
     await ctx.runtime.faultPoints?.hit(FAULT_POINTS.TOOL_AFTER_RETURN, where);
+    // Asked past the fault point: a call held there still counts as going for its siblings.
+    const last = work.returnedLast();
     if (attempt !== null) {
       const envelope = messageEnvelope(ran.message, ran.changes, call.origin, ran.errorCode);
-      await recordResult(call, attempt, envelope, ctx);
-      await ctx.runtime.faultPoints?.hit(FAULT_POINTS.LEDGER_AFTER_RECORD, where);
+      const { stepLedger } = ctx.runtime;
+      if (last && stepLedger.rides) {
+        stepLedger.ride({
+          completion: { attempt: { key: call.key!, attempt }, result: envelope },
+          held,
+          recordAlone: () => recordResult(call, attempt, envelope, ctx),
+        });
+        riding = true;
+      } else {
+        await recordResult(call, attempt, envelope, ctx);
+        await ctx.runtime.faultPoints?.hit(FAULT_POINTS.LEDGER_AFTER_RECORD, where);
+      }
     }
     return { message: ran.message, replayed: false, changes: ran.changes };
   } finally {
-    held?.release();
+    if (!riding) held?.release();
   }
 }
 

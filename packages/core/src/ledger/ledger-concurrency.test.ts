@@ -13,6 +13,7 @@ import {
   recordingLogger,
   supportAgent,
   toolText,
+  withoutStepWrites,
 } from "../support/helpers.js";
 import { tool, type AnyTool } from "../tools/tool.js";
 import { messageEnvelope } from "./envelope.js";
@@ -184,7 +185,8 @@ describe("concurrent executions", () => {
   });
 
   it("keeps heartbeating a claim while its result is being recorded: a slow record is not taken for a crash", async () => {
-    const checkpointer = new ObservedLedger();
+    // Ledger v1: a record of its own (v2: step-writes.test.ts holds the step write instead).
+    const checkpointer = withoutStepWrites(new ObservedLedger());
     checkpointer.holdFirstRecord = true;
     const { charge, effects, second } = countedCharge();
     const { b, outcomeA: runA } = twoWorkers(charge, checkpointer, "t-slow-record", {
@@ -352,7 +354,9 @@ describe("concurrent executions", () => {
   });
 
   it("fences a superseded attempt: its late completion returns false and writes nothing", async () => {
-    const checkpointer = new RecordingCheckpointer();
+    // Ledger v1: the late result is recorded on its own (v2 carries it in a step write, which
+    // the taker's newer version refuses first).
+    const checkpointer = withoutStepWrites(new RecordingCheckpointer());
     const effects: string[] = [];
     const gate = deferred();
     const entered = deferred();

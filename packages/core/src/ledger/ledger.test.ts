@@ -14,6 +14,7 @@ import {
   toolMessages,
   toolText,
   withoutHeartbeats,
+  withoutStepWrites,
 } from "../support/helpers.js";
 import type { ToolContext } from "../tools/tool-context.js";
 import { isCharge, supportTools, threeCalls, user, type S } from "../support/ledger-tools.js";
@@ -97,7 +98,8 @@ describe("replay after a crash", () => {
   });
 
   it("replays calls recorded before the crash: each side effect once, events say replayed, state changes re-applied", async () => {
-    const checkpointer = new InMemoryCheckpointer();
+    // Ledger v1: every result recorded as its tool returns (v2's riding result: step-writes.test.ts).
+    const checkpointer = withoutStepWrites(new InMemoryCheckpointer());
     const effects: string[] = [];
     const crash = freezeAt("ledger.after_record", isCharge);
     const first = supportAgent<S>({
@@ -236,7 +238,8 @@ describe("failures of the ledger itself", () => {
     const app = supportAgent({
       model: [callsTurn("m-1", [["lookup_order", { order_id: "4821" }]]), "ok"],
       tools: supportTools(effects),
-      checkpointer: new FailingReads(),
+      // Ledger v1: the node claims its calls (v2 writes retry claims with the model's step).
+      checkpointer: withoutStepWrites(new FailingReads()),
       logger,
     });
 
@@ -261,7 +264,8 @@ describe("failures of the ledger itself", () => {
     const app = supportAgent<S>({
       model: [callsTurn("m-1", [["charge_card", { order_id: "4821" }]]), "Charged, thanks."],
       tools: supportTools(effects),
-      checkpointer: new FailingRecords(),
+      // Ledger v1: the result is recorded on its own (v2 records it with the step write).
+      checkpointer: withoutStepWrites(new FailingRecords()),
       logger,
       meter: metrics.meter,
     });
@@ -299,7 +303,7 @@ describe("failures of the ledger itself", () => {
     const app = supportAgent<S>({
       model: [callsTurn("m-1", [["charge_card", { order_id: "1" }]]), "ok"],
       tools: supportTools(effects, contexts),
-      checkpointer: new FailingClaims(),
+      checkpointer: withoutStepWrites(new FailingClaims()),
       logger,
     });
     const result = await app.invoke(user("go"), { threadId: "t-claim" });

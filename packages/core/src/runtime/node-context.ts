@@ -7,6 +7,7 @@ import type { Reducer } from "../graph/reducers.js";
 import type { AnyTool } from "../tools/tool.js";
 import type { FaultInjector } from "./fault-points.js";
 import type { RunWatch } from "./run-watch.js";
+import type { StepLedger } from "./step-ledger.js";
 
 /** What a node gets besides its state. */
 export interface NodeContext {
@@ -54,6 +55,8 @@ export interface NodeRuntime {
   readonly resumeAnswers: Readonly<Record<string, unknown>>;
   /** Heartbeats claims while their tools run. */
   readonly watch: RunWatch;
+  /** Results and claims that ride in the run's step writes (ledger protocol v2). */
+  readonly stepLedger: StepLedger;
   /**
    * The lease of this runtime's claims: a claim it makes, or renews by a heartbeat, counts as
    * abandoned once this long has passed on the store's clock without another heartbeat.

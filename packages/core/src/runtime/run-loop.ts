@@ -4,7 +4,15 @@ import { withFields, type Logger } from "../events/logger.js";
 import type { EmitEvent, RunStatus } from "../events/stream-event.js";
 import type { BaseState } from "../graph/reducers.js";
 import type { AttemptRef } from "../storage/ledger-entry.js";
-import type { CheckpointWrite, Interrupt, ThreadStatus } from "../storage/checkpointer.js";
+import type {
+  CheckpointWrite,
+  Interrupt,
+  StepCommit,
+  StepWrite,
+  ThreadStatus,
+} from "../storage/checkpointer.js";
+import type { LedgerClaim } from "../storage/ledger-entry.js";
+import { isGraphNode } from "../graph/graph-node.js";
 import { FAULT_POINTS } from "./fault-points.js";
 import type { ResolvedRunConfig } from "./run-config.js";
 import type { RunDependencies } from "./run-dependencies.js";
@@ -16,6 +24,7 @@ import { resolveStart, type RunStart } from "./run-start.js";
 import { claimLease, releaseLease } from "./run-lease.js";
 import { loadThread } from "./thread-snapshot.js";
 import { runStep } from "./step.js";
+import { StepLedger } from "./step-ledger.js";
 
 /**
  * The one run loop behind `invoke` and `stream`: start (load, apply input, claim the thread
@@ -29,6 +38,10 @@ export class Run<S extends BaseState> {
   readonly #abort: AbortController;
   readonly #logger: Logger;
   #progress: Progress<S> | null = null;
+  /** Ledger writes that ride in this run's step writes (ledger protocol v2). */
+  readonly #stepLedger: StepLedger;
+  /** Heartbeats this run's claims and polls for stop requests, from the start write on. */
+  #watch: RunWatch | null = null;
   /** What this run committed, for a `StaleStateError` that ends it (see `#stale`). */
   readonly #committed = { versions: [] as number[], messageIds: [] as string[], input: false };
   /** Whether the start write carries input (a new turn's update or a resume answer). */
@@ -46,6 +59,7 @@ export class Run<S extends BaseState> {
     this.#emit = emit;
     this.#abort = abort;
     this.#logger = withFields(deps.logger, { threadId: config.threadId, runId });
+    this.#stepLedger = new StepLedger(deps.checkpointer, config.threadId, this.#logger);
   }
 
   async execute(input: RunInput<S>): Promise<RunResult<S>> {
@@ -71,6 +85,7 @@ export class Run<S extends BaseState> {
       logger: this.#logger,
       onStopRequested: () => this.#abort.abort(new StopSignal("stop()")),
     });
+    this.#watch = watch;
     // Heartbeated like a tool claim, so other executions can tell this run is live.
     if (lease) watch.hold(lease);
     try {
@@ -87,6 +102,7 @@ export class Run<S extends BaseState> {
     } catch (error) {
       return await this.#finishAbnormally(error);
     } finally {
+      await this.#stepLedger.settle();
       watch.dispose();
       // After the terminal write: whoever waits for the lease then finds the thread's end.
       if (lease) await releaseLease(this.#deps, this.#config.threadId, lease, this.#logger);
@@ -157,6 +173,7 @@ export class Run<S extends BaseState> {
         runId: this.runId,
         signal,
         watch,
+        stepLedger: this.#stepLedger,
         emit: this.#emit,
         logger: this.#logger,
       });
@@ -174,7 +191,8 @@ export class Run<S extends BaseState> {
       const durable = done || this.#config.durableCheckpointEveryStep;
       // The run moves on only once the step is written: if the write fails, the thread stays
       // at this node (as after a crash) and a continuation replays it from the ledger.
-      await this.#commit(next, done ? "completed" : "running", [], durable);
+      const claims = durable && !done ? this.#claimsAhead(next) : [];
+      await this.#commit(next, done ? "completed" : "running", [], durable, claims);
       this.#progress = next;
       for (const message of next.state.messages.slice(firstNew)) {
         this.#emit({ type: "message", node: outcome.node, message });
@@ -182,6 +200,29 @@ export class Run<S extends BaseState> {
       this.#deps.metrics.stepDuration.record(performance.now() - started, { node: outcome.node });
     }
     return this.#end("completed", []);
+  }
+
+  /**
+   * The claims of the next node's calls that may ride in this step's write: those the node
+   * names (`GraphNode.claimsAhead`, the `retry` calls of a tool node). None when the store
+   * cannot commit them with the step.
+   */
+  #claimsAhead(next: Progress<S>): LedgerClaim[] {
+    const node = this.#deps.graph.nodes.get(next.currentNode!);
+    if (!this.#stepLedger.rides || !node || !isGraphNode(node) || !node.claimsAhead) return [];
+    try {
+      return node.claimsAhead(next.state).map(({ key, toolName }) => ({
+        key,
+        toolName,
+        ownerRunId: this.runId,
+        leaseMs: this.#deps.claimStaleAfterMs,
+        expectedAttempt: 0,
+      }));
+    } catch (error) {
+      // Only a saving is lost: the node claims its calls itself when it runs.
+      this.#logger.warn({ err: error, node: next.currentNode }, "Could not plan claims ahead");
+      return [];
+    }
   }
 
   async #pause(interrupts: Interrupt[]): Promise<RunResult<S>> {
@@ -274,17 +315,22 @@ export class Run<S extends BaseState> {
 
   /**
    * One versioned write: the checkpoint plus the messages the store does not have yet, as a
-   * compare-and-swap on the version this run last wrote or read. A non-durable step goes to the
-   * store's cache when it has one (and is skipped when it has none); the next durable write
-   * carries everything since.
+   * compare-and-swap on the version this run last wrote or read, with the ledger writes that
+   * ride in it (results waiting for it, and `claims` of the next node's calls). A non-durable
+   * step goes to the store's cache when it has one (and is skipped when it has none); the next
+   * durable write carries everything since. Results cannot ride in a cached step, so they are
+   * recorded first, as they would have been when their tools returned.
    */
   async #commit(
     progress: Progress<S>,
     status: ThreadStatus,
     interrupts: Interrupt[],
     durable: boolean,
+    claims: readonly LedgerClaim[] = [],
   ): Promise<void> {
     const { checkpointer } = this.#deps;
+    const ledger = this.#stepLedger;
+    if (!durable || !ledger.rides) await ledger.recordWaiting();
     if (!durable && !checkpointer.cacheStep) return;
     const write = this.#checkpointWrite(progress, status, interrupts);
     // A cache that cannot take the step (Redis down) must not lose it: write it durably.
@@ -295,7 +341,12 @@ export class Run<S extends BaseState> {
       node: progress.currentNode ?? "END",
     };
     await this.#deps.faultPoints?.hit(FAULT_POINTS.STEP_BEFORE_WRITE, context);
-    progress.version = await this.#put(write);
+    progress.version = ledger.rides
+      ? await ledger.commitWith(claims, this.#watch!, async (writes) => {
+          const committed = await this.#put({ ...write, ledger: writes });
+          return { result: committed.version, claims: committed.claims };
+        })
+      : (await this.#put(write)).version;
     for (const message of write.newMessages) progress.persistedIds.add(message.id);
     progress.persisted = progress.state.messages.length;
     this.#emit({
@@ -309,13 +360,19 @@ export class Run<S extends BaseState> {
   }
 
   /**
-   * One durable write, noted in what this run committed. A conflict is rethrown with that
-   * record, so the caller knows whether its input is already in the thread before it retries.
+   * One durable write (with its ledger writes, when it has any), noted in what this run
+   * committed. A conflict is rethrown with that record, so the caller knows whether its input
+   * is already in the thread before it retries.
    */
-  async #put(write: CheckpointWrite): Promise<number> {
-    let version: number;
+  async #put(write: CheckpointWrite | StepWrite): Promise<StepCommit> {
+    const { checkpointer } = this.#deps;
+    let committed: StepCommit;
     try {
-      version = await this.#deps.checkpointer.putCheckpoint(write);
+      // A write with no ledger writes is a plain checkpoint write, on any store.
+      committed =
+        "ledger" in write && (write.ledger.completions.length > 0 || write.ledger.claims.length > 0)
+          ? await checkpointer.commitStep!(write)
+          : { version: await checkpointer.putCheckpoint(stripLedger(write)), claims: [] };
     } catch (error) {
       // By code: the store may have thrown it from another copy of this package.
       if (!isTenxgraphError(error, "STORAGE_CONFLICT_001")) throw error;
@@ -328,10 +385,10 @@ export class Run<S extends BaseState> {
         messageIds: [...messageIds],
       });
     }
-    this.#committed.versions.push(version);
+    this.#committed.versions.push(committed.version);
     this.#committed.messageIds.push(...write.newMessages.map((message) => message.id));
     this.#committed.input ||= this.#startCarriesInput;
-    return version;
+    return committed;
   }
 
   #checkpointWrite(
@@ -354,4 +411,11 @@ export class Run<S extends BaseState> {
       newMessages: messages.slice(progress.persisted),
     };
   }
+}
+
+/** The checkpoint write of a step write, without its (empty) ledger writes. */
+function stripLedger(write: CheckpointWrite | StepWrite): CheckpointWrite {
+  if (!("ledger" in write)) return write;
+  const { ledger: _ledger, ...checkpoint } = write;
+  return checkpoint;
 }

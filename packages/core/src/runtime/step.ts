@@ -16,6 +16,7 @@ import type { ResolvedRunConfig } from "./run-config.js";
 import type { RunDependencies } from "./run-dependencies.js";
 import type { Progress } from "./run-progress.js";
 import type { RunWatch } from "./run-watch.js";
+import type { StepLedger } from "./step-ledger.js";
 
 /** What one step produced: the node's state with its update applied and where to go next. */
 export type StepOutcome<S extends BaseState> =
@@ -29,6 +30,7 @@ export interface StepArgs<S extends BaseState> {
   runId: string;
   signal: AbortSignal;
   watch: RunWatch;
+  stepLedger: StepLedger;
   emit: EmitEvent;
   logger: Logger;
 }
@@ -174,6 +176,7 @@ function nodeContext<S extends BaseState>(
     toolTimeoutMs: args.config.toolTimeoutMs,
     resumeAnswers: args.progress.resumeAnswers,
     watch: args.watch,
+    stepLedger: args.stepLedger,
     claimStaleAfterMs: deps.claimStaleAfterMs,
     isEndedLocalRun: deps.isEndedLocalRun,
     faultPoints: deps.faultPoints,

@@ -14,7 +14,13 @@ import type { LedgerEntry } from "../storage/ledger-entry.js";
 import { Message, type AssistantMessage, type ToolMessage } from "../messages/message.js";
 import type { FaultContext, FaultPointName } from "../runtime/fault-points.js";
 import type { AttemptRef } from "../storage/ledger-entry.js";
-import type { Checkpointer, CheckpointWrite } from "../storage/checkpointer.js";
+import type {
+  Checkpointer,
+  CheckpointWrite,
+  StepCommit,
+  StepLedgerWrites,
+  StepWrite,
+} from "../storage/checkpointer.js";
 import { InMemoryCheckpointer } from "../storage/in-memory-checkpointer.js";
 import { FaultPoints } from "../testing/fault-points.js";
 
@@ -79,17 +85,28 @@ export interface RecordedWrite extends CheckpointWrite {
 }
 
 /**
- * The real in-memory store, recording every committed `putCheckpoint` (copied, so later
- * changes by the caller do not show). Refused writes are not recorded.
+ * The real in-memory store, recording every committed checkpoint write, by `putCheckpoint` or
+ * `commitStep` (copied, so later changes by the caller do not show; without the ledger writes a
+ * step write carries, which `ledgerWrites` keeps). Refused writes are not recorded.
  */
 export class RecordingCheckpointer extends InMemoryCheckpointer {
   readonly writes: RecordedWrite[] = [];
+  /** The ledger writes of each committed `commitStep`, in order. */
+  readonly ledgerWrites: StepLedgerWrites[] = [];
 
   override async putCheckpoint(write: CheckpointWrite): Promise<number> {
     const copy = structuredClone(write);
     const committedVersion = await super.putCheckpoint(write);
     this.writes.push({ ...copy, committedVersion });
     return committedVersion;
+  }
+
+  override async commitStep(write: StepWrite): Promise<StepCommit> {
+    const { ledger, ...copy } = structuredClone(write);
+    const committed = await super.commitStep(write);
+    this.writes.push({ ...copy, committedVersion: committed.version });
+    this.ledgerWrites.push(ledger);
+    return committed;
   }
 }
 
@@ -128,6 +145,21 @@ export function withoutHeartbeats(checkpointer: Checkpointer): Checkpointer {
       if (property === "heartbeatCalls") return async (): Promise<AttemptRef[]> => [];
       const value: unknown = Reflect.get(target, property, target);
       // Bound to the store itself: its #private fields are not reachable through the proxy.
+      return typeof value === "function" ? (value as () => unknown).bind(target) : value;
+    },
+  });
+}
+
+/**
+ * `checkpointer` without `commitStep`, as a store written for ledger protocol v1 is: every
+ * result is recorded as its tool returns and every call is claimed by its node. Tests of the
+ * v1 windows (a crash between a record and the step write) run on it.
+ */
+export function withoutStepWrites<C extends Checkpointer>(checkpointer: C): C {
+  return new Proxy(checkpointer, {
+    get(target, property) {
+      if (property === "commitStep") return undefined;
+      const value: unknown = Reflect.get(target, property, target);
       return typeof value === "function" ? (value as () => unknown).bind(target) : value;
     },
   });

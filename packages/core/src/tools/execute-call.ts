@@ -36,6 +36,8 @@ export function executeCall<S extends BaseState>(
   plan: CallPlan,
   branch: Branch<S>,
   ctx: NodeContext,
+  /** Marks the call's tool as returned: true when it is the node's last call still going. */
+  returnedLast: () => boolean,
 ): Promise<CallOutcome> {
   return withInterruptScope(
     {
@@ -51,6 +53,7 @@ export function executeCall<S extends BaseState>(
         {
           run: (attempt) => runTool(call, attempt, branch, ctx),
           context: (attempt, scope) => toolContext(call, attempt, scope, branch.state, ctx),
+          returnedLast,
         },
         ctx,
       );

@@ -30,6 +30,41 @@ export interface RejectedCall {
 }
 
 /**
+ * The model's arguments parsed and checked against the tool's schema, or what is wrong with
+ * them, in words the model can act on.
+ */
+export function parseArguments(
+  call: ToolCall,
+  tool: AnyTool,
+): { ok: true; args: unknown } | { ok: false; problem: string } {
+  let json: unknown;
+  try {
+    json = call.arguments.trim() === "" ? {} : JSON.parse(call.arguments);
+  } catch (error) {
+    return { ok: false, problem: `arguments are not valid JSON (${errorText(error)})` };
+  }
+  const parsed = tool.schema.safeParse(json);
+  if (parsed.success) return { ok: true, args: parsed.data };
+  const issues = parsed.error.issues
+    .map((issue) => `${issue.path.join(".") || "(root)"}: ${issue.message}`)
+    .join("; ");
+  return { ok: false, problem: `arguments do not match the schema: ${issues}` };
+}
+
+/**
+ * `<message id>:<call id>`, the call's own ledger key (`null` when a part is missing). A call id
+ * shared with another call of the message gets the call's position too.
+ */
+export function callOrigin(
+  messageId: string,
+  call: ToolCall,
+  index: number,
+  sharedId: boolean,
+): string | null {
+  return ledgerKey(messageId, sharedId ? `${call.id}#${index}` : call.id);
+}
+
+/**
  * Finds the tool, parses and validates the model's arguments, and derives the call's keys.
  * Malformed JSON and schema failures become `TOOL_ARGS_001` messages the model can correct.
  */
@@ -48,19 +83,8 @@ export function prepareCall(
     const known = [...tools.keys()].join(", ");
     return reject(call, "TOOL_NOT_FOUND_001", `no tool named '${call.name}' (tools: ${known})`);
   }
-  let json: unknown;
-  try {
-    json = call.arguments.trim() === "" ? {} : JSON.parse(call.arguments);
-  } catch (error) {
-    return reject(call, "TOOL_ARGS_001", `arguments are not valid JSON (${errorText(error)})`);
-  }
-  const parsed = tool.schema.safeParse(json);
-  if (!parsed.success) {
-    const issues = parsed.error.issues
-      .map((issue) => `${issue.path.join(".") || "(root)"}: ${issue.message}`)
-      .join("; ");
-    return reject(call, "TOOL_ARGS_001", `arguments do not match the schema: ${issues}`);
-  }
+  const parsed = parseArguments(call, tool);
+  if (!parsed.ok) return reject(call, "TOOL_ARGS_001", parsed.problem);
   const log = withFields(ctx.logger, { toolCallId: call.id, tool: call.name });
   if (sharedId) {
     log.warn(
@@ -68,12 +92,12 @@ export function prepareCall(
       "Several calls of one message share this id: keyed by position",
     );
   }
-  const origin = ledgerKey(messageId, sharedId ? `${call.id}#${index}` : call.id);
+  const origin = callOrigin(messageId, call, index, sharedId);
   let key = origin;
   let domainKey: string | null = null;
   if (tool.idempotencyKey) {
     try {
-      domainKey = tool.idempotencyKey(parsed.data);
+      domainKey = tool.idempotencyKey(parsed.args);
     } catch (error) {
       return reject(call, "TOOL_ERROR_001", `idempotencyKey(args) threw: ${errorText(error)}`);
     }
@@ -98,7 +122,7 @@ export function prepareCall(
     ok: true,
     call,
     tool,
-    args: parsed.data,
+    args: parsed.args,
     messageId,
     origin,
     key,

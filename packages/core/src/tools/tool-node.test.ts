@@ -21,6 +21,7 @@ import {
   toolMessages,
   toolText,
   untilAborted,
+  withoutStepWrites,
 } from "../support/helpers.js";
 import type { ToolContext } from "./tool-context.js";
 import { ToolNode } from "./tool-node.js";
@@ -446,6 +447,8 @@ describe("ToolNode: results and context", () => {
       tools: [annotate],
       state: { initialState: { notes: [] } },
       faultPoints: crash,
+      // Ledger v1: a record before the step write (v2 records a lone call with the step write).
+      checkpointer: withoutStepWrites(new InMemoryCheckpointer()),
     });
     await expect(app.invoke(user("note"), { threadId: "t-replay-1" })).rejects.toThrow(
       "crashed after the record",

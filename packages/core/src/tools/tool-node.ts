@@ -1,4 +1,4 @@
-import type { GraphNode, NodeOutput } from "../graph/graph-node.js";
+import type { CallToClaim, GraphNode, NodeOutput } from "../graph/graph-node.js";
 import type { BaseState } from "../graph/reducers.js";
 import { Message, type AssistantMessage, type ToolMessage } from "../messages/message.js";
 import { planCalls } from "../ledger/claim.js";
@@ -14,6 +14,8 @@ import type { CallOutcome } from "../ledger/durable-call.js";
 import { executeCall, type Branch } from "./execute-call.js";
 import { branchState, mergeBranches, snapshotFields } from "./parallel-calls.js";
 import {
+  callOrigin,
+  parseArguments,
   prepareCall,
   type PreparedCall,
   type ReadyCall,
@@ -82,6 +84,26 @@ export class ToolNode<S extends BaseState = BaseState> implements GraphNode<S> {
     return all;
   }
 
+  /**
+   * The calls of the last assistant message whose claims may be written ahead, with the step
+   * that issued them (ledger protocol v2): those of this node's own tools whose in-doubt policy
+   * is `retry`, keyed by their message, with arguments the tool accepts. A call with a domain
+   * key, a remote tool, or any other policy is claimed when the node runs, as before: `fail`,
+   * `interrupt` and `reconcile` must know whether an attempt really started.
+   */
+  claimsAhead(state: S): CallToClaim[] {
+    const issuer = state.messages.at(-1);
+    if (issuer?.role !== "assistant" || !issuer.toolCalls?.length) return [];
+    const shared = sharedCallIds(issuer.toolCalls);
+    return issuer.toolCalls.flatMap((call, index) => {
+      const tool = this.#tools.get(call.name);
+      if (!tool || tool.onInDoubt !== "retry" || tool.idempotencyKey) return [];
+      if (!parseArguments(call, tool).ok) return [];
+      const key = callOrigin(issuer.id, call, index, shared.has(call.id));
+      return key === null ? [] : [{ key, toolName: tool.name }];
+    });
+  }
+
   async run(state: S, nodeContext: NodeContext): Promise<NodeOutput<S>> {
     const ctx = internalContext(nodeContext);
     const issuer = state.messages.at(-1);
@@ -102,10 +124,18 @@ export class ToolNode<S extends BaseState = BaseState> implements GraphNode<S> {
     // it settled: a tool that outlives its deadline keeps writing only to its own discarded copy.
     const baseline = snapshotFields(state);
     const transcript = state.messages.slice();
+    const going = new Set(prepared);
     const settled = await Promise.allSettled(
-      prepared.map((call) => {
+      prepared.map(async (call) => {
         const branch: Branch<S> = { state: branchState(state, baseline, transcript), baseline };
-        return this.#runOne(call, call.ok ? plans.get(call)! : null, branch, ctx);
+        const plan = call.ok ? plans.get(call)! : null;
+        // The last call to return may leave its record to the step's write (ledger v2).
+        const returnedLast = () => going.delete(call) && going.size === 0;
+        try {
+          return await this.#runOne(call, plan, branch, ctx, returnedLast);
+        } finally {
+          going.delete(call);
+        }
       }),
     );
     return this.#collect(issuer, settled, state, baseline, ctx);
@@ -117,11 +147,14 @@ export class ToolNode<S extends BaseState = BaseState> implements GraphNode<S> {
     plan: CallPlan | null,
     branch: Branch<S>,
     ctx: InternalNodeContext,
+    returnedLast: () => boolean,
   ): Promise<CallOutcome> {
     const { id: toolCallId, name: toolName } = call.call;
     const key = call.ok ? call.key : null;
     ctx.emit({ type: "tool_start", node: ctx.node, key, toolCallId, toolName });
-    const outcome = call.ok ? await executeCall(call, plan!, branch, ctx) : rejected(call, ctx);
+    const outcome = call.ok
+      ? await executeCall(call, plan!, branch, ctx, returnedLast)
+      : rejected(call, ctx);
     ctx.emit({
       type: "tool_result",
       node: ctx.node,
