@@ -424,7 +424,9 @@ describe("crash loop (in process)", () => {
           expect(coverage.crashes[point] ?? 0, `crashes at ${point}`).toBeGreaterThan(0);
         }
         expect(coverage.deaths, "crashes that killed the process").toBeGreaterThan(0);
-        expect(coverage.reruns, "calls run again after a crash cut their record").toBeGreaterThan(0);
+        expect(coverage.reruns, "calls run again after a crash cut their record").toBeGreaterThan(
+          0,
+        );
       }
     },
     Math.max(20_000, seeds.length * 2_000),
