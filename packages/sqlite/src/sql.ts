@@ -60,6 +60,12 @@ export const SQL = {
     INSERT INTO tool_executions (thread_id, call_key, tool_name, status, attempt, owner_run_id,
                                  started_at, heartbeat_at, lease_expires_at)
     VALUES (@threadId, @key, @toolName, 'started', 1, @ownerRunId, @now, @now, @leaseExpiresAt)`,
+  /** A claim riding in a step write: inserts only where the key has no entry. */
+  insertCallIfAbsent: `
+    INSERT INTO tool_executions (thread_id, call_key, tool_name, status, attempt, owner_run_id,
+                                 started_at, heartbeat_at, lease_expires_at)
+    VALUES (@threadId, @key, @toolName, 'started', 1, @ownerRunId, @now, @now, @leaseExpiresAt)
+    ON CONFLICT (thread_id, call_key) DO NOTHING`,
   /** A takeover: compare-and-swap on the attempt the claimant saw. */
   takeOverCall: `
     UPDATE tool_executions
