@@ -18,14 +18,29 @@ export const SQL = {
             (SELECT COALESCE(MAX(write_seq), 0) + 1 FROM threads), @now, @now)
     ON CONFLICT (thread_id) DO NOTHING`,
   /**
-   * The compare-and-swap: moves the thread only from the version (of the life) the write was
-   * computed from.
+   * The compare-and-swap of a step that keeps the thread's status and user, as most steps do:
+   * it moves the thread only from the version (of the life) the write was computed from, and
+   * sets no indexed column, so neither listing index is written. (SQLite rewrites an index
+   * whenever its column is assigned, even to the same value.) A write it does not match is a
+   * status change or stale: `advanceThreadRelisted` tells which.
    */
   advanceThread: `
     UPDATE threads
+    SET version = version + 1, message_count = message_count + @added, updated_at = @now
+    WHERE thread_id = @threadId AND version = @expectedVersion AND incarnation = @incarnation
+      AND status = @status AND (@userId IS NULL OR user_id IS @userId)
+    RETURNING message_count - @added AS first_seq`,
+  /**
+   * The compare-and-swap of a write that changes the status (or the user): a new status moves
+   * the thread to the top of the listings, as creating it did.
+   */
+  advanceThreadRelisted: `
+    UPDATE threads
     SET user_id = COALESCE(@userId, user_id), status = @status, version = version + 1,
         message_count = message_count + @added,
-        write_seq = (SELECT MAX(write_seq) FROM threads) + 1, updated_at = @now
+        write_seq = CASE WHEN status = @status THEN write_seq
+                         ELSE (SELECT MAX(write_seq) FROM threads) + 1 END,
+        updated_at = @now
     WHERE thread_id = @threadId AND version = @expectedVersion AND incarnation = @incarnation
     RETURNING message_count - @added AS first_seq`,
   insertState: `

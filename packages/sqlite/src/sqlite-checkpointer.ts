@@ -325,9 +325,13 @@ function createThread(sql: Statements, params: ThreadParams): number | null {
   return sql.insertThread.run(insert).changes === 1 ? 0 : null;
 }
 
-/** Moves the thread one version on; the first new message's index, or `null` when stale. */
+/**
+ * Moves the thread one version on; the first new message's index, or `null` when stale. A step
+ * that keeps the status takes one statement; a status change, or a stale write, two.
+ */
 function advanceThread(sql: Statements, params: ThreadParams): number | null {
-  const row = sql.advanceThread.get(params) as { first_seq: number } | undefined;
+  type Moved = { first_seq: number } | undefined;
+  const row = (sql.advanceThread.get(params) ?? sql.advanceThreadRelisted.get(params)) as Moved;
   return row?.first_seq ?? null;
 }
 
