@@ -1,6 +1,10 @@
 import type Database from "better-sqlite3";
 import { keepAlive } from "./keep-alive.js";
 
+/** The `claim_seq` of a thread's next entry: one search of `tool_executions_by_claim`. */
+const NEXT_CLAIM_SEQ = `(SELECT COALESCE(MAX(claim_seq), 0) + 1 FROM tool_executions
+                         WHERE thread_id = @threadId)`;
+
 /** Every statement the checkpointer runs, by name; prepared once per connection. */
 export const SQL = {
   selectCheckpoint: `
@@ -70,16 +74,23 @@ export const SQL = {
   selectCallsByKey: `
     SELECT * FROM tool_executions
     WHERE thread_id = ? AND call_key IN (SELECT value FROM json_each(?))`,
-  selectCalls: `SELECT * FROM tool_executions WHERE thread_id = ? ORDER BY rowid`,
+  /** Oldest claim first: a takeover keeps the entry's `claim_seq`. */
+  selectCalls: `SELECT * FROM tool_executions WHERE thread_id = ? ORDER BY claim_seq`,
+  /**
+   * A new entry, after every entry of its thread (`claim_seq` is its thread's largest plus one,
+   * so the claims of one batch keep their order).
+   */
   insertCall: `
-    INSERT INTO tool_executions (thread_id, call_key, tool_name, status, attempt, owner_run_id,
-                                 started_at, heartbeat_at, lease_expires_at)
-    VALUES (@threadId, @key, @toolName, 'started', 1, @ownerRunId, @now, @now, @leaseExpiresAt)`,
+    INSERT INTO tool_executions (thread_id, call_key, claim_seq, tool_name, status, attempt,
+                                 owner_run_id, started_at, heartbeat_at, lease_expires_at)
+    VALUES (@threadId, @key, ${NEXT_CLAIM_SEQ}, @toolName, 'started', 1, @ownerRunId, @now, @now,
+            @leaseExpiresAt)`,
   /** A claim riding in a step write: inserts only where the key has no entry. */
   insertCallIfAbsent: `
-    INSERT INTO tool_executions (thread_id, call_key, tool_name, status, attempt, owner_run_id,
-                                 started_at, heartbeat_at, lease_expires_at)
-    VALUES (@threadId, @key, @toolName, 'started', 1, @ownerRunId, @now, @now, @leaseExpiresAt)
+    INSERT INTO tool_executions (thread_id, call_key, claim_seq, tool_name, status, attempt,
+                                 owner_run_id, started_at, heartbeat_at, lease_expires_at)
+    VALUES (@threadId, @key, ${NEXT_CLAIM_SEQ}, @toolName, 'started', 1, @ownerRunId, @now, @now,
+            @leaseExpiresAt)
     ON CONFLICT (thread_id, call_key) DO NOTHING`,
   /** A takeover: compare-and-swap on the attempt the claimant saw. */
   takeOverCall: `
