@@ -1,5 +1,5 @@
 import type { AttemptRef, ClaimResult, LedgerClaim, LedgerEntry } from "@tenxgraph/core/storage";
-import { StorageError } from "@tenxgraph/core/storage";
+import { ClaimLostError, StorageError } from "@tenxgraph/core/storage";
 import type Database from "better-sqlite3";
 import { toLedgerEntry } from "./rows.js";
 import type { ToolExecutionRow } from "./rows.js";
@@ -11,6 +11,13 @@ interface CompletionParams {
   attempt: number;
   resultJson: string;
   now: string;
+}
+
+/** A result recorded by a step write, its JSON encoded before the transaction. */
+export interface EncodedCompletion {
+  key: string;
+  attempt: number;
+  resultJson: string;
 }
 
 interface QueuedCompletion {
@@ -117,6 +124,42 @@ export class SqliteLedger {
     const rows = this.#sql.selectCalls.all(threadId) as ToolExecutionRow[];
     const now = Date.now();
     return rows.map((row) => toLedgerEntry(row, now));
+  }
+
+  /**
+   * A step write's results, inside the caller's transaction. Each is the update `completeCall`
+   * makes, fenced the same way; an entry no longer held by that attempt throws
+   * `ClaimLostError`, so the caller's whole transaction rolls back.
+   */
+  completeInStep(threadId: string, completions: readonly EncodedCompletion[], now: string): void {
+    for (const { key, attempt, resultJson } of completions) {
+      const recorded = this.#sql.completeCall.run({ threadId, key, attempt, resultJson, now });
+      if (recorded.changes !== 1) throw new ClaimLostError(threadId, key, attempt);
+    }
+  }
+
+  /**
+   * A step write's claims, inside the caller's transaction (which wrote the thread row, so it
+   * exists). Each inserts an entry where its key has none, with its lease running from `now`; a
+   * key that has an entry keeps it untouched, and its claim is lost to that entry.
+   */
+  claimInStep(threadId: string, claims: readonly LedgerClaim[], now: Date): ClaimResult[] {
+    return claims.map(({ key, toolName, ownerRunId, leaseMs }) => {
+      const leaseExpiresAt = iso(now.getTime() + leaseMs);
+      const params = {
+        threadId,
+        key,
+        toolName,
+        ownerRunId,
+        now: now.toISOString(),
+        leaseExpiresAt,
+      };
+      if (this.#sql.insertCallIfAbsent.run(params).changes === 1) {
+        return { won: true, key, attempt: 1 };
+      }
+      const row = this.#sql.selectCall.get(threadId, key) as ToolExecutionRow;
+      return { won: false, key, entry: toLedgerEntry(row, now.getTime()) };
+    });
   }
 
   /** One claim: expected attempt 0 inserts, n takes over an entry still at attempt n. */

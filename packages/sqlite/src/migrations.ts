@@ -1,3 +1,18 @@
+/** One numbered step of the schema. */
+export interface Migration {
+  /** Run in order, in the one transaction that applies the pending steps. */
+  readonly statements: readonly string[];
+  /**
+   * The step rebuilds a table that other tables reference by foreign key (SQLite's 12-step
+   * ALTER TABLE, https://sqlite.org/lang_altertable.html#otheralter): with enforcement on,
+   * dropping the old table would delete every child row through `ON DELETE CASCADE`, and the
+   * pragma cannot change inside a transaction. So the migration turns enforcement off before
+   * `BEGIN`, runs `PRAGMA foreign_key_check` before `COMMIT` (any row it reports fails the
+   * migration, which then writes nothing), and turns enforcement on again after.
+   */
+  readonly foreignKeysOff?: true;
+}
+
 /**
  * The schema, as numbered steps: a migration's position in {@link MIGRATIONS} is its version.
  * Published steps never change; a new schema is a new step appended at the end.
@@ -6,9 +21,10 @@
  * current version, `states` one small row per version (no transcript), `messages` the append-only
  * transcript, `tool_executions` the ledger. Every child table cascades from `threads`.
  */
-export const MIGRATIONS: readonly (readonly string[])[] = [
-  [
-    `CREATE TABLE threads (
+export const MIGRATIONS: readonly Migration[] = [
+  {
+    statements: [
+      `CREATE TABLE threads (
       thread_id TEXT PRIMARY KEY,
       user_id TEXT,
       status TEXT NOT NULL,
@@ -22,9 +38,9 @@ export const MIGRATIONS: readonly (readonly string[])[] = [
       created_at TEXT NOT NULL,
       updated_at TEXT NOT NULL
     )`,
-    `CREATE INDEX threads_by_write ON threads (write_seq)`,
-    `CREATE INDEX threads_by_user ON threads (user_id, write_seq)`,
-    `CREATE TABLE states (
+      `CREATE INDEX threads_by_write ON threads (write_seq)`,
+      `CREATE INDEX threads_by_user ON threads (user_id, write_seq)`,
+      `CREATE TABLE states (
       thread_id TEXT NOT NULL REFERENCES threads (thread_id) ON DELETE CASCADE,
       version INTEGER NOT NULL,
       step INTEGER NOT NULL,
@@ -36,7 +52,7 @@ export const MIGRATIONS: readonly (readonly string[])[] = [
       created_at TEXT NOT NULL,
       PRIMARY KEY (thread_id, version)
     ) WITHOUT ROWID`,
-    `CREATE TABLE messages (
+      `CREATE TABLE messages (
       thread_id TEXT NOT NULL REFERENCES threads (thread_id) ON DELETE CASCADE,
       message_id TEXT NOT NULL,
       -- The message's index in the transcript: 0, 1, 2, … per thread.
@@ -45,9 +61,10 @@ export const MIGRATIONS: readonly (readonly string[])[] = [
       PRIMARY KEY (thread_id, message_id),
       UNIQUE (thread_id, seq)
     ) WITHOUT ROWID`,
-    // A rowid table on purpose: a takeover updates the row in place, so ordering by rowid lists
-    // the ledger oldest first claim first, as listCalls promises.
-    `CREATE TABLE tool_executions (
+      // A rowid table on purpose: a takeover updates the row in place, so ordering by rowid lists
+      // the ledger oldest first claim first, as listCalls promises. (Step 5 makes the order a
+      // column.)
+      `CREATE TABLE tool_executions (
       thread_id TEXT NOT NULL REFERENCES threads (thread_id) ON DELETE CASCADE,
       call_key TEXT NOT NULL,
       tool_name TEXT NOT NULL,
@@ -60,35 +77,104 @@ export const MIGRATIONS: readonly (readonly string[])[] = [
       completed_at TEXT,
       PRIMARY KEY (thread_id, call_key)
     )`,
-  ],
+    ],
+  },
   // Step 2: a stop may be requested before the thread's first write (a run counts the requests
   // before its start write creates the row), so the count gets a table of its own that needs no
   // thread row. It is the one table without a foreign key; deleteThread deletes its row.
-  [
-    `CREATE TABLE stop_requests (
+  {
+    statements: [
+      `CREATE TABLE stop_requests (
       thread_id TEXT PRIMARY KEY,
       count INTEGER NOT NULL CHECK (count > 0)
     ) WITHOUT ROWID`,
-    `INSERT INTO stop_requests (thread_id, count)
+      `INSERT INTO stop_requests (thread_id, count)
       SELECT thread_id, stop_requests FROM threads WHERE stop_requests > 0`,
-    `ALTER TABLE threads DROP COLUMN stop_requests`,
-  ],
+      `ALTER TABLE threads DROP COLUMN stop_requests`,
+    ],
+  },
   // Step 3: a claim carries its claimant's lease, an expiry every reader honours, renewed by each
   // heartbeat with the claimant's own lease length (readers used to judge a claim by their own
   // setting, so a worker with a slower heartbeat lost its live claim). A claim made before
   // keeps the lease it had then: its heartbeat plus the old default of 3000 ms.
-  [
-    `ALTER TABLE tool_executions ADD COLUMN lease_expires_at TEXT`,
-    `UPDATE tool_executions
+  {
+    statements: [
+      `ALTER TABLE tool_executions ADD COLUMN lease_expires_at TEXT`,
+      `UPDATE tool_executions
       SET lease_expires_at =
         strftime('%Y-%m-%dT%H:%M:%fZ', coalesce(heartbeat_at, started_at), '+3.000 seconds')
       WHERE status = 'started'`,
-  ],
+    ],
+  },
   // Step 4: a thread's incarnation, its life's id, minted by the write that creates it. Every
   // write compares it with the version, so a run still going on a deleted thread cannot write
   // into a new thread of the same id that reached the same version. A thread made before
   // keeps the empty one, which its own runs read and write back.
-  [`ALTER TABLE threads ADD COLUMN incarnation TEXT NOT NULL DEFAULT ''`],
+  { statements: [`ALTER TABLE threads ADD COLUMN incarnation TEXT NOT NULL DEFAULT ''`] },
+  // Step 5: `threads` and `tool_executions` become WITHOUT ROWID tables keyed by thread, as
+  // `states` and `messages` are: a thread's row and its ledger entries sit in the key's own
+  // b-tree, found with one search instead of a search of the key's index and then of the rowid.
+  // Each table is rebuilt by SQLite's 12-step procedure (create the new table, copy every row,
+  // drop the old one, rename, recreate its indexes), with foreign keys off since the child
+  // tables reference `threads`. The ledger kept its claim order in the rowid (a takeover
+  // updates the entry in place); it becomes the column `claim_seq`, copied from the old rowid,
+  // and each new claim takes its thread's largest plus one. `write_seq` keeps its values (only a
+  // write that creates the thread or changes its status moves it: see sql.ts).
+  {
+    foreignKeysOff: true,
+    statements: [
+      `CREATE TABLE new_threads (
+        thread_id TEXT NOT NULL PRIMARY KEY,
+        incarnation TEXT NOT NULL DEFAULT '',
+        user_id TEXT,
+        status TEXT NOT NULL,
+        version INTEGER NOT NULL CHECK (version > 0),
+        message_count INTEGER NOT NULL DEFAULT 0,
+        -- Store-wide order of the writes that created the thread or changed its status, so
+        -- listings are exact even within one clock tick.
+        write_seq INTEGER NOT NULL,
+        created_at TEXT NOT NULL,
+        updated_at TEXT NOT NULL
+      ) WITHOUT ROWID`,
+      `INSERT INTO new_threads (thread_id, incarnation, user_id, status, version, message_count,
+                               write_seq, created_at, updated_at)
+        SELECT thread_id, incarnation, user_id, status, version, message_count, write_seq,
+               created_at, updated_at
+        FROM threads`,
+      `DROP TABLE threads`,
+      `ALTER TABLE new_threads RENAME TO threads`,
+      `CREATE INDEX threads_by_write ON threads (write_seq)`,
+      `CREATE INDEX threads_by_user ON threads (user_id, write_seq)`,
+      `CREATE TABLE new_tool_executions (
+        thread_id TEXT NOT NULL REFERENCES threads (thread_id) ON DELETE CASCADE,
+        call_key TEXT NOT NULL,
+        -- The entry's place in its thread's ledger, set by its first claim and never changed:
+        -- listCalls lists oldest claim first.
+        claim_seq INTEGER NOT NULL,
+        tool_name TEXT NOT NULL,
+        status TEXT NOT NULL CHECK (status IN ('started', 'interrupted', 'completed')),
+        attempt INTEGER NOT NULL CHECK (attempt > 0),
+        owner_run_id TEXT NOT NULL,
+        started_at TEXT NOT NULL,
+        heartbeat_at TEXT,
+        lease_expires_at TEXT,
+        result_json TEXT,
+        completed_at TEXT,
+        PRIMARY KEY (thread_id, call_key)
+      ) WITHOUT ROWID`,
+      `INSERT INTO new_tool_executions (thread_id, call_key, claim_seq, tool_name, status, attempt,
+                                       owner_run_id, started_at, heartbeat_at, lease_expires_at,
+                                       result_json, completed_at)
+        SELECT thread_id, call_key, rowid, tool_name, status, attempt, owner_run_id, started_at,
+               heartbeat_at, lease_expires_at, result_json, completed_at
+        FROM tool_executions`,
+      `DROP TABLE tool_executions`,
+      `ALTER TABLE new_tool_executions RENAME TO tool_executions`,
+      // Finds a thread's largest claim_seq for a new claim, and lists its ledger in order,
+      // without reading the entries. A claim adds one entry; nothing later changes it.
+      `CREATE UNIQUE INDEX tool_executions_by_claim ON tool_executions (thread_id, claim_seq)`,
+    ],
+  },
 ];
 
 /** The schema version this code writes and reads. */

@@ -32,7 +32,7 @@ export function openDatabase(settings: ConnectionSettings): Database.Database {
     // exec, not pragma(): it makes no Statement object that a GC could collect (see keep-alive).
     db.exec("PRAGMA foreign_keys = ON");
     db.exec(`PRAGMA synchronous = ${synchronous}`);
-    if (version < LATEST_SCHEMA_VERSION) migrate(db, path);
+    if (version < LATEST_SCHEMA_VERSION) migrate(db, path, version);
     return db;
   } catch (error) {
     db.close();
@@ -113,9 +113,15 @@ function tableNames(db: Database.Database): Set<string> {
 /**
  * Applies the pending migrations in one `BEGIN IMMEDIATE` transaction: SQLite's write lock is
  * the migration lock, so of several processes starting at once one migrates and the others,
- * checking again under the lock, find the schema current. DDL is transactional in SQLite, so a failed step leaves no trace.
+ * checking again under the lock, find the schema current. DDL is transactional in SQLite, so a
+ * failed step leaves no trace. When a pending step rebuilds a referenced table
+ * (`foreignKeysOff`), foreign keys are off for the whole transaction, which is then checked
+ * with `PRAGMA foreign_key_check` before it commits.
  */
-function migrate(db: Database.Database, path: string): void {
+function migrate(db: Database.Database, path: string, fromVersion: number): void {
+  // Under the lock another process may have applied some of these steps: they are skipped
+  // below, and foreign keys stay off for nothing, which is harmless.
+  const foreignKeysOff = MIGRATIONS.slice(fromVersion).some((step) => step.foreignKeysOff);
   const apply = db.transaction(() => {
     assertOurs(path, tableNames(db));
     db.exec(
@@ -125,11 +131,33 @@ function migrate(db: Database.Database, path: string): void {
       db.prepare(`INSERT INTO ${SCHEMA_TABLE} (version, applied_at) VALUES (?, ?)`),
     );
     for (let version = schemaVersion(db, path) + 1; version <= LATEST_SCHEMA_VERSION; version++) {
-      for (const statement of MIGRATIONS[version - 1]!) db.exec(statement);
+      for (const statement of MIGRATIONS[version - 1]!.statements) db.exec(statement);
       record.run(version, new Date().toISOString());
     }
+    if (foreignKeysOff) assertForeignKeysHold(db, path);
   });
-  apply.immediate();
+  // The pragma does nothing inside a transaction, so it is set around it.
+  if (foreignKeysOff) db.exec("PRAGMA foreign_keys = OFF");
+  try {
+    apply.immediate();
+  } finally {
+    if (foreignKeysOff) db.exec("PRAGMA foreign_keys = ON");
+  }
+}
+
+/**
+ * Fails the migration (rolling it back) when a row references a thread that does not exist:
+ * with foreign keys off nothing else would notice, and the store relies on the cascade.
+ */
+function assertForeignKeysHold(db: Database.Database, path: string): void {
+  const check = keepAlive(db.prepare("PRAGMA foreign_key_check"));
+  const broken = check.all() as { table: string; parent: string }[];
+  if (broken.length === 0) return;
+  const tables = [...new Set(broken.map((row) => `${row.table} (→ ${row.parent})`))].join(", ");
+  const detail =
+    `${broken.length} rows of ${tables} reference a missing row, so the schema was not ` +
+    `migrated; remove those rows or restore the file from a backup`;
+  throw new StorageSchemaError("STORAGE_SCHEMA_002", path, detail);
 }
 
 /** Our tables without our schema table belong to another program: never write into them. */

@@ -1,6 +1,10 @@
 import type Database from "better-sqlite3";
 import { keepAlive } from "./keep-alive.js";
 
+/** The `claim_seq` of a thread's next entry: one search of `tool_executions_by_claim`. */
+const NEXT_CLAIM_SEQ = `(SELECT COALESCE(MAX(claim_seq), 0) + 1 FROM tool_executions
+                         WHERE thread_id = @threadId)`;
+
 /** Every statement the checkpointer runs, by name; prepared once per connection. */
 export const SQL = {
   selectCheckpoint: `
@@ -18,14 +22,29 @@ export const SQL = {
             (SELECT COALESCE(MAX(write_seq), 0) + 1 FROM threads), @now, @now)
     ON CONFLICT (thread_id) DO NOTHING`,
   /**
-   * The compare-and-swap: moves the thread only from the version (of the life) the write was
-   * computed from.
+   * The compare-and-swap of a step that keeps the thread's status and user, as most steps do:
+   * it moves the thread only from the version (of the life) the write was computed from, and
+   * sets no indexed column, so neither listing index is written. (SQLite rewrites an index
+   * whenever its column is assigned, even to the same value.) A write it does not match is a
+   * status change or stale: `advanceThreadRelisted` tells which.
    */
   advanceThread: `
     UPDATE threads
+    SET version = version + 1, message_count = message_count + @added, updated_at = @now
+    WHERE thread_id = @threadId AND version = @expectedVersion AND incarnation = @incarnation
+      AND status = @status AND (@userId IS NULL OR user_id IS @userId)
+    RETURNING message_count - @added AS first_seq`,
+  /**
+   * The compare-and-swap of a write that changes the status (or the user): a new status moves
+   * the thread to the top of the listings, as creating it did.
+   */
+  advanceThreadRelisted: `
+    UPDATE threads
     SET user_id = COALESCE(@userId, user_id), status = @status, version = version + 1,
         message_count = message_count + @added,
-        write_seq = (SELECT MAX(write_seq) FROM threads) + 1, updated_at = @now
+        write_seq = CASE WHEN status = @status THEN write_seq
+                         ELSE (SELECT MAX(write_seq) FROM threads) + 1 END,
+        updated_at = @now
     WHERE thread_id = @threadId AND version = @expectedVersion AND incarnation = @incarnation
     RETURNING message_count - @added AS first_seq`,
   insertState: `
@@ -55,11 +74,24 @@ export const SQL = {
   selectCallsByKey: `
     SELECT * FROM tool_executions
     WHERE thread_id = ? AND call_key IN (SELECT value FROM json_each(?))`,
-  selectCalls: `SELECT * FROM tool_executions WHERE thread_id = ? ORDER BY rowid`,
+  /** Oldest claim first: a takeover keeps the entry's `claim_seq`. */
+  selectCalls: `SELECT * FROM tool_executions WHERE thread_id = ? ORDER BY claim_seq`,
+  /**
+   * A new entry, after every entry of its thread (`claim_seq` is its thread's largest plus one,
+   * so the claims of one batch keep their order).
+   */
   insertCall: `
-    INSERT INTO tool_executions (thread_id, call_key, tool_name, status, attempt, owner_run_id,
-                                 started_at, heartbeat_at, lease_expires_at)
-    VALUES (@threadId, @key, @toolName, 'started', 1, @ownerRunId, @now, @now, @leaseExpiresAt)`,
+    INSERT INTO tool_executions (thread_id, call_key, claim_seq, tool_name, status, attempt,
+                                 owner_run_id, started_at, heartbeat_at, lease_expires_at)
+    VALUES (@threadId, @key, ${NEXT_CLAIM_SEQ}, @toolName, 'started', 1, @ownerRunId, @now, @now,
+            @leaseExpiresAt)`,
+  /** A claim riding in a step write: inserts only where the key has no entry. */
+  insertCallIfAbsent: `
+    INSERT INTO tool_executions (thread_id, call_key, claim_seq, tool_name, status, attempt,
+                                 owner_run_id, started_at, heartbeat_at, lease_expires_at)
+    VALUES (@threadId, @key, ${NEXT_CLAIM_SEQ}, @toolName, 'started', 1, @ownerRunId, @now, @now,
+            @leaseExpiresAt)
+    ON CONFLICT (thread_id, call_key) DO NOTHING`,
   /** A takeover: compare-and-swap on the attempt the claimant saw. */
   takeOverCall: `
     UPDATE tool_executions

@@ -1,11 +1,12 @@
 import type { Message } from "@tenxgraph/core";
 import type {
   AttemptRef,
-  CheckpointWrite,
   ClaimResult,
   LedgerClaim,
   LedgerEntry,
   Page,
+  StepCommit,
+  StepWrite,
   ThreadCheckpoint,
   ThreadFilter,
   ThreadSummary,
@@ -13,6 +14,7 @@ import type {
 import { BaseCheckpointer, StaleStateError, StorageError } from "@tenxgraph/core/storage";
 import type Database from "better-sqlite3";
 import { SqliteLedger } from "./ledger.js";
+import type { EncodedCompletion } from "./ledger.js";
 import { mapSqliteError } from "./map-error.js";
 import { openDatabase } from "./open-database.js";
 import type { ConnectionSettings } from "./open-database.js";
@@ -42,8 +44,8 @@ interface Connection {
   db: Database.Database;
   sql: Statements;
   ledger: SqliteLedger;
-  /** `putCheckpoint`'s transaction, made once per connection. */
-  commitWrite: Database.Transaction<(write: CheckpointWrite, encoded: EncodedWrite) => number>;
+  /** The transaction of `putCheckpoint` and `commitStep`, made once per connection. */
+  commitWrite: Database.Transaction<(write: StepWrite, encoded: EncodedWrite) => StepCommit>;
   /** `deleteThread`'s transaction. */
   deleteThread: Database.Transaction<(threadId: string) => void>;
 }
@@ -96,12 +98,13 @@ export class SqliteCheckpointer extends BaseCheckpointer {
     });
   }
 
-  protected async commitCheckpoint(write: CheckpointWrite): Promise<number> {
+  protected async commitCheckpoint(write: StepWrite): Promise<StepCommit> {
     return this.#use(({ commitWrite }) => {
       // Encoded before the transaction: a value JSON cannot hold fails without touching the file.
       const encoded = encodeWrite(write);
-      // State and messages commit in one transaction, so a crash cannot keep one and lose the
-      // other; the write lock is taken before the version is read, so the compare is exact.
+      // State, messages and ledger writes commit in one transaction, so a crash cannot keep one
+      // and lose another; the write lock is taken before the version is read, so the compare
+      // and the fences are exact.
       return commitWrite.immediate(write, encoded);
     });
   }
@@ -182,12 +185,13 @@ export class SqliteCheckpointer extends BaseCheckpointer {
     const sql = prepareStatements(db);
     const mapError = (operation: string, error: unknown) =>
       mapSqliteError(operation, this.#settings.path, error);
+    const ledger = new SqliteLedger(db, sql, mapError);
     return {
       db,
       sql,
-      ledger: new SqliteLedger(db, sql, mapError),
-      commitWrite: db.transaction((write: CheckpointWrite, encoded: EncodedWrite) =>
-        commitWrite(sql, write, encoded),
+      ledger,
+      commitWrite: db.transaction((write: StepWrite, encoded: EncodedWrite) =>
+        commitWrite(sql, ledger, write, encoded),
       ),
       deleteThread: db.transaction((threadId: string) => {
         sql.deleteThread.run(threadId);
@@ -211,10 +215,11 @@ interface EncodedWrite {
   interruptsJson: string;
   resumeAnswersJson: string;
   messages: { id: string; json: string }[];
+  completions: EncodedCompletion[];
 }
 
 /** The write's JSON; the base refused a write carrying one message id twice. */
-function encodeWrite(write: CheckpointWrite): EncodedWrite {
+function encodeWrite(write: StepWrite): EncodedWrite {
   return {
     valuesJson: JSON.stringify(write.values),
     interruptsJson: JSON.stringify(write.interrupts),
@@ -223,20 +228,51 @@ function encodeWrite(write: CheckpointWrite): EncodedWrite {
       id: message.id,
       json: JSON.stringify(message),
     })),
+    completions: write.ledger.completions.map(({ attempt, result }) => ({
+      key: attempt.key,
+      attempt: attempt.attempt,
+      resultJson: JSON.stringify(result) ?? "null",
+    })),
   };
 }
 
-/** The body of the `putCheckpoint` transaction: compare-and-swap the thread, then append. */
-function commitWrite(sql: Statements, write: CheckpointWrite, encoded: EncodedWrite): number {
+/**
+ * The body of the step write's transaction: compare-and-swap the thread, record the riding
+ * results (each fenced on its attempt), append the state and messages, then insert the riding
+ * claims. A throw anywhere rolls all of it back. An empty ledger runs no statement of its own.
+ */
+function commitWrite(
+  sql: Statements,
+  ledger: SqliteLedger,
+  write: StepWrite,
+  encoded: EncodedWrite,
+): StepCommit {
   const { threadId, expectedVersion } = write;
-  const now = new Date().toISOString();
+  const now = new Date();
+  const at = now.toISOString();
+  const firstSeq = moveThread(sql, write, encoded.messages.length, at);
+  // A completion's update is its own fence: it changes no row unless the attempt still holds
+  // the claim, and then ClaimLostError undoes the version just taken.
+  ledger.completeInStep(threadId, encoded.completions, at);
+  const version = expectedVersion + 1;
+  appendState(sql, write, encoded, { version, firstSeq, now: at });
+  const claims = ledger.claimInStep(threadId, write.ledger.claims, now);
+  return { version, claims };
+}
+
+/**
+ * Creates the thread or moves it one version on; returns the index of its first new message.
+ * Throws `StaleStateError` when the thread is not at the write's version (of the write's life).
+ */
+function moveThread(sql: Statements, write: StepWrite, added: number, now: string): number {
+  const { threadId, expectedVersion } = write;
   const thread = {
     threadId,
     incarnation: write.incarnation,
     userId: write.userId,
     status: write.status,
     expectedVersion,
-    added: encoded.messages.length,
+    added,
     now,
   };
   const firstSeq = expectedVersion === 0 ? createThread(sql, thread) : advanceThread(sql, thread);
@@ -244,28 +280,37 @@ function commitWrite(sql: Statements, write: CheckpointWrite, encoded: EncodedWr
     const actual = sql.selectVersion.get(threadId) as { version: number } | undefined;
     throw new StaleStateError(threadId, expectedVersion, actual?.version ?? null);
   }
-  const version = expectedVersion + 1;
+  return firstSeq;
+}
+
+/** Inserts the new state row and appends the write's messages from index `firstSeq`. */
+function appendState(
+  sql: Statements,
+  write: StepWrite,
+  encoded: EncodedWrite,
+  at: { version: number; firstSeq: number; now: string },
+): void {
+  const { threadId } = write;
   sql.insertState.run({
     threadId,
-    version,
+    version: at.version,
     step: write.step,
     currentNode: write.currentNode,
     status: write.status,
     valuesJson: encoded.valuesJson,
     interruptsJson: encoded.interruptsJson,
     resumeAnswersJson: encoded.resumeAnswersJson,
-    now,
+    now: at.now,
   });
   for (const [index, message] of encoded.messages.entries()) {
     try {
-      sql.insertMessage.run(threadId, message.id, firstSeq + index, message.json);
+      sql.insertMessage.run(threadId, message.id, at.firstSeq + index, message.json);
     } catch (error) {
       const code = (error as { code?: unknown }).code;
       if (code === "SQLITE_CONSTRAINT_PRIMARYKEY") throw duplicateMessage(threadId, message.id);
       throw error;
     }
   }
-  return version;
 }
 
 type ThreadParams = Record<"threadId" | "incarnation" | "status" | "now", string> & {
@@ -280,9 +325,13 @@ function createThread(sql: Statements, params: ThreadParams): number | null {
   return sql.insertThread.run(insert).changes === 1 ? 0 : null;
 }
 
-/** Moves the thread one version on; the first new message's index, or `null` when stale. */
+/**
+ * Moves the thread one version on; the first new message's index, or `null` when stale. A step
+ * that keeps the status takes one statement; a status change, or a stale write, two.
+ */
 function advanceThread(sql: Statements, params: ThreadParams): number | null {
-  const row = sql.advanceThread.get(params) as { first_seq: number } | undefined;
+  type Moved = { first_seq: number } | undefined;
+  const row = (sql.advanceThread.get(params) ?? sql.advanceThreadRelisted.get(params)) as Moved;
   return row?.first_seq ?? null;
 }
 
