@@ -192,6 +192,11 @@ export class PgCheckpointer extends BaseCheckpointer {
     return rows.map((row) => fromJsonb(row.body) as Message);
   }
 
+  /**
+   * Most recent first by `write_seq`, which a write moves only when it creates the thread or
+   * changes its status: a step that keeps the status then updates no indexed column, and its
+   * update of the thread row is HOT (migration 6).
+   */
   protected async loadThreads({ userId, offset, limit }: ThreadFilter): Promise<ThreadSummary[]> {
     const rows = await this.#db.query<ThreadRow>(
       "listThreads",
