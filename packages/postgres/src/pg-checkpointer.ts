@@ -6,15 +6,24 @@ import type {
   LedgerClaim,
   LedgerEntry,
   Page,
+  StepCommit,
+  StepWrite,
   ThreadCheckpoint,
   ThreadFilter,
   ThreadSummary,
 } from "@tenxgraph/core/storage";
-import { BaseCheckpointer, StaleStateError, StorageError } from "@tenxgraph/core/storage";
+import {
+  BaseCheckpointer,
+  ClaimLostError,
+  StaleStateError,
+  StorageError,
+} from "@tenxgraph/core/storage";
 import { ThreadCache } from "./cache/thread-cache.js";
 import { Database } from "./connection/database.js";
 import { fromJsonb, toJsonb } from "./json.js";
 import { PgLedger, missingThread } from "./ledger/pg-ledger.js";
+import { claimsJsonb, completionsJsonb, toClaimResults } from "./ledger/step-ledger.js";
+import type { ClaimOutcome } from "./ledger/step-ledger.js";
 import { resolveOptions } from "./options.js";
 import type { PgCheckpointerOptions, ResolvedSettings } from "./options.js";
 import { toCheckpoint, toThreadSummary } from "./rows.js";
@@ -140,33 +149,25 @@ export class PgCheckpointer extends BaseCheckpointer {
     return checkpoint;
   }
 
-  protected async commitCheckpoint(write: CheckpointWrite): Promise<number> {
-    const { threadId, userId, currentNode, expectedVersion } = write;
+  /**
+   * One statement (`tenxgraph_put_checkpoint`, migration 6): the version compare, the fence of
+   * every riding completion, then the checkpoint, messages, completions and claims, in one round
+   * trip and one transaction. A write without ledger writes sends two empty lists.
+   */
+  protected async commitCheckpoint(write: StepWrite): Promise<StepCommit> {
+    const { threadId, expectedVersion } = write;
     // Once: a write cut off mid-flight may have committed, and a second try would be refused
     // as stale anyway; the run then fails clearly and `invoke(null)` continues the thread.
     const [result] = await this.#db
-      .query<WrittenRow>(
-        "putCheckpoint",
-        "once",
-        "SELECT * FROM tenxgraph_put_checkpoint($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)",
-        [
-          threadId,
-          write.incarnation,
-          userId,
-          expectedVersion,
-          write.step,
-          currentNode,
-          write.status,
-          toJsonb(write.values),
-          toJsonb(write.interrupts),
-          toJsonb(write.resumeAnswers),
-          write.newMessages.map((message) => message.id),
-          `[${write.newMessages.map(toJsonb).join(",")}]`,
-        ],
-      )
+      .query<WrittenRow>("putCheckpoint", "once", PUT_CHECKPOINT, stepWriteParams(write))
       .catch((error: unknown) => {
         throw duplicateMessageOr(error, threadId);
       });
+    if (result?.lost_key != null) {
+      // The version matched, so the cache did not mislead this run and stays: another
+      // execution took over one of the calls whose result the write carried.
+      throw new ClaimLostError(threadId, result.lost_key, Number(result.lost_attempt));
+    }
     if (result?.new_version == null) {
       // A conflict: whatever the cache holds for the thread may be what misled this run.
       await this.#cache?.forget(threadId);
@@ -174,7 +175,10 @@ export class PgCheckpointer extends BaseCheckpointer {
       throw new StaleStateError(threadId, expectedVersion, found);
     }
     this.#cacheWritten(write, result);
-    return Number(result.new_version);
+    return {
+      version: Number(result.new_version),
+      claims: toClaimResults(write.ledger.claims, result.claims),
+    };
   }
 
   /** `limit` `null` is SQL's `LIMIT NULL`: no limit. */
@@ -188,6 +192,11 @@ export class PgCheckpointer extends BaseCheckpointer {
     return rows.map((row) => fromJsonb(row.body) as Message);
   }
 
+  /**
+   * Most recent first by `write_seq`, which a write moves only when it creates the thread or
+   * changes its status: a step that keeps the status then updates no indexed column, and its
+   * update of the thread row is HOT (migration 6).
+   */
   protected async loadThreads({ userId, offset, limit }: ThreadFilter): Promise<ThreadSummary[]> {
     const rows = await this.#db.query<ThreadRow>(
       "listThreads",
@@ -273,8 +282,8 @@ export class PgCheckpointer extends BaseCheckpointer {
   }
 
   /** After a durable write: the new checkpoint becomes the hot copy, superseding cached steps. */
-  #cacheWritten(write: CheckpointWrite, written: WrittenRow): void {
-    const { expectedVersion: _, newMessages: __, ...fields } = write;
+  #cacheWritten(write: StepWrite, written: WrittenRow): void {
+    const { expectedVersion: _, newMessages: __, ledger: ___, ...fields } = write;
     this.#cache?.refresh(
       {
         ...fields,
@@ -300,14 +309,43 @@ export class PgCheckpointer extends BaseCheckpointer {
   }
 }
 
+const PUT_CHECKPOINT = `SELECT * FROM tenxgraph_put_checkpoint(
+  $1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13::jsonb, $14::jsonb)`;
+
+/** The arguments of `tenxgraph_put_checkpoint`, in order. */
+function stepWriteParams(write: StepWrite): unknown[] {
+  return [
+    write.threadId,
+    write.incarnation,
+    write.userId,
+    write.expectedVersion,
+    write.step,
+    write.currentNode,
+    write.status,
+    toJsonb(write.values),
+    toJsonb(write.interrupts),
+    toJsonb(write.resumeAnswers),
+    write.newMessages.map((message) => message.id),
+    `[${write.newMessages.map(toJsonb).join(",")}]`,
+    completionsJsonb(write.ledger.completions),
+    claimsJsonb(write.ledger.claims),
+  ];
+}
+
 /** What `tenxgraph_put_checkpoint` returns. */
 interface WrittenRow {
+  /** `null` when nothing was written: a stale write, or a riding completion lost its claim. */
   new_version: string | null;
   found_version: string | null;
   message_count: number;
   thread_user_id: string | null;
   updated_at: Date;
   thread_incarnation: string | null;
+  /** The first riding completion whose claim is no longer held, when there is one. */
+  lost_key: string | null;
+  lost_attempt: number | null;
+  /** One outcome per riding claim, in order; `null` without claims. */
+  claims: ClaimOutcome[] | null;
 }
 
 /** A repeated message id (the transcript's primary key) becomes a clear error. */

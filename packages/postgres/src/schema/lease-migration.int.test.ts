@@ -31,13 +31,16 @@ async function schemaBeforeLeases(rows: [key: string, status: string, heartbeatA
   await setup.close();
   const s = pg.escapeIdentifier(schema);
   await sql(dsn, `ALTER TABLE ${s}.tool_executions DROP COLUMN lease_expires_at`);
-  // Step 5 undone too: the writer's incarnation id, and the step function as step 2 made it.
+  // Steps 5 and 6 undone too: the writer's incarnation id, step 6's ledger functions, and the
+  // step function as step 2 made it.
   await sql(dsn, `ALTER TABLE ${s}.threads DROP COLUMN incarnation_id`);
   await sql(
     dsn,
     `DROP FUNCTION ${s}.tenxgraph_put_checkpoint(text, text, text, bigint, integer, text, text,
-       jsonb, jsonb, jsonb, text[], jsonb)`,
+       jsonb, jsonb, jsonb, text[], jsonb, jsonb, jsonb)`,
   );
+  await sql(dsn, `DROP FUNCTION ${s}.tenxgraph_lost_completion(text, jsonb)`);
+  await sql(dsn, `DROP FUNCTION ${s}.tenxgraph_claim_absent_calls(text, jsonb)`);
   await sql(dsn, `SET search_path TO ${s}; ${PUT_CHECKPOINT_WITH_INCARNATION}`);
   await sql(dsn, `DELETE FROM ${s}.tenxgraph_schema WHERE version > 3`);
   await sql(

@@ -1,6 +1,7 @@
 import { INCARNATION_ID_MIGRATION } from "./incarnation-id-migration.js";
 import { LEASE_MIGRATION } from "./lease-migration.js";
 import { PUT_CHECKPOINT_WITH_INCARNATION } from "./put-checkpoint-function.js";
+import { STEP_LEDGER_MIGRATION } from "./step-ledger-migration.js";
 
 /**
  * The schema, as numbered steps: a migration's position in {@link MIGRATIONS} is its version.
@@ -230,6 +231,7 @@ export const MIGRATIONS: readonly (readonly string[])[] = [
   ],
   LEASE_MIGRATION,
   INCARNATION_ID_MIGRATION,
+  STEP_LEDGER_MIGRATION,
 ];
 
 /** The schema version this code writes and reads. */
