@@ -138,7 +138,11 @@ export interface Checkpointer {
   commitStep?(write: StepWrite): Promise<StepCommit>;
   /** Messages in transcript order, from index `offset` (default 0), at most `limit`. */
   listMessages(threadId: string, page?: { offset?: number; limit?: number }): Promise<Message[]>;
-  /** Threads, most recently updated first. */
+  /**
+   * Threads, most recently active first: ordered by the last write that created the thread or
+   * changed its `status` (a run starting, pausing or ending), not by every step, so a store can
+   * write a step without touching the listing's index. `updatedAt` is still the last write's.
+   */
   listThreads(filter?: {
     userId?: string;
     limit?: number;

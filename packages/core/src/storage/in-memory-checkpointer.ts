@@ -27,7 +27,7 @@ interface ThreadRecord {
   checkpoint: ThreadCheckpoint;
   messages: Message[];
   messageIds: Set<string>;
-  /** The store's write counter at this thread's last write: orders `listThreads`. */
+  /** The store's write counter at this thread's creation or last status change: orders `listThreads`. */
   writeSeq: number;
 }
 
@@ -108,8 +108,11 @@ export class InMemoryCheckpointer extends BaseCheckpointer {
       messageCount: messages.length,
       updatedAt: this.#now(),
     };
-    this.#writeSeq += 1;
-    this.#threads.set(threadId, { checkpoint, messages, messageIds, writeSeq: this.#writeSeq });
+    // The listing order moves only on creation or a status change, as in the SQL stores.
+    const relisted = previous === undefined || previous.checkpoint.status !== write.status;
+    if (relisted) this.#writeSeq += 1;
+    const writeSeq = relisted ? this.#writeSeq : previous.writeSeq;
+    this.#threads.set(threadId, { checkpoint, messages, messageIds, writeSeq });
     // No await since the checks above: the thread and its ledger change as one.
     for (const { attempt, result } of copy.ledger.completions) {
       this.#complete(threadId, attempt, result);

@@ -79,6 +79,22 @@ export function threadsConformance(
       expect(await page({ limit: Infinity })).toEqual([a, c, b]);
     });
 
+    it("moves a thread up the listing when it is created or its status changes, not on every step", async () => {
+      const checkpointer = get();
+      const userId = `user-${newThreadId()}`;
+      const a = await createThread(checkpointer, { userId });
+      await tick();
+      const b = await createThread(checkpointer, { userId });
+      const listed = async () =>
+        (await checkpointer.listThreads({ userId })).map((thread) => thread.threadId);
+
+      // A step that keeps the status leaves the order (so a store need not touch its index).
+      await checkpointer.putCheckpoint(checkpointWrite(a, 1, { userId }));
+      expect(await listed()).toEqual([b, a]);
+      await checkpointer.putCheckpoint(checkpointWrite(a, 2, { userId, status: "completed" }));
+      expect(await listed()).toEqual([a, b]);
+    });
+
     it("filters threads by userId", async () => {
       const checkpointer = get();
       const [alice, bob] = [`alice-${newThreadId()}`, `bob-${newThreadId()}`];
