@@ -89,11 +89,11 @@ describe("InMemoryCheckpointer", () => {
     });
   });
 
-  it("orders threads written in the same millisecond by write order", async () => {
+  it("orders threads relisted in the same millisecond by write order", async () => {
     const frozen = new Date("2026-08-01T00:00:00.000Z");
     const checkpointer = new InMemoryCheckpointer({ clock: () => frozen });
     for (const id of ["t1", "t2", "t3"]) await checkpointer.putCheckpoint(firstWrite(id));
-    await checkpointer.putCheckpoint(firstWrite("t1", { expectedVersion: 1 }));
+    await checkpointer.putCheckpoint(firstWrite("t1", { expectedVersion: 1, status: "completed" }));
     const listed = await checkpointer.listThreads();
     expect(listed.map((t) => t.threadId)).toEqual(["t1", "t3", "t2"]);
     expect(listed[0]?.updatedAt).toBe(frozen.toISOString());
