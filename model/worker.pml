@@ -37,6 +37,8 @@
 #define DONE_OR_RIDING(c) (cpc[c] == SETTLED || cpc[c] == RIDE)
 #define ALL_DONE (DONE_OR_RIDING(0) && DONE_OR_RIDING(1))
 #define OTHER_SETTLED(c) (cpc[1 - (c)] == SETTLED)
+/* The other call returned too (in the code: in the same turn of the event loop), so both ride. */
+#define OTHER_RETURNED(c) (cpc[1 - (c)] == RETURNED || cpc[1 - (c)] == RIDE)
 
 /* Everything a process holds in memory is lost when it crashes or its run ends. */
 inline forget() {
@@ -233,6 +235,8 @@ inline returned(c) {
 #ifdef V2
   if
   :: OTHER_SETTLED(c) -> cpc[c] = RIDE /* the last call: its result rides in the step write */
+  :: OTHER_RETURNED(c) -> cpc[c] = RIDE /* returned together with the last: rides too */
+  :: OTHER_RETURNED(c) -> record(c) /* returned a turn before the other: recorded on its own */
   :: else -> record(c)
   fi
 #else
@@ -308,7 +312,11 @@ inline toolStepWrite() {
 inline fallbackRecord() {
   if
   :: cpc[0] == RIDE -> record(0)
+  :: else -> skip
+  fi;
+  if
   :: cpc[1] == RIDE -> record(1)
+  :: else -> skip
   fi;
   endRun()
 }

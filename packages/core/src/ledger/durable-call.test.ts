@@ -89,7 +89,7 @@ describe("durableCall", () => {
       },
       context: () => ({}),
       // A sibling is still going: this result is recorded as the tool returns (ledger v1).
-      returnedLast: () => false,
+      returnedLast: async () => false,
     };
 
     for (const expected of [{ replayed: false }, { replayed: true }]) {
@@ -118,7 +118,7 @@ describe("durableCall", () => {
         return { message: Message.tool("call_1", "Charged"), errorCode: null, changes: {} };
       },
       context: () => ({}),
-      returnedLast: () => true,
+      returnedLast: async () => true,
     };
     const ctx = nodeContext(checkpointer, threadId);
     const call = chargeCall();

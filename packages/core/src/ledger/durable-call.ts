@@ -46,10 +46,13 @@ export interface CallWork {
   /** The context the tool's `reconcile(args, ctx)` gets for an attempt (a `ToolContext`). */
   context(attempt: number, scope: DeadlineScope): unknown;
   /**
-   * Called once, when this call's tool returned: true when every sibling call of the node has
-   * settled or returned, so this result is the node's last and may ride in the step's write.
+   * Called once, when this call's tool returned: true when, a turn of the event loop later,
+   * every sibling call of the node has returned or settled too. Then nothing is left to wait
+   * for, and the results of this turn ride in the step's write, its very next commit; a result
+   * that returned while a sibling still runs is recorded on its own (with the others of its
+   * turn, in one commit).
    */
-  returnedLast(): boolean;
+  returnedLast(): Promise<boolean>;
 }
 
 /** How a call settled. */
@@ -152,7 +155,7 @@ async function runAndRecord(
     };
     await ctx.runtime.faultPoints?.hit(FAULT_POINTS.TOOL_AFTER_RETURN, where);
     // Asked past the fault point: a call held there still counts as going for its siblings.
-    const last = work.returnedLast();
+    const last = await work.returnedLast();
     if (attempt !== null) {
       const envelope = messageEnvelope(ran.message, ran.changes, call.origin, ran.errorCode);
       const { stepLedger } = ctx.runtime;

@@ -92,6 +92,52 @@ describe("ledger protocol v2: writes that ride in step writes", () => {
     ]);
   });
 
+  it("lets calls that return together ride in the step write; one that returns while a sibling runs is recorded on its own", async () => {
+    const store = new CountingStore();
+    const slowGate = deferred();
+    const slow = tool({
+      name: "slow_lookup",
+      description: "A lookup that waits for the test.",
+      schema: z.object({}),
+      execute: async () => {
+        await slowGate.promise;
+        return "found";
+      },
+    });
+    const model = [
+      callsTurn("m-1", [
+        ["lookup_order", { order_id: "1" }],
+        ["charge_card", { order_id: "1" }],
+        ["send_receipt", { order_id: "1" }],
+      ]),
+      callsTurn("m-2", [
+        ["lookup_order", { order_id: "2" }],
+        ["slow_lookup", {}],
+      ]),
+      "Done.",
+    ];
+    const app = supportAgent<S>({
+      model,
+      tools: [...supportTools([]), slow],
+      checkpointer: store,
+    });
+    const run = app.invoke(user("go"), { threadId: "t-together" });
+    await pause(50); // the second turn's quick lookup has returned and been recorded
+    slowGate.resolve();
+    await run;
+
+    // Turn 1: three calls returning in one turn of the event loop, no record of their own.
+    expect(store.ledgerWrites[1]?.completions.map((c) => c.attempt.key)).toEqual([
+      "m-1:call_1",
+      "m-1:call_2",
+      "m-1:call_3",
+    ]);
+    // Turn 2: the quick call recorded as it returned, the slow one with the step.
+    expect(store.records).toEqual([{ key: "m-2:call_1", attempt: 1 }]);
+    expect(store.ledgerWrites[3]?.completions.map((c) => c.attempt.key)).toEqual(["m-2:call_2"]);
+    expect(store.claims).toEqual([]);
+  });
+
   it("keeps the started mark of a fail tool: claimed on its own before it runs", async () => {
     const store = new CountingStore();
     const effects: string[] = [];

@@ -162,7 +162,9 @@ class SeedWorld {
         description: "Email the receipt.",
         schema: z.object({ order_id: z.string() }),
         execute: async (args, ctx) => {
-          await new Promise((resolve) => setImmediate(resolve));
+          // Slower than its siblings, so they are recorded on their own while it runs, and
+          // the loop reaches the window after such a record (ledger.after_record).
+          await new Promise((resolve) => setTimeout(resolve, 2));
           effect("send_receipt", ctx);
           return `Receipt sent for ${args.order_id}`;
         },

@@ -36,8 +36,8 @@ export function executeCall<S extends BaseState>(
   plan: CallPlan,
   branch: Branch<S>,
   ctx: NodeContext,
-  /** Marks the call's tool as returned: true when it is the node's last call still going. */
-  returnedLast: () => boolean,
+  /** Marks the call's tool as returned: true when no sibling is still going (see `CallWork`). */
+  returnedLast: () => Promise<boolean>,
 ): Promise<CallOutcome> {
   return withInterruptScope(
     {

@@ -129,8 +129,12 @@ export class ToolNode<S extends BaseState = BaseState> implements GraphNode<S> {
       prepared.map(async (call) => {
         const branch: Branch<S> = { state: branchState(state, baseline, transcript), baseline };
         const plan = call.ok ? plans.get(call)! : null;
-        // The last call to return may leave its record to the step's write (ledger v2).
-        const returnedLast = () => going.delete(call) && going.size === 0;
+        // The calls that return last, together, leave their records to the step's write (v2).
+        const returnedLast = async () => {
+          going.delete(call);
+          await new Promise((resolve) => setImmediate(resolve));
+          return going.size === 0;
+        };
         try {
           return await this.#runOne(call, plan, branch, ctx, returnedLast);
         } finally {
@@ -147,7 +151,7 @@ export class ToolNode<S extends BaseState = BaseState> implements GraphNode<S> {
     plan: CallPlan | null,
     branch: Branch<S>,
     ctx: InternalNodeContext,
-    returnedLast: () => boolean,
+    returnedLast: () => Promise<boolean>,
   ): Promise<CallOutcome> {
     const { id: toolCallId, name: toolName } = call.call;
     const key = call.ok ? call.key : null;
