@@ -2,7 +2,13 @@ import { setTimeout as sleep } from "node:timers/promises";
 import type { StoreKind } from "../support/store-spec.js";
 import { ChaosServices } from "./chaos-services.js";
 import { runScenario, type ScenarioContext } from "./chaos-scenario.js";
-import { count, emptyTally, otherFailures, type ChaosTally } from "./chaos-tally.js";
+import {
+  count,
+  emptyTally,
+  inDoubtByPolicy,
+  otherFailures,
+  type ChaosTally,
+} from "./chaos-tally.js";
 import { WarmPool } from "./warm-pool.js";
 
 /** What a chaos run does. */
@@ -123,7 +129,8 @@ function progress(tally: ChaosTally, started: number, target: number): string {
     otherFailures(tally);
   return (
     `[${tally.store}] kills ${tally.kills}/${target}, SIGSTOPs ${tally.sigstops}, ` +
-    `scenarios ${tally.scenarios}, in doubt ${tally.inDoubtSurfaced}, broken ${broken}, ` +
+    `scenarios ${tally.scenarios}, in doubt ${tally.inDoubtSurfaced} ` +
+    `(${inDoubtByPolicy(tally)}), broken ${broken}, ` +
     `${(tally.kills / Math.max(minutes, 1e-9)).toFixed(1)} kills/min`
   );
 }

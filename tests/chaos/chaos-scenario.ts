@@ -9,7 +9,7 @@ import type { WorkerProcess } from "../support/worker-process.js";
 import type { AgentParams } from "../crash/support/agent-params.js";
 import { runWave, type WaveOutcome } from "./chaos-wave.js";
 import { count, type ChaosBreak, type ChaosTally } from "./chaos-tally.js";
-import { surfacedInDoubt, unsurfacedInDoubt } from "./in-doubt-report.js";
+import { byPolicy, surfacedInDoubt, unsurfacedInDoubt } from "./in-doubt-report.js";
 import { disruptionOf, planWave } from "./wave-plan.js";
 
 /** Kills planned per scenario at most; after that its processes run undisturbed and finish it. */
@@ -116,7 +116,11 @@ export async function runScenario(
     trace.push(await storedForReport(ctx, scene));
     tally.failures.push({ seed, broke, message: `${message}\n${trace.join("\n")}` });
   } finally {
-    tally.inDoubtSurfaced += surfacedInDoubt(scene).length;
+    const surfaced = surfacedInDoubt(scene);
+    tally.inDoubtSurfaced += surfaced.length;
+    for (const [policy, n] of Object.entries(byPolicy(surfaced))) {
+      count(tally.inDoubtByPolicy, policy, n);
+    }
     await ctx
       .stable(() => scene.dispose())
       .catch((error: unknown) => {

@@ -1,5 +1,6 @@
 import type { StoreKind } from "../support/store-spec.js";
 import type { ServiceEvent } from "./chaos-services.js";
+import { IN_DOUBT_POLICIES, type PolicyCount } from "./in-doubt-report.js";
 
 /** What broke in a scenario: an invariant of the crash checks, or the run itself. */
 export type ChaosBreak =
@@ -35,6 +36,11 @@ export interface ChaosTally {
   /** Runs that ended refused by a race (STORAGE_CONFLICT_001, THREAD_001, …), by code. */
   refusals: Record<string, number>;
   inDoubtSurfaced: number;
+  /**
+   * The same calls by the `onInDoubt` policy of their tool (each of IN_DOUBT_POLICIES, 0 when
+   * none; "unknown" only when a warning named no tool or policy): they add up to the total.
+   */
+  inDoubtByPolicy: Partial<Record<PolicyCount, number>>;
   /** Scenarios whose invariants broke, by what broke. */
   broken: Partial<Record<ChaosBreak, number>>;
   failures: ChaosFailure[];
@@ -54,6 +60,7 @@ export function emptyTally(store: StoreKind): ChaosTally {
     killsBy: {},
     refusals: {},
     inDoubtSurfaced: 0,
+    inDoubtByPolicy: Object.fromEntries(IN_DOUBT_POLICIES.map((p) => [p, 0])),
     broken: {},
     failures: [],
     events: [],
@@ -77,13 +84,14 @@ export function held(tally: ChaosTally): boolean {
   return tally.failures.length === 0;
 }
 
-const HEADER = [
+export const HEADER = [
   "store",
   "kills",
   "SIGSTOPs",
   "duplicates of recorded calls",
   "lost messages",
   "in-doubt calls surfaced",
+  ...IN_DOUBT_POLICIES.map((p) => `in doubt: ${p}`),
   "lost updates",
   "other failures",
   "wall time",
@@ -98,12 +106,26 @@ export function markdownTable(tallies: readonly ChaosTally[]): string {
     String(t.broken.duplicate ?? 0),
     String(t.broken.lost_message ?? 0),
     String(t.inDoubtSurfaced),
+    ...IN_DOUBT_POLICIES.map((p) => String(t.inDoubtByPolicy[p] ?? 0)),
     String(t.broken.lost_update ?? 0),
     String(otherFailures(t)),
     wallTime(t.wallMs),
   ]);
   const line = (cells: string[]) => `| ${cells.join(" | ")} |`;
   return [line(HEADER), line(HEADER.map(() => "---")), ...rows.map(line)].join("\n");
+}
+
+/** Where the per-policy cells sit in a row (after the total), for rows written before them. */
+export const POLICY_COLUMNS = {
+  at: HEADER.indexOf("in-doubt calls surfaced") + 1,
+  count: IN_DOUBT_POLICIES.length,
+};
+
+/** `retry 12, fail 3, interrupt 2, reconcile 4` (and `unknown n` if any). */
+export function inDoubtByPolicy(tally: ChaosTally): string {
+  return Object.entries(tally.inDoubtByPolicy)
+    .map(([policy, n]) => `${policy} ${n}`)
+    .join(", ");
 }
 
 /** `12 min 05 s`, or `48 s`. */
@@ -124,6 +146,7 @@ export function details(tally: ChaosTally): string {
   );
   const lines = [
     `- scenarios ${tally.scenarios}, waves ${tally.waves} (${tally.concurrentWaves} with two or three processes at once), processes ${tally.processes}`,
+    `- in-doubt calls surfaced ${tally.inDoubtSurfaced}, by the tool's onInDoubt: ${inDoubtByPolicy(tally)}`,
     `- kills by way: ${pairs(tally.killsBy)}`,
     `- runs refused by a race: ${pairs(tally.refusals)}`,
     ...(events.length > 0 ? [`- servers: ${events.join("; ")}`] : []),

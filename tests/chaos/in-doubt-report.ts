@@ -1,22 +1,64 @@
 import { Message, decodeEnvelope } from "@tenxgraph/core";
+import type { AgentParams, PolicyName } from "../crash/support/agent-params.js";
 import type { CrashScene, StoredThread } from "../crash/support/crash-scene.js";
+import { TOOL_NAMES } from "../crash/support/random-plan.js";
+
+/** The `onInDoubt` policies of the chaos graph's tools, in the order the report lists them. */
+export const IN_DOUBT_POLICIES: readonly PolicyName[] = ["retry", "fail", "interrupt", "reconcile"];
+
+/** A policy of {@link IN_DOUBT_POLICIES}, or `"unknown"` for a warning that names none. */
+export type PolicyCount = PolicyName | "unknown";
 
 /** Where a run surfaced an in-doubt call: the runtime's IN DOUBT warning, as the worker relayed it. */
 interface Surfaced {
   key: string;
   attempt: number;
+  tool: string;
+  /** The `onInDoubt` policy the tool was given in the run that warned (see {@link policyOf}). */
+  policy: PolicyCount;
 }
 
 /** Every in-doubt call the scene's runs surfaced (a call's attempt counted once). */
 export function surfacedInDoubt(scene: CrashScene): Surfaced[] {
   const seen = new Map<string, Surfaced>();
-  for (const message of scene.runs.flatMap((run) => run.messages)) {
-    if (message.type !== "log" || message.level !== "warn") continue;
-    if (!String(message.msg).includes("IN DOUBT")) continue;
-    const call = { key: String(message.key), attempt: Number(message.attempt) };
-    seen.set(`${call.key}#${call.attempt}`, call);
+  for (const run of scene.runs) {
+    for (const message of run.messages) {
+      if (message.type !== "log" || message.level !== "warn") continue;
+      if (!String(message.msg).includes("IN DOUBT")) continue;
+      const tool = String(message.tool);
+      const call = {
+        key: String(message.key),
+        attempt: Number(message.attempt),
+        tool,
+        policy: policyOf(run.params, tool, message.policy),
+      };
+      seen.set(`${call.key}#${call.attempt}`, call);
+    }
   }
   return [...seen.values()];
+}
+
+/**
+ * The surfaced in-doubt calls counted by policy: every policy of {@link IN_DOUBT_POLICIES}, 0
+ * when none; `"unknown"` only when a warning named neither a tool of the graph nor a policy.
+ */
+export function byPolicy(surfaced: readonly Surfaced[]): Partial<Record<PolicyCount, number>> {
+  const counts: Partial<Record<PolicyCount, number>> = Object.fromEntries(
+    IN_DOUBT_POLICIES.map((p) => [p, 0]),
+  );
+  for (const call of surfaced) counts[call.policy] = (counts[call.policy] ?? 0) + 1;
+  return counts;
+}
+
+/**
+ * A tool's `onInDoubt` as the worker built it (support-agent.ts: `params.policies`, default
+ * `"retry"`). A warning naming no tool of the graph falls back to the policy the runtime named
+ * in it (`"reconcile"` for a `{ reconcile }` object, as here).
+ */
+function policyOf(params: AgentParams, tool: string, warned: unknown): PolicyCount {
+  const known = TOOL_NAMES.find((name) => name === tool);
+  if (known) return params.policies?.[known] ?? "retry";
+  return IN_DOUBT_POLICIES.find((p) => p === warned) ?? "unknown";
 }
 
 /**

@@ -28,7 +28,8 @@ export const KILL_KINDS: readonly KillKind[] = [
 /** A run takes a few tens of milliseconds after its first write: kills land all over it. */
 const ANYTIME_MAX_MS = 40;
 
-const TOOL_NAMES: readonly ToolName[] = ["lookup_order", "charge_card", "send_receipt"];
+/** The support agent's tools. */
+export const TOOL_NAMES: readonly ToolName[] = ["lookup_order", "charge_card", "send_receipt"];
 /** "retry" three times as often: it is the default, and the one that runs a call again. */
 const POLICIES: readonly PolicyName[] = [
   "retry",
