@@ -25,6 +25,7 @@ const sendReceipt = tool({
   description: "Email the receipt.",
   schema: order,
   async execute(args) {
+    await new Promise((resolve) => setTimeout(resolve, 50)); // the mailer takes its time
     outside.push(`receipt ${args.order_id}`);
     return "Receipt sent";
   },

@@ -49,12 +49,21 @@ async function expectPaused(scene: CrashScene, previous: StoredThread | null) {
   return paused;
 }
 
-/** Resumes with the approval in a fresh process and checks the thread completed: one of each. */
-async function approveAndFinish(scene: CrashScene, via: AgentParams["via"], before: StoredThread) {
+/**
+ * Resumes with the approval in a fresh process and checks the thread completed: one of each,
+ * and `receipts` receipts (2 when a kill took the receipt's result, riding in the pause's
+ * write: in doubt, and retried).
+ */
+async function approveAndFinish(
+  scene: CrashScene,
+  via: AgentParams["via"],
+  before: StoredThread,
+  receipts = 1,
+) {
   const resumed = await scene.run({ via, input: APPROVED, approval: true });
   expectDone(resumed, "completed");
   const final = await checkInvariants(scene, before, { finished: true });
-  expect(effectsByTool(final)).toEqual(ONCE_EACH);
+  expect(effectsByTool(final)).toEqual({ ...ONCE_EACH, send_receipt: receipts });
   expect(chargeAnswer(final)?.content).toBe(`Charged 42 USD for order ${ORDER}`);
   return final;
 }
@@ -98,7 +107,13 @@ describe.each(STORES)("on $label", { timeout: SCENE_TEST_TIMEOUT_MS }, ({ kind }
         });
         expectDone(again, "interrupted");
         const paused = await expectPaused(scene, killed);
-        await approveAndFinish(scene, "stream", paused);
+        // The receipt, returning last, rode in the pause's write, which the kill took: it was
+        // in doubt, and its policy (retry) ran it again. The lookup was recorded on its own.
+        expect(ledgerByTool(paused)).toMatchObject({
+          lookup_order: ["completed", 1],
+          send_receipt: ["completed", 2],
+        });
+        await approveAndFinish(scene, "stream", paused, 2);
       } finally {
         await scene.dispose();
       }

@@ -1,8 +1,9 @@
 /**
- * SIGKILL around the tool step's durable write: after every call of the node was recorded but
- * before the step's state write (`step.before_write`), and just after that write committed
- * (`step.after_write`). The first resumes at the tool node and replays all three calls from the
- * ledger; the second resumes at the model and touches no tool.
+ * SIGKILL around the tool step's durable write: after the node's calls returned but before the
+ * step's write (`step.before_write`), and just after that write committed (`step.after_write`).
+ * The first resumes at the tool node: the two calls recorded on their own replay from the
+ * ledger, and the receipt, whose result rode in the lost write (ledger protocol v2), is in doubt
+ * and retried. The second resumes at the model and touches no tool.
  */
 import { describe, expect, it } from "vitest";
 import { STORES } from "../support/store-spec.js";
@@ -31,7 +32,7 @@ describe.each(STORES)("on $label", { timeout: SCENE_TEST_TIMEOUT_MS }, ({ kind }
   describe.concurrent.each(["invoke", "stream"] as const)(
     "killed around the tool step's write (%s)",
     (via) => {
-      it("before the write: the resumed tool node replays all three calls from the ledger", async () => {
+      it("before the write: the calls recorded on their own replay; the one riding in the write is in doubt and retried", async () => {
         const scene = seedScene(`before-write-${via}`, kind);
         try {
           const killed = await crashSeedRun(scene, via, {
@@ -45,17 +46,19 @@ describe.each(STORES)("on $label", { timeout: SCENE_TEST_TIMEOUT_MS }, ({ kind }
             currentNode: "TOOL",
           });
           expect(killed.messages.map((m) => m.role)).toEqual(["user", "assistant"]);
-          expect(ledgerByTool(killed)).toEqual(ALL_RECORDED);
+          // The receipt returned last: its result rode in the write the kill took (ledger v2).
+          expect(ledgerByTool(killed)).toEqual({ ...ALL_RECORDED, send_receipt: ["started", 1] });
           expect(effectsByTool(killed)).toEqual(ONCE_EACH);
 
           const { resumed, final } = await resumeToEnd(scene, via, killed);
-          expect(effectsByTool(final)).toEqual(ONCE_EACH);
-          expect(ledgerByTool(final)).toEqual(ALL_RECORDED);
-          for (const tool of TOOLS) {
+          expect(effectsByTool(final)).toEqual({ ...ONCE_EACH, send_receipt: 2 });
+          expect(ledgerByTool(final)).toEqual({ ...ALL_RECORDED, send_receipt: ["completed", 2] });
+          for (const tool of ["lookup_order", "charge_card"] as const) {
             expect(metric(resumed, "tool.ledger_hits", tool), `${tool} replayed`).toBe(1);
             if (via === "stream")
               expect(toolResults(resumed, tool)).toMatchObject([{ replayed: true }]);
           }
+          expect(metric(resumed, "tool.in_doubt", "send_receipt"), "receipt in doubt").toBe(1);
           expect(final.messages.map((m) => m.role)).toEqual([
             "user",
             "assistant",

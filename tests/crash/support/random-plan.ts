@@ -28,6 +28,9 @@ export const KILL_KINDS: readonly KillKind[] = [
 /** A run takes a few tens of milliseconds after its first write: kills land all over it. */
 const ANYTIME_MAX_MS = 40;
 
+/** The support agent's tools in the order they return when started together (support-agent.ts). */
+const RETURN_ORDER: readonly ToolName[] = ["lookup_order", "charge_card", "send_receipt"];
+
 /** The support agent's tools. */
 export const TOOL_NAMES: readonly ToolName[] = ["lookup_order", "charge_card", "send_receipt"];
 /** "retry" three times as often: it is the default, and the one that runs a call again. */
@@ -89,7 +92,16 @@ export function randomKill(
   );
   const calls = plan.rounds.flat().map((c) => c.name);
   const open = calls.filter((name) => !recorded.has(name));
-  const tool = pick(rng, open.length > 0 ? open : calls);
+  // A call is recorded on its own (ledger.after_record) only while a slower sibling still runs;
+  // otherwise it rides in the step's write (ledger protocol v2).
+  const recordedAlone = plan.rounds
+    .flatMap((round) => {
+      const slowest = Math.max(...round.map((c) => RETURN_ORDER.indexOf(c.name)));
+      return round.filter((c) => RETURN_ORDER.indexOf(c.name) < slowest).map((c) => c.name);
+    })
+    .filter((name) => !recorded.has(name));
+  const aimed = kind === "ledger.after_record" && recordedAlone.length > 0 ? recordedAlone : open;
+  const tool = pick(rng, aimed.length > 0 ? aimed : calls);
   if (kind === "hang") return { hang: tool };
   return { kill: { point: kind, tool, hit: 1 } };
 }

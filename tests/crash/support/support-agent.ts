@@ -58,6 +58,13 @@ export function buildSupportAgent(
       order: orderId,
       pid: process.pid,
     });
+  // The three tools answer at different times (lookup at once, then the card, then the
+  // mailer), each gap long next to a turn of the event loop even on a loaded machine. So, as in
+  // most real nodes, a call that returns while a slower sibling runs is recorded on its own
+  // (the window after a record stays reachable), and the slowest, returning last, rides in the
+  // tool step's write (ledger protocol v2). See `RETURN_ORDER` in random-plan.ts.
+  const CHARGE_DELAY_MS = 50;
+  const RECEIPT_DELAY_MS = 100;
   const hangIfAsked = async (name: ToolName) => {
     if (params.hang !== name) return;
     hooks.onHang(name);
@@ -88,6 +95,7 @@ export function buildSupportAgent(
         if (!answer.approved) return "Charge declined";
       }
       await hangIfAsked("charge_card");
+      await new Promise((resolve) => setTimeout(resolve, CHARGE_DELAY_MS));
       effect("charge_card", args.order_id, ctx);
       return `Charged ${args.amount_cents / 100} USD for order ${args.order_id}`;
     },
@@ -99,6 +107,7 @@ export function buildSupportAgent(
     onInDoubt: policyOf("send_receipt", params),
     async execute(args, ctx) {
       await hangIfAsked("send_receipt");
+      await new Promise((resolve) => setTimeout(resolve, RECEIPT_DELAY_MS));
       effect("send_receipt", args.order_id, ctx);
       return `Receipt sent for order ${args.order_id}`;
     },

@@ -10,7 +10,7 @@ import type { CallPlan } from "./call-plan.js";
 import { messageEnvelope, type ReplayedResult } from "./envelope.js";
 import { resolveInDoubt } from "./in-doubt.js";
 import type { LedgerCall } from "./ledger-call.js";
-import { recordResult, releaseClaim } from "./record.js";
+import { recordResult, releaseClaim, reportUnrecorded } from "./record.js";
 
 /** What running the tool once gave: the message the model reads, and what is recorded with it. */
 export interface ToolRun {
@@ -164,6 +164,7 @@ async function runAndRecord(
           completion: { attempt: { key: call.key!, attempt }, result: envelope },
           held,
           recordAlone: () => recordResult(call, attempt, envelope, ctx),
+          reportUnrecorded: (error) => reportUnrecorded(call, attempt, error, ctx),
         });
         riding = true;
       } else {

@@ -44,13 +44,34 @@ export async function recordResult(
       lost = new ClaimLostError(ctx.threadId, key, attempt);
     }
   } catch (error) {
-    ctx.runtime.metrics.ledgerRecordFailures.add(1, { tool: call.tool.name });
-    call.log.error(
-      { ...fields, err: error },
-      "Tool call COMPLETED but could not be recorded; a replay of this node may execute it again",
-    );
+    reportUnrecorded(call, attempt, error, ctx);
   }
   if (lost) throw lost;
+}
+
+/**
+ * A completed call whose record may not have been written (its own record failed, or the step
+ * write it rode in failed without saying whether it applied): logged at error level and
+ * counted, because it is the one case where the runtime knows its replay guarantee may not hold.
+ */
+export function reportUnrecorded(
+  call: LedgerCall,
+  attempt: number,
+  error: unknown,
+  ctx: NodeContext,
+): void {
+  ctx.runtime.metrics.ledgerRecordFailures.add(1, { tool: call.tool.name });
+  call.log.error(
+    {
+      threadId: ctx.threadId,
+      key: call.key,
+      tool: call.tool.name,
+      toolCallId: call.call.id,
+      attempt,
+      err: error,
+    },
+    "Tool call COMPLETED but could not be recorded; a replay of this node may execute it again",
+  );
 }
 
 /** Marks a claimed call as paused in `interrupt()`: not done, and not in doubt. */

@@ -13,6 +13,8 @@ export interface RidingResult {
    * failed. Throws `ClaimLostError` when fenced out; logs and counts any other failure.
    */
   recordAlone(): Promise<void>;
+  /** Reports that the step write carrying the result failed, maybe before it applied. */
+  reportUnrecorded(error: unknown): void;
 }
 
 /** A claim won in the write of the step that issued its call, waiting for its tool to run. */
@@ -28,9 +30,9 @@ export interface ClaimAhead {
  * - **Riding results.** The last call of a node to return leaves its result here instead of
  *   recording it; the next durable write commits it, fenced on its attempt. Moving the record
  *   into that transaction moves no guarantee: a crash before the commit leaves the call in doubt,
- *   as a crash before its own record would. If that write fails, the result is recorded on its
- *   own, so a live run's completed call never turns into one in doubt. Its claim is heartbeated
- *   until then.
+ *   as a crash before its own record would. If that write is refused as stale, the result is
+ *   recorded on its own, so a live run's completed call does not turn into one in doubt. Its
+ *   claim is heartbeated until then.
  * - **Claims ahead.** The claims of the next node's `retry` calls ride in the write of the step
  *   that issued them. The tool node then runs them without claiming. A crash in between makes
  *   them look in doubt, and `retry` runs them: what a fresh claim would have done.
@@ -71,7 +73,7 @@ export class StepLedger {
   /**
    * Commits the waiting results and `claims` with a checkpoint: `write` is the step's write
    * with these ledger writes, the store's `commitStep`. Claims won are heartbeated by `watch`
-   * until their tools run. On a failure other than a lost claim, the results are recorded on
+   * until their tools run. When the write is refused as stale, the results are recorded on
    * their own before the error goes on.
    */
   async commitWith<T>(
@@ -85,8 +87,16 @@ export class StepLedger {
     try {
       committed = await write(ledger);
     } catch (error) {
-      // Taken over: the call is the taker's now, and so is its record.
-      if (!isTenxgraphError(error, "TOOL_CONFLICT_002")) await this.#recordAlone(riding, false);
+      // Refused as stale, the write applied nothing and the store answered: the results are
+      // recorded on their own, so a live run's completed calls are not left in doubt. After any
+      // other failure the write may or may not have applied and the store is likely out of
+      // reach; the calls are left to the next run, in doubt if the write did not land (as a
+      // crash there would). A lost claim is the taker's, and so is its record.
+      if (isTenxgraphError(error, "STORAGE_CONFLICT_001")) {
+        await this.#recordAlone(riding, false);
+      } else if (!isTenxgraphError(error, "TOOL_CONFLICT_002")) {
+        for (const result of riding) result.reportUnrecorded(error);
+      }
       throw error;
     } finally {
       for (const { held } of riding) held?.release();

@@ -96,12 +96,15 @@ describe("mcpTools: an MCP server's tools as tenxgraph tools", () => {
 
   it("replays a recorded call after a crash instead of calling the server again", async () => {
     const tools = await mcpTools(crm.client);
+    let writesAtMain = 0;
     const crash = new FaultPoints().arm(
-      "ledger.after_record",
+      // Before the tool step's write (the second write at MAIN; the first is the start), which
+      // carries the call's result: the failed run's last write records it instead.
+      "step.before_write",
       () => {
         throw new Error("worker killed");
       },
-      { when: (at) => at.toolName === "refund_payment", times: 1 },
+      { when: (at) => at.node === "MAIN" && ++writesAtMain === 2, times: 1 },
     );
     const app = appWith(
       tools,
