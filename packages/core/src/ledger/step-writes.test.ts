@@ -334,16 +334,16 @@ describe("ledger protocol v2: writes that ride in step writes", () => {
     const store = new InMemoryCheckpointer();
     const effects: string[] = [];
     const model = [oneCharge, "Charged."];
-    let app: ReturnType<typeof supportAgent<S>>;
     const stopAfterModelStep = new FaultPoints().arm(
       "step.after_write",
       async () => {
-        await app.stop({ threadId: "t-stop" });
+        await store.requestStop("t-stop"); // what app.stop() does
+
         await pause(100); // the run's watch sees the request
       },
       { when: (at) => at.node === "TOOL", times: 1 },
     );
-    app = supportAgent<S>({
+    const app = supportAgent<S>({
       model,
       tools: supportTools(effects),
       checkpointer: store,
