@@ -31,7 +31,8 @@ export function checkRecordsFinal(
 /**
  * What `stream` told its consumer matches the ledger: a call is reported `replayed` exactly
  * when its entry was settled by another run (an earlier or a concurrent process), not claimed
- * by this one. Checked for each run of the last wave.
+ * by this one; a run that died may also report as run a call another run settled after it.
+ * Checked for each run of the last wave.
  */
 export function checkStreamedReplays(scene: CrashScene, stored: StoredThread, at: string): void {
   const wave = scene.runs.at(-1)?.wave;
@@ -44,11 +45,14 @@ function checkReplays(run: WorkerRun, stored: StoredThread, at: string): void {
     m.type === "event" ? [m.event as StreamedEvent] : [],
   );
   const runId = events.find((e) => e.type === "run_start")?.runId;
+  const died = run.done === undefined;
   for (const event of events.filter((e) => e.type === "tool_result")) {
     const entry = stored.ledger.find((e) => e.key === event.key);
-    expect(event.replayed, `${at}: tool_result.replayed of ${event.key}`).toBe(
-      entry?.ownerRunId !== runId,
-    );
+    const settledByAnother = entry?.ownerRunId !== runId;
+    // A run that died may have run a call whose result rode in a step write the kill took
+    // (ledger protocol v2): it ran the tool, yet the entry went on to the run that retried it.
+    if (died && event.replayed === false && settledByAnother) continue;
+    expect(event.replayed, `${at}: tool_result.replayed of ${event.key}`).toBe(settledByAnother);
   }
 }
 
