@@ -28,7 +28,8 @@ const MODEL = process.env.OPENAI_API_KEY
     : "scripted";
 
 const outside: string[] = []; // what reached the outside world: the payment provider, the mailer
-const tools = supportTools({ outside: (line) => outside.push(line) });
+// The mailer answers after the charge: the charge is recorded as it returns, then the worker dies.
+const tools = supportTools({ outside: (line) => outside.push(line), mailerDelayMs: 50 });
 
 const model =
   MODEL === "scripted"
