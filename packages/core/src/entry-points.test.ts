@@ -28,6 +28,7 @@ const ENTRIES = {
       "ModelError",
       "NodeOutputError",
       "NodeTimeoutError",
+      "RunAbandonedError",
       "REMOTE_TOOL_CALL_KIND",
       "StaleStateError",
       "StateGraph",

@@ -79,6 +79,7 @@ export {
   ModelError,
   NodeOutputError,
   NodeTimeoutError,
+  RunAbandonedError,
   StaleStateError,
   StorageError,
   StorageSchemaError,

@@ -67,6 +67,12 @@ export const ERROR_CODES = {
    */
   THREAD_004: "THREAD_004",
   /**
+   * The run was abandoned through `config.abandonSignal`: its owner lost it to another
+   * execution (a worker whose lease was taken over), so it stopped where it was and wrote
+   * nothing more. The execution that took it over carries the thread on.
+   */
+  RUN_ABANDONED_001: "RUN_ABANDONED_001",
+  /**
    * The input or config passed to `invoke`/`stream` is malformed: the message names the field
    * (`input.messages[2]`, `input.amount: BigInt is not JSON`, `config.threadId`). Nothing was written.
    */

@@ -151,6 +151,23 @@ export class ClaimLostError extends TenxgraphError {
   }
 }
 
+/**
+ * A run ended through `config.abandonSignal` (`RUN_ABANDONED_001`): it wrote nothing after the
+ * signal, not even a stopped or failed status, since another execution owns the thread now.
+ */
+export class RunAbandonedError extends TenxgraphError {
+  constructor(
+    readonly threadId: string,
+    readonly reason: string,
+  ) {
+    super(
+      "RUN_ABANDONED_001",
+      `The run on thread '${threadId}' was abandoned (${reason}): it stopped without writing, ` +
+        `and the execution that took the thread over carries it on`,
+    );
+  }
+}
+
 /** A resume, input or thread lookup that cannot be carried out as asked. */
 export class InvalidRunError extends TenxgraphError {
   constructor(

@@ -11,7 +11,7 @@ import { RUN_LEASE_KEY } from "../runtime/run-lease.js";
 import type { RunDependencies } from "../runtime/run-dependencies.js";
 import { Run } from "../runtime/run-loop.js";
 import type { RunInput, RunResult } from "../runtime/run-result.js";
-import { StopSignal } from "../runtime/stop-signal.js";
+import { AbandonSignal, StopSignal } from "../runtime/stop-signal.js";
 import { loadThread } from "../runtime/thread-snapshot.js";
 import type { Checkpointer, Interrupt, ThreadStatus } from "../storage/checkpointer.js";
 import { InMemoryCheckpointer } from "../storage/in-memory-checkpointer.js";
@@ -168,12 +168,17 @@ export class CompiledGraph<S extends BaseState> {
     const onExternalAbort = () => abort.abort(new StopSignal("signal"));
     if (external?.aborted) onExternalAbort();
     external?.addEventListener("abort", onExternalAbort, { once: true });
+    const abandon = resolved.abandonSignal;
+    const onAbandon = () => abort.abort(new AbandonSignal(abortReasonText(abandon!.reason)));
+    if (abandon?.aborted) onAbandon();
+    abandon?.addEventListener("abort", onAbandon, { once: true });
     const active = this.#activeRuns.get(resolved.threadId) ?? new Set();
     this.#activeRuns.set(resolved.threadId, active.add(abort));
     try {
       return await new Run(this.#deps, resolved, emit, abort, runId).execute(input);
     } finally {
       external?.removeEventListener("abort", onExternalAbort);
+      abandon?.removeEventListener("abort", onAbandon);
       active.delete(abort);
       if (active.size === 0) this.#activeRuns.delete(resolved.threadId);
       this.#rememberEnded(runId);
@@ -207,4 +212,11 @@ function checkTimings(stopPollIntervalMs: number, claimStaleAfterMs: number): vo
         `(${stopPollIntervalMs}), or a live execution's claims could be taken for abandoned ones`,
     );
   }
+}
+
+/** What an abort reason says, for the abandoned run's error. */
+function abortReasonText(reason: unknown): string {
+  if (typeof reason === "string") return reason;
+  if (reason instanceof Error) return reason.message;
+  return "abandonSignal aborted";
 }

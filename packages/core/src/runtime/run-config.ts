@@ -31,6 +31,21 @@ export interface RunConfig {
   /** Aborting it stops the run like `stop()`. */
   signal?: AbortSignal;
   /**
+   * Aborting it stops the run at the next node boundary: the node in flight finishes (its
+   * tools are not cut off, so none is left in doubt), its step is written, and the run ends
+   * `stopped` before the next node. `invoke(null)` continues it, in any process. For a worker
+   * that shuts down and hands its runs to others.
+   */
+  drainSignal?: AbortSignal;
+  /**
+   * Aborting it abandons the run: it ends at once, like a stop, but writes no terminal status,
+   * and `invoke` rejects with `RunAbandonedError` (`RUN_ABANDONED_001`). For a worker that
+   * learns another has taken the run over (its lease ran out): the other execution's writes
+   * fence any this one still had in flight. The abort reason, if a string or an Error, is
+   * named in the error.
+   */
+  abandonSignal?: AbortSignal;
+  /**
    * Tools the caller runs, for this run only: every `ToolNode` can call them, and a call pauses
    * the run for the caller's result (see `remoteTool`). A node's own tool of the same name wins.
    */
@@ -60,6 +75,8 @@ export interface ResolvedRunConfig {
   recursionLimit: number;
   durableCheckpointEveryStep: boolean;
   signal: AbortSignal | undefined;
+  drainSignal: AbortSignal | undefined;
+  abandonSignal: AbortSignal | undefined;
   remoteTools: ReadonlyMap<string, AnyTool>;
   loadedCheckpoint: ThreadCheckpoint | null | undefined;
 }
@@ -81,7 +98,9 @@ export function resolveRunConfig(
   if (config.userId !== undefined && config.userId !== null) {
     requireId(config.userId, "config.userId");
   }
-  requireSignal(config.signal);
+  requireSignal(config.signal, "signal");
+  requireSignal(config.drainSignal, "drainSignal");
+  requireSignal(config.abandonSignal, "abandonSignal");
   let threadId = config.threadId;
   if (threadId === undefined || threadId === "") {
     threadId = newId();
@@ -110,6 +129,8 @@ export function resolveRunConfig(
     recursionLimit: resolveRecursionLimit(config.recursionLimit, log),
     durableCheckpointEveryStep: config.durableCheckpointEveryStep ?? true,
     signal: config.signal,
+    drainSignal: config.drainSignal,
+    abandonSignal: config.abandonSignal,
     remoteTools: resolveRemoteTools(config.remoteTools),
     loadedCheckpoint: resolveLoadedCheckpoint(config.loadedCheckpoint, threadId),
   };
@@ -172,13 +193,13 @@ export function requireId(value: unknown, name: string): asserts value is string
   }
 }
 
-function requireSignal(signal: unknown): void {
+function requireSignal(signal: unknown, name: string): void {
   if (signal === undefined) return;
   const s = signal as Partial<AbortSignal> | null;
   if (typeof s?.aborted === "boolean" && typeof s.addEventListener === "function") return;
   throw new InvalidRunError(
     "INPUT_001",
-    `config.signal must be an AbortSignal (e.g. AbortSignal.timeout(ms)), got ${typeOf(signal)}`,
+    `config.${name} must be an AbortSignal (e.g. AbortSignal.timeout(ms)), got ${typeOf(signal)}`,
   );
 }
 

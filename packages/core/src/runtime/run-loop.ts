@@ -1,4 +1,9 @@
-import { StaleStateError, GraphRecursionError, errorText } from "../errors/errors.js";
+import {
+  StaleStateError,
+  GraphRecursionError,
+  RunAbandonedError,
+  errorText,
+} from "../errors/errors.js";
 import { isTenxgraphError } from "../errors/tenxgraph-error.js";
 import { withFields, type Logger } from "../events/logger.js";
 import type { EmitEvent, RunStatus } from "../events/stream-event.js";
@@ -19,7 +24,7 @@ import type { RunDependencies } from "./run-dependencies.js";
 import type { Progress } from "./run-progress.js";
 import type { RunInput, RunResult } from "./run-result.js";
 import { RunWatch } from "./run-watch.js";
-import { isStopSignal, StopSignal } from "./stop-signal.js";
+import { AbandonSignal, isStopSignal, StopSignal } from "./stop-signal.js";
 import { resolveStart, type RunStart } from "./run-start.js";
 import { claimLease, releaseLease } from "./run-lease.js";
 import { loadThread } from "./thread-snapshot.js";
@@ -123,7 +128,7 @@ export class Run<S extends BaseState> {
     try {
       // Stop requests are counted, never cleared: those made from now on are for this run.
       const stopRequestsAtStart = await this.#deps.checkpointer.countStopRequests(threadId);
-      if (this.#abort.signal.aborted) return await this.#notStarted();
+      if (this.#abort.signal.aborted) throw this.#abort.signal.reason;
       const start = await resolveStart(this.#deps, this.#config, input, this.#abort.signal);
       // Claimed before the start write, so of this run and a live one only one writes.
       const lease =
@@ -132,8 +137,10 @@ export class Run<S extends BaseState> {
           : null;
       return { start, stopRequestsAtStart, lease };
     } catch (error) {
+      const abandoned = this.#abandoned();
+      if (abandoned) error = abandoned;
       // Stopped while it waited for a live run to end: nothing was written.
-      if (isStopSignal(error)) return await this.#notStarted();
+      else if (isStopSignal(error)) return await this.#notStarted();
       this.#emitError(error);
       throw error;
     }
@@ -163,6 +170,7 @@ export class Run<S extends BaseState> {
       const progress = this.#progress!;
       const signal = this.#abort.signal;
       if (signal.aborted) throw signal.reason;
+      if (this.#draining) throw new StopSignal("drain");
       if (stepsThisRun >= this.#config.recursionLimit) {
         throw new GraphRecursionError(this.#config.threadId, this.#config.recursionLimit);
       }
@@ -209,6 +217,8 @@ export class Run<S extends BaseState> {
    */
   #claimsAhead(next: Progress<S>): LedgerClaim[] {
     const node = this.#deps.graph.nodes.get(next.currentNode!);
+    // A draining run stops before the next node: claims for it would only be handed back.
+    if (this.#draining) return [];
     if (!this.#stepLedger.rides || !node || !isGraphNode(node) || !node.claimsAhead) return [];
     try {
       return node.claimsAhead(next.state).map(({ key, toolName }) => ({
@@ -231,7 +241,28 @@ export class Run<S extends BaseState> {
     return this.#end("interrupted", interrupts);
   }
 
+  /** `config.drainSignal` fired: the run ends at the next node boundary. */
+  get #draining(): boolean {
+    return this.#config.drainSignal?.aborted === true;
+  }
+
+  /** The abandon signal, whatever error the abort surfaced as inside the node. */
+  #abandoned(): RunAbandonedError | null {
+    const reason: unknown = this.#abort.signal.reason;
+    if (!(reason instanceof AbandonSignal)) return null;
+    this.#logger.info(
+      { reason: reason.reason, node: this.#progress?.currentNode },
+      "Run abandoned: another execution owns the thread now; nothing more is written",
+    );
+    return new RunAbandonedError(this.#config.threadId, reason.reason);
+  }
+
   async #finishAbnormally(failure: unknown): Promise<RunResult<S>> {
+    const abandoned = this.#abandoned();
+    if (abandoned) {
+      this.#emitError(abandoned);
+      throw abandoned;
+    }
     let error = failure;
     if (isStopSignal(error)) {
       try {
