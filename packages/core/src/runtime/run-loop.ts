@@ -136,11 +136,10 @@ export class Run<S extends BaseState> {
           ? await claimLease(this.#deps, threadId, this.runId, start.lease?.attempt ?? 0)
           : null;
       return { start, stopRequestsAtStart, lease };
-    } catch (error) {
-      const abandoned = this.#abandoned();
-      if (abandoned) error = abandoned;
+    } catch (caught) {
+      const error = this.#abandoned() ?? caught;
       // Stopped while it waited for a live run to end: nothing was written.
-      else if (isStopSignal(error)) return await this.#notStarted();
+      if (isStopSignal(error)) return await this.#notStarted();
       this.#emitError(error);
       throw error;
     }
