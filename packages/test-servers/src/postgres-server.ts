@@ -1,5 +1,5 @@
 import { execFile, execFileSync } from "node:child_process";
-import { chown, mkdtemp } from "node:fs/promises";
+import { appendFile, chown, mkdtemp } from "node:fs/promises";
 import { existsSync, readdirSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -19,6 +19,19 @@ export interface PostgresServerOptions {
    * durability is what the crash tests and benchmarks measure, so the default must be real.
    */
   fsync?: boolean;
+  /**
+   * The addresses the server listens on. 127.0.0.1 alone by default; a test that runs clients
+   * in network namespaces adds the address its bridge has in the root namespace, since those
+   * clients cannot reach this namespace's loopback. 127.0.0.1 must stay among them: `dsn` and
+   * the check that the server is up use it.
+   */
+  listenAddresses?: string[];
+  /**
+   * Networks (CIDR, e.g. `10.231.7.0/24`) whose clients log in without a password, besides
+   * 127.0.0.1 and ::1, which always may. Only the test's own private network belongs here:
+   * listening on an address is not enough to keep everyone else out.
+   */
+  trustCidrs?: string[];
 }
 
 /** Who runs initdb and postgres: they refuse to run as root, so root hands them to `postgres`. */
@@ -29,7 +42,8 @@ interface ServiceUser {
 
 /**
  * A private PostgreSQL server for tests: its own data directory under the OS temp directory,
- * listening on 127.0.0.1 only, with trust authentication for the `postgres` role. It can be
+ * listening on 127.0.0.1 only (unless given more addresses), with trust authentication for the
+ * `postgres` role from there (and from networks it is told to trust). It can be
  * stopped, killed and started again on the same port and data, to test restarts and crashes.
  */
 export class PostgresServer extends TestServer {
@@ -39,12 +53,20 @@ export class PostgresServer extends TestServer {
   protected readonly stopSignal = "SIGINT";
   readonly #fsync: boolean;
   readonly #user: ServiceUser | undefined;
+  readonly #listenAddresses: string[];
+  readonly #trustCidrs: string[];
 
-  private constructor(rootDir: string, fsync: boolean, user: ServiceUser | undefined) {
+  private constructor(
+    rootDir: string,
+    options: PostgresServerOptions,
+    user: ServiceUser | undefined,
+  ) {
     super(rootDir);
     this.dataDir = join(rootDir, "data");
-    this.#fsync = fsync;
+    this.#fsync = options.fsync ?? true;
     this.#user = user;
+    this.#listenAddresses = options.listenAddresses ?? ["127.0.0.1"];
+    this.#trustCidrs = options.trustCidrs ?? [];
   }
 
   /**
@@ -52,12 +74,22 @@ export class PostgresServer extends TestServer {
    * connections.
    */
   static async start(options: PostgresServerOptions = {}): Promise<PostgresServer> {
+    // A space or comma would make a pg_hba.conf line or a setting say something else entirely.
+    for (const value of [...(options.listenAddresses ?? []), ...(options.trustCidrs ?? [])]) {
+      if (!/^[0-9A-Za-z.:/-]+$/.test(value)) {
+        throw new Error(`PostgresServer: not an address or CIDR: ${JSON.stringify(value)}`);
+      }
+    }
+    if (options.listenAddresses && !options.listenAddresses.includes("127.0.0.1")) {
+      throw new Error("PostgresServer: listenAddresses must include 127.0.0.1");
+    }
     const user = serviceUser();
     const rootDir = await mkdtemp(join(tmpdir(), `tenxgraph-pg-${options.name ?? "test"}-`));
-    const server = new PostgresServer(rootDir, options.fsync ?? true, user);
+    const server = new PostgresServer(rootDir, options, user);
     try {
       if (user) await chown(rootDir, user.uid, user.gid);
       await server.#initdb();
+      await server.#trustNetworks();
       await server.startOnFreePort();
       return server;
     } catch (error) {
@@ -68,7 +100,16 @@ export class PostgresServer extends TestServer {
 
   /** A connection string for the `postgres` database as the `postgres` superuser. */
   get dsn(): string {
-    return `postgres://postgres@127.0.0.1:${this.port}/postgres`;
+    return this.dsnFor("127.0.0.1");
+  }
+
+  /**
+   * {@link dsn}, but reaching the server at `host`: one of its `listenAddresses`, for a client
+   * that cannot use 127.0.0.1 (one in another network namespace).
+   */
+  dsnFor(host: string): string {
+    const hostPart = host.includes(":") ? `[${host}]` : host;
+    return `postgres://postgres@${hostPart}:${this.port}/postgres`;
   }
 
   get logFile(): string {
@@ -99,7 +140,7 @@ export class PostgresServer extends TestServer {
 
   protected serverCommand(): ServerCommand {
     const settings = {
-      listen_addresses: "127.0.0.1",
+      listen_addresses: this.#listenAddresses.join(","),
       port: String(this.port),
       unix_socket_directories: this.rootDir,
       fsync: this.#fsync ? "on" : "off",
@@ -119,6 +160,13 @@ export class PostgresServer extends TestServer {
 
   protected isReady(): Promise<boolean> {
     return servesDataDir(this.dsn, this.dataDir);
+  }
+
+  /** Adds a trust line per extra network; the file initdb wrote is left as it was otherwise. */
+  async #trustNetworks(): Promise<void> {
+    if (this.#trustCidrs.length === 0) return;
+    const lines = this.#trustCidrs.map((cidr) => `host all all ${cidr} trust\n`).join("");
+    await appendFile(join(this.dataDir, "pg_hba.conf"), lines);
   }
 
   async #initdb(): Promise<void> {
