@@ -47,6 +47,7 @@ const ENTRIES = {
       "ledgerKey",
       "remoteTool",
       "silentLogger",
+      "withFields",
       "tool",
       "uuidv7",
     ],

@@ -90,6 +90,6 @@ export { ERROR_CODES } from "./errors/codes.js";
 export type { ErrorCode } from "./errors/codes.js";
 
 export type { EmitEvent, RunMode, RunStatus, StreamEvent } from "./events/stream-event.js";
-export { jsonLogger, silentLogger } from "./events/logger.js";
+export { jsonLogger, silentLogger, withFields } from "./events/logger.js";
 export type { Logger } from "./events/logger.js";
 export { METER_NAME } from "./events/metrics.js";

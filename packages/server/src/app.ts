@@ -14,8 +14,9 @@ import { ledgerRoutes } from "./routes/ledger.js";
 import { openApiRoutes } from "./routes/openapi.js";
 import { storeRoutes } from "./routes/store.js";
 import { threadMessageRoutes } from "./routes/thread-messages.js";
+import { runRoutes } from "./routes/runs.js";
 import { threadRoutes } from "./routes/threads.js";
-import type { ServerContext, ThreadNameGenerator } from "./server-context.js";
+import type { RunService, ServerContext, ThreadNameGenerator } from "./server-context.js";
 import type { ServerEnv } from "./server-env.js";
 import { InMemoryFileStore, type FileStore } from "./storage/file-store.js";
 import { InMemoryMemoryStore, type MemoryStore } from "./storage/memory-store.js";
@@ -41,6 +42,11 @@ export interface AppOptions {
   maxSockets?: number | null;
   /** `"production"` refuses remote tool setup (default: the `MODE` environment variable). */
   mode?: string;
+  /**
+   * Background runs (`/v1/threads/{id}/runs`): a {@link PgRunStore} and a
+   * {@link RunEventFollower} on the same PostgreSQL. Without them those routes answer 501.
+   */
+  runs?: RunService | null;
 }
 
 /** A server app with the state it shares with `serve`: runs in progress, for graceful shutdown. */
@@ -67,6 +73,8 @@ export function createApp(options: AppOptions): TenxgraphApp {
     authenticate: requestAuthenticator(options.auth),
     maxSockets: options.maxSockets || null,
     logger: options.logger ?? jsonLogger(),
+    runs: options.runs ?? null,
+    closing: new AbortController(),
     activeRuns: new Set(),
   };
   const app = new Hono<ServerEnv>();
@@ -101,6 +109,7 @@ export function createApp(options: AppOptions): TenxgraphApp {
   graphRoutes(app, ctx);
   graphRunRoutes(app, ctx);
   threadRoutes(app, ctx);
+  runRoutes(app, ctx);
   threadMessageRoutes(app, ctx);
   ledgerRoutes(app, ctx);
   storeRoutes(app, ctx);

@@ -34,6 +34,20 @@ export const configFileSchema = z.looseObject({
     .nullable()
     .optional(),
   thread_name_generator: reference.nullable().optional(),
+  /**
+   * Background runs on PostgreSQL (`/v1/threads/{id}/runs`, `tenxgraph worker`). The DSN may be
+   * left to the `TENXGRAPH_RUNS_DSN` environment variable, which also turns runs on alone.
+   */
+  runs: z
+    .object({
+      postgres_dsn: z.string().min(1).optional(),
+      heartbeat_ms: z.number().int().positive().optional(),
+      stale_after_ms: z.number().int().positive().optional(),
+      poll_interval_ms: z.number().int().positive().optional(),
+      concurrency: z.number().int().positive().optional(),
+    })
+    .nullable()
+    .optional(),
 });
 /** A parsed config file. */
 export type ConfigFile = z.infer<typeof configFileSchema>;

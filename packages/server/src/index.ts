@@ -18,3 +18,15 @@ export type { MemoryFilter, MemoryRecord, MemoryStore } from "./storage/memory-s
 export { InMemoryFileStore } from "./storage/file-store.js";
 export type { FileStore, StoredFile } from "./storage/file-store.js";
 export { openApiDocument } from "./routes/openapi.js";
+export { RunWorker } from "./runs/run-worker.js";
+export type { RunWorkerOptions } from "./runs/run-worker.js";
+export { PgRunStore, ThreadBusyError, RunEndedError } from "./runs/run-store.js";
+export { RunEventFollower } from "./runs/run-event-follower.js";
+export type {
+  MultitaskStrategy,
+  RunEvent,
+  RunRecord,
+  RunStatus,
+  StoredRunEvent,
+} from "./runs/run-record.js";
+export type { RunService } from "./server-context.js";

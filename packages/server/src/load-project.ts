@@ -1,17 +1,31 @@
 import { CompiledGraph, StateGraph, type BaseState, type Checkpointer } from "@tenxgraph/core";
 import { join } from "node:path";
 import type { AppOptions } from "./app.js";
-import { configDir, findConfigFile, loadEnvFile, readConfigFile } from "./config.js";
+import {
+  configDir,
+  findConfigFile,
+  loadEnvFile,
+  readConfigFile,
+  type ConfigFile,
+} from "./config.js";
 import { loadExport } from "./load-module.js";
 import type { Authenticate, AuthOption } from "./middleware/auth.js";
 import type { ThreadNameGenerator } from "./server-context.js";
 import type { MemoryStore } from "./storage/memory-store.js";
+import { RunEventFollower } from "./runs/run-event-follower.js";
+import { PgRunStore } from "./runs/run-store.js";
+import type { RunWorkerOptions } from "./runs/run-worker.js";
 
 /** A project loaded from its config file, ready for `createApp`/`serve`. */
 export interface LoadedProject {
   configPath: string;
   options: AppOptions;
-  /** Closes the checkpointer, so the process can exit. */
+  /**
+   * Background runs' settings for a `RunWorker` (graph and store included), when the config
+   * turns runs on.
+   */
+  worker: RunWorkerOptions | null;
+  /** Closes the checkpointer (and the runs' connections), so the process can exit. */
   close(): Promise<void>;
 }
 
@@ -42,7 +56,44 @@ export async function loadProject(dir: string, configFile?: string): Promise<Loa
   }
   options.auth = await loadAuth(config.auth, base);
   if (config.websocket?.max_connections) options.maxSockets = config.websocket.max_connections;
-  return { configPath, options, close: () => graph.checkpointer.close() };
+  const runs = runsOf(config, configPath);
+  const worker = runs ? { graph, store: runs.store, ...runs.settings } : null;
+  if (runs) options.runs = { store: runs.store, follower: runs.follower };
+  return {
+    configPath,
+    options,
+    worker,
+    async close() {
+      await runs?.follower.close();
+      await runs?.store.close();
+      await graph.checkpointer.close();
+    },
+  };
+}
+
+/**
+ * The runs' store and settings from `runs` in the config, or from `TENXGRAPH_RUNS_DSN` alone;
+ * `null` when neither is there.
+ */
+function runsOf(config: ConfigFile, configPath: string) {
+  const runs = config.runs;
+  const dsn = runs?.postgres_dsn ?? process.env.TENXGRAPH_RUNS_DSN;
+  if (!runs && !dsn) return null;
+  if (!dsn) {
+    throw new Error(
+      `${configPath}: runs: no PostgreSQL for the queue: set runs.postgres_dsn or TENXGRAPH_RUNS_DSN`,
+    );
+  }
+  const settings: Partial<RunWorkerOptions> = {};
+  if (runs?.heartbeat_ms) settings.heartbeatMs = runs.heartbeat_ms;
+  if (runs?.stale_after_ms) settings.staleAfterMs = runs.stale_after_ms;
+  if (runs?.poll_interval_ms) settings.pollIntervalMs = runs.poll_interval_ms;
+  if (runs?.concurrency) settings.concurrency = runs.concurrency;
+  return {
+    store: new PgRunStore({ postgresDsn: dsn }),
+    follower: new RunEventFollower(dsn),
+    settings,
+  };
 }
 
 /**

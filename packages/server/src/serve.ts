@@ -48,6 +48,7 @@ export async function serve(options: ServeOptions): Promise<RunningServer> {
     url: `http://${host.includes(":") ? `[${host}]` : host}:${port}`,
     async close() {
       const closed = new Promise<void>((resolve) => server!.close(() => resolve()));
+      app.context.closing.abort();
       sockets.close();
       await Promise.allSettled([...app.context.activeRuns]);
       (server as { closeIdleConnections?: () => void }).closeIdleConnections?.();

@@ -2,6 +2,14 @@ import type { BaseState, Checkpointer, CompiledGraph, Logger } from "@tenxgraph/
 import type { FileStore } from "./storage/file-store.js";
 import type { AuthUser } from "./server-env.js";
 import type { MemoryStore } from "./storage/memory-store.js";
+import type { RunEventFollower } from "./runs/run-event-follower.js";
+import type { PgRunStore } from "./runs/run-store.js";
+
+/** Background runs: their store and queue on PostgreSQL, and the waker of their readers. */
+export interface RunService {
+  store: PgRunStore;
+  follower: RunEventFollower;
+}
 
 /** Names a new thread from the texts of its first messages. */
 export type ThreadNameGenerator = (texts: string[]) => string | Promise<string>;
@@ -22,6 +30,10 @@ export interface ServerContext {
   /** Most WebSockets open at once (`websocket.max_connections`); `null`: no limit. */
   maxSockets: number | null;
   logger: Logger;
+  /** Background runs; `null` when not configured (their routes answer 501). */
+  runs: RunService | null;
+  /** Aborted when the server closes: long waits (run streams, joins) end then. */
+  closing: AbortController;
   /** Runs in progress, so a shutdown can let them end. */
   activeRuns: Set<Promise<unknown>>;
 }

@@ -31,10 +31,23 @@ export function streamChunks(
   format: StreamFormat,
   produce: (write: (chunk: unknown) => Promise<void>, signal: AbortSignal) => Promise<void>,
 ) {
-  c.header(
-    "Content-Type",
-    format === "sse" ? "text/event-stream; charset=utf-8" : "application/x-ndjson; charset=utf-8",
+  const contentType =
+    format === "sse" ? "text/event-stream; charset=utf-8" : "application/x-ndjson; charset=utf-8";
+  return streamFrames(c, contentType, (send, gone) =>
+    produce((chunk) => send(frame(chunk, format)), gone),
   );
+}
+
+/**
+ * Answers with a stream of already framed text (SSE or NDJSON), written as the producer sends
+ * it; `signal` aborts when the client goes away, after which sends are dropped.
+ */
+export function streamFrames(
+  c: Context,
+  contentType: string,
+  produce: (send: (text: string) => Promise<void>, signal: AbortSignal) => Promise<void>,
+) {
+  c.header("Content-Type", contentType);
   // Chunked from the start: without it @hono/node-server reads ahead to size the body, and a
   // short run's whole stream (a long one's first chunk) waits for that read-ahead's timer
   // (measured: headers and first chunk 4-13 ms after the run's first event, instead of at once).
@@ -45,8 +58,8 @@ export function streamChunks(
   return stream(c, async (out) => {
     const gone = new AbortController();
     out.onAbort(() => gone.abort());
-    await produce(async (chunk) => {
-      if (!gone.signal.aborted) await out.write(frame(chunk, format));
+    await produce(async (text) => {
+      if (!gone.signal.aborted) await out.write(text);
     }, gone.signal);
   });
 }

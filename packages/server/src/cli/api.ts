@@ -1,37 +1,44 @@
 import { loadProject } from "../load-project.js";
+import { RunWorker } from "../runs/run-worker.js";
 import { serve } from "../serve.js";
+import { onShutdown } from "./worker.js";
 
 /** Where `api` and `dev` listen and which config they read. */
 export interface ServeArgs {
   config: string | undefined;
   host: string;
   port: number;
+  /**
+   * Background-run workers in this process (`--workers N`); 0 makes a pure API node. Default:
+   * 1 when runs are configured.
+   */
+  workers?: number | undefined;
 }
 
 /**
  * `tenxgraph api`: loads the project and serves it until SIGTERM/SIGINT, then stops taking
- * requests, lets runs and streams in progress end, closes the checkpointer and exits.
+ * requests, drains its in-process workers, lets runs and streams in progress end, closes the
+ * checkpointer and exits.
  */
 export async function runApi(args: ServeArgs): Promise<void> {
   const project = await loadProject(process.cwd(), args.config);
   const server = await serve({ ...project.options, host: args.host, port: args.port });
   console.log(`tenxgraph: serving ${project.configPath} on ${server.url}`);
-  let stopping = false;
-  const shutdown = (signal: string) => {
-    if (stopping) return;
-    stopping = true;
-    console.log(`tenxgraph: ${signal}: finishing requests in progress`);
-    void server
-      .close()
-      .then(() => project.close())
-      .then(
-        () => process.exit(0),
-        (error: unknown) => {
-          console.error("tenxgraph: shutdown failed:", error);
-          process.exit(1);
-        },
+  const workers = args.workers ?? (project.worker ? 1 : 0);
+  let worker: RunWorker | null = null;
+  if (workers > 0) {
+    if (!project.worker) {
+      throw new Error(
+        `--workers ${workers}: no background runs configured: set runs.postgres_dsn (or TENXGRAPH_RUNS_DSN)`,
       );
-  };
-  process.once("SIGTERM", () => shutdown("SIGTERM"));
-  process.once("SIGINT", () => shutdown("SIGINT"));
+    }
+    worker = new RunWorker({ ...project.worker, concurrency: workers });
+    await worker.start();
+    console.log(`tenxgraph: worker ${worker.workerId} taking runs (concurrency ${workers})`);
+  }
+  onShutdown(async (signal) => {
+    console.log(`tenxgraph: ${signal}: finishing requests in progress`);
+    await Promise.all([worker?.drain(), server.close()]);
+    await project.close();
+  });
 }

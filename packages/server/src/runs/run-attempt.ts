@@ -1,0 +1,166 @@
+import {
+  isTenxgraphError,
+  type BaseState,
+  type CompiledGraph,
+  type Logger,
+  type RunInput,
+  type RunStatus as CoreRunStatus,
+} from "@tenxgraph/core";
+import type { RunEvent, RunRecord, StopReason } from "./run-record.js";
+import type { AttemptOutcome, AttemptRef, PgRunStore } from "./run-store.js";
+
+/** How the worker steers an attempt from outside: its heartbeat and its shutdown fire these. */
+export interface AttemptControls {
+  /** Stops the run like `app.stop` (cancel, or a newer run's `interrupt`); `reason` says which. */
+  stop: AbortController;
+  stopReason: StopReason | null;
+  /** Stops it at the next node boundary, to hand it to another worker (SIGTERM). */
+  drain: AbortController;
+  /** Another worker took it over: end at once and write nothing (see `abandonSignal`). */
+  abandon: AbortController;
+}
+
+/**
+ * Runs one attempt of a background run to its end and says how it ended, or `null` when the
+ * attempt lost the run (another worker holds it now: nothing more may be written). Every event
+ * goes to the run's stream as it happens.
+ */
+export async function runAttempt(
+  graph: CompiledGraph<BaseState>,
+  store: PgRunStore,
+  run: RunRecord,
+  ref: AttemptRef,
+  controls: AttemptControls,
+  logger: Logger,
+): Promise<AttemptOutcome | null> {
+  const events = new EventPump(store, ref, logger, () =>
+    controls.abandon.abort(new Error("its events were refused: another worker holds the run")),
+  );
+  let ended: CoreRunStatus | null = null;
+  let failure: unknown = null;
+  try {
+    const input = await attemptInput(graph, run);
+    const { config } = run.request;
+    const stream = graph.stream(input, {
+      ...config,
+      userId: config.userId ?? undefined,
+      signal: controls.stop.signal,
+      drainSignal: controls.drain.signal,
+      abandonSignal: controls.abandon.signal,
+    });
+    for await (const event of stream) {
+      events.push(event);
+      if (event.type === "run_end") ended = event.status;
+    }
+  } catch (error) {
+    failure = error;
+  }
+  await events.flush();
+  if (controls.abandon.signal.aborted || events.lost) return null;
+  if (failure !== null) {
+    if (isTenxgraphError(failure, "RUN_ABANDONED_001")) return null;
+    return {
+      kind: "final",
+      status: "failed",
+      error: {
+        code: isTenxgraphError(failure) ? failure.code : null,
+        message: failure instanceof Error ? failure.message : String(failure),
+      },
+    };
+  }
+  return outcomeOf(ended ?? "completed", controls);
+}
+
+function outcomeOf(status: CoreRunStatus, controls: AttemptControls): AttemptOutcome {
+  if (status === "completed") return { kind: "final", status: "completed" };
+  if (status === "interrupted") return { kind: "final", status: "interrupted" };
+  // Stopped: by the worker's drain (back to the queue), or by a stop someone asked for.
+  if (controls.drain.signal.aborted && !controls.stop.signal.aborted) {
+    return { kind: "requeue", reason: "drain" };
+  }
+  return {
+    kind: "final",
+    status: controls.stopReason === "interrupt" ? "interrupted" : "cancelled",
+  };
+}
+
+/**
+ * The input of this attempt: the request's own for the first, and for a later one (after a
+ * crash, a lost host or a drain) whatever the thread still needs. An earlier attempt may have
+ * written the input already (its start write), and sending it again would add the user's
+ * message twice, so the thread is asked: a message input is written once its first message
+ * (id minted at `POST`) is in the transcript; a resume once the thread no longer waits for that
+ * answer; an input without messages once the thread moved past the version it began from.
+ */
+export async function attemptInput(
+  graph: CompiledGraph<BaseState>,
+  run: RunRecord,
+): Promise<RunInput<BaseState>> {
+  const { input } = run.request;
+  if (input === null || run.attempts <= 1) return input;
+  const state = await graph.getState({ threadId: run.threadId });
+  if (state === null) return input;
+  if ("resume" in input) {
+    const waiting = state.status === "interrupted" && state.interrupts.length > 0;
+    const wanted = (input as { interruptId?: string }).interruptId;
+    const stillPending = waiting && (!wanted || state.interrupts.some((i) => i.id === wanted));
+    return stillPending ? input : null;
+  }
+  const first = (input as Partial<BaseState>).messages?.[0];
+  const written = first
+    ? state.values.messages.some((m) => m.id === first.id)
+    : state.version > (run.baseVersion ?? 0);
+  return written ? null : input;
+}
+
+/**
+ * Appends an attempt's events to the run in batches: while one append is in flight the next
+ * events gather, so a burst of token deltas costs a few round trips, in order. A refused
+ * append (the attempt lost the run) stops the pump and tells the attempt.
+ */
+class EventPump {
+  #buffer: RunEvent[] = [];
+  #flushing: Promise<void> | null = null;
+  lost = false;
+
+  constructor(
+    private readonly store: PgRunStore,
+    private readonly ref: AttemptRef,
+    private readonly logger: Logger,
+    private readonly onLost: () => void,
+  ) {}
+
+  push(event: RunEvent): void {
+    if (this.lost) return;
+    this.#buffer.push(event);
+    this.#flushing ??= this.#drain().finally(() => (this.#flushing = null));
+  }
+
+  async flush(): Promise<void> {
+    while (this.#flushing) await this.#flushing;
+  }
+
+  async #drain(): Promise<void> {
+    let failures = 0;
+    while (this.#buffer.length > 0 && !this.lost) {
+      const batch = this.#buffer.splice(0);
+      try {
+        if (!(await this.store.appendEvents(this.ref, batch))) {
+          this.lost = true;
+          this.onLost();
+        }
+        failures = 0;
+      } catch (error) {
+        // Kept in order for the next try; the heartbeat decides whether the run is still ours.
+        this.#buffer.unshift(...batch);
+        failures += 1;
+        this.logger.warn({ err: error, runId: this.ref.runId }, "Could not append run events");
+        if (failures >= 20) {
+          this.lost = true;
+          this.onLost();
+        }
+        await new Promise((resolve) => setTimeout(resolve, 250));
+      }
+    }
+  }
+}

@@ -1,0 +1,246 @@
+import {
+  jsonLogger,
+  withFields,
+  type BaseState,
+  type CompiledGraph,
+  type Logger,
+} from "@tenxgraph/core";
+import { Logger as QueueLogger, run as runQueue, type JobHelpers, type Runner } from "graphile-worker";
+import { hostname } from "node:os";
+import { runAttempt, type AttemptControls } from "./run-attempt.js";
+import { RUN_TASK, type AttemptRef, type PgRunStore } from "./run-store.js";
+
+/** Settings of {@link RunWorker}; the timings trade takeover time for load (README, "Many workers"). */
+export interface RunWorkerOptions {
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any
+  graph: CompiledGraph<any>;
+  store: PgRunStore;
+  /** Runs at once on this worker (default 1). */
+  concurrency?: number;
+  /** How often the worker renews its runs and sweeps for dead workers' runs (default 1000 ms). */
+  heartbeatMs?: number;
+  /**
+   * A run whose heartbeat is older than this is taken over by another worker (default 3000 ms).
+   * At least twice `heartbeatMs`, so one late beat does not move a live run.
+   */
+  staleAfterMs?: number;
+  /** How often an idle worker looks for jobs it was not notified of (default 500 ms). */
+  pollIntervalMs?: number;
+  /** Default `host:pid`; unique per process. */
+  workerId?: string;
+  logger?: Logger;
+}
+
+interface ActiveAttempt {
+  ref: AttemptRef;
+  controls: AttemptControls;
+}
+
+/**
+ * Takes background runs from the queue (graphile-worker on PostgreSQL) and runs them on the
+ * graph: heartbeats the runs it holds, stops those asked to stop, gives up those another
+ * worker took over, and hands dead workers' runs back to the queue. `drain()` (SIGTERM) stops
+ * taking runs and hands the running ones back at their next node boundary.
+ */
+export class RunWorker {
+  readonly workerId: string;
+  readonly #graph: CompiledGraph<BaseState>;
+  readonly #store: PgRunStore;
+  readonly #options: Required<Pick<RunWorkerOptions, "concurrency" | "heartbeatMs" | "staleAfterMs" | "pollIntervalMs">>;
+  readonly #logger: Logger;
+  readonly #attempts = new Map<string, ActiveAttempt>();
+  #runner: Runner | null = null;
+  #timer: NodeJS.Timeout | null = null;
+  #beat: { startedAt: number } | null = null;
+  #lastBeatOkAt = Date.now();
+  #draining = false;
+
+  constructor(options: RunWorkerOptions) {
+    this.#graph = options.graph as CompiledGraph<BaseState>;
+    this.#store = options.store;
+    this.workerId = options.workerId ?? `${hostname()}:${process.pid}`;
+    this.#options = {
+      concurrency: options.concurrency ?? 1,
+      heartbeatMs: options.heartbeatMs ?? 1000,
+      staleAfterMs: options.staleAfterMs ?? 3000,
+      pollIntervalMs: options.pollIntervalMs ?? 500,
+    };
+    checkTimings(this.#options);
+    this.#logger = withFields(options.logger ?? jsonLogger(), { workerId: this.workerId });
+  }
+
+  /** Runs held now. */
+  get activeRuns(): string[] {
+    return [...this.#attempts.keys()];
+  }
+
+  async start(): Promise<void> {
+    await this.#store.setup();
+    this.#runner = await runQueue({
+      pgPool: this.#store.pool,
+      concurrency: this.#options.concurrency,
+      pollInterval: this.#options.pollIntervalMs,
+      noHandleSignals: true,
+      logger: queueLogger(this.#logger),
+      taskList: { [RUN_TASK]: (payload, helpers) => this.#handle(payload, helpers) },
+    });
+    this.#timer = setInterval(() => this.#tick(), this.#options.heartbeatMs);
+    this.#timer.unref();
+    this.#logger.info({ concurrency: this.#options.concurrency }, "Run worker started");
+  }
+
+  /**
+   * Stops taking runs; each running one stops at its next node boundary (its tools finish and
+   * are recorded, so none is left in doubt) and goes back to the queue for another worker.
+   * Resolves once every run has been handed back.
+   */
+  async drain(): Promise<void> {
+    if (this.#draining) return;
+    this.#draining = true;
+    this.#logger.info({ runs: this.activeRuns }, "Draining: handing running runs back");
+    for (const { controls } of this.#attempts.values()) controls.drain.abort();
+    await this.#runner?.stop();
+    this.#stopTimer();
+  }
+
+  /** Stops at once: running runs are abandoned, as if the process had died (for tests). */
+  async close(): Promise<void> {
+    this.#draining = true;
+    for (const { controls } of this.#attempts.values()) {
+      controls.abandon.abort(new Error("the worker was closed"));
+    }
+    await this.#runner?.stop();
+    this.#stopTimer();
+  }
+
+  async #handle(payload: unknown, helpers: JobHelpers): Promise<void> {
+    const runId = (payload as { runId?: unknown } | null)?.runId;
+    if (typeof runId !== "string") {
+      this.#logger.error({ payload }, "Ignoring a run job without a runId");
+      return;
+    }
+    const run = await this.#store.beginAttempt(
+      runId,
+      this.workerId,
+      helpers.job.locked_by,
+      async (threadId) => (await this.#graph.checkpointer.getCheckpoint(threadId))?.version ?? 0,
+    );
+    // Not pending: it ended, was cancelled, or another worker holds it (a duplicate job).
+    if (!run) return;
+    const ref: AttemptRef = { runId, attempt: run.attempts, workerId: this.workerId };
+    const controls: AttemptControls = {
+      stop: new AbortController(),
+      stopReason: null,
+      drain: new AbortController(),
+      abandon: new AbortController(),
+    };
+    // Taken during a drain: straight back to the queue, no node run.
+    if (this.#draining) controls.drain.abort();
+    this.#attempts.set(runId, { ref, controls });
+    const logger = withFields(this.#logger, { runId, threadId: run.threadId, attempt: run.attempts });
+    logger.info({}, "Run attempt started");
+    try {
+      const outcome = await runAttempt(this.#graph, this.#store, run, ref, controls, logger);
+      if (outcome === null) {
+        logger.warn({}, "Run lost to another worker; stopped without writing");
+        return;
+      }
+      const finished = await this.#store.finishAttempt(ref, outcome);
+      if (!finished) logger.warn({ outcome }, "Run lost to another worker before its end was written");
+      else logger.info({ outcome }, "Run attempt ended");
+    } finally {
+      this.#attempts.delete(runId);
+    }
+  }
+
+  /**
+   * One heartbeat: renew the runs held, act on stops asked for them, give up those taken over,
+   * then hand back the runs of workers that stopped beating. A beat still in flight after the
+   * stale window means this worker may be cut off: it gives its runs up itself, before another
+   * worker takes them, so a cut-off worker stops instead of racing the new owner.
+   */
+  #tick(): void {
+    if (this.#beat) {
+      const late = Date.now() - this.#lastBeatOkAt;
+      if (late > this.#options.staleAfterMs - this.#options.heartbeatMs) {
+        this.#abandonAll(`no heartbeat answered for ${late} ms`);
+      }
+      return;
+    }
+    this.#beat = { startedAt: Date.now() };
+    void this.#heartbeat().finally(() => (this.#beat = null));
+  }
+
+  async #heartbeat(): Promise<void> {
+    const attempts = [...this.#attempts.values()];
+    try {
+      const { held } = await this.#store.heartbeat(
+        this.workerId,
+        attempts.map((a) => a.ref),
+      );
+      this.#lastBeatOkAt = this.#beat?.startedAt ?? Date.now();
+      for (const { ref, controls } of attempts) {
+        if (!held.has(ref.runId)) {
+          if (this.#attempts.get(ref.runId)?.ref === ref) {
+            controls.abandon.abort(new Error("another worker took the run over"));
+          }
+          continue;
+        }
+        const reason = held.get(ref.runId);
+        if (reason && !controls.stop.signal.aborted) {
+          controls.stopReason = reason;
+          controls.stop.abort();
+        }
+      }
+    } catch (error) {
+      this.#logger.warn({ err: error }, "Heartbeat failed");
+      const late = Date.now() - this.#lastBeatOkAt;
+      if (late > this.#options.staleAfterMs - this.#options.heartbeatMs) {
+        this.#abandonAll(`no heartbeat answered for ${late} ms`);
+      }
+      return;
+    }
+    if (this.#draining) return;
+    try {
+      const handedBack = await this.#store.sweepStale(this.#options.staleAfterMs);
+      if (handedBack.length > 0) {
+        this.#logger.warn({ runs: handedBack }, "Handed runs of a dead worker back to the queue");
+      }
+    } catch (error) {
+      this.#logger.warn({ err: error }, "Sweep for dead workers' runs failed");
+    }
+  }
+
+  #abandonAll(why: string): void {
+    for (const { controls } of this.#attempts.values()) {
+      if (!controls.abandon.signal.aborted) controls.abandon.abort(new Error(why));
+    }
+  }
+
+  #stopTimer(): void {
+    if (this.#timer) clearInterval(this.#timer);
+    this.#timer = null;
+  }
+}
+
+function checkTimings(options: { heartbeatMs: number; staleAfterMs: number; concurrency: number; pollIntervalMs: number }): void {
+  for (const [name, value] of Object.entries(options)) {
+    if (!Number.isInteger(value) || value <= 0) {
+      throw new TypeError(`RunWorker: ${name} must be a positive integer, got ${String(value)}`);
+    }
+  }
+  if (options.staleAfterMs < 2 * options.heartbeatMs) {
+    throw new TypeError(
+      `RunWorker: staleAfterMs (${options.staleAfterMs}) must be at least twice heartbeatMs ` +
+        `(${options.heartbeatMs}), or one late beat hands a live run to another worker`,
+    );
+  }
+}
+
+/** graphile-worker's own log lines, at their level, through the worker's logger. */
+function queueLogger(logger: Logger): QueueLogger {
+  return new QueueLogger(() => (level, message, meta) => {
+    if (level === "error") logger.error({ queue: meta }, message);
+    else if (level === "warning") logger.warn({ queue: meta }, message);
+  });
+}
