@@ -20,7 +20,9 @@ export async function readRunStream(
   const response = await fetch(`${base}/v1/threads/${threadId}/runs/${runId}/stream`, {
     headers: {
       accept: "text/event-stream",
-      ...(options.lastEventId === undefined ? {} : { "last-event-id": String(options.lastEventId) }),
+      ...(options.lastEventId === undefined
+        ? {}
+        : { "last-event-id": String(options.lastEventId) }),
       ...(options.token ? { authorization: `Bearer ${options.token}` } : {}),
     },
     signal: abort.signal,

@@ -11,6 +11,7 @@ import {
   stopInputSchema,
 } from "../schemas.js";
 import type { ServerEnv } from "../server-env.js";
+import { createRunSchema } from "./runs.js";
 import {
   forgetMemorySchema,
   listMemorySchema,
@@ -72,6 +73,21 @@ const OPERATIONS: Operation[] = [
     `${T}/in-doubt/{key}`,
     "Decide on an in-doubt call: retry, fail, or record a result",
     inDoubtDecisionBodySchema,
+  ],
+  [
+    "post",
+    `${T}/runs`,
+    "Queue a background run (202); multitask_strategy: reject, enqueue or interrupt",
+    createRunSchema,
+  ],
+  ["get", `${T}/runs`, "The thread's background runs, newest first", undefined, pageQuerySchema],
+  ["get", `${T}/runs/{run_id}`, "One background run"],
+  ["post", `${T}/runs/{run_id}/cancel`, "Cancel a background run"],
+  ["get", `${T}/runs/{run_id}/join`, "Wait for a background run to end"],
+  [
+    "get",
+    `${T}/runs/{run_id}/stream`,
+    "A background run's events as SSE, from the start or after Last-Event-ID, then live",
   ],
   ["post", "/v1/store/memories", "Store a memory", storeMemorySchema],
   ["post", "/v1/store/search", "Search memories", searchMemorySchema],

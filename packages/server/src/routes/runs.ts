@@ -6,7 +6,12 @@ import { ok } from "../envelope.js";
 import { authorizeThread } from "../ownership.js";
 import { pathId, readBody, readQuery } from "../request-input.js";
 import { prepareRun } from "../run-request.js";
-import { FINAL_RUN_STATUSES, toWireRun, type RunRecord, type RunRequest } from "../runs/run-record.js";
+import {
+  FINAL_RUN_STATUSES,
+  toWireRun,
+  type RunRecord,
+  type RunRequest,
+} from "../runs/run-record.js";
 import { RunEndedError, ThreadBusyError } from "../runs/run-store.js";
 import { graphInputSchema, pageQuerySchema } from "../schemas.js";
 import type { RunService, ServerContext } from "../server-context.js";
@@ -14,7 +19,7 @@ import type { AuthUser, ServerEnv } from "../server-env.js";
 import { streamFrames } from "../sse.js";
 
 /** `POST /v1/threads/{thread_id}/runs`: the invoke body, plus what to do on a busy thread. */
-const createRunSchema = z.intersection(
+export const createRunSchema = z.intersection(
   graphInputSchema,
   z.object({ multitask_strategy: z.enum(["reject", "enqueue", "interrupt"]).default("reject") }),
 );

@@ -6,7 +6,8 @@ import type { BaseState, RunInput, StreamEvent } from "@tenxgraph/core";
  * `interrupted` is a run that paused for an answer (`interrupt()`), or that a newer run on the
  * thread stopped (`multitask_strategy: "interrupt"`).
  */
-export type RunStatus = "pending" | "running" | "interrupted" | "completed" | "failed" | "cancelled";
+export type RunStatus =
+  "pending" | "running" | "interrupted" | "completed" | "failed" | "cancelled";
 
 /** Final statuses: a run in one of them never runs again. */
 export const FINAL_RUN_STATUSES: readonly RunStatus[] = [

@@ -258,7 +258,7 @@ export class PgRunStore {
     const { rows } = await this.pool.query<RunRow>(
       `UPDATE tenxgraph_runs
           SET status = 'running', worker_id = $2, queue_worker_id = $3, attempts = attempts + 1,
-              heartbeat_at = now(), updated_at = now(), stop_requested = NULL
+              heartbeat_at = now(), updated_at = now()
         WHERE run_id = $1 AND status = 'pending' RETURNING *`,
       [runId, workerId, queueWorkerId],
     );
@@ -313,8 +313,9 @@ export class PgRunStore {
         thread_id: string;
         worker_id: string | null;
         queue_worker_id: string | null;
+        stop_requested: StopReason | null;
       }>(
-        `SELECT run_id, thread_id, worker_id, queue_worker_id FROM tenxgraph_runs
+        `SELECT run_id, thread_id, worker_id, queue_worker_id, stop_requested FROM tenxgraph_runs
           WHERE status = 'running' AND heartbeat_at < now() - make_interval(secs => $1 / 1000.0)
           FOR UPDATE SKIP LOCKED`,
         [staleAfterMs],
@@ -329,6 +330,12 @@ export class PgRunStore {
         ]);
       }
       for (const row of rows) {
+        // A stop asked of the dead worker's run still holds: it ends instead of running on.
+        if (row.stop_requested) {
+          const status = row.stop_requested === "cancel" ? "cancelled" : "interrupted";
+          await this.#endPending(client, row.run_id, status);
+          continue;
+        }
         await client.query(
           `UPDATE tenxgraph_runs SET status = 'pending', updated_at = now() WHERE run_id = $1`,
           [row.run_id],
@@ -408,7 +415,7 @@ export class PgRunStore {
     return rows.map((r) => ({ seq: Number(r.seq), event: r.event }));
   }
 
-  /** A run that never started ends at once, with its final event. */
+  /** A run that is not running (not started, or its worker died) ends at once, with its final event. */
   async #endPending(
     client: pg.PoolClient,
     runId: string,

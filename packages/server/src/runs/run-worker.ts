@@ -5,7 +5,12 @@ import {
   type CompiledGraph,
   type Logger,
 } from "@tenxgraph/core";
-import { Logger as QueueLogger, run as runQueue, type JobHelpers, type Runner } from "graphile-worker";
+import {
+  Logger as QueueLogger,
+  run as runQueue,
+  type JobHelpers,
+  type Runner,
+} from "graphile-worker";
 import { hostname } from "node:os";
 import { runAttempt, type AttemptControls } from "./run-attempt.js";
 import { RUN_TASK, type AttemptRef, type PgRunStore } from "./run-store.js";
@@ -46,7 +51,9 @@ export class RunWorker {
   readonly workerId: string;
   readonly #graph: CompiledGraph<BaseState>;
   readonly #store: PgRunStore;
-  readonly #options: Required<Pick<RunWorkerOptions, "concurrency" | "heartbeatMs" | "staleAfterMs" | "pollIntervalMs">>;
+  readonly #options: Required<
+    Pick<RunWorkerOptions, "concurrency" | "heartbeatMs" | "staleAfterMs" | "pollIntervalMs">
+  >;
   readonly #logger: Logger;
   readonly #attempts = new Map<string, ActiveAttempt>();
   #runner: Runner | null = null;
@@ -137,7 +144,11 @@ export class RunWorker {
     // Taken during a drain: straight back to the queue, no node run.
     if (this.#draining) controls.drain.abort();
     this.#attempts.set(runId, { ref, controls });
-    const logger = withFields(this.#logger, { runId, threadId: run.threadId, attempt: run.attempts });
+    const logger = withFields(this.#logger, {
+      runId,
+      threadId: run.threadId,
+      attempt: run.attempts,
+    });
     logger.info({}, "Run attempt started");
     try {
       const outcome = await runAttempt(this.#graph, this.#store, run, ref, controls, logger);
@@ -146,7 +157,8 @@ export class RunWorker {
         return;
       }
       const finished = await this.#store.finishAttempt(ref, outcome);
-      if (!finished) logger.warn({ outcome }, "Run lost to another worker before its end was written");
+      if (!finished)
+        logger.warn({ outcome }, "Run lost to another worker before its end was written");
       else logger.info({ outcome }, "Run attempt ended");
     } finally {
       this.#attempts.delete(runId);
@@ -223,7 +235,12 @@ export class RunWorker {
   }
 }
 
-function checkTimings(options: { heartbeatMs: number; staleAfterMs: number; concurrency: number; pollIntervalMs: number }): void {
+function checkTimings(options: {
+  heartbeatMs: number;
+  staleAfterMs: number;
+  concurrency: number;
+  pollIntervalMs: number;
+}): void {
   for (const [name, value] of Object.entries(options)) {
     if (!Number.isInteger(value) || value <= 0) {
       throw new TypeError(`RunWorker: ${name} must be a positive integer, got ${String(value)}`);
