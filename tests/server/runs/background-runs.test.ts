@@ -15,7 +15,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { readEffects } from "../../support/effect-log.js";
 import { dropStore, freshStore } from "../../support/fresh-store.js";
 import { openStore } from "../../support/store-spec.js";
-import { caller, userMessage } from "../support/http.js";
+import { caller, TEST_JWT_SECRET, tokenFor, userMessage } from "../support/http.js";
 import { buildTestGraph, type Effect } from "../support/test-graph.js";
 import { readRunStream } from "./run-stream-client.js";
 
@@ -200,6 +200,50 @@ describe("background runs: POST, read, join, stream, cancel, multitask strategie
     expect(again.body.error.code).toBe("RUN_ENDED");
     const stream = await readRunStream(server.url, "bg-cancel", queued);
     expect(stream.map((e) => e.event)).toEqual([{ type: "run_status", status: "cancelled" }]);
+  });
+
+  it("keeps another user's runs out of reach, before and after the thread exists", async () => {
+    const authed = await serve({
+      graph,
+      port: 0,
+      logger: silentLogger,
+      auth: { method: "jwt", secret: TEST_JWT_SECRET },
+      runs: { store, follower },
+    });
+    try {
+      const alice = caller(authed.url, await tokenFor("alice"));
+      const bob = caller(authed.url, await tokenFor("bob"));
+      closeGate();
+      const posted = await alice("POST", "/v1/threads/bg-owned/runs", {
+        messages: [userMessage("charge order 22")],
+      });
+      expect(posted.status).toBe(202);
+      const runId = posted.body.data.run_id as string;
+      const paths = [
+        ["GET", `/v1/threads/bg-owned/runs/${runId}`],
+        ["GET", "/v1/threads/bg-owned/runs"],
+        ["GET", `/v1/threads/bg-owned/runs/${runId}/stream`],
+        ["GET", `/v1/threads/bg-owned/runs/${runId}/join`],
+        ["POST", `/v1/threads/bg-owned/runs/${runId}/cancel`],
+      ] as const;
+      for (const [method, path] of paths) {
+        expect((await bob(method, path)).status, `${method} ${path} by another user`).toBe(403);
+      }
+      openGate();
+      expect((await alice("GET", `/v1/threads/bg-owned/runs/${runId}/join`)).body.data.status).toBe(
+        "completed",
+      );
+      for (const [method, path] of paths) {
+        expect((await bob(method, path)).status, `${method} ${path} by another user`).toBe(403);
+      }
+      const intruding = await bob("POST", "/v1/threads/bg-owned/runs", {
+        messages: [userMessage("charge order 23")],
+      });
+      expect(intruding.status).toBe(403);
+      expect((await alice("GET", "/v1/threads/bg-owned/runs")).body.data.runs).toHaveLength(1);
+    } finally {
+      await authed.close();
+    }
   });
 
   it("names bad input: unknown strategy, malformed Last-Event-ID, unknown run", async () => {
