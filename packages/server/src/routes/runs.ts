@@ -57,7 +57,7 @@ export function runRoutes(app: Hono<ServerEnv>, ctx: ServerContext): void {
         202,
       );
     } catch (error) {
-      if (error instanceof ThreadBusyError) throw new ApiError(409, error.code, error.message);
+      if (error instanceof ThreadBusyError) throw new ApiError(409, "THREAD_BUSY", error.message);
       throw error;
     }
   });
@@ -82,7 +82,7 @@ export function runRoutes(app: Hono<ServerEnv>, ctx: ServerContext): void {
       const cancelled = await requireRuns(ctx).store.cancelRun(run.runId);
       return ok(c, toWireRun(cancelled), "Cancel requested", 202);
     } catch (error) {
-      if (error instanceof RunEndedError) throw new ApiError(409, error.code, error.message);
+      if (error instanceof RunEndedError) throw new ApiError(409, "RUN_ENDED", error.message);
       throw error;
     }
   });
