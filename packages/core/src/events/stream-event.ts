@@ -22,6 +22,20 @@ export type StreamEvent =
       message: ToolMessage;
     }
   | {
+      /**
+       * The call was found started but never recorded (its run crashed, or its worker was
+       * lost): it may or may not have taken effect. `policy` is the tool's `onInDoubt`, which
+       * decides what happens next (`retry` runs it again as `attempt + 1`).
+       */
+      type: "tool_in_doubt";
+      node: string;
+      key: string;
+      toolCallId: string;
+      toolName: string;
+      attempt: number;
+      policy: "retry" | "fail" | "interrupt" | "reconcile";
+    }
+  | {
       type: "state";
       version: number;
       step: number;

@@ -68,6 +68,27 @@ async function afterDeadClaim(threadId: string, onInDoubt?: InDoubtPolicy<Args>)
 }
 
 describe("in doubt: a call claimed but never completed", () => {
+  it("is a stream event, before the call's result, naming the call, its attempt and policy", async () => {
+    const { app } = await afterDeadClaim("t-event", "fail");
+
+    const { events } = await collectEvents(app.stream(user("charge"), { threadId: "t-event" }));
+
+    const inDoubt = ofType(events, "tool_in_doubt");
+    expect(inDoubt).toEqual([
+      {
+        type: "tool_in_doubt",
+        node: "TOOL",
+        key: KEY,
+        toolCallId: "call_1",
+        toolName: "charge_card",
+        attempt: 1,
+        policy: "fail",
+      },
+    ]);
+    const order = events.map((e) => e.type);
+    expect(order.indexOf("tool_in_doubt")).toBeLessThan(order.indexOf("tool_result"));
+  });
+
   it("retries by default: runs again as attempt 2 with the same key, counted and logged", async () => {
     const { app, effects, contexts, metrics, logger, entry } = await afterDeadClaim("t-retry");
 

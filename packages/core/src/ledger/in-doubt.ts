@@ -62,6 +62,15 @@ function decide(call: LedgerCall, entry: LedgerEntry, ctx: NodeContext): Decisio
   const policyName = typeof policy === "string" ? policy : "reconcile";
   const report = () => {
     ctx.runtime.metrics.inDoubt.add(1, { tool: call.tool.name, policy: policyName });
+    ctx.emit({
+      type: "tool_in_doubt",
+      node: ctx.node,
+      key: entry.key,
+      toolCallId: call.call.id,
+      toolName: call.tool.name,
+      attempt: entry.attempt,
+      policy: policyName,
+    });
     call.log.warn(
       { key: entry.key, tool: call.tool.name, attempt: entry.attempt, policy: policyName },
       "Tool call is IN DOUBT: it started but was never recorded, so it may or may not have taken effect",

@@ -99,6 +99,18 @@ export class ChunkMaker {
             is_error: event.isError,
           }),
         ];
+      case "tool_in_doubt":
+        return [
+          this.updates({
+            status: "tool_in_doubt",
+            node: event.node,
+            tool_name: event.toolName,
+            tool_call_id: event.toolCallId,
+            key: event.key,
+            attempt: event.attempt,
+            policy: event.policy,
+          }),
+        ];
       case "state":
         return [
           this.chunk("state", {
