@@ -29,7 +29,8 @@ import { readRunStream } from "./run-stream-client.js";
 const support = await netnsSupport();
 // CI runs as root, where a missing namespace is a broken machine and must fail, not pass quietly.
 const asRoot = process.getuid?.() === 0;
-if (!support.ok) console.warn(`worker-hosts: workers on separate hosts untested: ${support.reason}`);
+if (!support.ok)
+  console.warn(`worker-hosts: workers on separate hosts untested: ${support.reason}`);
 
 const HEARTBEAT_MS = 250;
 const STALE_AFTER_MS = 1500;
@@ -50,7 +51,8 @@ async function until<T>(check: () => Promise<T | undefined | false>, what: strin
   for (;;) {
     const value = await check();
     if (value) return value;
-    if (Date.now() > giveUp) throw new Error(`timed out after ${GIVE_UP_MS} ms waiting for ${what}`);
+    if (Date.now() > giveUp)
+      throw new Error(`timed out after ${GIVE_UP_MS} ms waiting for ${what}`);
     await sleep(50);
   }
 }
@@ -163,7 +165,7 @@ describe.skipIf(!support.ok)("background-run workers on three hosts, one Postgre
 
     await cut!.host.cut();
     const cutAt = new Date().toISOString();
-    let restoredAt = "";
+    let restoredAt: string | undefined;
     let restored = false;
     try {
       const joined = await call("GET", `/v1/threads/${threadId}/runs/${runId}/join`);
@@ -174,10 +176,18 @@ describe.skipIf(!support.ok)("background-run workers on three hosts, one Postgre
       expect(joined.body.data.attempts).toBeGreaterThanOrEqual(2);
 
       const stream = (await readRunStream(server!.url, threadId, runId)).map((e) => e.event);
-      expect(stream).toContainEqual({ type: "run_requeued", reason: "worker_lost", workerId: cutId });
+      expect(stream).toContainEqual({
+        type: "run_requeued",
+        reason: "worker_lost",
+        workerId: cutId,
+      });
       expect(stream.at(-1)).toEqual({ type: "run_status", status: "completed" });
       expect(charges()).toHaveLength(1);
       expect(receipts().map((e) => e.pid)).not.toContain(cutPid);
+
+      // While still cut off, the worker gave the run up itself (its heartbeat went unanswered).
+      expect(cut!.process.stderr).toContain("Cut off from the run store: gave runs up");
+      expect(cut!.process.stderr).toContain(runId);
 
       const finishedBy = joined.body.data.worker_id as string;
       const before = {
