@@ -1,10 +1,24 @@
 import { fork } from "node:child_process";
-import type { ChildProcess } from "node:child_process";
+import type { ChildProcess, SpawnOptions } from "node:child_process";
+import { fileURLToPath } from "node:url";
 
 /** How a worker process ended: its exit code, or the signal that killed it. */
 export interface WorkerExit {
   code: number | null;
   signal: NodeJS.Signals | null;
+}
+
+/**
+ * Starts a command the way `child_process.spawn` does: e.g. a host's `spawn`, which runs it in
+ * the host's network namespace (`ip netns exec` execs the command, so the IPC channel's fd
+ * passes through).
+ */
+export type Launcher = (command: string, args: string[], options: SpawnOptions) => ChildProcess;
+
+/** How {@link WorkerProcess} starts its process. */
+export interface WorkerProcessOptions {
+  /** Starts `node --import tsx <script>` through this instead of `fork`. */
+  launch?: Launcher;
 }
 
 /** A message a worker sent with `process.send`: a plain object with a `type`. */
@@ -26,13 +40,20 @@ export class WorkerProcess {
   readonly #waiters = new Set<() => void>();
   #stderr = "";
 
-  /** Starts `script` with `params` (JSON) in the environment variable `TENXGRAPH_WORKER_PARAMS`. */
-  constructor(script: string | URL, params: unknown = {}) {
-    this.child = fork(script, [], {
-      execArgv: ["--import", "tsx"],
-      env: { ...process.env, TENXGRAPH_WORKER_PARAMS: JSON.stringify(params) },
-      stdio: ["ignore", "inherit", "pipe", "ipc"],
-    });
+  /**
+   * Starts `script` with `params` (JSON) in the environment variable `TENXGRAPH_WORKER_PARAMS`,
+   * forked, or through `options.launch` with an IPC channel as `fork` would give it.
+   */
+  constructor(script: string | URL, params: unknown = {}, options: WorkerProcessOptions = {}) {
+    const env = { ...process.env, TENXGRAPH_WORKER_PARAMS: JSON.stringify(params) };
+    const stdio: SpawnOptions["stdio"] = ["ignore", "inherit", "pipe", "ipc"];
+    this.child = options.launch
+      ? options.launch(
+          process.execPath,
+          ["--import", "tsx", script instanceof URL ? fileURLToPath(script) : script],
+          { env, stdio },
+        )
+      : fork(script, [], { execArgv: ["--import", "tsx"], env, stdio });
     this.child.stderr?.on("data", (chunk: Buffer) => (this.#stderr += chunk.toString()));
     this.child.on("message", (message) => {
       this.messages.push(message as WorkerMessage);

@@ -224,8 +224,18 @@ export class RunWorker {
   }
 
   #abandonAll(why: string): void {
-    for (const { controls } of this.#attempts.values()) {
-      if (!controls.abandon.signal.aborted) controls.abandon.abort(new Error(why));
+    const given: string[] = [];
+    for (const [runId, { controls }] of this.#attempts) {
+      if (controls.abandon.signal.aborted) continue;
+      controls.abandon.abort(new Error(why));
+      given.push(runId);
+    }
+    // Said once per run, when given up: a cut-off worker may say nothing else until it is back.
+    if (given.length > 0) {
+      this.#logger.warn(
+        { runs: given, reason: why },
+        "Cut off from the run store: gave runs up, for another worker to take over",
+      );
     }
   }
 
