@@ -33,7 +33,7 @@ export async function runAttempt(
   controls: AttemptControls,
   logger: Logger,
 ): Promise<AttemptOutcome | null> {
-  const events = new EventPump(store, ref, logger, () =>
+  const events = new EventPump(store, ref, logger, controls.abandon.signal, () =>
     controls.abandon.abort(new Error("its events were refused: another worker holds the run")),
   );
   let ended: CoreRunStatus | null = null;
@@ -127,6 +127,8 @@ class EventPump {
     private readonly store: PgRunStore,
     private readonly ref: AttemptRef,
     private readonly logger: Logger,
+    /** Once the attempt is abandoned its events are dropped: the run is someone else's. */
+    private readonly abandoned: AbortSignal,
     private readonly onLost: () => void,
   ) {}
 
@@ -142,7 +144,7 @@ class EventPump {
 
   async #drain(): Promise<void> {
     let failures = 0;
-    while (this.#buffer.length > 0 && !this.lost) {
+    while (this.#buffer.length > 0 && !this.lost && !this.abandoned.aborted) {
       const batch = this.#buffer.splice(0);
       try {
         if (!(await this.store.appendEvents(this.ref, batch))) {
@@ -160,6 +162,7 @@ class EventPump {
           this.onLost();
         }
         await new Promise((resolve) => setTimeout(resolve, 250));
+        if (this.abandoned.aborted) this.#buffer = [];
       }
     }
   }
