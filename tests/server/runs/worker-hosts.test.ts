@@ -58,8 +58,11 @@ async function until<T>(check: () => Promise<T | undefined | false>, what: strin
 }
 
 describe("network namespace support", () => {
-  it.skipIf(support.ok || !asRoot)("is there when running as root, as in CI", () => {
-    expect.fail(`running as root, but: ${support.ok ? "" : support.reason}`);
+  // Not skipped either way, so CI (root) counts no skipped test: it fails there without them.
+  it("is there when running as root, as in CI", () => {
+    if (support.ok) return;
+    if (asRoot) expect.fail(`running as root, but: ${support.reason}`);
+    console.warn(`host tests skipped: ${support.reason}`);
   });
 });
 
