@@ -30,7 +30,9 @@ export function renderWorkers(w: WorkersResults): string[] {
         [
           `Takeover after SIGKILL under ${GOALS.maxTakeoverMsP99} ms at p99`,
           `p50 ${whole(takeover.ms.p50)} ms, p99 ${whole(takeover.ms.p99)} ms over ${takeover.trials} kills` +
-            (takeover.allCompletedOnSecondAttempt ? "" : " (a run did not complete on its second attempt)"),
+            (takeover.allCompletedOnSecondAttempt
+              ? ""
+              : " (a run did not complete on its second attempt)"),
           yesNo(takeover.ms.p99 < GOALS.maxTakeoverMsP99 && takeover.allCompletedOnSecondAttempt),
         ],
         [
@@ -49,7 +51,13 @@ export function renderWorkers(w: WorkersResults): string[] {
     "Takeover, SIGKILL to the run's next attempt beginning on another worker (ms, database clock):",
     "",
     ...table(
-      ["kills", "kill → attempt p50 / p99", "kill → hand-back p50 / p99", "hand-back → attempt p50 / p99", "max"],
+      [
+        "kills",
+        "kill → attempt p50 / p99",
+        "kill → hand-back p50 / p99",
+        "hand-back → attempt p50 / p99",
+        "max",
+      ],
       [
         [
           `${takeover.trials}`,
@@ -66,7 +74,16 @@ export function renderWorkers(w: WorkersResults): string[] {
     `Throughput, ${plan.throughputRuns} one-step runs on distinct threads queued up front, worker processes of concurrency 1:`,
     "",
     ...table(
-      ["worker processes", "rounds", "runs/s (median)", "runs/s each round", "start-up ms each round", "runs per worker (last round)"],
+      [
+        "worker processes",
+        "rounds",
+        "runs/s (median)",
+        "runs/s each round",
+        "start-up ms each round",
+        "runs per worker (last round)",
+        "CPU ms/run: workers / PostgreSQL",
+        "machine busy",
+      ],
       w.throughput.map((r) => [
         `${r.workers}`,
         `${r.rounds.length}`,
@@ -74,6 +91,12 @@ export function renderWorkers(w: WorkersResults): string[] {
         r.rounds.map((x) => fixed(x.runsPerSecond, 1)).join(", "),
         r.rounds.map((x) => whole(x.startupMs)).join(", "),
         r.rounds.at(-1)!.perWorker.join(" / "),
+        r.rounds
+          .map((x) => `${fixed(x.workerCpuMsPerRun, 1)} / ${fixed(x.postgresCpuMsPerRun, 1)}`)
+          .join(", "),
+        r.rounds
+          .map((x) => (x.machineBusy === null ? "n/a" : `${Math.round(x.machineBusy * 100)}%`))
+          .join(", "),
       ]),
     ),
     "",
@@ -93,5 +116,7 @@ export function renderWorkers(w: WorkersResults): string[] {
     "the runs are POSTed; the database clock is read and the workers told to go; the round ends at",
     "the last run's final write (its row's `updated_at`), so the workers' start (graphile-worker's",
     "own, a few ms) is inside the time. The counts take turns round by round; the median is given.",
+    "CPU: utime + stime of the worker processes and of PostgreSQL's processes (/proc) from go to",
+    "the end, over the runs; machine busy is /proc/stat's busy share of both CPUs, anyone's work.",
   ];
 }

@@ -2,6 +2,12 @@ import os from "node:os";
 import { setTimeout as sleep } from "node:timers/promises";
 import pg from "pg";
 import { PostgresServer } from "@tenxgraph/test-servers";
+import {
+  clockTicks,
+  machineCpuMs,
+  postgresCpuMs,
+  processTicks,
+} from "../accounting/cpu-sampler.js";
 import { p50p99, type P50P99 } from "../http/percentiles.js";
 import { median } from "../measure/median.js";
 import { RunsSet } from "./runs-set.js";
@@ -65,6 +71,11 @@ export interface ThroughputRound {
   startupMs: number;
   /** Runs each worker process ran. */
   perWorker: number[];
+  /** CPU ms per run from "go" to the end: the worker processes together, and PostgreSQL (null when not started here). */
+  workerCpuMsPerRun: number;
+  postgresCpuMsPerRun: number | null;
+  /** Busy share of the machine's CPUs over the round (other tenants' work included), 0..1. */
+  machineBusy: number | null;
 }
 
 export interface WorkersThroughputRow {
@@ -98,13 +109,15 @@ export interface WorkersResults {
 export async function measureWorkers(plan: WorkersPlan): Promise<WorkersResults> {
   const atStart = os.loadavg()[0]!;
   const given = process.env.TENXGRAPH_BENCH_POSTGRES_DSN;
-  const server = given ? undefined : await PostgresServer.start({ name: "bench-workers", fsync: true });
+  const server = given
+    ? undefined
+    : await PostgresServer.start({ name: "bench-workers", fsync: true });
   const adminDsn = given ?? server!.dsn;
   try {
     const postgresql = await serverVersion(adminDsn);
     const takeover = await withSet(adminDsn, "takeover", (set) => measureTakeover(set, plan));
     const queueLatency = await withSet(adminDsn, "latency", (set) => measureLatency(set, plan));
-    const throughput = await measureThroughput(adminDsn, plan);
+    const throughput = await measureThroughput(adminDsn, plan, server?.dataDir);
     const first = throughput[0]!.runsPerSecond;
     const last = throughput.at(-1)!.runsPerSecond;
     return {
@@ -121,7 +134,11 @@ export async function measureWorkers(plan: WorkersPlan): Promise<WorkersResults>
   }
 }
 
-async function withSet<T>(adminDsn: string, name: string, measure: (set: RunsSet) => Promise<T>): Promise<T> {
+async function withSet<T>(
+  adminDsn: string,
+  name: string,
+  measure: (set: RunsSet) => Promise<T>,
+): Promise<T> {
   const set = await RunsSet.open(adminDsn, name);
   try {
     return await measure(set);
@@ -178,7 +195,9 @@ async function measureTakeover(set: RunsSet, plan: WorkersPlan): Promise<Takeove
     const end = await set.join(threadId, runId);
     if (end.status !== "completed" || end.attempts !== 2 || takenBy === holder.workerId) {
       allCompleted = false;
-      console.error(`bench workers: takeover run ${runId} ended ${JSON.stringify(end)} on ${takenBy}`);
+      console.error(
+        `bench workers: takeover run ${runId} ended ${JSON.stringify(end)} on ${takenBy}`,
+      );
     }
     await holder.exited;
     await set.startWorkers(1, { nodeMs: plan.takeoverNodeMs });
@@ -202,7 +221,12 @@ async function secondAttempt(
 ): Promise<{ attemptAt: number; requeuedAt: number; takenBy: string }> {
   const giveUp = Date.now() + timeoutMs;
   for (;;) {
-    const { rows } = await set.store.pool.query<{ type: string; attempt: number | null; worker_id: string | null; ms: string }>(
+    const { rows } = await set.store.pool.query<{
+      type: string;
+      attempt: number | null;
+      worker_id: string | null;
+      ms: string;
+    }>(
       `SELECT event->>'type' AS type, (event->>'attempt')::int AS attempt,
               event->>'workerId' AS worker_id, extract(epoch FROM created_at) * 1000 AS ms
          FROM tenxgraph_run_events
@@ -212,9 +236,14 @@ async function secondAttempt(
     const requeued = rows.find((r) => r.type === "run_requeued");
     const attempt = rows.find((r) => r.type === "run_attempt" && r.attempt === 2);
     if (requeued && attempt) {
-      return { attemptAt: Number(attempt.ms), requeuedAt: Number(requeued.ms), takenBy: attempt.worker_id ?? "" };
+      return {
+        attemptAt: Number(attempt.ms),
+        requeuedAt: Number(requeued.ms),
+        takenBy: attempt.worker_id ?? "",
+      };
     }
-    if (Date.now() > giveUp) throw new Error(`run ${runId}: no second attempt after ${timeoutMs} ms`);
+    if (Date.now() > giveUp)
+      throw new Error(`run ${runId}: no second attempt after ${timeoutMs} ms`);
     await sleep(20);
   }
 }
@@ -251,12 +280,16 @@ async function measureLatency(set: RunsSet, plan: WorkersPlan): Promise<QueueLat
  * then the database clock is read and every worker told to go; the round ends at the last run's
  * end (`updated_at` of its row, written with its final status).
  */
-async function measureThroughput(adminDsn: string, plan: WorkersPlan): Promise<WorkersThroughputRow[]> {
+async function measureThroughput(
+  adminDsn: string,
+  plan: WorkersPlan,
+  postgresDataDir: string | undefined,
+): Promise<WorkersThroughputRow[]> {
   const rounds = new Map<number, ThroughputRound[]>(plan.throughputWorkers.map((w) => [w, []]));
   for (let round = 0; round < plan.throughputRounds; round++) {
     for (const workers of plan.throughputWorkers) {
       const result = await withSet(adminDsn, `tput${workers}`, (set) =>
-        throughputRound(set, workers, plan.throughputRuns),
+        throughputRound(set, workers, plan.throughputRuns, postgresDataDir),
       );
       console.error(
         `bench workers: ${workers} worker(s), ${plan.throughputRuns} runs in ${result.seconds.toFixed(2)} s: ${result.runsPerSecond.toFixed(1)} runs/s`,
@@ -275,7 +308,12 @@ async function measureThroughput(adminDsn: string, plan: WorkersPlan): Promise<W
   });
 }
 
-async function throughputRound(set: RunsSet, workers: number, runs: number): Promise<ThroughputRound> {
+async function throughputRound(
+  set: RunsSet,
+  workers: number,
+  runs: number,
+  postgresDataDir: string | undefined,
+): Promise<ThroughputRound> {
   const processes = await set.startWorkers(workers, { nodeMs: 0, paused: true });
   let next = 0;
   await Promise.all(
@@ -283,13 +321,23 @@ async function throughputRound(set: RunsSet, workers: number, runs: number): Pro
       while (next < runs) await set.postRun(`tput-${next++}`);
     }),
   );
+  const cpu = () => ({
+    workers: processes.reduce((sum, p) => sum + (processTicks(p.child.pid!) ?? 0), 0),
+    postgres: postgresDataDir ? postgresCpuMs(postgresDataDir) : null,
+    machine: machineCpuMs(),
+  });
+  const cpuAtGo = cpu();
   const goAt = await set.dbNow();
   for (const worker of processes) worker.send({ type: "go" });
   const giveUp = Date.now() + 10 * 60_000;
-  let lastEnd = 0;
+  let lastEnd: number;
   for (;;) {
     await sleep(50);
-    const { rows } = await set.store.pool.query<{ ended: string; completed: string; last: string | null }>(
+    const { rows } = await set.store.pool.query<{
+      ended: string;
+      completed: string;
+      last: string | null;
+    }>(
       `SELECT count(*) FILTER (WHERE status NOT IN ('pending', 'running')) AS ended,
               count(*) FILTER (WHERE status = 'completed') AS completed,
               extract(epoch FROM max(updated_at)) * 1000 AS last
@@ -297,12 +345,15 @@ async function throughputRound(set: RunsSet, workers: number, runs: number): Pro
     );
     const row = rows[0]!;
     if (Number(row.ended) === runs) {
-      if (Number(row.completed) !== runs) throw new Error(`throughput: ${row.completed} of ${runs} runs completed`);
+      if (Number(row.completed) !== runs)
+        throw new Error(`throughput: ${row.completed} of ${runs} runs completed`);
       lastEnd = Number(row.last);
       break;
     }
-    if (Date.now() > giveUp) throw new Error(`throughput: ${row.ended} of ${runs} runs ended after 10 min`);
+    if (Date.now() > giveUp)
+      throw new Error(`throughput: ${row.ended} of ${runs} runs ended after 10 min`);
   }
+  const cpuAtEnd = cpu();
   const first = await set.store.pool.query<{ ms: string }>(
     `SELECT extract(epoch FROM min(created_at)) * 1000 AS ms FROM tenxgraph_run_events
       WHERE event->>'type' = 'run_attempt'`,
@@ -316,6 +367,16 @@ async function throughputRound(set: RunsSet, workers: number, runs: number): Pro
     runsPerSecond: runs / seconds,
     startupMs: Number(first.rows[0]!.ms) - goAt,
     perWorker: perWorker.rows.map((r) => Number(r.n)),
+    workerCpuMsPerRun: ((cpuAtEnd.workers - cpuAtGo.workers) * 1000) / clockTicks() / runs,
+    postgresCpuMsPerRun:
+      cpuAtEnd.postgres === null || cpuAtGo.postgres === null
+        ? null
+        : (cpuAtEnd.postgres - cpuAtGo.postgres) / runs,
+    machineBusy:
+      cpuAtEnd.machine && cpuAtGo.machine && cpuAtEnd.machine.total > cpuAtGo.machine.total
+        ? (cpuAtEnd.machine.busy - cpuAtGo.machine.busy) /
+          (cpuAtEnd.machine.total - cpuAtGo.machine.total)
+        : null,
   };
 }
 

@@ -43,7 +43,9 @@ export class BenchWorkerProcess {
         onMessage(message, this);
       });
       void this.exited.then((exit) =>
-        reject(new Error(`bench worker exited (${JSON.stringify(exit)}) before ready\n${this.#stderr}`)),
+        reject(
+          new Error(`bench worker exited (${JSON.stringify(exit)}) before ready\n${this.#stderr}`),
+        ),
       );
     });
   }
