@@ -13,6 +13,7 @@ import type { StorePlan } from "./measure/plan.js";
 import { renderReport } from "./report/render-report.js";
 import type { PgStore, PgWorkload } from "./tenxgraph/pg-stores.js";
 import { packageVersions } from "./versions.js";
+import { measureWorkers, workersPlan } from "./workers/measure-workers.js";
 import type { Workload } from "./workload.js";
 
 /**
@@ -22,7 +23,8 @@ import type { Workload } from "./workload.js";
  * per step) and on PostgreSQL, tenxgraph alone and with Redis (beside one raw autocommit INSERT
  * per step on the same server); then 1 thread against 8 and each runtime's peak RSS in a
  * process of its own; then the HTTP API (`@tenxgraph/client` against `@tenxgraph/server` on
- * 127.0.0.1) beside in-process calls on the same one-step graph. Medians over interleaved rounds after warm-ups; no assertions, figures
+ * 127.0.0.1) beside in-process calls on the same one-step graph; then background runs across
+ * worker processes (takeover after SIGKILL, queue latency, runs per second with 1 and 4 workers). Medians over interleaved rounds after warm-ups; no assertions, figures
  * only. Writes bench/results.md and bench/results.json (`--quick`: every runtime and store once,
  * to bench/results-quick.*, which git ignores). PostgreSQL and Redis are started here unless
  * TENXGRAPH_BENCH_POSTGRES_DSN / TENXGRAPH_BENCH_REDIS_URL name servers to use.
@@ -99,6 +101,7 @@ const pgConcurrencyWorkloads: PgWorkload[] = pgStores.flatMap((store) =>
 const rssShape: Workload = { turns: quick ? 5 : 50, toolsPerTurn: 4 };
 const rssRuns = quick ? 1 : 3;
 const http = httpPlan(quick);
+const workers = workersPlan(quick);
 
 /** Seconds each part of the bench took, printed as it goes. */
 const seconds: Record<string, number> = {};
@@ -147,6 +150,7 @@ try {
   ]);
 
   const httpResults = await timed("http", () => measureHttp(http));
+  const workersResults = await timed("workers", () => measureWorkers(workers));
 
   const results = {
     machine: machine(),
@@ -165,6 +169,7 @@ try {
     concurrency: [...concurrency, ...postgres.concurrency],
     peakRss: [...peakRss, ...postgres.peakRss],
     http: httpResults,
+    workers: workersResults,
   };
   const report = renderReport(results);
   const out = new URL("../", import.meta.url);

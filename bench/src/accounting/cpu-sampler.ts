@@ -57,7 +57,7 @@ export function cpuBetween(before: CpuSample, after: CpuSample): CpuUse {
 let ticksPerSecond: number | undefined;
 
 /** Clock ticks per second of /proc's CPU times (`getconf CLK_TCK`, 100 on Linux). */
-function clockTicks(): number {
+export function clockTicks(): number {
   ticksPerSecond ??= Number(execFileSync("getconf", ["CLK_TCK"], { encoding: "utf8" })) || 100;
   return ticksPerSecond;
 }
@@ -66,7 +66,7 @@ function clockTicks(): number {
  * The postmaster's CPU with its reaped children's, plus its live children's (backends, WAL
  * writer, checkpointer): a backend that exits between two samples moves from one to the other.
  */
-function postgresCpuMs(dataDir: string): number | null {
+export function postgresCpuMs(dataDir: string): number | null {
   const pidFile = join(dataDir, "postmaster.pid");
   if (!existsSync(pidFile)) return null;
   const postmaster = Number(readFileSync(pidFile, "utf8").split("\n")[0]);
@@ -77,7 +77,7 @@ function postgresCpuMs(dataDir: string): number | null {
 }
 
 /** utime + stime (and the reaped children's cutime + cstime) of a process, in clock ticks. */
-function processTicks(pid: number, withReapedChildren = false): number | null {
+export function processTicks(pid: number, withReapedChildren = false): number | null {
   try {
     const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
     // Fields after the command name in parentheses: state is the first, utime the twelfth.
@@ -104,7 +104,7 @@ async function redisCpuMs(url: string): Promise<number | null> {
 }
 
 /** The first line of /proc/stat: the machine's CPU time, busy and in all, in ms. */
-function machineCpuMs(): { busy: number; total: number } | null {
+export function machineCpuMs(): { busy: number; total: number } | null {
   try {
     const line = readFileSync("/proc/stat", "utf8").split("\n")[0]!;
     const [user, nice, system, idle, iowait, irq, softirq, steal] = line

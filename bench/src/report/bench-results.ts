@@ -5,6 +5,7 @@ import type { PgPlan, PostgresResults } from "../measure/measure-postgres.js";
 import type { PeakRssRow } from "../measure/peak-rss.js";
 import type { StorePlan } from "../measure/plan.js";
 import type { SqliteRow } from "../measure/sqlite-workload-bench.js";
+import type { WorkersResults } from "../workers/measure-workers.js";
 
 /** Everything one bench run found, as written to results.json. */
 export interface BenchResults {
@@ -32,4 +33,6 @@ export interface BenchResults {
   peakRss: PeakRssRow[];
   /** The HTTP API beside in-process calls (absent in results from before it was measured). */
   http?: HttpResults;
+  /** Background runs across worker processes (absent in results from before it was measured). */
+  workers?: WorkersResults;
 }

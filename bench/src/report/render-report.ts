@@ -9,6 +9,7 @@ import { renderPostgres } from "./render-postgres.js";
 import { renderSqlite } from "./render-sqlite.js";
 import { renderPeakRss, renderThreads } from "./render-threads.js";
 import { timingTable } from "./render-timings.js";
+import { renderWorkers } from "./render-workers.js";
 
 /** The results as the Markdown of results.md: headline and goals first, details after. */
 export function renderReport(results: BenchResults): string {
@@ -42,6 +43,7 @@ export function renderReport(results: BenchResults): string {
     ...(results.http && results.plans.http
       ? [...renderHttp(results.http, results.plans.http), ""]
       : []),
+    ...(results.workers ? [...renderWorkers(results.workers), ""] : []),
     ...howMeasured(results),
     "",
   ].join("\n");

@@ -123,6 +123,10 @@ export class PgRunStore {
             query_timeout: 10_000,
             keepAlive: true,
           });
+    // An idle connection the server ends (restart, failover, pg_terminate_backend, idle
+    // timeouts) is an 'error' on the pool, which would crash the process without a listener.
+    // The pool drops that connection by itself and the next query opens a new one.
+    if (!("pool" in options)) this.pool.on("error", () => {});
   }
 
   /** Creates or migrates the tables (graphile-worker's too). Idempotent; run on first use. */
