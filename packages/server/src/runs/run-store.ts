@@ -255,14 +255,23 @@ export class PgRunStore {
     threadVersion: (threadId: string) => Promise<number>,
   ): Promise<RunRecord | null> {
     await this.setup();
-    const { rows } = await this.pool.query<RunRow>(
-      `UPDATE tenxgraph_runs
-          SET status = 'running', worker_id = $2, queue_worker_id = $3, attempts = attempts + 1,
-              heartbeat_at = now(), updated_at = now(), stop_requested = NULL
-        WHERE run_id = $1 AND status = 'pending' RETURNING *`,
-      [runId, workerId, queueWorkerId],
-    );
-    const row = rows[0];
+    // The hold and its `run_attempt` event in one transaction: a worker that dies between them
+    // must not leave an attempt the stream never announced.
+    const row = await this.#transaction(async (client) => {
+      const { rows } = await client.query<RunRow>(
+        `UPDATE tenxgraph_runs
+            SET status = 'running', worker_id = $2, queue_worker_id = $3, attempts = attempts + 1,
+                heartbeat_at = now(), updated_at = now(), stop_requested = NULL
+          WHERE run_id = $1 AND status = 'pending' RETURNING *`,
+        [runId, workerId, queueWorkerId],
+      );
+      const held = rows[0];
+      if (!held) return null;
+      await this.#appendInTransaction(client, runId, held.attempts, [
+        { type: "run_attempt", attempt: held.attempts, workerId },
+      ]);
+      return held;
+    });
     if (!row) return null;
     if (row.base_version === null) {
       // Read after the attempt holds the run: nothing else of this run can write before it.
@@ -273,11 +282,7 @@ export class PgRunStore {
       );
       row.base_version = String(version);
     }
-    const record = toRecord(row);
-    await this.appendEvents({ runId, attempt: record.attempts, workerId }, [
-      { type: "run_attempt", attempt: record.attempts, workerId },
-    ]);
-    return record;
+    return toRecord(row);
   }
 
   /**
