@@ -324,9 +324,30 @@ export class PgRunStore {
           FOR UPDATE SKIP LOCKED`,
         [staleAfterMs],
       );
-      if (rows.length === 0) return [];
+      // A worker can also die holding a job whose run is not `running`: locked but not begun
+      // yet, or ended but not yet marked done. Nothing heartbeats such a run, and graphile-worker
+      // frees a lock only after 4 hours, so the run stays `pending` (and its thread's queue
+      // locked) that long. A live worker holds such a job for a moment; one held past the stale
+      // window, by a worker with no live run, is a dead worker's.
+      const orphaned = await client.query<{ locked_by: string; run_id: string | null }>(
+        `SELECT j.locked_by, r.run_id FROM graphile_worker.jobs j
+           LEFT JOIN tenxgraph_runs r ON j.key = 'tenxgraph_run:' || r.run_id
+          WHERE j.task_identifier = $2 AND j.locked_by IS NOT NULL
+            AND j.locked_at < now() - make_interval(secs => $1 / 1000.0)
+            AND (r.run_id IS NULL OR r.status <> 'running')
+            AND NOT EXISTS (
+              SELECT 1 FROM tenxgraph_runs live
+               WHERE live.status = 'running' AND live.queue_worker_id = j.locked_by
+                 AND live.heartbeat_at >= now() - make_interval(secs => $1 / 1000.0))`,
+        [staleAfterMs, RUN_TASK],
+      );
+      if (rows.length === 0 && orphaned.rows.length === 0) return [];
       const queueWorkers = [
-        ...new Set(rows.map((r) => r.queue_worker_id).filter((id): id is string => !!id)),
+        ...new Set(
+          [...rows.map((r) => r.queue_worker_id), ...orphaned.rows.map((r) => r.locked_by)].filter(
+            (id): id is string => !!id,
+          ),
+        ),
       ];
       if (queueWorkers.length > 0) {
         await client.query("SELECT graphile_worker.force_unlock_workers($1::text[])", [
@@ -343,7 +364,8 @@ export class PgRunStore {
         ]);
         await this.#addJob(client, row.run_id, row.thread_id);
       }
-      return rows.map((r) => r.run_id);
+      const freed = orphaned.rows.flatMap((r) => (r.run_id ? [r.run_id] : []));
+      return [...rows.map((r) => r.run_id), ...freed];
     });
   }
 
