@@ -24,7 +24,9 @@ export interface RunWorkerParams extends TestGraphParams {
 
 const params = workerParams<RunWorkerParams>();
 const checkpointer = openStore(params.store);
-const graph = buildTestGraph(params, checkpointer);
+// Warnings and errors on stderr, which a failing test quotes: the graph's (a tool call found IN
+// DOUBT, with its ledger key) and the worker's.
+const graph = buildTestGraph(params, checkpointer, jsonLogger("warn"));
 const store = new PgRunStore({ postgresDsn: params.runsDsn });
 const worker = new RunWorker({
   graph,
@@ -34,7 +36,6 @@ const worker = new RunWorker({
   heartbeatMs: params.heartbeatMs ?? 250,
   staleAfterMs: params.staleAfterMs ?? 1000,
   pollIntervalMs: params.pollIntervalMs ?? 100,
-  // Warnings and errors on stderr, which a failing test quotes.
   logger: jsonLogger("warn"),
 });
 await worker.start();

@@ -1,6 +1,6 @@
 import { existsSync } from "node:fs";
 import { setTimeout as sleep } from "node:timers/promises";
-import { silentLogger, type BaseState, type Checkpointer } from "@tenxgraph/core";
+import { silentLogger, type BaseState, type Checkpointer, type Logger } from "@tenxgraph/core";
 import { supportAgent, supportModel, supportTools } from "@tenxgraph/core/testing";
 import { appendEffect } from "../../support/effect-log.js";
 
@@ -23,9 +23,14 @@ export interface Effect {
 /**
  * The support agent the server tests serve: the model asks for the seed's three tools for the
  * order the last user message names (charge_card with a domain key), then answers. Claims go
- * stale after 1 s so a killed server's calls are found in doubt quickly.
+ * stale after 1 s so a killed server's calls are found in doubt quickly. The graph logs nothing
+ * unless given a `logger` (a worker process passes one, so its in-doubt warnings reach stderr).
  */
-export function buildTestGraph(params: TestGraphParams, checkpointer: Checkpointer) {
+export function buildTestGraph(
+  params: TestGraphParams,
+  checkpointer: Checkpointer,
+  logger: Logger = silentLogger,
+) {
   const outside = (line: string) => appendEffect(params.effectLog, { line, pid: process.pid });
   const tools = supportTools({ outside, mailerDelayMs: params.mailerDelayMs ?? 0 });
   async function model(state: BaseState, ctx: { signal: AbortSignal }) {
@@ -39,6 +44,6 @@ export function buildTestGraph(params: TestGraphParams, checkpointer: Checkpoint
     checkpointer,
     stopPollIntervalMs: 250,
     claimStaleAfterMs: 1000,
-    logger: silentLogger,
+    logger,
   });
 }

@@ -259,29 +259,33 @@ export class PgRunStore {
     threadVersion: (threadId: string) => Promise<number>,
   ): Promise<RunRecord | null> {
     await this.setup();
-    const { rows } = await this.pool.query<RunRow>(
-      `UPDATE tenxgraph_runs
-          SET status = 'running', worker_id = $2, queue_worker_id = $3, attempts = attempts + 1,
-              heartbeat_at = now(), updated_at = now()
-        WHERE run_id = $1 AND status = 'pending' RETURNING *`,
-      [runId, workerId, queueWorkerId],
-    );
-    const row = rows[0];
-    if (!row) return null;
-    if (row.base_version === null) {
-      // Read after the attempt holds the run: nothing else of this run can write before it.
-      const version = await threadVersion(row.thread_id);
-      await this.pool.query(
-        "UPDATE tenxgraph_runs SET base_version = $2 WHERE run_id = $1 AND base_version IS NULL",
-        [runId, version],
+    // The hold, the thread's base version (first attempt) and the `run_attempt` event in one
+    // transaction: a worker that dies between them must not leave an attempt the stream never
+    // announced, and it is one commit before the run starts instead of three.
+    const row = await this.#transaction(async (client) => {
+      const { rows } = await client.query<RunRow>(
+        `UPDATE tenxgraph_runs
+            SET status = 'running', worker_id = $2, queue_worker_id = $3, attempts = attempts + 1,
+                heartbeat_at = now(), updated_at = now()
+          WHERE run_id = $1 AND status = 'pending' RETURNING *`,
+        [runId, workerId, queueWorkerId],
       );
-      row.base_version = String(version);
-    }
-    const record = toRecord(row);
-    await this.appendEvents({ runId, attempt: record.attempts, workerId }, [
-      { type: "run_attempt", attempt: record.attempts, workerId },
-    ]);
-    return record;
+      const held = rows[0];
+      if (!held) return null;
+      if (held.base_version === null) {
+        // Read once the attempt holds the run: nothing else of this run can write before it.
+        held.base_version = String(await threadVersion(held.thread_id));
+        await client.query("UPDATE tenxgraph_runs SET base_version = $2 WHERE run_id = $1", [
+          runId,
+          held.base_version,
+        ]);
+      }
+      await this.#appendInTransaction(client, runId, held.attempts, [
+        { type: "run_attempt", attempt: held.attempts, workerId },
+      ]);
+      return held;
+    });
+    return row ? toRecord(row) : null;
   }
 
   /**
@@ -324,9 +328,30 @@ export class PgRunStore {
           FOR UPDATE SKIP LOCKED`,
         [staleAfterMs],
       );
-      if (rows.length === 0) return [];
+      // A worker can also die holding a job whose run is not `running`: locked but not begun
+      // yet, or ended but not yet marked done. Nothing heartbeats such a run, and graphile-worker
+      // frees a lock only after 4 hours, so the run stays `pending` (and its thread's queue
+      // locked) that long. A live worker holds such a job for a moment; one held past the stale
+      // window, by a worker with no live run, is a dead worker's.
+      const orphaned = await client.query<{ locked_by: string; run_id: string | null }>(
+        `SELECT j.locked_by, r.run_id FROM graphile_worker.jobs j
+           LEFT JOIN tenxgraph_runs r ON j.key = 'tenxgraph_run:' || r.run_id
+          WHERE j.task_identifier = $2 AND j.locked_by IS NOT NULL
+            AND j.locked_at < now() - make_interval(secs => $1 / 1000.0)
+            AND (r.run_id IS NULL OR r.status <> 'running')
+            AND NOT EXISTS (
+              SELECT 1 FROM tenxgraph_runs live
+               WHERE live.status = 'running' AND live.queue_worker_id = j.locked_by
+                 AND live.heartbeat_at >= now() - make_interval(secs => $1 / 1000.0))`,
+        [staleAfterMs, RUN_TASK],
+      );
+      if (rows.length === 0 && orphaned.rows.length === 0) return [];
       const queueWorkers = [
-        ...new Set(rows.map((r) => r.queue_worker_id).filter((id): id is string => !!id)),
+        ...new Set(
+          [...rows.map((r) => r.queue_worker_id), ...orphaned.rows.map((r) => r.locked_by)].filter(
+            (id): id is string => !!id,
+          ),
+        ),
       ];
       if (queueWorkers.length > 0) {
         await client.query("SELECT graphile_worker.force_unlock_workers($1::text[])", [
@@ -349,7 +374,8 @@ export class PgRunStore {
         ]);
         await this.#addJob(client, row.run_id, row.thread_id);
       }
-      return rows.map((r) => r.run_id);
+      const freed = orphaned.rows.flatMap((r) => (r.run_id ? [r.run_id] : []));
+      return [...rows.map((r) => r.run_id), ...freed];
     });
   }
 
