@@ -321,6 +321,8 @@ describe("run workers in processes: SIGKILL, SIGTERM, restart of every worker", 
     await Promise.all(replacements);
 
     const takenOver: (typeof killed)[number][] = [];
+    let inDoubtCalls = 0;
+    let inDoubtInStreams = 0;
     for (const { threadId, order, runId, worker, delay } of killed) {
       const at = `run ${runId} (${threadId}, ${worker} killed after ${delay} ms, seed ${SEED})`;
       const done = await joinRun(threadId, runId);
@@ -344,7 +346,19 @@ describe("run workers in processes: SIGKILL, SIGTERM, restart of every worker", 
           `${at}: handed back from the killed worker`,
         ).toBe(true);
       }
-      await checkEffects(threadId, order);
+      const ledger = await checkEffects(threadId, order);
+      // In-doubt calls reach the run's stream too (tool_in_doubt), not only the workers' logs.
+      // Counted over all runs: the event of an attempt killed before its next append is lost
+      // with it, as every event not yet written is.
+      for (const entry of ledger.filter((e) => e.attempt > 1)) {
+        inDoubtCalls += 1;
+        if (stream.some((e) => e.event.type === "tool_in_doubt" && e.event.key === entry.key)) {
+          inDoubtInStreams += 1;
+        }
+      }
+    }
+    if (inDoubtCalls > 0) {
+      expect(inDoubtInStreams, "in-doubt calls surfaced in their run's stream").toBeGreaterThan(0);
     }
     // The plan is meant to kill runs mid-way; a seed that never does tests nothing.
     expect(takenOver.length, "runs taken over after a kill").toBeGreaterThanOrEqual(6);
