@@ -40,6 +40,7 @@ const ENTRIES: Record<string, { values: string[]; types: string[] }> = {
       "McpToolInfo",
       "McpToolsOptions",
       "ModelSpec",
+      "PrepareMessages",
       "ProviderOptions",
       "ProviderSettings",
       "RetryOptions",

@@ -49,6 +49,7 @@ const ENTRIES = {
       "silentLogger",
       "withFields",
       "tool",
+      "trimMessages",
       "uuidv7",
     ],
     types: [
@@ -106,6 +107,7 @@ const ENTRIES = {
       "ToolDefinition",
       "ToolMessage",
       "ToolOutput",
+      "TrimMessagesOptions",
       "UserMessage",
     ],
   },

@@ -26,6 +26,8 @@ export type {
   ToolMessage,
   UserMessage,
 } from "./messages/message.js";
+export { trimMessages } from "./messages/trim-messages.js";
+export type { TrimMessagesOptions } from "./messages/trim-messages.js";
 export { uuidv7 } from "./messages/ids.js";
 export type { IdGenerator } from "./messages/ids.js";
 

@@ -5,7 +5,7 @@
  */
 export { Agent } from "./agent/agent.js";
 export { DEFAULT_REQUEST_TIMEOUT_SECONDS } from "./agent/agent-options.js";
-export type { AgentOptions } from "./agent/agent-options.js";
+export type { AgentOptions, PrepareMessages } from "./agent/agent-options.js";
 export { DEFAULT_RETRY } from "./agent/retry.js";
 export type { RetryOptions } from "./agent/retry.js";
 export type { ProviderOptions } from "./agent/stream-reply.js";

@@ -54,6 +54,7 @@ describe("Agent options", () => {
       [{ model: "openai/x", systemPrompt: 7 }, "systemPrompt must be a string"],
       [{ model: "openai/x", requestTimeout: "60" }, "requestTimeout must be seconds or null"],
       [{ model: "openai/x", retry: { maxAttempts: 0 } }, "retry.maxAttempts"],
+      [{ model: "openai/x", prepareMessages: [] }, "prepareMessages must be a function"],
     ] as const;
     for (const [options, message] of bad) {
       expect(() => new Agent(options as never)).toThrow(message);

@@ -1,4 +1,4 @@
-import type { AnyTool, ToolNode } from "@tenxgraph/core";
+import type { AnyTool, BaseState, Message, ToolNode } from "@tenxgraph/core";
 import {
   checkModelSpec,
   modelLabel,
@@ -8,8 +8,17 @@ import {
 import { resolveRetry, type RetryOptions } from "./retry.js";
 import type { ProviderOptions } from "./stream-reply.js";
 
+/**
+ * Turns the thread's transcript into the messages sent to the model (trim, summarize); see
+ * {@link AgentOptions.prepareMessages}.
+ */
+export type PrepareMessages<S extends BaseState = BaseState> = (
+  messages: Message[],
+  state: S,
+) => Message[] | Promise<Message[]>;
+
 /** What an {@link Agent} is built from. */
-export interface AgentOptions {
+export interface AgentOptions<S extends BaseState = BaseState> {
   /**
    * The model: `"openai/gpt-4o-mini"`, `"anthropic/claude-sonnet-4-5"`, `"google/gemini-2.5-flash"`,
    * `"openai-compatible/<model>"` (with `provider.baseURL`), or any AI SDK model object.
@@ -36,6 +45,22 @@ export interface AgentOptions {
   provider?: ProviderSettings;
   /** Provider-specific request options, passed through (`{ openai: { user: "u-1" } }`). */
   providerOptions?: ProviderOptions;
+  /**
+   * Chooses what the model is sent, once per node run (not again on a retry): gets a copy of
+   * the transcript and the state (read it, don't change it), returns the messages to send, e.g.
+   * a bounded window of a long thread with `trimMessages` from `@tenxgraph/core`, or a summary
+   * and the latest turns. Only the request changes: the thread keeps its whole transcript, and
+   * the reply is appended to it as usual. `systemPrompt` is sent apart from these messages. It
+   * must return a non-empty array of messages; anything else fails the node with a
+   * `TypeError` naming `prepareMessages`.
+   *
+   * @example
+   * new Agent({
+   *   model: "openai/gpt-4o-mini",
+   *   prepareMessages: (messages) => trimMessages(messages, { maxTokens: 8000 }),
+   * });
+   */
+  prepareMessages?: PrepareMessages<S>;
 }
 
 /** The default `requestTimeout`, in seconds. */
@@ -45,7 +70,7 @@ export const DEFAULT_REQUEST_TIMEOUT_SECONDS = 600;
 const MAX_TIMER_MS = 2 ** 31 - 1;
 
 /** Checked, defaulted and frozen options. */
-export interface ResolvedAgentOptions {
+export interface ResolvedAgentOptions<S extends BaseState = BaseState> {
   readonly model: ModelSpec;
   readonly label: string;
   readonly systemPrompt: string | undefined;
@@ -58,6 +83,7 @@ export interface ResolvedAgentOptions {
   readonly retry: Readonly<RetryOptions>;
   readonly provider: Readonly<ProviderSettings>;
   readonly providerOptions: ProviderOptions | undefined;
+  readonly prepareMessages: PrepareMessages<S> | undefined;
 }
 
 /**
@@ -65,7 +91,9 @@ export interface ResolvedAgentOptions {
  * rather than at its first run: `TypeError` for a malformed option, `ModelError` (`MODEL_003`)
  * for a model string that cannot work.
  */
-export function resolveAgentOptions(options: AgentOptions): ResolvedAgentOptions {
+export function resolveAgentOptions<S extends BaseState = BaseState>(
+  options: AgentOptions<S>,
+): ResolvedAgentOptions<S> {
   if (typeof options !== "object" || options === null) {
     throw new TypeError("Agent: options must be an object, e.g. { model: 'openai/gpt-4o-mini' }");
   }
@@ -82,6 +110,10 @@ export function resolveAgentOptions(options: AgentOptions): ResolvedAgentOptions
   if (maxTokens !== undefined && !(Number.isInteger(maxTokens) && maxTokens > 0)) {
     throw problem(`maxTokens must be a positive integer, got ${String(maxTokens)}`);
   }
+  const { prepareMessages } = options;
+  if (prepareMessages !== undefined && typeof prepareMessages !== "function") {
+    throw problem("prepareMessages must be a function (messages, state) => messages");
+  }
   return Object.freeze({
     model: options.model,
     label: modelLabel(options.model),
@@ -94,6 +126,7 @@ export function resolveAgentOptions(options: AgentOptions): ResolvedAgentOptions
     retry: resolveRetry(options.retry),
     provider,
     providerOptions: options.providerOptions,
+    prepareMessages,
   });
 }
 
@@ -113,7 +146,7 @@ function checkModel(model: unknown, provider: ProviderSettings): void {
   }
 }
 
-function toolsOf(options: AgentOptions): AnyTool[] {
+function toolsOf(options: Pick<AgentOptions, "tools" | "toolNode">): AnyTool[] {
   if (options.tools !== undefined && options.toolNode !== undefined) {
     throw new TypeError("Agent: pass tools or toolNode, not both");
   }

@@ -1,4 +1,10 @@
-import type { AssistantMessage, BaseState, GraphNode, NodeContext } from "@tenxgraph/core";
+import {
+  Message,
+  type AssistantMessage,
+  type BaseState,
+  type GraphNode,
+  type NodeContext,
+} from "@tenxgraph/core";
 import { resolveModel, type LanguageModelObject } from "../providers/resolve-model.js";
 import {
   resolveAgentOptions,
@@ -32,10 +38,10 @@ import { streamReply, type Reply, type ReplyOutcome, type ReplyRequest } from ".
  * graph.addNode("MAIN", agent).addNode("TOOL", new ToolNode([lookupOrder, chargeCard]));
  */
 export class Agent<S extends BaseState = BaseState> implements GraphNode<S> {
-  readonly #options: ResolvedAgentOptions;
+  readonly #options: ResolvedAgentOptions<S>;
   #model: Promise<LanguageModelObject> | undefined;
 
-  constructor(options: AgentOptions) {
+  constructor(options: AgentOptions<S>) {
     this.#options = resolveAgentOptions(options);
   }
 
@@ -79,10 +85,11 @@ export class Agent<S extends BaseState = BaseState> implements GraphNode<S> {
     const model = await this.#resolveModel();
     // With a ToolNode, its tools as of this run: remote tools attached since, and the run's own.
     const tools = options.toolNode ? options.toolNode.toolsFor(ctx) : options.tools;
+    const messages = await this.#messagesFor(state);
     return {
       model,
       system: options.systemPrompt,
-      messages: toModelMessages(state.messages, {
+      messages: toModelMessages(messages, {
         mediaInToolResults: acceptsMediaInToolResults(model.provider),
       }),
       tools: tools.length > 0 ? toToolSet(tools) : undefined,
@@ -90,6 +97,37 @@ export class Agent<S extends BaseState = BaseState> implements GraphNode<S> {
       maxTokens: options.maxTokens,
       providerOptions: options.providerOptions,
     };
+  }
+
+  /**
+   * The messages the model is sent: the transcript, or what `prepareMessages` makes of it. The
+   * hook gets a deep copy of the transcript (the node's copy of the state shares the message
+   * objects with the thread), so whatever it edits, only the request changes.
+   */
+  async #messagesFor(state: S): Promise<Message[]> {
+    const prepare = this.#options.prepareMessages;
+    if (!prepare) return state.messages;
+    const transcript = structuredClone(state.messages);
+    const messages = await prepare(transcript, { ...state, messages: transcript });
+    if (!Array.isArray(messages)) {
+      throw new TypeError(
+        `Agent: prepareMessages must return an array of messages, got ${describe(messages)}`,
+      );
+    }
+    if (messages.length === 0) {
+      throw new TypeError("Agent: prepareMessages returned no messages; the model needs one");
+    }
+    messages.forEach((message: unknown, index) => {
+      try {
+        Message.parse(message);
+      } catch (cause) {
+        throw new TypeError(
+          `Agent: prepareMessages returned a non-message at index ${index}: ${describe(message)}`,
+          { cause },
+        );
+      }
+    });
+    return messages;
   }
 
   /** Resolves the model once; a failed resolution (a package not installed) is tried again. */
@@ -160,4 +198,12 @@ export class Agent<S extends BaseState = BaseState> implements GraphNode<S> {
     if (reply.usage) message.usage = reply.usage;
     return message;
   }
+}
+
+/** A short description of a value for an error message. */
+function describe(value: unknown): string {
+  if (value === null || typeof value !== "object") return String(value);
+  const json = JSON.stringify(value) as string | undefined;
+  if (json === undefined) return Object.prototype.toString.call(value);
+  return json.length > 80 ? `${json.slice(0, 77)}...` : json;
 }
