@@ -106,6 +106,7 @@ const ENTRIES = {
       "ToolDefinition",
       "ToolMessage",
       "ToolOutput",
+      "ToolStateUpdate",
       "UserMessage",
     ],
   },
