@@ -107,6 +107,7 @@ const ENTRIES = {
       "ToolDefinition",
       "ToolMessage",
       "ToolOutput",
+      "ToolStateUpdate",
       "TrimMessagesOptions",
       "UserMessage",
     ],

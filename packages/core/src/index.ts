@@ -33,7 +33,7 @@ export type { IdGenerator } from "./messages/ids.js";
 
 export { tool } from "./tools/tool.js";
 export type { AnyTool, InDoubtPolicy, Tool, ToolDefinition, ToolOutput } from "./tools/tool.js";
-export type { ToolContext } from "./tools/tool-context.js";
+export type { ToolContext, ToolStateUpdate } from "./tools/tool-context.js";
 export { ToolNode } from "./tools/tool-node.js";
 export {
   REMOTE_TOOL_CALL_KIND,

@@ -85,6 +85,7 @@ describe("durableCall", () => {
           message: Message.tool("call_1", "Charged 42 USD"),
           errorCode: null,
           changes: { charged: true },
+          updates: [{ total: 42 }, { total: 1 }],
         };
       },
       context: () => ({}),
@@ -101,6 +102,7 @@ describe("durableCall", () => {
         ...expected,
         message: { content: "Charged 42 USD" },
         changes: { charged: true },
+        updates: [{ total: 42 }, { total: 1 }],
       });
     }
     expect(charges).toBe(1);
@@ -115,7 +117,12 @@ describe("durableCall", () => {
     const work: CallWork = {
       run: async (attempt) => {
         attempt.started = true;
-        return { message: Message.tool("call_1", "Charged"), errorCode: null, changes: {} };
+        return {
+          message: Message.tool("call_1", "Charged"),
+          errorCode: null,
+          changes: {},
+          updates: [],
+        };
       },
       context: () => ({}),
       returnedLast: async () => true,

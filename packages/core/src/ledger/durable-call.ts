@@ -19,6 +19,8 @@ export interface ToolRun {
   errorCode: string | null;
   /** State fields the call changed, recorded with the result so a replay applies them again. */
   changes: Record<string, unknown>;
+  /** The call's `ctx.update` updates, in order, recorded with the result like `changes`. */
+  updates: Record<string, unknown>[];
 }
 
 /** The attempt the ledger hands to the tool layer to run. */
@@ -65,6 +67,11 @@ export interface CallOutcome {
    * they are the recorded changes, for the caller to apply again.
    */
   changes: Record<string, unknown>;
+  /**
+   * The call's `ctx.update` updates, in order: run now or replayed, they are not applied yet
+   * (the node applies every call's updates once all settled).
+   */
+  updates: Record<string, unknown>[];
 }
 
 /**
@@ -102,7 +109,7 @@ export async function durableCall(
       case "replay":
         return replay(call, plan.result, ctx);
       case "settled":
-        return { message: plan.message, replayed: false, changes: {} };
+        return { message: plan.message, replayed: false, changes: {}, updates: [] };
       case "in_doubt":
         plan = await resolveInDoubt(call, plan.entry, ctx, work.context);
         break;
@@ -157,7 +164,13 @@ async function runAndRecord(
     // Asked past the fault point: a call held there still counts as going for its siblings.
     const last = await work.returnedLast();
     if (attempt !== null) {
-      const envelope = messageEnvelope(ran.message, ran.changes, call.origin, ran.errorCode);
+      const envelope = messageEnvelope(
+        ran.message,
+        ran.changes,
+        call.origin,
+        ran.errorCode,
+        ran.updates,
+      );
       const { stepLedger } = ctx.runtime;
       if (last && stepLedger.rides) {
         stepLedger.ride({
@@ -172,7 +185,7 @@ async function runAndRecord(
         await ctx.runtime.faultPoints?.hit(FAULT_POINTS.LEDGER_AFTER_RECORD, where);
       }
     }
-    return { message: ran.message, replayed: false, changes: ran.changes };
+    return { message: ran.message, replayed: false, changes: ran.changes, updates: ran.updates };
   } finally {
     if (!riding) held?.release();
   }
@@ -182,8 +195,14 @@ async function runAndRecord(
 function replay(call: LedgerCall, result: ReplayedResult, ctx: NodeContext): CallOutcome {
   ctx.runtime.metrics.ledgerHits.add(1, { tool: call.tool.name });
   call.log.info({ key: call.key, tool: call.tool.name }, "Tool call replayed from the ledger");
-  // State changes are applied again when this very call is replayed. A domain key replaying a
-  // fact recorded by another turn's call must not roll fields back to that turn's values.
+  // State changes and updates are applied again when this very call is replayed. A domain key
+  // replaying a fact recorded by another turn's call must not roll fields back to that turn's
+  // values, nor apply that turn's updates a second time.
   const ownResult = result.origin === undefined || result.origin === call.origin;
-  return { message: result.message, replayed: true, changes: ownResult ? result.stateChanges : {} };
+  return {
+    message: result.message,
+    replayed: true,
+    changes: ownResult ? result.stateChanges : {},
+    updates: ownResult ? (result.updates ?? []) : [],
+  };
 }

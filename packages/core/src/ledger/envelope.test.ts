@@ -38,6 +38,31 @@ describe("messageEnvelope / decodeEnvelope", () => {
     });
   });
 
+  it("stores a call's ctx.update updates only when it made some, and reads them back in order", () => {
+    expect(messageEnvelope(recorded, {}, null, null, [])).toEqual({
+      __kind__: "message",
+      value: recorded,
+    });
+    const updates = [{ total: 1 }, { tags: ["vip"] }];
+    const stored = JSON.parse(
+      JSON.stringify(messageEnvelope(recorded, {}, "m-1:call_1", null, updates)),
+    );
+    expect(stored.updates).toEqual(updates);
+    expect(decodeEnvelope(stored, "call_1")).toEqual({
+      message: recorded,
+      stateChanges: {},
+      updates,
+      origin: "m-1:call_1",
+    });
+  });
+
+  it("treats an envelope with malformed updates as no record", () => {
+    const envelope = messageEnvelope(recorded, {});
+    for (const updates of [{ total: 1 }, [1], [null], [[{ total: 1 }]], "x"]) {
+      expect(decodeEnvelope({ ...envelope, updates }, "call_1")).toBeNull();
+    }
+  });
+
   it("answers another call with a new message carrying the recorded content", () => {
     const error = Message.tool("call_1", "Tool 'x' failed: [TOOL_ERROR_001] no", { isError: true });
     const decoded = decodeEnvelope(messageEnvelope(error, {}), "call_7");

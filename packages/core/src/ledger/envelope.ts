@@ -4,23 +4,31 @@ import { toToolMessage } from "../messages/tool-result.js";
 /**
  * How a result is stored in the ledger. `message` holds the tool message the model saw; `raw`
  * any other value (turned into a tool message on replay). `stateChanges` are the state fields
- * the call changed, re-applied when the call is replayed. `origin` is the
+ * the call changed in its copy (whole values), and `updates` the updates it made with
+ * `ctx.update`, in order; both are applied again when the call is replayed. `origin` is the
  * `<message id>:<call id>` of the call that produced the result; `errorCode` the code of a
  * failed call's message.
  */
 export type ResultEnvelope = (
   { __kind__: "message"; value: ToolMessage } | { __kind__: "raw"; value: unknown }
-) & { stateChanges?: Record<string, unknown>; origin?: string; errorCode?: string };
+) & {
+  stateChanges?: Record<string, unknown>;
+  updates?: Record<string, unknown>[];
+  origin?: string;
+  errorCode?: string;
+};
 
-/** The envelope of a tool message result, with the state changes and the call that made it. */
+/** The envelope of a tool message result, with the state it wrote and the call that made it. */
 export function messageEnvelope(
   message: ToolMessage,
   stateChanges: Record<string, unknown>,
   origin?: string | null,
   errorCode?: string | null,
+  updates: readonly Record<string, unknown>[] = [],
 ): ResultEnvelope {
   const envelope: ResultEnvelope = { __kind__: "message", value: message };
   if (Object.keys(stateChanges).length > 0) envelope.stateChanges = stateChanges;
+  if (updates.length > 0) envelope.updates = [...updates];
   if (origin) envelope.origin = origin;
   if (errorCode) envelope.errorCode = errorCode;
   return envelope;
@@ -30,6 +38,8 @@ export function messageEnvelope(
 export interface ReplayedResult {
   message: ToolMessage;
   stateChanges: Record<string, unknown>;
+  /** The call's `ctx.update` updates, in order, when it made some (envelopes before them have none). */
+  updates?: Record<string, unknown>[];
   /** The call that produced it, when recorded. */
   origin?: string;
   /** The code of a failed call's message, when recorded. */
@@ -48,8 +58,11 @@ export function decodeEnvelope(stored: unknown, toolCallId: string): ReplayedRes
   if (typeof stateChanges !== "object" || stateChanges === null || Array.isArray(stateChanges)) {
     return null;
   }
+  const updates = envelope.updates;
+  if (updates !== undefined && !(Array.isArray(updates) && updates.every(isRecord))) return null;
   const extra = {
     stateChanges: stateChanges as Record<string, unknown>,
+    ...(updates !== undefined ? { updates: updates as Record<string, unknown>[] } : {}),
     ...(typeof envelope.origin === "string" ? { origin: envelope.origin } : {}),
     ...(typeof envelope.errorCode === "string" ? { errorCode: envelope.errorCode } : {}),
   };
@@ -66,4 +79,8 @@ export function decodeEnvelope(stored: unknown, toolCallId: string): ReplayedRes
     return { message: toToolMessage(message, toolCallId), ...extra };
   }
   return { message, ...extra };
+}
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
 }

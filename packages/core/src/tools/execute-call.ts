@@ -16,6 +16,7 @@ import { toolErrorMessage, toToolMessage } from "../messages/tool-result.js";
 import { runWithDeadline, type DeadlineScope } from "../runtime/deadline.js";
 import { isInterruptSignal, withInterruptScope } from "../runtime/interrupt.js";
 import type { InternalNodeContext as NodeContext } from "../runtime/node-context.js";
+import { CallUpdates } from "./call-updates.js";
 import { changedFields } from "./parallel-calls.js";
 import type { ReadyCall } from "./prepared-call.js";
 import type { ToolContext } from "./tool-context.js";
@@ -52,7 +53,9 @@ export function executeCall<S extends BaseState>(
         plan,
         {
           run: (attempt) => runTool(call, attempt, branch, ctx),
-          context: (attempt, scope) => toolContext(call, attempt, scope, branch.state, ctx),
+          // A reconcile's answer is recorded without state: what it updates is not applied.
+          context: (attempt, scope) =>
+            toolContext(call, attempt, scope, branch.state, reconcileUpdates(call), ctx),
           returnedLast,
         },
         ctx,
@@ -62,7 +65,10 @@ export function executeCall<S extends BaseState>(
   );
 }
 
-/** Applies a replayed result to the call's branch: its recorded state changes, and its message. */
+/**
+ * Applies a replayed result to the call's branch: its recorded state changes, and its message.
+ * Its recorded updates stay in the outcome: the node applies them with every other call's.
+ */
 function replayInto<S extends BaseState>(
   branch: Branch<S>,
   call: ReadyCall,
@@ -80,9 +86,9 @@ function replayInto<S extends BaseState>(
 }
 
 /**
- * The tool itself, under its deadline: its message, the error code when it failed, and the
- * state fields it changed (none when it failed: a failed call's half-made changes are dropped
- * with it). If a heartbeat finds the claim taken over while the tool runs, its signal is
+ * The tool itself, under its deadline: its message, the error code when it failed, the state
+ * fields it changed and the updates it made (none when it failed: a failed call's half-made
+ * changes and updates are dropped with it). If a heartbeat finds the claim taken over while the tool runs, its signal is
  * aborted and the call fails out of the node: this execution is a zombie, and its outcome is
  * the taker's to record.
  */
@@ -95,13 +101,14 @@ async function runTool<S extends BaseState>(
   const { attempt, held } = running;
   const timeoutMs = toolTimeoutMs(call, ctx);
   const started = performance.now();
+  const updates = new CallUpdates(call.tool.name, call.log);
   try {
     const output = await runWithDeadline(
       (scope) => {
         running.started = true;
         return call.tool.execute(
           call.args,
-          toolContext(call, attempt ?? 0, scope, branch.state, ctx),
+          toolContext(call, attempt ?? 0, scope, branch.state, updates, ctx),
         );
       },
       {
@@ -112,7 +119,8 @@ async function runTool<S extends BaseState>(
       },
     );
     const message = toToolMessage(output, call.call.id);
-    return { message, errorCode: null, changes: changedFields(branch.baseline, branch.state) };
+    const changes = changedFields(branch.baseline, branch.state);
+    return { message, errorCode: null, changes, updates: updates.close() };
   } catch (error) {
     // Taken over, paused in interrupt(), stopped, or past the node's deadline: nothing of this
     // attempt is told to the model; the ledger decides what becomes of its claim.
@@ -123,8 +131,9 @@ async function runTool<S extends BaseState>(
     ) {
       throw error;
     }
-    return { ...failure(call, error, ctx), changes: {} };
+    return { ...failure(call, error, ctx), changes: {}, updates: [] };
   } finally {
+    updates.close();
     if (held) held.onLost = undefined;
     ctx.runtime.metrics.toolDuration.record(performance.now() - started, { tool: call.tool.name });
   }
@@ -155,6 +164,7 @@ function toolContext<S extends BaseState>(
   attempt: number,
   scope: DeadlineScope,
   state: S,
+  updates: CallUpdates,
   ctx: NodeContext,
 ): ToolContext {
   return {
@@ -163,6 +173,7 @@ function toolContext<S extends BaseState>(
       return scope.signal;
     },
     state,
+    update: (update) => updates.add(update),
     threadId: ctx.threadId,
     messageId: call.messageId,
     toolCallId: call.call.id,
@@ -171,4 +182,11 @@ function toolContext<S extends BaseState>(
     userId: ctx.userId,
     logger: call.log,
   };
+}
+
+/** The updates of a `reconcile(args, ctx)`: closed from the start, so each is dropped with a warning. */
+function reconcileUpdates(call: ReadyCall): CallUpdates {
+  const updates = new CallUpdates(call.tool.name, call.log);
+  updates.close();
+  return updates;
 }

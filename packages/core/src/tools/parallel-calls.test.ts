@@ -141,7 +141,9 @@ describe("mergeBranches (property)", () => {
     );
   });
 
-  it("folds several different writes through the field's reducer, from the baseline, in call order", () => {
+  it("with a reducer, keeps the last different whole value in call order too, and warns to use ctx.update", () => {
+    // Branches hand back whole values: folding them through a reducer counted the baseline once
+    // per writer (issue 17), so a reducer field written directly is treated like any other.
     const text = fc.constantFrom("p", "q", "r", "s");
     const reducer: Reducer<unknown> = (acc, next) => `${String(acc)}>${String(next)}`;
     fc.assert(
@@ -152,15 +154,11 @@ describe("mergeBranches (property)", () => {
           const writes = perBranch.map((v) => (v === undefined ? {} : { a: v }));
           const { state, warnings } = runBranches({ a: base, b: 0 }, writes, { a: reducer });
           const writers = writersOf({ a: base }, writes, "a") as string[];
-          const expected =
-            writers.length === 0
-              ? base
-              : writers.every((w) => w === writers[0])
-                ? writers[0] // several equal writes (or one) take that value
-                : writers.reduce((acc, w) => `${acc}>${w}`, base);
-          expect(state.a).toBe(expected);
+          expect(state.a).toBe(writers.at(-1) ?? base);
           expect(state.b).toBe(0);
-          expect(warnings).toEqual([]);
+          const conflict = !writers.every((w) => w === writers[0]);
+          expect(warnings).toHaveLength(conflict ? 1 : 0);
+          if (conflict) expect(warnings[0]!.message).toContain("write it with ctx.update(...)");
         },
       ),
     );
@@ -227,6 +225,20 @@ describe("parallel tool calls on state", () => {
     });
   }
 
+  /** A tool that adds `tags` with `ctx.update`, for the graph's reducer to combine. */
+  function updater(name: string, tags: string[]) {
+    return tool<z.ZodObject<Record<string, never>>, S>({
+      name,
+      description: "Adds tags.",
+      schema: z.object({}),
+      execute: async (_args, ctx) => {
+        await new Promise((resolve) => setTimeout(resolve, name.length)); // interleave
+        ctx.update({ tags });
+        return `${name} done`;
+      },
+    });
+  }
+
   it("lands two parallel tools writing different fields, each working on its own copy", async () => {
     const logger = recordingLogger();
     const app = supportAgent<S>({
@@ -286,7 +298,7 @@ describe("parallel tool calls on state", () => {
     expect(warning?.fields.toolCallIds).toEqual(["call_1", "call_2"]);
   });
 
-  it("combines parallel writes through the graph's reducer", async () => {
+  it("combines parallel ctx.update writes through the graph's reducer", async () => {
     const logger = recordingLogger();
     const concat = (current: string[], update: string[]) => [...current, ...update];
     const app = supportAgent<S>({
@@ -297,7 +309,7 @@ describe("parallel tool calls on state", () => {
         ]),
         "ok",
       ],
-      tools: [setter("tag_vip", "tags", ["vip"]), setter("tag_refund", "tags", ["refund"])],
+      tools: [updater("tag_vip", ["vip"]), updater("tag_refund", ["refund"])],
       state: { initialState, reducers: { tags: concat } },
       logger,
     });

@@ -1,6 +1,6 @@
 import { isDeepStrictEqual } from "node:util";
 import type { Logger } from "../events/logger.js";
-import type { BaseState, Reducer } from "../graph/reducers.js";
+import { applyUpdate, type BaseState, type Reducer, type Reducers } from "../graph/reducers.js";
 import type { Message } from "../messages/message.js";
 import { deepCopy } from "../graph/state-copy.js";
 
@@ -39,12 +39,12 @@ export function changedFields(
 }
 
 /**
- * Merges the changes of parallel branches (in call order) into `state`. A field changed by one
- * branch (or to the same value by several) takes that value. A field changed by several goes through its reducer, folded from
- * the baseline in call order; without a reducer the last branch wins and a warning names the
- * conflict, since one of the writes is lost. Branches hand back whole values, not deltas, so
- * the reducer should combine whole values (union by id, max, object merge); a delta reducer
- * such as a sum or a concat counts the baseline once per writer.
+ * Merges the fields parallel branches changed in their copies (in call order) into `state`. A
+ * field changed by one branch (or to the same value by several) takes that value. A field
+ * changed differently by several keeps the last in call order, with a warning naming it, since
+ * the other writes are lost. A branch hands back whole values, not deltas, so even a field with
+ * a reducer is not folded (a sum or a concat would count the baseline once per writer): the
+ * warning says to write such a field with `ctx.update` (see {@link applyCallUpdates}).
  */
 export function mergeBranches(
   state: BaseState,
@@ -63,19 +63,40 @@ export function mergeBranches(
     }
   }
   for (const [field, writes] of writers) {
-    if (writes.every((write) => isDeepStrictEqual(write.value, writes[0]!.value))) {
-      target[field] = writes[0]!.value;
-      continue;
-    }
-    const reducer = reducers[field];
-    if (reducer) {
-      target[field] = writes.reduce((acc, write) => reducer(acc, write.value), baseline[field]);
+    target[field] = writes.at(-1)!.value;
+    if (writes.every((write) => isDeepStrictEqual(write.value, writes[0]!.value))) continue;
+    const toolCallIds = writes.map((w) => w.toolCallId);
+    if (reducers[field]) {
+      logger.warn(
+        { field, toolCallIds },
+        `Parallel tool calls changed state field '${field}' differently in ctx.state; kept the last in call order. '${field}' has a reducer: write it with ctx.update(...) so every call's update goes through it`,
+      );
       continue;
     }
     logger.warn(
-      { field, toolCallIds: writes.map((w) => w.toolCallId) },
+      { field, toolCallIds },
       `Parallel tool calls wrote state field '${field}' differently; kept the last in call order (declare a reducer to combine them)`,
     );
-    target[field] = writes.at(-1)!.value;
+  }
+}
+
+/**
+ * Applies the calls' `ctx.update` updates to `state` in place, call by call in tool-call order
+ * and each call's in the order it made them, through the state's reducers: exactly what
+ * {@link applyUpdate} does with a node's update, so a parallel node ends where the same updates
+ * applied one after another would. Applied after {@link mergeBranches}: whole values written in
+ * the copies stand for the baseline, deltas go on top.
+ */
+export function applyCallUpdates(
+  state: BaseState,
+  calls: readonly { updates: readonly Record<string, unknown>[] }[],
+  reducers: Readonly<Record<string, Reducer<unknown> | undefined>>,
+): void {
+  for (const { updates } of calls) {
+    for (const update of updates) {
+      // Copied: a recorded update is applied again on replay, so a reducer keeping a reference
+      // to it must not share it with the ledger's envelope.
+      applyUpdate(state, structuredClone(update), reducers as Reducers<BaseState>);
+    }
   }
 }

@@ -12,7 +12,7 @@ import {
 } from "../runtime/node-context.js";
 import type { CallOutcome } from "../ledger/durable-call.js";
 import { executeCall, type Branch } from "./execute-call.js";
-import { branchState, mergeBranches, snapshotFields } from "./parallel-calls.js";
+import { applyCallUpdates, branchState, mergeBranches, snapshotFields } from "./parallel-calls.js";
 import {
   callOrigin,
   parseArguments,
@@ -186,12 +186,12 @@ export class ToolNode<S extends BaseState = BaseState> implements GraphNode<S> {
     const interrupts: Interrupt[] = [];
     const failures: unknown[] = [];
     const messages: ToolMessage[] = [];
-    const branches: { toolCallId: string; changes: Record<string, unknown> }[] = [];
+    const branches: (CallOutcome & { toolCallId: string })[] = [];
     settled.forEach((result, i) => {
       const call = issuer.toolCalls![i]!;
       if (result.status === "fulfilled") {
         messages.push(result.value.message);
-        branches.push({ toolCallId: call.id, changes: result.value.changes });
+        branches.push({ ...result.value, toolCallId: call.id });
       } else if (isInterruptSignal(result.reason)) {
         interrupts.push(...result.reason.interrupts);
       } else {
@@ -204,7 +204,9 @@ export class ToolNode<S extends BaseState = BaseState> implements GraphNode<S> {
     if (failures.length > 0) throw failures[0];
     if (interrupts.length > 0) throw new InterruptSignal(interrupts);
     mergeBranches(state, baseline, branches, ctx.runtime.reducers, ctx.logger);
-    // Field changes are merged into `state` (the node's own copy); only the messages are new.
+    // The same path for one call as for many: every update through the reducers, in call order.
+    applyCallUpdates(state, branches, ctx.runtime.reducers);
+    // Fields are merged and updated in `state` (the node's own copy); only the messages are new.
     return messages;
   }
 }
@@ -214,7 +216,7 @@ function rejected(call: RejectedCall, ctx: InternalNodeContext): CallOutcome {
   const { message } = call;
   ctx.runtime.metrics.toolErrors.add(1, { tool: call.call.name });
   ctx.logger.warn({ toolCallId: call.call.id, tool: call.call.name }, Message.text(message));
-  return { message, replayed: false, changes: {} };
+  return { message, replayed: false, changes: {}, updates: [] };
 }
 
 /**
