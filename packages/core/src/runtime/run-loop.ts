@@ -199,11 +199,13 @@ export class Run<S extends BaseState> {
       // The run moves on only once the step is written: if the write fails, the thread stays
       // at this node (as after a crash) and a continuation replays it from the ledger.
       const claims = durable && !done ? this.#claimsAhead(next) : [];
-      await this.#commit(next, done ? "completed" : "running", [], durable, claims);
+      // The step's messages are announced once it is written, before its state event.
+      await this.#commit(next, done ? "completed" : "running", [], durable, claims, () => {
+        for (const message of next.state.messages.slice(firstNew)) {
+          this.#emit({ type: "message", node: outcome.node, message });
+        }
+      });
       this.#progress = next;
-      for (const message of next.state.messages.slice(firstNew)) {
-        this.#emit({ type: "message", node: outcome.node, message });
-      }
       this.#deps.metrics.stepDuration.record(performance.now() - started, { node: outcome.node });
     }
     return this.#end("completed", []);
@@ -349,7 +351,8 @@ export class Run<S extends BaseState> {
    * ride in it (results waiting for it, and `claims` of the next node's calls). A non-durable
    * step goes to the store's cache when it has one (and is skipped when it has none); the next
    * durable write carries everything since. Results cannot ride in a cached step, so they are
-   * recorded first, as they would have been when their tools returned.
+   * recorded first, as they would have been when their tools returned. `written` runs once the
+   * write (or the cache write, or the skip) is done, before the `state` event of a durable one.
    */
   async #commit(
     progress: Progress<S>,
@@ -357,14 +360,15 @@ export class Run<S extends BaseState> {
     interrupts: Interrupt[],
     durable: boolean,
     claims: readonly LedgerClaim[] = [],
+    written: () => void = () => {},
   ): Promise<void> {
     const { checkpointer } = this.#deps;
     const ledger = this.#stepLedger;
     if (!durable || !ledger.rides) await ledger.recordWaiting();
-    if (!durable && !checkpointer.cacheStep) return;
+    if (!durable && !checkpointer.cacheStep) return written();
     const write = this.#checkpointWrite(progress, status, interrupts);
     // A cache that cannot take the step (Redis down) must not lose it: write it durably.
-    if (!durable && (await checkpointer.cacheStep!(write))) return;
+    if (!durable && (await checkpointer.cacheStep!(write))) return written();
     const context = {
       threadId: this.#config.threadId,
       runId: this.runId,
@@ -379,6 +383,7 @@ export class Run<S extends BaseState> {
       : (await this.#put(write)).version;
     for (const message of write.newMessages) progress.persistedIds.add(message.id);
     progress.persisted = progress.state.messages.length;
+    written();
     this.#emit({
       type: "state",
       version: progress.version,
