@@ -170,5 +170,6 @@ function toolContext<S extends BaseState>(
     runId: ctx.runId,
     userId: ctx.userId,
     logger: call.log,
+    write: (data) => ctx.write(data),
   };
 }
