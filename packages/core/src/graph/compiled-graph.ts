@@ -1,7 +1,13 @@
 import type { Meter } from "@opentelemetry/api";
 import { jsonLogger, type Logger } from "../events/logger.js";
 import { RuntimeMetrics } from "../events/metrics.js";
-import type { StreamEvent } from "../events/stream-event.js";
+import { StreamProjection } from "../events/stream-projection.js";
+import {
+  resolveStreamMode,
+  type StreamConfig,
+  type StreamModeOption,
+  type StreamOutput,
+} from "../events/stream-mode.js";
 import type { LedgerEntry } from "../storage/ledger-entry.js";
 import { uuidv7, type IdGenerator } from "../messages/ids.js";
 import { EventQueue } from "../runtime/event-queue.js";
@@ -9,7 +15,7 @@ import type { FaultInjector } from "../runtime/fault-points.js";
 import { requireId, resolveRunConfig, type RunConfig } from "../runtime/run-config.js";
 import { RUN_LEASE_KEY } from "../runtime/run-lease.js";
 import type { RunDependencies } from "../runtime/run-dependencies.js";
-import { Run } from "../runtime/run-loop.js";
+import { Run, type RunEventSink } from "../runtime/run-loop.js";
 import type { RunInput, RunResult } from "../runtime/run-result.js";
 import { AbandonSignal, StopSignal } from "../runtime/stop-signal.js";
 import { loadThread } from "../runtime/thread-snapshot.js";
@@ -97,14 +103,30 @@ export class CompiledGraph<S extends BaseState> {
   }
 
   /**
-   * The same run as `invoke`, yielding its events. Breaking out of the loop stops the run
-   * cleanly: the thread is left `stopped` and `invoke(null, { threadId })` continues it.
+   * The same run as `invoke`, yielding its events (`StreamEvent`), or with `config.streamMode`
+   * another projection of them: `"values"` (the state after each write), `"updates"`
+   * (`{ [node]: update }`), `"messages"`, `"custom"` (what `ctx.write` sends), `"debug"`; a list
+   * of modes yields `[mode, chunk]` tuples. Breaking out of the loop stops the run cleanly: the
+   * thread is left `stopped` and `invoke(null, { threadId })` continues it.
+   *
+   * @example
+   * for await (const state of app.stream(input, { threadId, streamMode: "values" })) {
+   *   console.log(state.messages.length);
+   * }
    */
-  async *stream(input: RunInput<S>, config: RunConfig = {}): AsyncGenerator<StreamEvent> {
-    const queue = new EventQueue<StreamEvent>();
+  async *stream<const M extends StreamModeOption = "events">(
+    input: RunInput<S>,
+    config: StreamConfig<M> = {},
+  ): AsyncGenerator<StreamOutput<S, M>> {
+    const { modes, tuples } = resolveStreamMode(streamModeOf(config));
+    const projection = new StreamProjection(modes, tuples);
+    const queue = new EventQueue<StreamOutput<S, M>>();
     const abort = new AbortController();
     let finished = false;
-    const run = this.#execute(input, config, (event) => queue.push(event), abort).then(
+    const project: RunEventSink = (event, step) => {
+      for (const chunk of projection.project(event, step)) queue.push(chunk as StreamOutput<S, M>);
+    };
+    const run = this.#execute(input, config, project, abort).then(
       () => queue.close(),
       (error: unknown) => queue.fail(error),
     );
@@ -159,7 +181,7 @@ export class CompiledGraph<S extends BaseState> {
   async #execute(
     input: RunInput<S>,
     config: RunConfig,
-    emit: (event: StreamEvent) => void,
+    send: RunEventSink,
     abort: AbortController,
   ): Promise<RunResult<S>> {
     const resolved = resolveRunConfig(config, this.#deps.logger, this.#deps.ids);
@@ -175,7 +197,7 @@ export class CompiledGraph<S extends BaseState> {
     const active = this.#activeRuns.get(resolved.threadId) ?? new Set();
     this.#activeRuns.set(resolved.threadId, active.add(abort));
     try {
-      return await new Run(this.#deps, resolved, emit, abort, runId).execute(input);
+      return await new Run(this.#deps, resolved, send, abort, runId).execute(input);
     } finally {
       external?.removeEventListener("abort", onExternalAbort);
       abandon?.removeEventListener("abort", onAbandon);
@@ -212,6 +234,13 @@ function checkTimings(stopPollIntervalMs: number, claimStaleAfterMs: number): vo
         `(${stopPollIntervalMs}), or a live execution's claims could be taken for abandoned ones`,
     );
   }
+}
+
+/** `config.streamMode`, checked by `resolveStreamMode`; a config that is no object is `resolveRunConfig`'s to refuse. */
+function streamModeOf(config: unknown): unknown {
+  return typeof config === "object" && config !== null
+    ? (config as { streamMode?: unknown }).streamMode
+    : undefined;
 }
 
 /** What an abort reason says, for the abandoned run's error. */

@@ -41,6 +41,7 @@ function nodeContext(checkpointer: InMemoryCheckpointer, threadId: string): Node
     deadlineAt: null,
     logger: silentLogger,
     emit: () => {},
+    write: () => {},
     newId: uuidv7,
     runtime: {
       checkpointer,

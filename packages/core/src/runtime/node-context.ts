@@ -29,6 +29,12 @@ export interface NodeContext {
   /** Sends an event to `stream()` consumers (model nodes send `message_delta`). */
   readonly emit: EmitEvent;
   /**
+   * Sends `data` to `stream(input, { streamMode: "custom" })` consumers (progress, partial
+   * results); other modes do not show it, `debug` aside. Dropped once the node has ended, and a
+   * no-op under `invoke()`.
+   */
+  write(data: unknown): void;
+  /**
    * A new id from the graph's id generator (`CompileOptions.ids`, default UUIDv7): model nodes
    * name their replies with it, so the ids of a run come from one source.
    */

@@ -6,7 +6,8 @@ import {
 } from "../errors/errors.js";
 import { isTenxgraphError } from "../errors/tenxgraph-error.js";
 import { withFields, type Logger } from "../events/logger.js";
-import type { EmitEvent, RunStatus } from "../events/stream-event.js";
+import type { EmitRunEvent, RunEvent } from "../events/run-event.js";
+import type { RunStatus } from "../events/stream-event.js";
 import type { BaseState } from "../graph/reducers.js";
 import type { AttemptRef } from "../storage/ledger-entry.js";
 import type {
@@ -39,7 +40,8 @@ import { StepLedger } from "./step-ledger.js";
 export class Run<S extends BaseState> {
   readonly #deps: RunDependencies<S>;
   readonly #config: ResolvedRunConfig;
-  readonly #emit: EmitEvent;
+  /** Where the run's events go, each with the step it belongs to (see `#emit`). */
+  readonly #send: RunEventSink;
   readonly #abort: AbortController;
   readonly #logger: Logger;
   #progress: Progress<S> | null = null;
@@ -55,17 +57,20 @@ export class Run<S extends BaseState> {
   constructor(
     deps: RunDependencies<S>,
     config: ResolvedRunConfig,
-    emit: EmitEvent,
+    send: RunEventSink,
     abort: AbortController,
     readonly runId: string,
   ) {
     this.#deps = deps;
     this.#config = config;
-    this.#emit = emit;
+    this.#send = send;
     this.#abort = abort;
     this.#logger = withFields(deps.logger, { threadId: config.threadId, runId });
     this.#stepLedger = new StepLedger(deps.checkpointer, config.threadId, this.#logger);
   }
+
+  /** Sends an event, stamped with the step the run stands at (its node's step, during a step). */
+  readonly #emit: EmitRunEvent = (event) => this.#send(event, this.#progress?.step ?? null);
 
   async execute(input: RunInput<S>): Promise<RunResult<S>> {
     const begun = await this.#begin(input);
@@ -103,6 +108,7 @@ export class Run<S extends BaseState> {
         watch.hold(lease);
         await this.#commit(this.#progress!, "running", [], true);
       }
+      this.#emitValues(this.#progress!);
       return await this.#loop(watch);
     } catch (error) {
       return await this.#finishAbnormally(error);
@@ -199,14 +205,23 @@ export class Run<S extends BaseState> {
       // The run moves on only once the step is written: if the write fails, the thread stays
       // at this node (as after a crash) and a continuation replays it from the ledger.
       const claims = durable && !done ? this.#claimsAhead(next) : [];
-      await this.#commit(next, done ? "completed" : "running", [], durable, claims);
+      // The step's messages and update are announced once it is written, before its state event.
+      await this.#commit(next, done ? "completed" : "running", [], durable, claims, () => {
+        for (const message of next.state.messages.slice(firstNew)) {
+          this.#emit({ type: "message", node: outcome.node, message });
+        }
+        this.#emit({ type: "update", node: outcome.node, update: outcome.update });
+      });
+      this.#emitValues(next);
       this.#progress = next;
-      for (const message of next.state.messages.slice(firstNew)) {
-        this.#emit({ type: "message", node: outcome.node, message });
-      }
       this.#deps.metrics.stepDuration.record(performance.now() - started, { node: outcome.node });
     }
     return this.#end("completed", []);
+  }
+
+  /** The state a write has just taken, for the `values` stream mode. */
+  #emitValues(progress: Progress<S>): void {
+    this.#emit({ type: "values", version: progress.version, state: progress.state });
   }
 
   /**
@@ -349,7 +364,8 @@ export class Run<S extends BaseState> {
    * ride in it (results waiting for it, and `claims` of the next node's calls). A non-durable
    * step goes to the store's cache when it has one (and is skipped when it has none); the next
    * durable write carries everything since. Results cannot ride in a cached step, so they are
-   * recorded first, as they would have been when their tools returned.
+   * recorded first, as they would have been when their tools returned. `written` runs once the
+   * write (or the cache write, or the skip) is done, before the `state` event of a durable one.
    */
   async #commit(
     progress: Progress<S>,
@@ -357,14 +373,15 @@ export class Run<S extends BaseState> {
     interrupts: Interrupt[],
     durable: boolean,
     claims: readonly LedgerClaim[] = [],
+    written: () => void = () => {},
   ): Promise<void> {
     const { checkpointer } = this.#deps;
     const ledger = this.#stepLedger;
     if (!durable || !ledger.rides) await ledger.recordWaiting();
-    if (!durable && !checkpointer.cacheStep) return;
+    if (!durable && !checkpointer.cacheStep) return written();
     const write = this.#checkpointWrite(progress, status, interrupts);
     // A cache that cannot take the step (Redis down) must not lose it: write it durably.
-    if (!durable && (await checkpointer.cacheStep!(write))) return;
+    if (!durable && (await checkpointer.cacheStep!(write))) return written();
     const context = {
       threadId: this.#config.threadId,
       runId: this.runId,
@@ -379,6 +396,7 @@ export class Run<S extends BaseState> {
       : (await this.#put(write)).version;
     for (const message of write.newMessages) progress.persistedIds.add(message.id);
     progress.persisted = progress.state.messages.length;
+    written();
     this.#emit({
       type: "state",
       version: progress.version,
@@ -442,6 +460,9 @@ export class Run<S extends BaseState> {
     };
   }
 }
+
+/** Receives each event of a run with the step it belongs to (`null` before the run started). */
+export type RunEventSink = (event: RunEvent, step: number | null) => void;
 
 /** The checkpoint write of a step write, without its (empty) ledger writes. */
 function stripLedger(write: CheckpointWrite | StepWrite): CheckpointWrite {

@@ -1,7 +1,7 @@
 import { GraphValidationError, NodeOutputError, NodeTimeoutError } from "../errors/errors.js";
 import { isTenxgraphError } from "../errors/tenxgraph-error.js";
 import { withFields, type Logger } from "../events/logger.js";
-import type { EmitEvent } from "../events/stream-event.js";
+import type { EmitRunEvent } from "../events/run-event.js";
 import { END, type Edge } from "../graph/edges.js";
 import { isGraphNode, type NodeLike, type NodeOutput } from "../graph/graph-node.js";
 import { applyUpdate, type BaseState, type Reducer, type StateUpdate } from "../graph/reducers.js";
@@ -18,9 +18,12 @@ import type { Progress } from "./run-progress.js";
 import type { RunWatch } from "./run-watch.js";
 import type { StepLedger } from "./step-ledger.js";
 
-/** What one step produced: the node's state with its update applied and where to go next. */
+/**
+ * What one step produced: the node's update (as returned, made an update), the state with it
+ * applied, and where to go next.
+ */
 export type StepOutcome<S extends BaseState> =
-  | { kind: "updated"; node: string; state: S; next: string | null }
+  | { kind: "updated"; node: string; update: StateUpdate<S>; state: S; next: string | null }
   | { kind: "interrupted"; interrupts: Interrupt[] };
 
 /** What one step needs from its run. */
@@ -31,7 +34,7 @@ export interface StepArgs<S extends BaseState> {
   signal: AbortSignal;
   watch: RunWatch;
   stepLedger: StepLedger;
-  emit: EmitEvent;
+  emit: EmitRunEvent;
   logger: Logger;
 }
 
@@ -49,7 +52,7 @@ export async function runStep<S extends BaseState>(
   const node = requireNode(deps, name, config.threadId);
   args.emit({ type: "node_start", node: name, step: progress.step });
   let live = true;
-  const emit: EmitEvent = (event) => {
+  const emit: EmitRunEvent = (event) => {
     if (live) args.emit(event);
   };
   const deadlineAt = config.nodeTimeoutMs === null ? null : Date.now() + config.nodeTimeoutMs;
@@ -94,10 +97,11 @@ async function nodeThenRoute<S extends BaseState>(
   const knownIds =
     working.messages.length === progress.persisted ? progress.persistedIds : undefined;
   // `working` is this step's own copy of the state, made above.
-  applyUpdate(working, toUpdate(output, name), deps.graph.reducers, { knownIds, owned: true });
+  const update = toUpdate(output, name);
+  applyUpdate(working, update, deps.graph.reducers, { knownIds, owned: true });
   requireStorable(working, progress.state.messages.length, name);
   const next = await route(deps, name, working);
-  return { kind: "updated", node: name, state: working, next: next === END ? null : next };
+  return { kind: "updated", node: name, update, state: working, next: next === END ? null : next };
 }
 
 /** The transcript only grows: a node that edited or dropped earlier messages of its copy is refused. */
@@ -166,6 +170,7 @@ function nodeContext<S extends BaseState>(
     deadlineAt,
     logger: withFields(args.logger, { node }),
     emit: args.emit,
+    write: (data) => args.emit({ type: "custom", node, data }),
     newId: deps.ids,
   };
   // Out of the node's reach: only ToolNode gets the runtime, and through it the ledger.

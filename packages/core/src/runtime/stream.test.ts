@@ -68,7 +68,7 @@ const ofType = <T extends StreamEvent["type"]>(events: StreamEvent[], type: T) =
 const input = () => ({ messages: [Message.user("where is order 7?")] });
 
 describe("stream events", () => {
-  it("yields run_start, node_start, message, message_delta, tool_start, tool_result, state and run_end in loop order", async () => {
+  it("yields run_start, node_start, message, message_delta, tool_start, tool_result, state and run_end in loop order (a step's messages before its state)", async () => {
     const store = new RecordingCheckpointer();
     const app = agent(store);
     const { events, error } = await collectEvents(app.stream(input(), { threadId: "t" }));
@@ -77,19 +77,19 @@ describe("stream events", () => {
       "run_start",
       "state",
       "node_start",
-      "state",
       "message",
+      "state",
       "node_start",
       "tool_start",
       "tool_result",
-      "state",
       "message",
+      "state",
       "node_start",
       "message_delta",
       "message_delta",
       "message_delta",
-      "state",
       "message",
+      "state",
       "run_end",
     ]);
 

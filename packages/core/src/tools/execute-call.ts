@@ -181,6 +181,7 @@ function toolContext<S extends BaseState>(
     runId: ctx.runId,
     userId: ctx.userId,
     logger: call.log,
+    write: (data) => ctx.write(data),
   };
 }
 

@@ -49,4 +49,6 @@ export interface ToolContext<S extends BaseState = BaseState> {
   readonly userId: string | null;
   /** Bound to thread, run, node and tool call. */
   readonly logger: Logger;
+  /** Sends `data` to `streamMode: "custom"` consumers, like a node's `ctx.write`. */
+  write(data: unknown): void;
 }
