@@ -92,8 +92,8 @@ export { ERROR_CODES } from "./errors/codes.js";
 export type { ErrorCode } from "./errors/codes.js";
 
 export type { EmitEvent, RunMode, RunStatus, StreamEvent } from "./events/stream-event.js";
-export type { RunEvent } from "./events/run-event.js";
-export { STREAM_MODES } from "./events/stream-mode.js";
+export type { RunEvent } from "./runtime/run-event.js";
+export { STREAM_MODES } from "./runtime/stream-mode.js";
 export type {
   DebugChunk,
   MessagesChunk,
@@ -102,7 +102,7 @@ export type {
   StreamMode,
   StreamModeOption,
   StreamOutput,
-} from "./events/stream-mode.js";
+} from "./runtime/stream-mode.js";
 export { jsonLogger, silentLogger, withFields } from "./events/logger.js";
 export type { Logger } from "./events/logger.js";
 export { METER_NAME } from "./events/metrics.js";

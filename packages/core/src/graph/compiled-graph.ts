@@ -1,13 +1,13 @@
 import type { Meter } from "@opentelemetry/api";
 import { jsonLogger, type Logger } from "../events/logger.js";
 import { RuntimeMetrics } from "../events/metrics.js";
-import { StreamProjection } from "../events/stream-projection.js";
+import { StreamProjection } from "../runtime/stream-projection.js";
 import {
   resolveStreamMode,
   type StreamConfig,
   type StreamModeOption,
   type StreamOutput,
-} from "../events/stream-mode.js";
+} from "../runtime/stream-mode.js";
 import type { LedgerEntry } from "../storage/ledger-entry.js";
 import { uuidv7, type IdGenerator } from "../messages/ids.js";
 import { EventQueue } from "../runtime/event-queue.js";

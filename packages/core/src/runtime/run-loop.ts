@@ -6,7 +6,7 @@ import {
 } from "../errors/errors.js";
 import { isTenxgraphError } from "../errors/tenxgraph-error.js";
 import { withFields, type Logger } from "../events/logger.js";
-import type { EmitRunEvent, RunEvent } from "../events/run-event.js";
+import type { EmitRunEvent, RunEvent } from "./run-event.js";
 import type { RunStatus } from "../events/stream-event.js";
 import type { BaseState } from "../graph/reducers.js";
 import type { AttemptRef } from "../storage/ledger-entry.js";

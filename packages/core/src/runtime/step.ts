@@ -1,7 +1,7 @@
 import { GraphValidationError, NodeOutputError, NodeTimeoutError } from "../errors/errors.js";
 import { isTenxgraphError } from "../errors/tenxgraph-error.js";
 import { withFields, type Logger } from "../events/logger.js";
-import type { EmitRunEvent } from "../events/run-event.js";
+import type { EmitRunEvent } from "./run-event.js";
 import { END, type Edge } from "../graph/edges.js";
 import { isGraphNode, type NodeLike, type NodeOutput } from "../graph/graph-node.js";
 import { applyUpdate, type BaseState, type Reducer, type StateUpdate } from "../graph/reducers.js";

@@ -1,9 +1,9 @@
 import { describe, expect, expectTypeOf, it } from "vitest";
 import { z } from "zod";
 import { isTenxgraphError } from "../errors/tenxgraph-error.js";
-import type { RunEvent } from "../events/run-event.js";
+import type { RunEvent } from "./run-event.js";
 import type { StreamEvent } from "../events/stream-event.js";
-import type { DebugChunk, MessagesChunk } from "../events/stream-mode.js";
+import type { DebugChunk, MessagesChunk } from "./stream-mode.js";
 import { END } from "../graph/edges.js";
 import type { BaseState, StateUpdate } from "../graph/reducers.js";
 import { StateGraph } from "../graph/state-graph.js";

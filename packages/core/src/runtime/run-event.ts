@@ -1,5 +1,5 @@
 import type { BaseState, StateUpdate } from "../graph/reducers.js";
-import type { StreamEvent } from "./stream-event.js";
+import type { StreamEvent } from "../events/stream-event.js";
 
 /**
  * Every event of the run loop: the default {@link StreamEvent}s, plus three that only the other

@@ -1,9 +1,9 @@
 import { InvalidRunError } from "../errors/errors.js";
 import type { BaseState, StateUpdate } from "../graph/reducers.js";
 import type { Message } from "../messages/message.js";
-import type { RunConfig } from "../runtime/run-config.js";
+import type { RunConfig } from "./run-config.js";
 import type { RunEvent } from "./run-event.js";
-import type { StreamEvent } from "./stream-event.js";
+import type { StreamEvent } from "../events/stream-event.js";
 
 /** What `stream()` yields: one projection of the run loop's events (see {@link StreamChunks}). */
 export type StreamMode = "events" | "values" | "updates" | "messages" | "custom" | "debug";

@@ -1,7 +1,7 @@
 import { deepCopy } from "../graph/state-copy.js";
 import type { BaseState } from "../graph/reducers.js";
 import type { RunEvent } from "./run-event.js";
-import type { StreamEvent } from "./stream-event.js";
+import type { StreamEvent } from "../events/stream-event.js";
 import type { StreamMode } from "./stream-mode.js";
 
 /** Events that only the `values`, `updates`, `custom` and `debug` modes show. */
