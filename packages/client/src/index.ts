@@ -5,6 +5,15 @@
 export { TenxgraphClient } from "./tenxgraph-client.js";
 export type { CallOptions, TenxgraphClientOptions } from "./tenxgraph-client.js";
 export { ChunkStream } from "./chunk-stream.js";
+export { RunEventStream } from "./background-runs.js";
+export type {
+  BackgroundRun,
+  BackgroundRunStatus,
+  MultitaskStrategy,
+  QueuedRun,
+  RunStreamEvent,
+  RunStreamOptions,
+} from "./background-runs.js";
 export { ndjsonLines } from "./ndjson-lines.js";
 export type { TokenSource } from "./http-transport.js";
 export {

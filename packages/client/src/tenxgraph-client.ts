@@ -8,6 +8,13 @@ import type {
   InDoubtDecisionResult,
   LedgerEntry,
 } from "./ledger-types.js";
+import {
+  RunEventStream,
+  type BackgroundRun,
+  type MultitaskStrategy,
+  type QueuedRun,
+  type RunStreamOptions,
+} from "./background-runs.js";
 import { runBody } from "./run-body.js";
 import type { InvokeResult, RunInput, RunOptions, StopResult } from "./run-types.js";
 import type {
@@ -104,6 +111,73 @@ export class TenxgraphClient {
       body: { thread_id: threadId },
       signal: options.signal,
     });
+  }
+
+  /**
+   * Queues a background run on `threadId` (`POST /v1/threads/{id}/runs`): a worker executes it
+   * (`tenxgraph worker`). A thread with an active run follows `multitaskStrategy`: `reject`
+   * (default, 409 `THREAD_BUSY`), `enqueue` or `interrupt`.
+   */
+  createRun(
+    threadId: string,
+    input: RunInput,
+    options: Omit<RunOptions, "threadId"> & { multitaskStrategy?: MultitaskStrategy } = {},
+  ): Promise<QueuedRun> {
+    const { multitaskStrategy, ...rest } = options;
+    return this.#http.json({
+      method: "POST",
+      path: runsPath(threadId),
+      body: {
+        ...runBody(input, rest),
+        ...(multitaskStrategy === undefined ? {} : { multitask_strategy: multitaskStrategy }),
+      },
+      signal: options.signal,
+    });
+  }
+
+  /** The thread's background runs, newest first. */
+  async listRuns(threadId: string, options: PageOptions = {}): Promise<BackgroundRun[]> {
+    const data = await this.#http.json<{ runs: BackgroundRun[] }>({
+      method: "GET",
+      path: `${runsPath(threadId)}${query(options)}`,
+      signal: options.signal,
+    });
+    return data.runs;
+  }
+
+  /** One background run. */
+  getRun(threadId: string, runId: string, options: CallOptions = {}): Promise<BackgroundRun> {
+    return this.#http.json({
+      method: "GET",
+      path: runsPath(threadId, runId),
+      signal: options.signal,
+    });
+  }
+
+  /** Cancels a background run: at once if queued, at its worker's next heartbeat if running. */
+  cancelRun(threadId: string, runId: string, options: CallOptions = {}): Promise<BackgroundRun> {
+    return this.#http.json({
+      method: "POST",
+      path: `${runsPath(threadId, runId)}/cancel`,
+      signal: options.signal,
+    });
+  }
+
+  /** Waits for a background run to end and answers it. */
+  joinRun(threadId: string, runId: string, options: CallOptions = {}): Promise<BackgroundRun> {
+    return this.#http.json({
+      method: "GET",
+      path: `${runsPath(threadId, runId)}/join`,
+      signal: options.signal,
+    });
+  }
+
+  /**
+   * A background run's events, from the start (or after `lastEventId`) and then live until it
+   * ends; a dropped connection resumes after the last event read. See {@link RunEventStream}.
+   */
+  streamRun(threadId: string, runId: string, options: RunStreamOptions = {}): RunEventStream {
+    return new RunEventStream(this.#http, `${runsPath(threadId, runId)}/stream`, options);
   }
 
   /** The caller's threads (all threads when the server runs without auth). */
@@ -319,6 +393,12 @@ export class TenxgraphClient {
 
 function thread(threadId: string): string {
   return `/v1/threads/${encodeURIComponent(threadId)}`;
+}
+
+/** The thread's runs, or one of them. */
+function runsPath(threadId: string, runId?: string): string {
+  const runs = `${thread(threadId)}/runs`;
+  return runId === undefined ? runs : `${runs}/${encodeURIComponent(runId)}`;
 }
 
 /** `?search=…&offset=…&limit=…` with only the options that are set. */

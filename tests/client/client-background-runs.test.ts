@@ -1,0 +1,132 @@
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { silentLogger } from "@tenxgraph/core";
+import { ConflictError, TenxgraphClient } from "@tenxgraph/client";
+import {
+  PgRunStore,
+  RunEventFollower,
+  RunWorker,
+  serve,
+  type RunningServer,
+} from "@tenxgraph/server";
+import { freshDatabase } from "@tenxgraph/test-servers/vitest";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { dropStore, freshStore } from "../support/fresh-store.js";
+import { openStore } from "../support/store-spec.js";
+import { buildTestGraph } from "../server/support/test-graph.js";
+
+/**
+ * A fetch that cuts the body of the first run stream it serves after its first event, as a
+ * dropped connection would: the client must resume after that event, losing and repeating none.
+ */
+function fetchDroppingFirstStream(): { fetch: typeof fetch; dropped: () => boolean } {
+  let dropped = false;
+  const dropping: typeof fetch = async (input, init) => {
+    const response = await fetch(input, init);
+    if (dropped || !String(input).includes("/stream") || !response.body) return response;
+    dropped = true;
+    const reader = response.body.getReader();
+    let seen = "";
+    const cut = new ReadableStream<Uint8Array>({
+      async pull(controller) {
+        const next = await reader.read();
+        if (next.done) return controller.close();
+        seen += new TextDecoder().decode(next.value);
+        controller.enqueue(next.value);
+        if (seen.includes("\n\n")) {
+          await reader.cancel();
+          controller.error(new TypeError("terminated: the connection was reset"));
+        }
+      },
+    });
+    return new Response(cut, { status: response.status, headers: response.headers });
+  };
+  return { fetch: dropping, dropped: () => dropped };
+}
+
+describe("the typed client's background runs", () => {
+  const dir = mkdtempSync(join(tmpdir(), "tenxgraph-client-runs-"));
+  const spec = freshStore("postgres", "client_background_runs", dir);
+  const checkpointer = openStore(spec);
+  // The model waits while the gate file is missing: a run can be held running on purpose.
+  const gate = join(dir, "gate");
+  writeFileSync(gate, "");
+  const graph = buildTestGraph(
+    { effectLog: join(dir, "effects.jsonl"), gateFile: gate },
+    checkpointer,
+  );
+  let store: PgRunStore;
+  let follower: RunEventFollower;
+  let worker: RunWorker;
+  let server: RunningServer;
+  let client: TenxgraphClient;
+
+  beforeAll(async () => {
+    const dsn = await freshDatabase("client_background_runs");
+    store = new PgRunStore({ postgresDsn: dsn });
+    follower = new RunEventFollower(dsn);
+    worker = new RunWorker({
+      graph,
+      store,
+      heartbeatMs: 200,
+      staleAfterMs: 1000,
+      logger: silentLogger,
+    });
+    await worker.start();
+    server = await serve({ graph, port: 0, logger: silentLogger, runs: { store, follower } });
+    client = new TenxgraphClient({ baseUrl: server.url });
+  }, 60_000);
+
+  afterAll(async () => {
+    await worker?.drain();
+    await server?.close();
+    await follower?.close();
+    await store?.close();
+    await checkpointer.close();
+    await dropStore(spec);
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it("queues a run, streams it to its end, joins, reads and lists it", async () => {
+    const queued = await client.createRun("c-1", "charge order 31");
+    expect(queued).toMatchObject({ thread_id: "c-1", status: "pending" });
+    const events = await client.streamRun("c-1", queued.run_id).toArray();
+    expect(events.map((e) => e.id)).toEqual(events.map((_, i) => i + 1));
+    expect(events.at(-1)!.event).toEqual({ type: "run_status", status: "completed" });
+    const joined = await client.joinRun("c-1", queued.run_id);
+    expect(joined).toMatchObject({ status: "completed", attempts: 1, worker_id: worker.workerId });
+    expect(await client.getRun("c-1", queued.run_id)).toEqual(joined);
+    expect((await client.listRuns("c-1")).map((r) => r.run_id)).toEqual([queued.run_id]);
+    const rest = await client.streamRun("c-1", queued.run_id, { lastEventId: 3 }).toArray();
+    expect(rest).toEqual(events.slice(3));
+  });
+
+  it("resumes a dropped stream after the last event read: none lost, none repeated", async () => {
+    const queued = await client.createRun("c-2", "charge order 32");
+    const whole = await client.streamRun("c-2", queued.run_id).toArray();
+    const dropping = fetchDroppingFirstStream();
+    const flaky = new TenxgraphClient({ baseUrl: server.url, fetch: dropping.fetch });
+    const resumed = await flaky.streamRun("c-2", queued.run_id).toArray();
+    expect(dropping.dropped()).toBe(true);
+    expect(resumed).toEqual(whole);
+  });
+
+  it("answers a busy thread with ConflictError THREAD_BUSY, and cancels a queued run", async () => {
+    rmSync(gate);
+    const first = await client.createRun("c-3", "charge order 33");
+    const queued = await client.createRun("c-3", "charge order 34", {
+      multitaskStrategy: "enqueue",
+    });
+    const refused = await client.createRun("c-3", "charge order 35").catch((e: unknown) => e);
+    expect(refused).toBeInstanceOf(ConflictError);
+    expect(refused).toMatchObject({ code: "THREAD_BUSY", status: 409 });
+    expect((refused as Error).message).toContain(first.run_id);
+    const cancelled = await client.cancelRun("c-3", queued.run_id);
+    expect(cancelled).toMatchObject({ run_id: queued.run_id, status: "cancelled" });
+    const again = await client.cancelRun("c-3", queued.run_id).catch((e: unknown) => e);
+    expect(again).toMatchObject({ code: "RUN_ENDED", status: 409 });
+    writeFileSync(gate, "");
+    expect((await client.joinRun("c-3", first.run_id)).status).toBe("completed");
+  });
+});
