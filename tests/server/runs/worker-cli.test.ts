@@ -54,7 +54,10 @@ describe("tenxgraph worker", () => {
       poll_interval_ms: 100,
     });
     const worker = new CliProcess(["worker", "--config", config], { cwd: dir });
-    const api = new CliProcess(["api", "--config", config, "--port", "0"], { cwd: dir });
+    // A pure API node: its in-process worker (one by default) would race the CLI worker.
+    const api = new CliProcess(["api", "--config", config, "--port", "0", "--workers", "0"], {
+      cwd: dir,
+    });
     try {
       const workerId = (await worker.waitFor(/worker (\S+) taking runs/))[1];
       const call = caller(await api.url());
@@ -76,6 +79,52 @@ describe("tenxgraph worker", () => {
       expect(worker.output).toContain("SIGTERM: draining");
     } finally {
       await Promise.all([worker.stop("SIGKILL"), api.stop()]);
+    }
+  }, 90_000);
+
+  it("runs examples/workers: two workers, the one holding a run SIGKILLed mid-receipt, the other finishes it", async () => {
+    const dsn = await freshDatabase("workers_example");
+    const config = join(root, "examples", "workers", "tenxgraph.json");
+    const env = { TENXGRAPH_RUNS_DSN: dsn };
+    const workers = [0, 1].map(
+      () => new CliProcess(["worker", "--config", config], { cwd: root, env }),
+    );
+    const api = new CliProcess(["api", "--config", config, "--port", "0", "--workers", "0"], {
+      cwd: root,
+      env,
+    });
+    try {
+      const ids = await Promise.all(
+        workers.map(async (w) => (await w.waitFor(/worker (\S+) taking runs/))[1]!),
+      );
+      const call = caller(await api.url());
+      const posted = await call("POST", "/v1/threads/order-4821/runs", {
+        messages: [userMessage("charge order 4821")],
+      });
+      expect(posted.status, posted.text).toBe(202);
+      const runId = posted.body.data.run_id as string;
+      // The receipt takes 2 s: once the charge is printed, kill whoever holds the run.
+      let holder = -1;
+      while (holder < 0) {
+        holder = workers.findIndex((w) => w.output.includes("charged order 4821"));
+        await new Promise((resolve) => setTimeout(resolve, 50));
+      }
+      // Past the charge's own record (it returns at once; the receipt has ~2 s to go).
+      await new Promise((resolve) => setTimeout(resolve, 500));
+      await workers[holder]!.stop("SIGKILL");
+      const joined = await call("GET", `/v1/threads/order-4821/runs/${runId}/join`);
+      const other = workers[1 - holder]!;
+      expect(joined.body.data, other.output).toMatchObject({
+        status: "completed",
+        worker_id: ids[1 - holder],
+      });
+      expect(joined.body.data.attempts).toBeGreaterThanOrEqual(2);
+      // Charged once in all (the survivor replays the recorded charge); the receipt was sent.
+      const everything = workers.map((w) => w.output).join("");
+      expect(everything.match(/charged order 4821/g)).toHaveLength(1);
+      expect(other.output).toContain("receipt");
+    } finally {
+      await Promise.all([...workers.map((w) => w.stop("SIGKILL")), api.stop()]);
     }
   }, 90_000);
 
