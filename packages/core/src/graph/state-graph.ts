@@ -3,7 +3,6 @@ import { END, normalizePathMap, type Edge, type Router } from "./edges.js";
 import type { NodeLike } from "./graph-node.js";
 import type { BaseState, Reducers } from "./reducers.js";
 import {
-  isStateSchema,
   requireStateSchema,
   schemaDefaults,
   type StateOf,
@@ -36,18 +35,41 @@ export type EdgeTarget<N extends string> = KnownNode<N> | typeof END;
 /** A conditional edge's path map: router result to node (record), or the nodes it may return (array). */
 export type PathMap = Readonly<Record<string, string>> | readonly string[];
 
-type PathTargets<P extends PathMap> = P extends readonly string[] ? P[number] : P[keyof P];
+/** The literal names in `T` that are not in `Allowed`; none for a widened `string`. */
+type Unknown<T extends string, Allowed> = string extends T ? never : Exclude<T, Allowed>;
 
 /**
- * The source of a conditional edge, checked against its targets: `T` (what the router or path
- * map can lead to) must be known nodes or `END`, else `from` becomes an error message naming the
- * unknown node. A widened `string` target is not checked until compile() or the run.
+ * What is wrong with a conditional edge, or `never`: a destination (the router's literal
+ * results, or the path map's nodes) that is neither a node added before nor `END`, or a router
+ * result outside its path map. Widened `string`s are left to compile() and the run.
  */
-type CheckedSource<N extends string, T extends string> = string extends T
+type RouteProblem<N extends string, T extends string, P extends PathMap> = [P] extends [never]
+  ? Unknown<T, EdgeTarget<N>> extends infer U extends string
+    ? [U] extends [never]
+      ? never
+      : `unknown node '${U}': add it with addNode() before this edge`
+    : never
+  : P extends readonly string[]
+    ? [Unknown<P[number], EdgeTarget<N>>] extends [never]
+      ? [Unknown<T, P[number]>] extends [never]
+        ? never
+        : `the router returns '${Unknown<T, P[number]>}', which is not in the path map`
+      : `unknown node '${Unknown<P[number], EdgeTarget<N>>}': add it with addNode() before this edge`
+    : [Unknown<P[keyof P] & string, EdgeTarget<N>>] extends [never]
+      ? [Unknown<T, keyof P>] extends [never]
+        ? never
+        : `the router returns '${Unknown<T, keyof P & string>}', which is not a key of the path map`
+      : `unknown node '${Unknown<P[keyof P] & string, EdgeTarget<N>>}': add it with addNode() before this edge`;
+
+/**
+ * The source of a conditional edge: a known node, or, when the edge has a problem, the
+ * problem's description (so the type error at `from` says what is wrong).
+ */
+type CheckedSource<N extends string, T extends string, P extends PathMap> = [
+  RouteProblem<N, T, P>,
+] extends [never]
   ? KnownNode<N>
-  : [Exclude<T, EdgeTarget<N>>] extends [never]
-    ? KnownNode<N>
-    : `unknown node '${Exclude<T, EdgeTarget<N>>}': add it with addNode() before this edge`;
+  : RouteProblem<N, T, P>;
 
 /** The graph builder's methods. `S` is the state, `N` the node names added so far. */
 class StateGraphBuilder<S extends BaseState, N extends string> {
@@ -58,14 +80,15 @@ class StateGraphBuilder<S extends BaseState, N extends string> {
   #entryPoint: string | null = null;
 
   constructor(schemaOrOptions?: StateSchema | StateOptions<S>, options?: StateOptions<S>) {
-    if (isStateSchema(schemaOrOptions)) {
+    // Anything zod-like is taken for a schema, so `z.string()` is refused rather than ignored.
+    if (typeof (schemaOrOptions as { safeParse?: unknown })?.safeParse === "function") {
       requireStateSchema(schemaOrOptions);
       this.#schema = schemaOrOptions;
       const defaults = schemaDefaults(schemaOrOptions) as Partial<Omit<S, "messages">>;
       this.#options = { ...options, initialState: { ...defaults, ...options?.initialState } };
     } else {
       this.#schema = null;
-      this.#options = { ...schemaOrOptions };
+      this.#options = { ...(schemaOrOptions as StateOptions<S> | undefined) };
     }
   }
 
@@ -104,7 +127,7 @@ class StateGraphBuilder<S extends BaseState, N extends string> {
    * router's literal results (or the path map's nodes) must be nodes added before, or `END`.
    */
   addConditionalEdges<T extends string, const P extends PathMap = never>(
-    from: CheckedSource<N, [P] extends [never] ? T : PathTargets<P>>,
+    from: CheckedSource<N, T, P>,
     router: (state: S) => T | Promise<T>,
     pathMap?: P,
   ): this {

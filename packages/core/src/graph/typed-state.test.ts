@@ -126,7 +126,13 @@ describe("typed state: types", () => {
     graph.addConditionalEdges("MAIN", () => "go", { go: "TOOLZ", stop: END });
     // @ts-expect-error -- the path map leads to "TOOLZ", never added
     graph.addConditionalEdges("MAIN", () => "TOOL", ["TOOLZ", END]);
+    // @ts-expect-error -- the router returns "left", not a key of the path map
+    graph.addConditionalEdges("MAIN", () => "left", { go: "TOOL", stop: END });
+    // @ts-expect-error -- the router returns "MAIN", not in the path map
+    graph.addConditionalEdges("MAIN", (s) => (s.total ? "MAIN" : "TOOL"), ["TOOL", END]);
     graph.addConditionalEdges("MAIN", (s) => (s.total > 0 ? "TOOL" : END));
+    graph.addConditionalEdges("MAIN", (s) => (s.total ? "TOOL" : END), ["TOOL", END]);
+    graph.addConditionalEdges("MAIN", (s) => (s.total ? "go" : "stop"), { go: "TOOL", stop: END });
     graph.addConditionalEdges("MAIN", () => "go", { go: "TOOL", stop: END });
   });
 
@@ -199,5 +205,6 @@ describe("typed state: run time", () => {
     expect(() => new StateGraph(z.object({ messages: z.array(z.string()) }))).toThrow(
       /leave `messages` out/,
     );
+    expect(() => new StateGraph(z.string() as never)).toThrow(/must be a zod object/);
   });
 });
