@@ -5,7 +5,15 @@
  * @module
  */
 export { StateGraph } from "./graph/state-graph.js";
-export type { StateOptions } from "./graph/state-graph.js";
+export type {
+  DefaultState,
+  EdgeTarget,
+  KnownNode,
+  PathMap,
+  StateGraphConstructor,
+  StateOptions,
+} from "./graph/state-graph.js";
+export type { StateOf, StateSchema } from "./graph/state-schema.js";
 export { CompiledGraph } from "./graph/compiled-graph.js";
 export type { CompileOptions, ThreadState } from "./graph/compiled-graph.js";
 export { END } from "./graph/edges.js";

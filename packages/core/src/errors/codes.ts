@@ -74,13 +74,16 @@ export const ERROR_CODES = {
   RUN_ABANDONED_001: "RUN_ABANDONED_001",
   /**
    * The input or config passed to `invoke`/`stream` is malformed: the message names the field
-   * (`input.messages[2]`, `input.amount: BigInt is not JSON`, `config.threadId`). Nothing was written.
+   * (`input.messages[2]`, `input.amount: BigInt is not JSON`, `config.threadId`), or the state
+   * with the input applied does not match the graph's zod schema (`total: Invalid input: expected
+   * number, received string`). Nothing was written.
    */
   INPUT_001: "INPUT_001",
   /**
    * A node returned (or left in its state) something that cannot be stored: a value that is
-   * not JSON (`state.values.amount: BigInt is not JSON`), an invalid message, or an edited
-   * transcript. The step was not written; the thread is left failed at the node.
+   * not JSON (`state.values.amount: BigInt is not JSON`), an invalid message, an edited
+   * transcript, or a state that does not match the graph's zod schema. The step was not written;
+   * the thread is left failed at the node.
    */
   NODE_OUTPUT_001: "NODE_OUTPUT_001",
   /**

@@ -91,6 +91,8 @@ describe("StateGraph builder", () => {
 
 describe("compile-time validation", () => {
   it("GRAPH_001: an edge to an unknown node", () => {
+    // compile() checks what the types cannot: names from outside the type checker.
+    // @ts-expect-error -- "B" was never added: a type error too
     const graph = new StateGraph().addNode("A", noop).addEdge("A", "B").setEntryPoint("A");
     const error = expectGraphError(() => graph.compile(), "GRAPH_001");
     expect(error.message).toContain("'B'");
@@ -100,12 +102,14 @@ describe("compile-time validation", () => {
     const graph = new StateGraph()
       .addNode("A", noop)
       .addEdge("A", END)
+      // @ts-expect-error -- "GHOST" was never added: a type error too
       .addEdge("GHOST", "A")
       .setEntryPoint("A");
     expect(expectGraphError(() => graph.compile(), "GRAPH_001").message).toContain("GHOST");
   });
 
   it("GRAPH_001: an unknown entry point", () => {
+    // @ts-expect-error -- "MAIN" was never added: a type error too
     const graph = new StateGraph().addNode("A", noop).addEdge("A", END).setEntryPoint("MAIN");
     expect(expectGraphError(() => graph.compile(), "GRAPH_001").message).toContain("MAIN");
   });
@@ -113,12 +117,14 @@ describe("compile-time validation", () => {
   it("GRAPH_001: an unknown node in a path map, record and array forms", () => {
     const record = new StateGraph()
       .addNode("A", noop)
+      // @ts-expect-error -- "NOWHERE" was never added: a type error too
       .addConditionalEdges("A", () => "go", { go: "NOWHERE", stop: END })
       .setEntryPoint("A");
     expect(expectGraphError(() => record.compile(), "GRAPH_001").message).toContain("NOWHERE");
 
     const array = new StateGraph()
       .addNode("A", noop)
+      // @ts-expect-error -- "NOWHERE" was never added: a type error too
       .addConditionalEdges("A", () => END, ["NOWHERE", END])
       .setEntryPoint("A");
     expectGraphError(() => array.compile(), "GRAPH_001");

@@ -2,6 +2,12 @@ import { GraphValidationError } from "../errors/errors.js";
 import { END, normalizePathMap, type Edge, type Router } from "./edges.js";
 import type { NodeLike } from "./graph-node.js";
 import type { BaseState, Reducers } from "./reducers.js";
+import {
+  requireStateSchema,
+  schemaDefaults,
+  type StateOf,
+  type StateSchema,
+} from "./state-schema.js";
 import { validateGraph } from "./validate.js";
 import { CompiledGraph, type CompileOptions } from "./compiled-graph.js";
 
@@ -9,35 +15,88 @@ import { CompiledGraph, type CompileOptions } from "./compiled-graph.js";
 export interface StateOptions<S extends BaseState> {
   /** Per-field reducers; fields without one are replaced by updates. `messages` always appends. */
   reducers?: Reducers<S>;
-  /** Values a new thread starts with (besides an empty transcript). */
+  /** Values a new thread starts with (besides an empty transcript); over a schema's defaults. */
   initialState?: Partial<Omit<S, "messages">>;
 }
 
+/** The state of `new StateGraph()` with no schema and no type argument. */
+export type DefaultState = BaseState & Record<string, unknown>;
+
 /**
- * Builds a graph of nodes. Each node gets the state and returns an update; edges pick the next
- * node; `compile()` checks the graph and returns the runnable app.
- *
- * @example
- * const app = new StateGraph()
- *   .addNode("MAIN", model)
- *   .addNode("TOOL", new ToolNode([chargeCard]))
- *   .addConditionalEdges("MAIN", (s) => (s.messages.at(-1)?.toolCalls?.length ? "TOOL" : END))
- *   .addEdge("TOOL", "MAIN")
- *   .setEntryPoint("MAIN")
- *   .compile({ checkpointer });
+ * The names an edge may use: the nodes added so far. Before any `addNode` in the type (a graph
+ * built statement by statement, or typed `StateGraph<S>`), and once a name was a plain `string`
+ * (a graph built in a loop), any string: compile() still checks every name.
  */
-export class StateGraph<S extends BaseState = BaseState & Record<string, unknown>> {
+export type KnownNode<N extends string> = [N] extends [never] ? string : N;
+
+/** Where an edge may lead: a known node or `END`. */
+export type EdgeTarget<N extends string> = KnownNode<N> | typeof END;
+
+/** A conditional edge's path map: router result to node (record), or the nodes it may return (array). */
+export type PathMap = Readonly<Record<string, string>> | readonly string[];
+
+/** The literal names in `T` that are not in `Allowed`; none for a widened `string`. */
+type Unknown<T extends string, Allowed> = string extends T ? never : Exclude<T, Allowed>;
+
+/**
+ * What is wrong with a conditional edge, or `never`: a destination (the router's literal
+ * results, or the path map's nodes) that is neither a node added before nor `END`, or a router
+ * result outside its path map. Widened `string`s are left to compile() and the run.
+ */
+type RouteProblem<N extends string, T extends string, P extends PathMap> = [P] extends [never]
+  ? Unknown<T, EdgeTarget<N>> extends infer U extends string
+    ? [U] extends [never]
+      ? never
+      : `unknown node '${U}': add it with addNode() before this edge`
+    : never
+  : P extends readonly string[]
+    ? [Unknown<P[number], EdgeTarget<N>>] extends [never]
+      ? [Unknown<T, P[number]>] extends [never]
+        ? never
+        : `the router returns '${Unknown<T, P[number]>}', which is not in the path map`
+      : `unknown node '${Unknown<P[number], EdgeTarget<N>>}': add it with addNode() before this edge`
+    : [Unknown<P[keyof P] & string, EdgeTarget<N>>] extends [never]
+      ? [Unknown<T, keyof P>] extends [never]
+        ? never
+        : `the router returns '${Unknown<T, keyof P & string>}', which is not a key of the path map`
+      : `unknown node '${Unknown<P[keyof P] & string, EdgeTarget<N>>}': add it with addNode() before this edge`;
+
+/**
+ * The source of a conditional edge: a known node, or, when the edge has a problem, the
+ * problem's description (so the type error at `from` says what is wrong).
+ */
+type CheckedSource<N extends string, T extends string, P extends PathMap> = [
+  RouteProblem<N, T, P>,
+] extends [never]
+  ? KnownNode<N>
+  : RouteProblem<N, T, P>;
+
+/** The graph builder's methods. `S` is the state, `N` the node names added so far. */
+class StateGraphBuilder<S extends BaseState, N extends string> {
   readonly #nodes = new Map<string, NodeLike<S>>();
   readonly #edges = new Map<string, Edge<S>[]>();
   readonly #options: StateOptions<S>;
+  readonly #schema: StateSchema | null;
   #entryPoint: string | null = null;
 
-  constructor(options: StateOptions<S> = {}) {
-    this.#options = { ...options };
+  constructor(schemaOrOptions?: StateSchema | StateOptions<S>, options?: StateOptions<S>) {
+    // Anything zod-like is taken for a schema, so `z.string()` is refused rather than ignored.
+    if (typeof (schemaOrOptions as { safeParse?: unknown })?.safeParse === "function") {
+      requireStateSchema(schemaOrOptions);
+      this.#schema = schemaOrOptions;
+      const defaults = schemaDefaults(schemaOrOptions) as Partial<Omit<S, "messages">>;
+      this.#options = { ...options, initialState: { ...defaults, ...options?.initialState } };
+    } else {
+      this.#schema = null;
+      this.#options = { ...(schemaOrOptions as StateOptions<S> | undefined) };
+    }
   }
 
-  /** Adds a node: a function `(state, ctx) => update` or an object with `run` (e.g. `ToolNode`). */
-  addNode(name: string, node: NodeLike<S>): this {
+  /**
+   * Adds a node: a function `(state, ctx) => update` or an object with `run` (e.g. `ToolNode`).
+   * The graph it returns knows the name, so later edges are checked against it.
+   */
+  addNode<const K extends string>(name: K, node: NodeLike<S>): StateGraph<S, N | K> {
     if (name === END || name.trim() === "") {
       throw new GraphValidationError(
         "GRAPH_003",
@@ -54,27 +113,32 @@ export class StateGraph<S extends BaseState = BaseState & Record<string, unknown
       );
     }
     this.#nodes.set(name, node);
-    return this;
+    return this as StateGraph<S, N | K>;
   }
 
   /** After `from`, always go to `to` (a node or `END`). */
-  addEdge(from: string, to: string): this {
+  addEdge(from: KnownNode<N>, to: EdgeTarget<N>): this {
     return this.#addEdge(from, { kind: "direct", to });
   }
 
   /**
    * After `from`, go where `router` says. With a path map, the router returns one of its keys
-   * (record form) or one of its values (array form); compile() checks every destination.
+   * (record form) or one of its values (array form); compile() checks every destination. A
+   * router's literal results (or the path map's nodes) must be nodes added before, or `END`.
    */
-  addConditionalEdges(
-    from: string,
-    router: Router<S>,
-    pathMap?: Record<string, string> | readonly string[],
+  addConditionalEdges<T extends string, const P extends PathMap = never>(
+    from: CheckedSource<N, T, P>,
+    router: (state: S) => T | Promise<T>,
+    pathMap?: P,
   ): this {
-    return this.#addEdge(from, { kind: "conditional", router, pathMap: normalizePathMap(pathMap) });
+    return this.#addEdge(from, {
+      kind: "conditional",
+      router: router as Router<S>,
+      pathMap: normalizePathMap(pathMap),
+    });
   }
 
-  setEntryPoint(name: string): this {
+  setEntryPoint(name: KnownNode<N>): this {
     this.#entryPoint = name;
     return this;
   }
@@ -90,6 +154,7 @@ export class StateGraph<S extends BaseState = BaseState & Record<string, unknown
         entryPoint: this.#entryPoint!,
         reducers: { ...this.#options.reducers } as Reducers<S>,
         initialState: { ...this.#options.initialState },
+        schema: this.#schema,
       },
       options,
     );
@@ -101,3 +166,41 @@ export class StateGraph<S extends BaseState = BaseState & Record<string, unknown
     return this;
   }
 }
+
+/**
+ * A graph being built: state `S`, and `N`, the names of the nodes added so far (so an edge to
+ * a node never added fails type-checking).
+ */
+export type StateGraph<
+  S extends BaseState = DefaultState,
+  N extends string = never,
+> = StateGraphBuilder<S, N>;
+
+/** `new StateGraph(...)`: from a zod state schema, from options, or from nothing. */
+export interface StateGraphConstructor {
+  /** State typed and checked by a zod object schema (fields besides `messages`). */
+  new <T extends StateSchema>(
+    schema: T,
+    options?: StateOptions<StateOf<T>>,
+  ): StateGraph<StateOf<T>>;
+  /** State typed by `S` (default: any fields), not checked at run time. */
+  new <S extends BaseState = DefaultState>(options?: StateOptions<S>): StateGraph<S>;
+  readonly prototype: StateGraph<BaseState, string>;
+}
+
+/**
+ * Builds a graph of nodes. Each node gets the state and returns an update; edges pick the next
+ * node; `compile()` checks the graph and returns the runnable app. Give it a zod object schema
+ * and the state's type is inferred for nodes, routers and reducers, and checked at run time
+ * (see docs/graphs.md, "Typed state with zod").
+ *
+ * @example
+ * const app = new StateGraph(z.object({ refunds: z.number().default(0) }))
+ *   .addNode("MAIN", model)
+ *   .addNode("TOOL", new ToolNode([chargeCard]))
+ *   .addConditionalEdges("MAIN", (s) => (s.messages.at(-1)?.toolCalls?.length ? "TOOL" : END))
+ *   .addEdge("TOOL", "MAIN")
+ *   .setEntryPoint("MAIN")
+ *   .compile({ checkpointer });
+ */
+export const StateGraph = StateGraphBuilder as StateGraphConstructor;

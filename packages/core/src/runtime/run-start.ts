@@ -1,6 +1,7 @@
 import { InvalidRunError } from "../errors/errors.js";
 import type { RunMode } from "../events/stream-event.js";
 import { applyUpdate, type BaseState } from "../graph/reducers.js";
+import { findSchemaProblem } from "../graph/state-schema.js";
 import { IN_DOUBT_INTERRUPT_KIND, parseInDoubtDecision } from "./in-doubt-decision.js";
 import { Message } from "../messages/message.js";
 import { uuidv7 } from "../messages/ids.js";
@@ -158,9 +159,25 @@ function newTurn<S extends BaseState>(
         persistedIds: new Set(),
       };
   applyUpdate(progress.state, input, deps.graph.reducers);
+  requireSchema(deps, progress.state);
   progress.currentNode = deps.graph.entryPoint;
   progress.resumeAnswers = {};
   return { kind: "run", mode: "new", progress };
+}
+
+/**
+ * With a state schema, the state a turn starts from (the thread's, or the defaults, with the
+ * input applied) must match it: nothing is written otherwise, and the error names the field.
+ */
+function requireSchema<S extends BaseState>(deps: RunDependencies<S>, state: S): void {
+  if (!deps.graph.schema) return;
+  const problem = findSchemaProblem(deps.graph.schema, state);
+  if (problem) {
+    throw new InvalidRunError(
+      "INPUT_001",
+      `The state with this input does not match the graph's schema: ${problem}`,
+    );
+  }
 }
 
 function validateInput(input: unknown): void {

@@ -7,6 +7,7 @@ import { isGraphNode, type NodeLike, type NodeOutput } from "../graph/graph-node
 import { applyUpdate, type BaseState, type Reducer, type StateUpdate } from "../graph/reducers.js";
 import { messageSchema, type Message } from "../messages/message.js";
 import { deepCopy } from "../graph/state-copy.js";
+import { findSchemaProblem } from "../graph/state-schema.js";
 import { findNonJson } from "../storage/json-check.js";
 import { runWithDeadline, type DeadlineScope } from "./deadline.js";
 import { isInterruptSignal, withInterruptScope } from "./interrupt.js";
@@ -99,6 +100,7 @@ async function nodeThenRoute<S extends BaseState>(
   // `working` is this step's own copy of the state, made above.
   const update = toUpdate(output, name);
   applyUpdate(working, update, deps.graph.reducers, { knownIds, owned: true });
+  requireSchema(deps, working, name);
   requireStorable(working, progress.state.messages.length, name);
   const next = await route(deps, name, working);
   return { kind: "updated", node: name, update, state: working, next: next === END ? null : next };
@@ -113,6 +115,22 @@ function requireAppendOnly(before: readonly Message[], after: readonly Message[]
     `changed earlier messages of its state in place; the transcript is ` +
       `append-only (trim a copy for the model, and return new messages as an update)`,
   );
+}
+
+/**
+ * With a state schema, the state after the node (its update, its tools' updates, whatever it
+ * changed in its copy) must match it: checked before the step's write, so a thread never holds
+ * a state its nodes' types do not describe.
+ */
+function requireSchema<S extends BaseState>(deps: RunDependencies<S>, state: S, node: string) {
+  if (!deps.graph.schema) return;
+  const problem = findSchemaProblem(deps.graph.schema, state);
+  if (problem) {
+    throw new NodeOutputError(
+      node,
+      `left a state that does not match the graph's schema: ${problem}`,
+    );
+  }
 }
 
 /**

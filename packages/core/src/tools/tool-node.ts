@@ -22,7 +22,7 @@ import {
   type RejectedCall,
 } from "./prepared-call.js";
 import { remoteTool, type RemoteToolSpec } from "./remote-tool.js";
-import type { AnyTool } from "./tool.js";
+import type { AnyTool, Tool } from "./tool.js";
 
 /**
  * Runs the tool calls of the last assistant message, in parallel, each through the tool ledger:
@@ -38,7 +38,8 @@ export class ToolNode<S extends BaseState = BaseState> implements GraphNode<S> {
   /** Remote tools attached after construction (see {@link attachRemoteTools}). */
   readonly #remote = new Map<string, AnyTool>();
 
-  constructor(tools: readonly AnyTool[]) {
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- the tools' arguments vary
+  constructor(tools: readonly Tool<any, S>[]) {
     const byName = new Map<string, AnyTool>();
     for (const tool of tools) {
       if (byName.has(tool.name))
