@@ -110,16 +110,6 @@ export class RunWorker {
     this.#stopTimer();
   }
 
-  /** Stops at once: running runs are abandoned, as if the process had died (for tests). */
-  async close(): Promise<void> {
-    this.#draining = true;
-    for (const { controls } of this.#attempts.values()) {
-      controls.abandon.abort(new Error("the worker was closed"));
-    }
-    await this.#runner?.stop();
-    this.#stopTimer();
-  }
-
   async #handle(payload: unknown, helpers: JobHelpers): Promise<void> {
     const runId = (payload as { runId?: unknown } | null)?.runId;
     if (typeof runId !== "string") {
