@@ -40,6 +40,18 @@ export interface RunRequest {
   };
 }
 
+/**
+ * Whether a later attempt can tell that the first one wrote the input only by the thread's
+ * version: a new input without messages. Messages carry ids minted at `POST`, a resume is told
+ * by the interrupts still pending, and a continuation has no input, so those need no read of
+ * the thread when a run starts.
+ */
+export function needsBaseVersion(request: RunRequest): boolean {
+  const { input } = request;
+  if (input === null || "resume" in input) return false;
+  return !(input as { messages?: unknown[] }).messages?.length;
+}
+
 /** A run as the store keeps it. */
 export interface RunRecord {
   runId: string;
@@ -52,7 +64,10 @@ export interface RunRecord {
   workerId: string | null;
   /** Attempts begun so far; each begins on a worker and is fenced by this number. */
   attempts: number;
-  /** The thread's version when the first attempt began (`null` before it). */
+  /**
+   * The thread's version when the first attempt began, kept only for a new input without
+   * messages (see {@link needsBaseVersion}); `null` otherwise.
+   */
   baseVersion: number | null;
   stopRequested: StopReason | null;
   error: { code: string | null; message: string } | null;

@@ -1,13 +1,14 @@
 import { Logger as QueueLogger, runMigrations } from "graphile-worker";
 import pg from "pg";
-import type {
-  MultitaskStrategy,
-  RunEvent,
-  RunRecord,
-  RunRequest,
-  RunStatus,
-  StopReason,
-  StoredRunEvent,
+import {
+  needsBaseVersion,
+  type MultitaskStrategy,
+  type RunEvent,
+  type RunRecord,
+  type RunRequest,
+  type RunStatus,
+  type StopReason,
+  type StoredRunEvent,
 } from "./run-record.js";
 
 /** The graphile-worker task that runs one background run; its payload is `{ runId }`. */
@@ -259,7 +260,7 @@ export class PgRunStore {
     threadVersion: (threadId: string) => Promise<number>,
   ): Promise<RunRecord | null> {
     await this.setup();
-    // The hold, the thread's base version (first attempt) and the `run_attempt` event in one
+    // The hold, the thread's base version (first attempt, when needed) and the `run_attempt` event in one
     // transaction: a worker that dies between them must not leave an attempt the stream never
     // announced, and it is one commit before the run starts instead of three.
     const row = await this.#transaction(async (client) => {
@@ -272,7 +273,7 @@ export class PgRunStore {
       );
       const held = rows[0];
       if (!held) return null;
-      if (held.base_version === null) {
+      if (held.base_version === null && needsBaseVersion(held.request)) {
         // Read once the attempt holds the run: nothing else of this run can write before it.
         held.base_version = String(await threadVersion(held.thread_id));
         await client.query("UPDATE tenxgraph_runs SET base_version = $2 WHERE run_id = $1", [
