@@ -1,5 +1,6 @@
 import type { HttpTransport } from "./http-transport.js";
 import { ConnectionError, TenxgraphClientError } from "./client-error.js";
+import { textLines } from "./ndjson-lines.js";
 
 /** Where a background run stands (`GET /v1/threads/{id}/runs/{run_id}`). */
 export type BackgroundRunStatus =
@@ -115,38 +116,26 @@ export class RunEventStream implements AsyncIterable<RunStreamEvent> {
 
 /**
  * The numbered events of a Server-Sent Events byte stream (`id:` and `data:` lines, a blank
- * line between events; comment lines are keep-alives). Reads through `getReader()`, like
- * `ndjsonLines`, and cancels the stream when left early.
+ * line ending each event; comment lines are keep-alives). An event cut off by the end of the
+ * stream is not given. Leaving early cancels the stream (see {@link textLines}).
  */
 async function* sseEvents(body: ReadableStream<Uint8Array>): AsyncGenerator<RunStreamEvent> {
-  const reader = body.getReader();
-  const decoder = new TextDecoder();
-  let buffer = "";
-  let done = false;
-  try {
-    for (;;) {
-      const next = await reader.read();
-      if (next.done) break;
-      buffer += decoder.decode(next.value, { stream: true }).replace(/\r\n/g, "\n");
-      let end = buffer.indexOf("\n\n");
-      while (end !== -1) {
-        const parsed = parseEvent(buffer.slice(0, end));
-        buffer = buffer.slice(end + 2);
-        if (parsed) yield parsed;
-        end = buffer.indexOf("\n\n");
-      }
+  let lines: string[] = [];
+  for await (const line of textLines(body)) {
+    if (line !== "") {
+      lines.push(line);
+      continue;
     }
-    done = true;
-  } finally {
-    if (!done) await reader.cancel().catch(() => undefined);
-    reader.releaseLock();
+    const parsed = parseEvent(lines);
+    lines = [];
+    if (parsed) yield parsed;
   }
 }
 
-function parseEvent(text: string): RunStreamEvent | null {
+function parseEvent(lines: readonly string[]): RunStreamEvent | null {
   let id: number | null = null;
   let data = "";
-  for (const line of text.split("\n")) {
+  for (const line of lines) {
     if (line.startsWith("id:")) id = Number(line.slice(3).trim());
     else if (line.startsWith("data:")) data += line.slice(5).trimStart();
   }
