@@ -1,20 +1,13 @@
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { silentLogger } from "@tenxgraph/core";
 import { ConflictError, TenxgraphClient } from "@tenxgraph/client";
-import {
-  PgRunStore,
-  RunEventFollower,
-  RunWorker,
-  serve,
-  type RunningServer,
-} from "@tenxgraph/server";
-import { freshDatabase } from "@tenxgraph/test-servers/vitest";
+import type { RunWorker, RunningServer } from "@tenxgraph/server";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { dropStore, freshStore } from "../support/fresh-store.js";
 import { openStore } from "../support/store-spec.js";
 import { buildTestGraph } from "../server/support/test-graph.js";
+import { startRunsApi, type RunsApi } from "../server/support/runs-api.js";
 
 /**
  * A fetch that cuts the body of the first run stream it serves after its first event, as a
@@ -56,33 +49,20 @@ describe("the typed client's background runs", () => {
     { effectLog: join(dir, "effects.jsonl"), gateFile: gate },
     checkpointer,
   );
-  let store: PgRunStore;
-  let follower: RunEventFollower;
+  let api: RunsApi;
   let worker: RunWorker;
   let server: RunningServer;
   let client: TenxgraphClient;
 
   beforeAll(async () => {
-    const dsn = await freshDatabase("client_background_runs");
-    store = new PgRunStore({ postgresDsn: dsn });
-    follower = new RunEventFollower(dsn);
-    worker = new RunWorker({
-      graph,
-      store,
-      heartbeatMs: 200,
-      staleAfterMs: 1000,
-      logger: silentLogger,
-    });
-    await worker.start();
-    server = await serve({ graph, port: 0, logger: silentLogger, runs: { store, follower } });
+    api = await startRunsApi(graph, "client_background_runs");
+    ({ server } = api);
+    worker = api.worker!;
     client = new TenxgraphClient({ baseUrl: server.url });
   }, 60_000);
 
   afterAll(async () => {
-    await worker?.drain();
-    await server?.close();
-    await follower?.close();
-    await store?.close();
+    await api?.close();
     await checkpointer.close();
     await dropStore(spec);
     rmSync(dir, { recursive: true, force: true });

@@ -4,18 +4,18 @@ import { join } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import { silentLogger } from "@tenxgraph/core";
 import {
-  PgRunStore,
-  RunEventFollower,
-  RunWorker,
   serve,
+  type PgRunStore,
+  type RunEventFollower,
+  type RunWorker,
   type RunningServer,
 } from "@tenxgraph/server";
-import { freshDatabase } from "@tenxgraph/test-servers/vitest";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { readEffects } from "../../support/effect-log.js";
 import { dropStore, freshStore } from "../../support/fresh-store.js";
 import { openStore } from "../../support/store-spec.js";
 import { caller, TEST_JWT_SECRET, tokenFor, userMessage } from "../support/http.js";
+import { startRunsApi, type RunsApi } from "../support/runs-api.js";
 import { buildTestGraph, type Effect } from "../support/test-graph.js";
 import { readRunStream } from "./run-stream-client.js";
 
@@ -26,6 +26,7 @@ describe("background runs: POST, read, join, stream, cancel, multitask strategie
   const gate = join(dir, "gate");
   const checkpointer = openStore(spec);
   const graph = buildTestGraph({ effectLog, gateFile: gate }, checkpointer);
+  let api: RunsApi;
   let store: PgRunStore;
   let follower: RunEventFollower;
   let worker: RunWorker;
@@ -33,28 +34,14 @@ describe("background runs: POST, read, join, stream, cancel, multitask strategie
   let call: ReturnType<typeof caller>;
 
   beforeAll(async () => {
-    const dsn = await freshDatabase("background_runs");
-    store = new PgRunStore({ postgresDsn: dsn });
-    follower = new RunEventFollower(dsn);
-    worker = new RunWorker({
-      graph,
-      store,
-      concurrency: 2,
-      heartbeatMs: 200,
-      staleAfterMs: 1000,
-      pollIntervalMs: 100,
-      logger: silentLogger,
-    });
-    await worker.start();
-    server = await serve({ graph, port: 0, logger: silentLogger, runs: { store, follower } });
+    api = await startRunsApi(graph, "background_runs", { worker: { concurrency: 2 } });
+    ({ store, follower, server } = api);
+    worker = api.worker!;
     call = caller(server.url);
   }, 60_000);
 
   afterAll(async () => {
-    await worker?.drain();
-    await server?.close();
-    await follower?.close();
-    await store?.close();
+    await api?.close();
     await checkpointer.close();
     await dropStore(spec);
     rmSync(dir, { recursive: true, force: true });

@@ -8,9 +8,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
-import { silentLogger } from "@tenxgraph/core";
-import { PgRunStore, RunEventFollower, serve, type RunningServer } from "@tenxgraph/server";
-import { freshDatabase } from "@tenxgraph/test-servers/vitest";
+import type { PgRunStore, RunningServer } from "@tenxgraph/server";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { between, mulberry32 } from "../../crash/support/prng.js";
 import { readEffects } from "../../support/effect-log.js";
@@ -19,6 +17,7 @@ import { openStore } from "../../support/store-spec.js";
 import { WorkerProcess } from "../../support/worker-process.js";
 import { caller, userMessage } from "../support/http.js";
 import type { RunWorkerParams } from "../support/run-worker.js";
+import { startRunsApi, type RunsApi } from "../support/runs-api.js";
 import { buildTestGraph, type Effect } from "../support/test-graph.js";
 import { readRunStream, type RunStreamEvent } from "./run-stream-client.js";
 
@@ -50,26 +49,22 @@ describe("run workers in processes: SIGKILL, SIGTERM, restart of every worker", 
   /** Every worker process ever started, live or not (their stderr holds the in-doubt reports). */
   const started: Worker[] = [];
   let live: Worker[] = [];
+  let api: RunsApi;
   let runsDsn: string;
   let store: PgRunStore;
-  let follower: RunEventFollower;
   let server: RunningServer;
   let call: ReturnType<typeof caller>;
 
   beforeAll(async () => {
-    runsDsn = await freshDatabase("worker_crash");
-    store = new PgRunStore({ postgresDsn: runsDsn });
-    await store.setup();
-    follower = new RunEventFollower(runsDsn);
-    server = await serve({ graph, port: 0, logger: silentLogger, runs: { store, follower } });
+    // No worker here: the workers are the processes the test kills.
+    api = await startRunsApi(graph, "worker_crash", { worker: false });
+    ({ dsn: runsDsn, store, server } = api);
     call = caller(server.url);
   }, 60_000);
 
   afterAll(async () => {
     await Promise.all(started.map((w) => w.process.kill()));
-    await server?.close();
-    await follower?.close();
-    await store?.close();
+    await api?.close();
     await checkpointer.close();
     await dropStore(spec);
     rmSync(dir, { recursive: true, force: true });
