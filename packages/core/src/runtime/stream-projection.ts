@@ -84,7 +84,7 @@ function copyEvent(event: RunEvent): RunEvent {
 }
 
 /** Fields deep-copied, the transcript shallow (messages are immutable), as a node's copy is. */
-function copyState<T extends Partial<BaseState>>(state: T): T {
+function copyState<T extends { messages?: readonly unknown[] }>(state: T): T {
   const { messages, ...values } = state;
   const copy = deepCopy(values) as T;
   if (messages !== undefined) copy.messages = messages.slice();
