@@ -748,6 +748,10 @@ describe("inputs and threads", () => {
       step: 3,
       status: "completed",
       interrupts: [],
+      parentVersion: result.version - 1,
+      node: "MAIN",
+      runId: result.runId,
+      createdAt: expect.any(String),
     });
     const issuer = result.state.messages[1]!;
     const ledger = await app.getToolLedger({ threadId: "t" });

@@ -66,7 +66,7 @@ async function forkPoint<S extends BaseState>(
   return {
     checkpoint: { ...past.checkpoint, version, incarnation },
     messages: past.messages,
-    durableMessages: past.messages.length,
+    durable: past.messages,
     forkOf: fromVersion,
   };
 }
@@ -192,7 +192,7 @@ function newTurn<S extends BaseState>(
         node: null,
         forkOf: null,
       };
-  applyUpdate(progress.state, input, deps.graph.reducers);
+  applyCallerUpdate(deps, progress.state, input);
   requireSchema(deps, progress.state);
   progress.currentNode = deps.graph.entryPoint;
   progress.resumeAnswers = {};
@@ -203,7 +203,7 @@ function newTurn<S extends BaseState>(
  * With a state schema, the state a turn starts from (the thread's, or the defaults, with the
  * input applied) must match it: nothing is written otherwise, and the error names the field.
  */
-function requireSchema<S extends BaseState>(deps: RunDependencies<S>, state: S): void {
+export function requireSchema<S extends BaseState>(deps: RunDependencies<S>, state: S): void {
   if (!deps.graph.schema) return;
   const problem = findSchemaProblem(deps.graph.schema, state);
   if (problem) {
@@ -214,7 +214,25 @@ function requireSchema<S extends BaseState>(deps: RunDependencies<S>, state: S):
   }
 }
 
-function validateInput(input: unknown): void {
+/**
+ * Applies a caller's update (an input, or `updateState`'s) to `state` through the reducers; an
+ * update the transcript cannot take (removing a message it does not hold) is `INPUT_001`.
+ */
+export function applyCallerUpdate<S extends BaseState>(
+  deps: RunDependencies<S>,
+  state: S,
+  update: StateUpdate<S>,
+): void {
+  try {
+    applyUpdate(state, update, deps.graph.reducers);
+  } catch (error) {
+    if (!(error instanceof TypeError)) throw error;
+    throw new InvalidRunError("INPUT_001", error.message);
+  }
+}
+
+/** A state update from the caller: an object, its messages messages or removals, all JSON. */
+export function validateInput(input: unknown): void {
   if (typeof input !== "object" || input === null || Array.isArray(input)) {
     throw new InvalidRunError(
       "INPUT_001",
@@ -325,8 +343,8 @@ function toProgress<S extends BaseState>(
   snapshot: ThreadSnapshot,
   config: ResolvedRunConfig,
 ): Progress<S> {
-  const { checkpoint, messages, durableMessages } = snapshot;
-  const durable = messages.slice(0, durableMessages);
+  const { checkpoint, messages } = snapshot;
+  const durable = snapshot.durable.slice();
   return {
     version: checkpoint.version,
     incarnation: checkpoint.incarnation,
@@ -334,7 +352,7 @@ function toProgress<S extends BaseState>(
     currentNode: checkpoint.currentNode,
     state: { ...checkpoint.values, messages } as unknown as S,
     durable,
-    persisted: durableMessages,
+    persisted: durable.length,
     resumeAnswers: { ...checkpoint.resumeAnswers },
     userId: config.userId ?? checkpoint.userId,
     persistedIds: new Set(durable.map((message) => message.id)),

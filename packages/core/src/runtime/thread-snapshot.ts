@@ -9,10 +9,10 @@ export interface ThreadSnapshot {
   checkpoint: ThreadCheckpoint;
   messages: Message[];
   /**
-   * How many of `messages` the durable store holds. Fewer than all when the snapshot includes a
-   * cached step (`durableCheckpointEveryStep: false`): the next durable write must carry the rest.
+   * The transcript the durable store holds. Not `messages` when the snapshot includes a cached
+   * step (`durableCheckpointEveryStep: false`): the next durable write must carry the difference.
    */
-  durableMessages: number;
+  durable: readonly Message[];
   /** Set when the snapshot is a past version a run forks from: that version. */
   forkOf?: number;
 }
@@ -31,7 +31,7 @@ export async function loadThread(
   if (!checkpoint) return null;
   // Read as of the checkpoint's version: a write landing meanwhile must not mix versions.
   const messages = await loadTranscript(checkpointer, checkpoint);
-  const durable: ThreadSnapshot = { checkpoint, messages, durableMessages: messages.length };
+  const durable: ThreadSnapshot = { checkpoint, messages, durable: messages };
   const cached = await checkpointer.getCachedStep?.(threadId);
   const current =
     cached?.expectedVersion === checkpoint.version && cached.incarnation === checkpoint.incarnation;
@@ -84,6 +84,6 @@ function withCachedStep(durable: ThreadSnapshot, cached: CheckpointWrite): Threa
   return {
     checkpoint: { ...durable.checkpoint, ...fields, node, runId },
     messages: applyTranscriptChange(durable.messages, change),
-    durableMessages: durable.durableMessages,
+    durable: durable.messages,
   };
 }

@@ -20,7 +20,11 @@ export function diffTranscript(
   const appendedOnly =
     current.length >= durable.length && durable.every((message, i) => current[i] === message);
   if (appendedOnly) {
-    return { newMessages: current.slice(durable.length), replacedMessages: [], removedMessageIds: [] };
+    return {
+      newMessages: current.slice(durable.length),
+      replacedMessages: [],
+      removedMessageIds: [],
+    };
   }
   const currentById = new Map(current.map((message) => [message.id, message]));
   const durableIds = new Set(durable.map((message) => message.id));
@@ -57,8 +61,7 @@ export function applyTranscriptChange(
  * a transcript whose messages were reordered cannot be written, and would be wrong if it were.
  */
 function requireSameOrder(stored: readonly Message[], current: readonly Message[]): void {
-  const same =
-    stored.length === current.length && stored.every((m, i) => m.id === current[i]!.id);
+  const same = stored.length === current.length && stored.every((m, i) => m.id === current[i]!.id);
   if (!same) {
     throw new TypeError(
       "The transcript's messages were reordered: a state update can append, replace (same id) " +
