@@ -5,8 +5,9 @@ import { join } from "node:path";
 import Database from "better-sqlite3";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { SqliteCheckpointer } from "./index.js";
-import { LATEST_SCHEMA_VERSION, MIGRATIONS, SCHEMA_TABLE } from "./migrations.js";
+import { LATEST_SCHEMA_VERSION, SCHEMA_TABLE } from "./migrations.js";
 import { openDatabase } from "./open-database.js";
+import { fileAtSchema } from "./support/file-at-schema.js";
 import { newThreadWrite } from "./support/new-thread-write.js";
 
 let folder: string;
@@ -21,17 +22,6 @@ afterEach(() => rmSync(folder, { recursive: true, force: true }));
 /** The schema version before `threads` and `tool_executions` became WITHOUT ROWID tables. */
 const ROWID_SCHEMA = 4;
 
-/** A database file at schema `version`, built by the published steps as an older release did. */
-function fileAtSchema(version: number): Database.Database {
-  const db = new Database(path);
-  db.exec(`CREATE TABLE ${SCHEMA_TABLE} (version INTEGER PRIMARY KEY, applied_at TEXT NOT NULL)`);
-  for (let step = 1; step <= version; step++) {
-    for (const statement of MIGRATIONS[step - 1]!.statements) db.exec(statement);
-    db.prepare(`INSERT INTO ${SCHEMA_TABLE} VALUES (?, ?)`).run(step, "2026-01-01T00:00:00.000Z");
-  }
-  return db;
-}
-
 const T0 = "2026-11-30T10:00:00.000Z";
 const T1 = "2026-11-30T10:00:05.000Z";
 
@@ -43,7 +33,7 @@ const T1 = "2026-11-30T10:00:05.000Z";
  * its first place.
  */
 function schemaFourFile(): void {
-  const db = fileAtSchema(ROWID_SCHEMA);
+  const db = fileAtSchema(path, ROWID_SCHEMA);
   const thread = db.prepare(
     `INSERT INTO threads (thread_id, incarnation, user_id, status, version, message_count,
                           write_seq, created_at, updated_at)
