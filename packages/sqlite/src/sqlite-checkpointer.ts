@@ -145,7 +145,9 @@ export class SqliteCheckpointer extends BaseCheckpointer {
   }
 
   protected async saveDeleteAfter(threadId: string, at: string | null): Promise<boolean> {
-    return this.#use(({ sql }) => sql.setDeleteAfter.run(at, threadId).changes === 1);
+    return this.#use(
+      ({ sql }) => sql.setDeleteAfter.run(comparableTime(at), threadId).changes === 1,
+    );
   }
 
   protected async loadExpiredThreads(now: string): Promise<string[]> {
@@ -252,6 +254,17 @@ export class SqliteCheckpointer extends BaseCheckpointer {
     if (!this.#connection) throw new Error("the connection is not open");
     return body(this.#connection);
   }
+}
+
+/**
+ * The delete-after time as the sweep compares it, as text. ISO-8601 strings order as times only
+ * for years 0000 to 9999: `toISOString` writes a later year as `+010000-…`, which sorts before
+ * `2026-…`, so such a time (a natural way to say "never") is stored as never (NULL), and a time
+ * before year 0 (long passed) as the first instant of year 0.
+ */
+function comparableTime(iso: string | null): string | null {
+  if (iso === null || /^\d{4}-/.test(iso)) return iso;
+  return iso.startsWith("+") ? null : "0000-01-01T00:00:00.000Z";
 }
 
 function checkOptions(options: SqliteCheckpointerOptions): ConnectionSettings {
