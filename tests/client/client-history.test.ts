@@ -1,4 +1,5 @@
-import { NotFoundError, PermissionDeniedError, TenxgraphClient, messageText } from "@tenxgraph/client";
+import type { TenxgraphClient } from "@tenxgraph/client";
+import { NotFoundError, PermissionDeniedError, messageText } from "@tenxgraph/client";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { STORES } from "../support/store-spec.js";
 import { startClientServer, type ClientTestServer } from "./support/client-server.js";
@@ -75,21 +76,18 @@ describe.each(STORES)("client history on $label", ({ kind }) => {
     expect(edited.state.context?.map((m) => m.message_id)).toEqual([answer!.message_id]);
 
     // As if the model had asked to charge order 77: the thread then stands at the tool node.
-    const asModel = await alice.editState(
-      threadId,
-      {
-        messages: [
-          {
-            role: "assistant",
-            content: [],
-            tools_calls: [
-              { id: "call_1", function: { name: "charge_card", arguments: '{"order_id":"77"}' } },
-            ],
-          } as never,
-        ],
-        asNode: "MAIN",
-      },
-    );
+    const asModel = await alice.editState(threadId, {
+      messages: [
+        {
+          role: "assistant",
+          content: [],
+          tools_calls: [
+            { id: "call_1", function: { name: "charge_card", arguments: '{"order_id":"77"}' } },
+          ],
+        } as never,
+      ],
+      asNode: "MAIN",
+    });
     expect(asModel.state.execution_meta).toMatchObject({ current_node: "TOOL" });
     const resumed = await alice.continueRun({ threadId });
     expect(resumed.meta.status).toBe("completed");
