@@ -150,6 +150,8 @@ export class InMemoryCheckpointer extends BaseCheckpointer {
       runId: write.runId,
       step: write.step,
       currentNode: write.currentNode,
+      // Absent for the plain chain, as a store without the field reads it.
+      ...(copy.frontier ? { frontier: copy.frontier } : {}),
       status: write.status,
       values: copy.values,
       interrupts: copy.interrupts,
