@@ -19,6 +19,8 @@ interface EncodedMessage {
 
 /** A write's JSON, encoded before its transaction. */
 export interface EncodedWrite {
+  /** NULL for the plain chain (no frontier). */
+  frontierJson: string | null;
   valuesJson: string;
   interruptsJson: string;
   resumeAnswersJson: string;
@@ -32,6 +34,7 @@ export function encodeWrite(write: StoreWrite): EncodedWrite {
   const encode = (messages: StoreWrite["newMessages"]) =>
     messages.map((message) => ({ id: message.id, json: JSON.stringify(message) }));
   return {
+    frontierJson: write.frontier ? JSON.stringify(write.frontier) : null,
     valuesJson: JSON.stringify(write.values),
     interruptsJson: JSON.stringify(write.interrupts),
     resumeAnswersJson: JSON.stringify(write.resumeAnswers),
@@ -242,6 +245,7 @@ function insertState(
     runId: write.runId,
     step: write.step,
     currentNode: write.currentNode,
+    frontierJson: encoded.frontierJson,
     status: write.status,
     valuesJson: encoded.valuesJson,
     interruptsJson: encoded.interruptsJson,

@@ -99,7 +99,7 @@ describe("SqliteCheckpointer migrating to history (schema 6)", () => {
       ]);
       expect(
         rows(`SELECT thread_id, version, parent_version, node, run_id, message_count,
-                     message_ranges
+                     message_ranges, frontier_json
               FROM states ORDER BY thread_id, version`),
       ).toEqual(
         [
@@ -107,7 +107,13 @@ describe("SqliteCheckpointer migrating to history (schema 6)", () => {
           { thread_id: "t-long", version: 1, parent_version: null, message_count: null },
           { thread_id: "t-long", version: 2, parent_version: null, message_count: null },
           { thread_id: "t-long", version: 3, parent_version: 2, message_count: 3 },
-        ].map((row) => ({ node: null, run_id: null, message_ranges: null, ...row })),
+        ].map((row) => ({
+          node: null,
+          run_id: null,
+          message_ranges: null,
+          frontier_json: null,
+          ...row,
+        })),
       );
       expect(rows(`SELECT seq, message_id FROM messages ORDER BY seq`)).toEqual([
         { seq: 0, message_id: "m-a" },

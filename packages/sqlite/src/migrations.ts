@@ -184,7 +184,7 @@ export const MIGRATIONS: readonly Migration[] = [
   // The table is rebuilt by the 12-step procedure, as in step 5. `threads` gets `next_seq`,
   // the next row's place (no longer always `message_count`, the head's transcript length), and
   // `delete_after`, indexed for the sweep. `states` gets the parent, node and run of each
-  // version, and its transcript: `message_count` rows, named by `message_ranges`
+  // version, its frontier (`frontier_json`, NULL for the plain chain), and its transcript: `message_count` rows, named by `message_ranges`
   // (`[[start, end], ...]` in order; NULL is the prefix `[0, message_count)`, the common case,
   // which keeps an appending write from writing JSON). History starts at the upgrade: only
   // the head version of each thread gets its transcript (the whole table, as every transcript
@@ -217,6 +217,8 @@ export const MIGRATIONS: readonly Migration[] = [
       `ALTER TABLE states ADD COLUMN run_id TEXT`,
       `ALTER TABLE states ADD COLUMN message_count INTEGER`,
       `ALTER TABLE states ADD COLUMN message_ranges TEXT`,
+      // The version's frontier (JSON); NULL for the plain chain, as every version was before.
+      `ALTER TABLE states ADD COLUMN frontier_json TEXT`,
       `UPDATE states
         SET message_count = (SELECT t.message_count FROM threads t
                              WHERE t.thread_id = states.thread_id),

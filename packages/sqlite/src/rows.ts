@@ -20,6 +20,8 @@ export interface CheckpointRow {
   updated_at: string;
   step: number;
   current_node: string | null;
+  /** NULL for the plain chain. */
+  frontier_json: string | null;
   status: string;
   values_json: string;
   interrupts_json: string;
@@ -68,6 +70,10 @@ export function toCheckpoint(row: CheckpointRow): ThreadCheckpoint {
     runId: row.run_id,
     step: row.step,
     currentNode: row.current_node,
+    // Absent for the plain chain, as the in-memory store reads it.
+    ...(row.frontier_json === null
+      ? {}
+      : { frontier: JSON.parse(row.frontier_json) as ThreadCheckpoint["frontier"] }),
     status: row.status as ThreadStatus,
     values: JSON.parse(row.values_json) as ThreadCheckpoint["values"],
     interrupts: JSON.parse(row.interrupts_json) as ThreadCheckpoint["interrupts"],
