@@ -24,6 +24,8 @@ export interface CheckpointRow {
   run_id: string | null;
   step: number;
   current_node: string | null;
+  /** `NULL` for the plain chain. */
+  frontier: unknown;
   status: string;
   values: unknown;
   interrupts: unknown;
@@ -72,6 +74,10 @@ export function toCheckpoint(row: CheckpointRow): ThreadCheckpoint {
     runId: row.run_id,
     step: row.step,
     currentNode: row.current_node,
+    // Absent for the plain chain, as the in-memory store reads it.
+    ...(row.frontier === null
+      ? {}
+      : { frontier: fromJsonb(row.frontier) as ThreadCheckpoint["frontier"] }),
     status: row.status as ThreadStatus,
     values: fromJsonb(row.values) as ThreadCheckpoint["values"],
     interrupts: fromJsonb(row.interrupts) as ThreadCheckpoint["interrupts"],

@@ -8,8 +8,8 @@ import { TRANSCRIPT_REFUSED } from "./schema/child-transcript-function.js";
 
 /** A step as one statement: `tenxgraph_put_checkpoint` of migration 7. */
 export const PUT_CHECKPOINT = `SELECT * FROM tenxgraph_put_checkpoint(
-  $1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11::jsonb, $12::jsonb, $13::jsonb, $14, $15::jsonb,
-  $16, $17::jsonb, $18, $19::jsonb, $20::jsonb, $21)`;
+  $1, $2, $3, $4, $5, $6, $7, $8, $9, $10::jsonb, $11, $12::jsonb, $13::jsonb, $14::jsonb, $15,
+  $16::jsonb, $17, $18::jsonb, $19, $20::jsonb, $21::jsonb, $22)`;
 
 /** The arguments of `tenxgraph_put_checkpoint`, in order. */
 export function stepWriteParams(write: StoreWrite, keepVersions: number | null): unknown[] {
@@ -23,6 +23,7 @@ export function stepWriteParams(write: StoreWrite, keepVersions: number | null):
     write.runId,
     write.step,
     write.currentNode,
+    write.frontier ? toJsonb(write.frontier) : null,
     write.status,
     toJsonb(write.values),
     toJsonb(write.interrupts),
@@ -75,6 +76,8 @@ export function writtenCheckpoint(write: StoreWrite, written: WrittenRow): Threa
     runId: write.runId,
     step: write.step,
     currentNode: write.currentNode,
+    // Absent for the plain chain, as a read of the row gives it.
+    ...(write.frontier ? { frontier: write.frontier } : {}),
     status: write.status,
     values: write.values,
     interrupts: write.interrupts,

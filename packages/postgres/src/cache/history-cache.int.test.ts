@@ -78,6 +78,35 @@ describe("the Redis cache of a thread with history", () => {
     });
   });
 
+  it("carries the frontier in the cached checkpoint and the cached step", async () => {
+    const threadId = `frontier-${randomUUID()}`;
+    const frontier = {
+      tasks: [{ node: "MAIN" }, { node: "WORKER", input: { topic: "a" } }],
+      joins: { REDUCE: ["MAIN"] },
+    };
+    await store.putCheckpoint(write(threadId, 0, { frontier }));
+    const key = await cachedAt(threadId, 1);
+    expect(JSON.parse(await redisCommand(testRedisUrl(), ["HGET", key, "checkpoint"]))).toEqual(
+      expect.objectContaining({ frontier }),
+    );
+    // The cached head reads as PostgreSQL's row of that version does.
+    expect(await store.getCheckpoint(threadId)).toEqual(await store.getVersion(threadId, 1));
+
+    const step = write(threadId, 1, { frontier: { tasks: [{ node: "REDUCE" }], joins: {} } });
+    expect(await store.cacheStep!(step)).toBe(true);
+    expect(await store.getCachedStep!(threadId)).toEqual(step);
+    expect(await store.putCheckpoint(step)).toBe(2);
+    await cachedAt(threadId, 2);
+    expect((await store.getCheckpoint(threadId))?.frontier).toEqual(step.frontier);
+
+    // A version without one is cached without the field, as PostgreSQL reads it.
+    await store.putCheckpoint(write(threadId, 2, {}));
+    await cachedAt(threadId, 3);
+    const head = await store.getCheckpoint(threadId);
+    expect(head).not.toHaveProperty("frontier");
+    expect(head).toEqual(await store.getVersion(threadId, 3));
+  });
+
   it("reads the head from PostgreSQL when the cached copy does not record its parent", async () => {
     const threadId = `old-copy-${randomUUID()}`;
     await store.putCheckpoint(write(threadId, 0, { values: { from: "postgres" } }));

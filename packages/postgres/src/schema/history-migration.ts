@@ -57,7 +57,8 @@ $$`;
  *   case, which the step then handles without reading any `states` row.
  * - `states` gets `parent_version`, `node`, `run_id`, `message_count` (that version's transcript
  *   length) and `message_ranges` (its rows as ranges; `NULL` for the prefix
- *   `[0, message_count)`, so an append-only step stores no ranges).
+ *   `[0, message_count)`, so an append-only step stores no ranges), and `frontier` (the
+ *   version's `Frontier`; `NULL` for the plain chain, as every earlier version reads).
  * - `threads.delete_after`, indexed for the sweep of `deleteExpiredThreads`. Steps never change
  *   it, so their update of the thread row stays HOT (migration 6).
  *
@@ -75,7 +76,8 @@ export const HISTORY_MIGRATION: readonly string[] = [
   `CREATE INDEX threads_by_delete_after ON threads (delete_after)
     WHERE delete_after IS NOT NULL`,
   `ALTER TABLE states ADD COLUMN parent_version bigint, ADD COLUMN node text,
-    ADD COLUMN run_id text, ADD COLUMN message_count integer, ADD COLUMN message_ranges jsonb`,
+    ADD COLUMN run_id text, ADD COLUMN message_count integer, ADD COLUMN message_ranges jsonb,
+    ADD COLUMN frontier jsonb`,
   `UPDATE states s
    SET message_count = t.message_count, parent_version = nullif(s.version - 1, 0)
    FROM threads t

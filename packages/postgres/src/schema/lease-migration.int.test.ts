@@ -60,8 +60,8 @@ async function undoHistory(s: string): Promise<void> {
   await sql(
     dsn,
     `DROP FUNCTION ${s}.tenxgraph_put_checkpoint(text, text, text, bigint, bigint, text, text,
-       integer, text, text, jsonb, jsonb, jsonb, text[], jsonb, text[], jsonb, text[], jsonb,
-       jsonb, integer)`,
+       integer, text, jsonb, text, jsonb, jsonb, jsonb, text[], jsonb, text[], jsonb, text[],
+       jsonb, jsonb, integer)`,
   );
   await sql(
     dsn,
@@ -80,7 +80,7 @@ async function undoHistory(s: string): Promise<void> {
   await sql(
     dsn,
     `ALTER TABLE ${s}.states DROP COLUMN parent_version, DROP COLUMN node, DROP COLUMN run_id,
-       DROP COLUMN message_count, DROP COLUMN message_ranges`,
+       DROP COLUMN message_count, DROP COLUMN message_ranges, DROP COLUMN frontier`,
   );
 }
 

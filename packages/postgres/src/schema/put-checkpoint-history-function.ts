@@ -13,7 +13,7 @@ import { TRANSCRIPT_REFUSED } from "./child-transcript-function.js";
  *    a parent that is not kept, or was written before the store kept history, raises;
  * 4. compute the new transcript (`tenxgraph_child_transcript`, which raises on a change that
  *    does not fit the parent);
- * 5. update the thread, insert the state row and the new message rows (replacing ones first);
+ * 5. update the thread, insert the state row (with `p_frontier`, `NULL` for the plain chain) and the new message rows (replacing ones first);
  * 6. complete the entries and insert the claims where absent (as migration 6's function);
  * 7. with `p_keep_versions`, delete the state rows it pushes out of the newest that many.
  *
@@ -24,8 +24,8 @@ import { TRANSCRIPT_REFUSED } from "./child-transcript-function.js";
 export const PUT_CHECKPOINT_WITH_HISTORY_FUNCTION = `
 CREATE FUNCTION tenxgraph_put_checkpoint(
   p_thread_id text, p_incarnation_id text, p_user_id text, p_expected bigint, p_parent bigint,
-  p_node text, p_run_id text, p_step integer, p_current_node text, p_status text,
-  p_values jsonb, p_interrupts jsonb, p_resume_answers jsonb,
+  p_node text, p_run_id text, p_step integer, p_current_node text, p_frontier jsonb,
+  p_status text, p_values jsonb, p_interrupts jsonb, p_resume_answers jsonb,
   p_message_ids text[], p_messages jsonb, p_replaced_ids text[], p_replaced jsonb,
   p_removed_ids text[], p_completions jsonb, p_claims jsonb, p_keep_versions integer,
   OUT new_version bigint, OUT found_version bigint, OUT message_count integer,
@@ -115,11 +115,11 @@ BEGIN
     RETURNING threads.user_id, threads.incarnation INTO thread_user_id, thread_incarnation;
   END IF;
   INSERT INTO states (thread_id, version, parent_version, node, run_id, step, current_node,
-                      status, "values", interrupts, resume_answers, message_count,
+                      frontier, status, "values", interrupts, resume_answers, message_count,
                       message_ranges)
   VALUES (p_thread_id, p_expected + 1, nullif(p_parent, 0), p_node, p_run_id, p_step,
-          p_current_node, p_status, p_values, p_interrupts, p_resume_answers, child.child_count,
-          child.child_ranges);
+          p_current_node, p_frontier, p_status, p_values, p_interrupts, p_resume_answers,
+          child.child_count, child.child_ranges);
   IF replacing + added > 0 THEN
     INSERT INTO messages (thread_id, message_id, seq, body)
     SELECT p_thread_id, m.id, row_seq + (m.ord - 1)::integer, b.body
