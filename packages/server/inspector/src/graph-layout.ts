@@ -7,12 +7,16 @@ export interface PlacedNode {
   y: number;
 }
 
-/** An edge between two placed nodes; `back` when it goes up (a loop, drawn curved). */
+/**
+ * An edge between two placed nodes, by how it is drawn: `down` to the next row, `back` up (a
+ * loop, curved on the right), `skip` down past rows in between (curved on the left, so it does
+ * not run through the nodes it passes).
+ */
 export interface PlacedEdge {
   id: string;
   from: PlacedNode;
   to: PlacedNode;
-  back: boolean;
+  shape: "down" | "back" | "skip";
 }
 
 /** The picture of a graph: where each node and edge goes, and its size. */
@@ -27,7 +31,7 @@ export const NODE_WIDTH = 140;
 export const NODE_HEIGHT = 36;
 const ROW_GAP = 70;
 const COLUMN_GAP = 40;
-const MARGIN = 30;
+const MARGIN = 60;
 
 /**
  * Rows from the start down: each node on the row of its shortest distance from `__start__`
@@ -49,10 +53,15 @@ export function layoutGraph(graph: Pick<GraphInfo, "nodes" | "edges">): GraphLay
   const edges = graph.edges.flatMap((edge) => {
     const from = placed.get(edge.source);
     const to = placed.get(edge.target);
-    return from && to ? [{ id: edge.id, from, to, back: to.y <= from.y }] : [];
+    return from && to ? [{ id: edge.id, from, to, shape: shapeOf(from, to) }] : [];
   });
   const height = 2 * MARGIN + rows.length * (NODE_HEIGHT + ROW_GAP) - ROW_GAP;
   return { nodes: [...placed.values()], edges, width, height };
+}
+
+function shapeOf(from: PlacedNode, to: PlacedNode): PlacedEdge["shape"] {
+  if (to.y <= from.y) return "back";
+  return to.y - from.y > NODE_HEIGHT + ROW_GAP ? "skip" : "down";
 }
 
 function rowsOf(graph: Pick<GraphInfo, "nodes" | "edges">): string[][] {

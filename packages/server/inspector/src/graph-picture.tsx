@@ -46,13 +46,20 @@ export function GraphPicture(props: { graph: GraphInfo; current?: string | null 
   );
 }
 
-/** Down from the bottom of one node to the top of the next; loops back up curve to the side. */
-function edgePath({ from, to, back }: PlacedEdge): string {
+/** Down from the bottom of one node to the top of the next; loops and long edges curve aside. */
+function edgePath({ from, to, shape }: PlacedEdge): string {
   const half = NODE_HEIGHT / 2;
-  if (!back) return `M${from.x},${from.y + half} L${to.x},${to.y - half}`;
-  const side = Math.max(from.x, to.x) + NODE_WIDTH / 2 + 40;
-  return (
-    `M${from.x + NODE_WIDTH / 2},${from.y} C${side},${from.y} ${side},${to.y} ` +
-    `${to.x + NODE_WIDTH / 2},${to.y}`
-  );
+  const halfWidth = NODE_WIDTH / 2;
+  switch (shape) {
+    case "down":
+      return `M${from.x},${from.y + half} L${to.x},${to.y - half}`;
+    case "back": {
+      const side = Math.max(from.x, to.x) + halfWidth + 40;
+      return `M${from.x + halfWidth},${from.y} C${side},${from.y} ${side},${to.y} ${to.x + halfWidth},${to.y}`;
+    }
+    case "skip": {
+      const side = Math.min(from.x, to.x) - halfWidth - 40;
+      return `M${from.x - halfWidth},${from.y} C${side},${from.y} ${side},${to.y} ${to.x - halfWidth},${to.y}`;
+    }
+  }
 }

@@ -15,30 +15,32 @@ export function LedgerTable(props: {
     return <p class="empty">No tool calls on this thread yet.</p>;
   }
   return (
-    <table class="ledger">
-      <thead>
-        <tr>
-          <th>Tool</th>
-          <th>Status</th>
-          <th>Attempts</th>
-          <th>Idempotency key</th>
-          <th>Started</th>
-          <th>Duration</th>
-          <th>Last run</th>
-          <th>Error</th>
-        </tr>
-      </thead>
-      <tbody>
-        {props.entries.map((entry) => (
-          <LedgerRow
-            key={entry.key}
-            entry={entry}
-            replayed={props.replayed[entry.key]}
-            inDoubt={props.inDoubtKeys.has(entry.key)}
-          />
-        ))}
-      </tbody>
-    </table>
+    <div class="table-wrap">
+      <table class="ledger">
+        <thead>
+          <tr>
+            <th>Tool</th>
+            <th>Status</th>
+            <th>Attempts</th>
+            <th>Idempotency key</th>
+            <th>Started</th>
+            <th>Duration</th>
+            <th>Last run</th>
+            <th>Error</th>
+          </tr>
+        </thead>
+        <tbody>
+          {props.entries.map((entry) => (
+            <LedgerRow
+              key={entry.key}
+              entry={entry}
+              replayed={props.replayed[entry.key]}
+              inDoubt={props.inDoubtKeys.has(entry.key)}
+            />
+          ))}
+        </tbody>
+      </table>
+    </div>
   );
 }
 
