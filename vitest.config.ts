@@ -32,7 +32,11 @@ export default defineConfig({
         },
         test: {
           name: "unit",
-          include: ["packages/*/src/**/*.test.ts", "scripts/**/*.test.ts"],
+          include: [
+            "packages/*/src/**/*.test.ts",
+            "packages/server/inspector/src/**/*.test.ts",
+            "scripts/**/*.test.ts",
+          ],
           exclude: ["packages/*/src/**/*.int.test.ts"],
         },
       },
