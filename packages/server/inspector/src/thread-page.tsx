@@ -1,5 +1,6 @@
 import type { TenxgraphClient, WireMessage } from "@tenxgraph/client";
 import { isClientError } from "@tenxgraph/client";
+import { useEffect } from "preact/hooks";
 import { GraphPicture } from "./graph-picture.js";
 import { InDoubtPanel } from "./in-doubt-panel.js";
 import { isInDoubtQuestion } from "./interrupt-answer.js";
@@ -22,6 +23,8 @@ export function ThreadPage(props: { threadId: string }) {
   );
   const [graph] = useLoad((client, signal) => client.getGraph({ signal }), []);
   const run = useLiveRun(threadId, reload);
+  const stored = loaded.state === "ready" ? loaded.value.state?.execution_meta : undefined;
+  useFollow(stored?.internal_data.status === "running" && !run.running, reload);
   if (loaded.state === "loading") return <p class="card muted">Loading thread {threadId}…</p>;
   if (loaded.state === "failed") {
     return (
@@ -100,6 +103,18 @@ export function ThreadPage(props: { threadId: string }) {
       </div>
     </div>
   );
+}
+
+/** How often a thread running elsewhere (your app, a worker) is read again. */
+const FOLLOW_MS = 2000;
+
+/** Reads the thread again every {@link FOLLOW_MS} while `following`: a run this page did not start. */
+function useFollow(following: boolean, reload: () => void): void {
+  useEffect(() => {
+    if (!following) return;
+    const timer = setInterval(reload, FOLLOW_MS);
+    return () => clearInterval(timer);
+  }, [following, reload]);
 }
 
 /** The stored transcript, then the messages the live run sent that it does not hold yet. */
