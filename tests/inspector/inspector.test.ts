@@ -84,7 +84,7 @@ describe("the web inspector in Chromium", () => {
     await screenshot(page, "threads");
   });
 
-  it("streams a run: tokens, node steps and tool calls, then links each call to its ledger row", async () => {
+  it("streams a run: node steps and tool calls as they come, then links each call to its ledger row", async () => {
     const page = await open("/inspector/threads/chat-1");
     await page.getByText("A new thread").waitFor();
     await send(page, "charge 7");
