@@ -121,6 +121,15 @@ describe("the web inspector in Chromium", () => {
     await page.getByRole("button", { name: "Stop" }).click();
     await page.locator("[data-panel=run] .badge.status-stopped").waitFor();
     await page.locator(".thread-head .badge.status-stopped").waitFor();
+    // The stopped call never recorded a result: it is listed in doubt, and the run can be
+    // continued from there. The export hangs again, and is stopped again.
+    const inDoubt = page.locator("[data-panel=in-doubt]");
+    await inDoubt.getByText("slow_export").waitFor();
+    await inDoubt.getByRole("button", { name: "Continue the run" }).click();
+    await page.locator("[data-panel=run] .badge.status-running").waitFor();
+    await page.locator("ol.activity").getByText("slow_export started").waitFor();
+    await page.getByRole("button", { name: "Stop" }).click();
+    await page.locator("[data-panel=run] .badge.status-stopped").waitFor();
   });
 
   it("answers an interrupt with a form built from its payload", async () => {

@@ -60,6 +60,10 @@ export function ThreadPage(props: { threadId: string }) {
           <button class="secondary" onClick={reload}>
             Refresh
           </button>
+          {/* With calls in doubt, their panel offers to continue, saying what it will do. */}
+          {(status === "stopped" || status === "failed") && inDoubt.length === 0 && (
+            <button onClick={() => void run.start({ continue: true })}>Continue the run</button>
+          )}
         </div>
         {!state && <p class="empty">A new thread: the first message you send creates it.</p>}
       </section>
