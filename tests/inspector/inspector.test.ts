@@ -20,7 +20,9 @@ import {
  * SQLite. Before the tests, a first server is SIGKILLed while charge_card runs on alice's thread
  * `order-9`, leaving that call in doubt; the tests use a second server on the same file.
  */
-describe("the web inspector in Chromium", () => {
+// A browser test waits on a page that waits on a server: under a loaded CI machine that takes
+// longer than the suite's 20 s default.
+describe("the web inspector in Chromium", { timeout: 60_000 }, () => {
   const dir = mkdtempSync(join(tmpdir(), "tenxgraph-inspector-"));
   const store = freshStore("sqlite", "inspector", dir);
   const effectLog = join(dir, "effects.jsonl");
