@@ -146,6 +146,8 @@ const ENTRIES: Record<string, { values: string[]; types: string[] }> = {
       "RunStreamEvent",
       "RunStreamOptions",
       "SetupResult",
+      "StateEdit",
+      "StateHistoryEntry",
       "StateSchema",
       "StopResult",
       "StreamChunk",

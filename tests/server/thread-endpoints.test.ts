@@ -96,12 +96,21 @@ describe.each(STORES)("thread, store and file endpoints on $label", ({ kind }) =
     const del = await call("DELETE", `/v1/threads/${threadId}/messages/${all[0].message_id}`, {
       config: {},
     });
-    expect(del.status).toBe(409);
-    expect(del.body.error.code).toBe("MESSAGE_IMMUTABLE");
-    expect(del.body.error.message).toContain("append-only");
-    expect(del.body.error.details[0].type).toBe("append_only");
-    const kept = await call("GET", `/v1/threads/${threadId}/messages/${all[0].message_id}`);
-    expect(kept.status).toBe(200);
+    expect(del.status).toBe(200);
+    expect(del.body.data).toMatchObject({ success: true, message: "Message deleted successfully" });
+    const gone = await call("GET", `/v1/threads/${threadId}/messages/${all[0].message_id}`);
+    expect(gone.status).toBe(404);
+    const again = await call("DELETE", `/v1/threads/${threadId}/messages/${all[0].message_id}`, {
+      config: {},
+    });
+    expect(again.status).toBe(404);
+    // The version before the delete still holds the message.
+    const before = await call(
+      "GET",
+      `/v1/threads/${threadId}/state?version=${del.body.data.data.version - 1}`,
+    );
+    const ids = before.body.data.state.context.map((m: { message_id: string }) => m.message_id);
+    expect(ids).toContain(all[0].message_id);
   });
 
   it("reads, merges and clears the state; the transcript stays", async () => {

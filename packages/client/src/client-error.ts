@@ -33,7 +33,8 @@ export type ErrorCode =
   | "INVALID_JSON"
   | "NOT_FOUND"
   | "PERMISSION_DENIED"
-  | "MESSAGE_IMMUTABLE"
+  | "VERSION_NOT_FOUND"
+  | "THREAD_005"
   | "REQUEST_TOO_LARGE"
   | "REVOKED_TOKEN"
   | "INVALID_TOKEN"
@@ -95,8 +96,7 @@ export class PermissionDeniedError extends TenxgraphClientError {}
 export class NotFoundError extends TenxgraphClientError {}
 /**
  * 409: the thread changed under the request. `STORAGE_CONFLICT_001` (another execution
- * committed first: read again and retry), `THREAD_002`/`THREAD_003` (answer or continue first),
- * `MESSAGE_IMMUTABLE`.
+ * committed first: read again and retry), `THREAD_002`/`THREAD_003` (answer or continue first).
  */
 export class ConflictError extends TenxgraphClientError {
   /** True for a stale-state conflict: another execution committed first. */

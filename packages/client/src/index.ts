@@ -57,6 +57,8 @@ export type {
   ClearStateResult,
   DeleteThreadResult,
   PageOptions,
+  StateEdit,
+  StateHistoryEntry,
   ThreadInfo,
 } from "./thread-types.js";
 export type {

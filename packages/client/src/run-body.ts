@@ -26,6 +26,7 @@ export function runBody(input: RunInput, options: RunOptions = {}): GraphInputBo
   else body.messages = [input];
   const config = { ...options.config };
   if (options.threadId !== undefined) config.thread_id = options.threadId;
+  if (options.fromVersion !== undefined) config.from_version = options.fromVersion;
   if (Object.keys(config).length > 0) body.config = config;
   if (options.initialState !== undefined) body.initial_state = options.initialState;
   if (options.recursionLimit !== undefined) body.recursion_limit = options.recursionLimit;

@@ -25,6 +25,11 @@ export interface RunOptions {
   initialState?: Record<string, unknown>;
   /** 1..100 (server default 25). */
   recursionLimit?: number;
+  /**
+   * Fork: run from this past version of the thread (see `getStateHistory`) as a new branch;
+   * the versions after it stay in the history. Sent as `config.from_version`.
+   */
+  fromVersion?: number;
   /** Server default `low`. */
   granularity?: Granularity;
   /** Aborts the request (and closes a stream). The run itself goes on unless it was a stream. */

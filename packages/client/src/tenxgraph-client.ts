@@ -22,6 +22,8 @@ import type {
   ClearStateResult,
   DeleteThreadResult,
   PageOptions,
+  StateEdit,
+  StateHistoryEntry,
   ThreadInfo,
 } from "./thread-types.js";
 import { userMessage, type MessageInput, type WireMessage } from "./wire-message.js";
@@ -205,14 +207,90 @@ export class TenxgraphClient {
     return this.#http.json({ method: "DELETE", path: thread(threadId), signal: options.signal });
   }
 
-  /** The thread's state, or `null` when it does not exist. */
-  async getState(threadId: string, options: CallOptions = {}): Promise<WireState | null> {
+  /**
+   * The thread's state (or, with `version`, that past version's), or `null` when the thread
+   * does not exist. A version it does not keep is a 404 `VERSION_NOT_FOUND`.
+   */
+  async getState(
+    threadId: string,
+    options: CallOptions & { version?: number } = {},
+  ): Promise<WireState | null> {
+    const version = options.version === undefined ? "" : `?version=${options.version}`;
     const data = await this.#http.json<{ state: WireState | null }>({
       method: "GET",
-      path: `${thread(threadId)}/state`,
+      path: `${thread(threadId)}/state${version}`,
       signal: options.signal,
     });
     return data.state;
+  }
+
+  /** The thread's versions, newest first: `limit` of them (server default 100), older than `before`. */
+  async getStateHistory(
+    threadId: string,
+    options: CallOptions & { limit?: number; before?: number } = {},
+  ): Promise<StateHistoryEntry[]> {
+    const params = new URLSearchParams();
+    if (options.limit !== undefined) params.set("limit", String(options.limit));
+    if (options.before !== undefined) params.set("before", String(options.before));
+    const search = params.size > 0 ? `?${params}` : "";
+    const data = await this.#http.json<{ history: StateHistoryEntry[] }>({
+      method: "GET",
+      path: `${thread(threadId)}/history${search}`,
+      signal: options.signal,
+    });
+    return data.history;
+  }
+
+  /**
+   * Writes `edit` as the thread's next version through the graph's reducers (the server's
+   * `updateState`); with `asNode`, as that node's output, so a continuation runs the node after
+   * it. Answers the new version and its state; a run writing meanwhile makes it a 409.
+   */
+  async editState(
+    threadId: string,
+    edit: StateEdit,
+    options: CallOptions = {},
+  ): Promise<{ version: number; state: WireState }> {
+    return this.#http.json({
+      method: "POST",
+      path: `${thread(threadId)}/state/update`,
+      body: {
+        ...(edit.values === undefined ? {} : { values: edit.values }),
+        messages: edit.messages ?? [],
+        remove_message_ids: edit.removeMessageIds ?? [],
+        ...(edit.asNode === undefined ? {} : { as_node: edit.asNode }),
+      },
+      signal: options.signal,
+    });
+  }
+
+  /** Deletes all but the newest `keepLast` versions; answers how many went. */
+  async pruneHistory(
+    threadId: string,
+    keepLast: number,
+    options: CallOptions = {},
+  ): Promise<number> {
+    const data = await this.#http.json<{ deleted_versions: number }>({
+      method: "POST",
+      path: `${thread(threadId)}/history/prune`,
+      body: { keep_last: keepLast },
+      signal: options.signal,
+    });
+    return data.deleted_versions;
+  }
+
+  /** Deletes the thread after `at` (`null`: never), when the server's store sweeps. */
+  async setDeleteAfter(
+    threadId: string,
+    at: Date | null,
+    options: CallOptions = {},
+  ): Promise<void> {
+    await this.#http.json({
+      method: "PUT",
+      path: `${thread(threadId)}/delete-after`,
+      body: { delete_after: at === null ? null : at.toISOString() },
+      signal: options.signal,
+    });
   }
 
   /**
@@ -283,8 +361,8 @@ export class TenxgraphClient {
   }
 
   /**
-   * Deletes one message. tenxgraph transcripts are append-only (ledger keys name message ids),
-   * so the server answers 409 `MESSAGE_IMMUTABLE` once it has checked the thread is yours.
+   * Removes one message from the thread, as a new version: the versions before keep it, and
+   * the ledger keeps its calls. 404 when the thread's transcript has no such message.
    */
   deleteMessage(
     threadId: string,

@@ -15,7 +15,8 @@ export type {
 } from "./graph/state-graph.js";
 export type { StateOf, StateSchema } from "./graph/state-schema.js";
 export { CompiledGraph } from "./graph/compiled-graph.js";
-export type { CompileOptions, ThreadState } from "./graph/compiled-graph.js";
+export type { CompileOptions, StateHistoryEntry, ThreadState } from "./graph/compiled-graph.js";
+export type { UpdateStateOptions } from "./runtime/state-edit.js";
 export { END } from "./graph/edges.js";
 export type { Edge, Router } from "./graph/edges.js";
 export type { GraphDefinition } from "./graph/graph-definition.js";
@@ -23,10 +24,12 @@ export type { GraphNode, NodeFunction, NodeLike, NodeOutput } from "./graph/grap
 export { appendMessages } from "./graph/reducers.js";
 export type { BaseState, Reducer, Reducers, StateUpdate } from "./graph/reducers.js";
 
-export { Message } from "./messages/message.js";
+export { Message, REMOVE_ALL_MESSAGES } from "./messages/message.js";
 export type {
   AssistantMessage,
   ContentBlock,
+  MessageRemoval,
+  MessageUpdate,
   Role,
   SystemMessage,
   TokenUsage,

@@ -17,6 +17,7 @@ import { storeRoutes } from "./routes/store.js";
 import { threadMessageRoutes } from "./routes/thread-messages.js";
 import { runRoutes } from "./routes/runs.js";
 import { threadRoutes } from "./routes/threads.js";
+import { threadHistoryRoutes } from "./routes/thread-history.js";
 import type { RunService, ServerContext, ThreadNameGenerator } from "./server-context.js";
 import type { ServerEnv } from "./server-env.js";
 import { InMemoryFileStore, type FileStore } from "./storage/file-store.js";
@@ -112,6 +113,7 @@ export function createApp(options: AppOptions): TenxgraphApp {
   graphRoutes(app, ctx);
   graphRunRoutes(app, ctx);
   threadRoutes(app, ctx);
+  threadHistoryRoutes(app, ctx);
   runRoutes(app, ctx);
   threadMessageRoutes(app, ctx);
   ledgerRoutes(app, ctx);

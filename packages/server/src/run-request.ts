@@ -6,6 +6,7 @@ import {
   type RunConfig,
   type RunInput,
 } from "@tenxgraph/core";
+import type { ThreadCheckpoint } from "@tenxgraph/core/storage";
 import { validationError } from "./api-error.js";
 import { authorizeThread } from "./ownership.js";
 import { remoteAnswers, remoteToolSpecs, specsForPending } from "./remote-tools.js";
@@ -32,6 +33,21 @@ export interface PreparedRun {
   messagesBefore: number;
   /** A new thread's generated name, stored by the run's first write. */
   threadName?: string;
+}
+
+/**
+ * The transcript's length where the run starts: the latest version's, or a fork's version's (a
+ * version the thread does not keep fails the run itself, with `THREAD_005`).
+ */
+async function messagesBefore(
+  ctx: ServerContext,
+  threadId: string,
+  checkpoint: ThreadCheckpoint | null,
+  fromVersion: number | undefined,
+): Promise<number> {
+  if (fromVersion === undefined || checkpoint === null) return checkpoint?.messageCount ?? 0;
+  const forked = await ctx.checkpointer.getVersion(threadId, fromVersion);
+  return forked?.messageCount ?? 0;
 }
 
 /** State fields a client may not set through `initial_state`: they belong to the runtime. */
@@ -77,6 +93,7 @@ export async function prepareRun(
       ? {}
       : { durableCheckpointEveryStep: parsed.data.durable_checkpoint_every_step }),
     ...(remoteTools.length > 0 ? { remoteTools } : {}),
+    ...(parsed.data.from_version === undefined ? {} : { fromVersion: parsed.data.from_version }),
     // The run starts from the checkpoint read for ownership instead of reading it again, unless
     // earlier answers run first and move the thread.
     ...(answers && answers.length > 1 ? {} : { loadedCheckpoint: checkpoint }),
@@ -95,7 +112,7 @@ export async function prepareRun(
     earlierAnswers: answers ? answers.slice(0, -1) : [],
     config,
     inputMessages,
-    messagesBefore: checkpoint?.messageCount ?? 0,
+    messagesBefore: await messagesBefore(ctx, threadId, checkpoint, parsed.data.from_version),
   };
 }
 

@@ -44,6 +44,8 @@ export const runConfigSchema = z.looseObject({
   node_timeout: z.number().nullable().optional(),
   tool_timeout: z.number().nullable().optional(),
   durable_checkpoint_every_step: z.boolean().optional(),
+  /** Fork: run from this past version of the thread (core's `fromVersion`). */
+  from_version: z.number().int().min(1).optional(),
   /** Tools the client runs, for this run (contract §6). */
   remote_tools: z.array(remoteToolConfigSchema).nullable().optional(),
 });
@@ -73,6 +75,33 @@ export const pageQuerySchema = z.object({
   search: z.string().optional(),
   offset: z.coerce.number().int().min(0).default(0),
   limit: z.coerce.number().int().min(1).max(1000).default(100),
+});
+
+/** `GET /v1/threads/{id}/history`: newest first, `before` a version. */
+export const historyQuerySchema = z.object({
+  limit: z.coerce.number().int().min(1).max(1000).default(100),
+  before: z.coerce.number().int().min(1).optional(),
+});
+
+/** `GET /v1/threads/{id}/state`: the latest version, or `version`. */
+export const stateQuerySchema = z.object({
+  version: z.coerce.number().int().min(1).optional(),
+});
+
+/** `POST /v1/threads/{id}/state/update`: core's `updateState`. */
+export const updateStateSchema = z.object({
+  values: jsonObject.optional(),
+  messages: z.array(wireMessageSchema).default([]),
+  remove_message_ids: z.array(z.string().min(1)).default([]),
+  as_node: z.string().min(1).optional(),
+});
+
+/** `POST /v1/threads/{id}/history/prune`. */
+export const pruneHistorySchema = z.object({ keep_last: z.number().int().min(1) });
+
+/** `PUT /v1/threads/{id}/delete-after`: an ISO-8601 time, or `null` to keep the thread. */
+export const deleteAfterSchema = z.object({
+  delete_after: z.iso.datetime({ offset: true }).nullable(),
 });
 
 /** Bodies that carry only an optional `config` (deletes). */

@@ -18,8 +18,9 @@ export interface Migration {
  * Published steps never change; a new schema is a new step appended at the end.
  *
  * SQLite mirrors the PostgreSQL data model: `threads` holds one row per thread with its
- * current version, `states` one small row per version (no transcript), `messages` the append-only
- * transcript, `tool_executions` the ledger. Every child table cascades from `threads`.
+ * current version, `states` one small row per version (naming the message rows of its
+ * transcript), `messages` the append-only table of message rows, `tool_executions` the ledger.
+ * Every child table cascades from `threads`.
  */
 export const MIGRATIONS: readonly Migration[] = [
   {
@@ -173,6 +174,54 @@ export const MIGRATIONS: readonly Migration[] = [
       // Finds a thread's largest claim_seq for a new claim, and lists its ledger in order,
       // without reading the entries. A claim adds one entry; nothing later changes it.
       `CREATE UNIQUE INDEX tool_executions_by_claim ON tool_executions (thread_id, claim_seq)`,
+    ],
+  },
+  // Step 6: history. A version names the message rows its transcript holds (a fork, an edit or
+  // a removal makes a transcript that is not a prefix of the table), so `messages` is keyed by
+  // its place, `(thread_id, seq)`, and a message id may appear in several rows: an edit writes
+  // a new row with the same id, and a fork may send again a message of the abandoned branch.
+  // The id keeps a plain index, used to check a write's ids against its parent's transcript.
+  // The table is rebuilt by the 12-step procedure, as in step 5. `threads` gets `next_seq`,
+  // the next row's place (no longer always `message_count`, the head's transcript length), and
+  // `delete_after`, indexed for the sweep. `states` gets the parent, node and run of each
+  // version, and its transcript: `message_count` rows, named by `message_ranges`
+  // (`[[start, end], ...]` in order; NULL is the prefix `[0, message_count)`, the common case,
+  // which keeps an appending write from writing JSON). History starts at the upgrade: only
+  // the head version of each thread gets its transcript (the whole table, as every transcript
+  // was a prefix then); older versions keep `message_count` NULL, because nothing recorded
+  // how long their transcripts were, and the readers skip them.
+  {
+    foreignKeysOff: true,
+    statements: [
+      `CREATE TABLE new_messages (
+        thread_id TEXT NOT NULL REFERENCES threads (thread_id) ON DELETE CASCADE,
+        -- The row's place in its thread's append-only table: 0, 1, 2, … never reused.
+        seq INTEGER NOT NULL,
+        message_id TEXT NOT NULL,
+        body_json TEXT NOT NULL,
+        PRIMARY KEY (thread_id, seq)
+      ) WITHOUT ROWID`,
+      `INSERT INTO new_messages (thread_id, seq, message_id, body_json)
+        SELECT thread_id, seq, message_id, body_json FROM messages`,
+      `DROP TABLE messages`,
+      `ALTER TABLE new_messages RENAME TO messages`,
+      `CREATE INDEX messages_by_id ON messages (thread_id, message_id)`,
+      `ALTER TABLE threads ADD COLUMN next_seq INTEGER NOT NULL DEFAULT 0`,
+      `UPDATE threads SET next_seq = message_count`,
+      // ISO-8601 time after which deleteExpiredThreads deletes the thread; NULL: never.
+      `ALTER TABLE threads ADD COLUMN delete_after TEXT`,
+      `CREATE INDEX threads_by_delete_after ON threads (delete_after)
+        WHERE delete_after IS NOT NULL`,
+      `ALTER TABLE states ADD COLUMN parent_version INTEGER`,
+      `ALTER TABLE states ADD COLUMN node TEXT`,
+      `ALTER TABLE states ADD COLUMN run_id TEXT`,
+      `ALTER TABLE states ADD COLUMN message_count INTEGER`,
+      `ALTER TABLE states ADD COLUMN message_ranges TEXT`,
+      `UPDATE states
+        SET message_count = (SELECT t.message_count FROM threads t
+                             WHERE t.thread_id = states.thread_id),
+            parent_version = NULLIF(version - 1, 0)
+        WHERE version = (SELECT t.version FROM threads t WHERE t.thread_id = states.thread_id)`,
     ],
   },
 ];

@@ -1,17 +1,21 @@
 import type {
   LedgerEntry,
+  SeqRanges,
   ThreadCheckpoint,
   ThreadStatus,
   ThreadSummary,
 } from "@tenxgraph/core/storage";
-import { ledgerEntryFromRow } from "@tenxgraph/core/storage";
+import { ledgerEntryFromRow, prefixRanges } from "@tenxgraph/core/storage";
 
-/** A row of `threads` joined with its current row of `states`. */
+/** A row of `threads` joined with one of its rows of `states` (one that has a transcript). */
 export interface CheckpointRow {
   thread_id: string;
   incarnation: string;
   user_id: string | null;
   version: number;
+  parent_version: number | null;
+  node: string | null;
+  run_id: string | null;
   message_count: number;
   updated_at: string;
   step: number;
@@ -20,6 +24,14 @@ export interface CheckpointRow {
   values_json: string;
   interrupts_json: string;
   resume_answers_json: string;
+}
+
+/** A version's transcript as `states` keeps it (see migration step 6). */
+export interface TranscriptRow {
+  /** NULL for a version written before the upgrade to history: its transcript is unknown. */
+  message_count: number | null;
+  /** JSON `[[start, end], ...]`; NULL for the prefix `[0, message_count)`. */
+  message_ranges: string | null;
 }
 
 /** A row of `threads` as listed. */
@@ -51,6 +63,9 @@ export function toCheckpoint(row: CheckpointRow): ThreadCheckpoint {
     incarnation: row.incarnation,
     userId: row.user_id,
     version: row.version,
+    parentVersion: row.parent_version,
+    node: row.node,
+    runId: row.run_id,
     step: row.step,
     currentNode: row.current_node,
     status: row.status as ThreadStatus,
@@ -60,6 +75,13 @@ export function toCheckpoint(row: CheckpointRow): ThreadCheckpoint {
     messageCount: row.message_count,
     updatedAt: row.updated_at,
   };
+}
+
+/** The message rows a version holds, or `null` when its transcript was never recorded. */
+export function toTranscript(row: TranscriptRow | undefined): SeqRanges | null {
+  if (!row || row.message_count === null) return null;
+  if (row.message_ranges === null) return prefixRanges(row.message_count);
+  return JSON.parse(row.message_ranges) as SeqRanges;
 }
 
 export function toThreadSummary(row: ThreadRow): ThreadSummary {

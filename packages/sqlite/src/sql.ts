@@ -5,20 +5,49 @@ import { keepAlive } from "./keep-alive.js";
 const NEXT_CLAIM_SEQ = `(SELECT COALESCE(MAX(claim_seq), 0) + 1 FROM tool_executions
                          WHERE thread_id = @threadId)`;
 
+/**
+ * A version as `toCheckpoint` reads it: the thread's identity from `threads`, the rest from the
+ * version's own row of `states` (for the head, `updated_at` and `message_count` are the same in
+ * both tables).
+ */
+const CHECKPOINT_COLUMNS = `
+  t.thread_id, t.incarnation, t.user_id, s.version, s.parent_version, s.node, s.run_id,
+  s.message_count, s.created_at AS updated_at, s.step, s.current_node, s.status, s.values_json,
+  s.interrupts_json, s.resume_answers_json`;
+
 /** Every statement the checkpointer runs, by name; prepared once per connection. */
 export const SQL = {
+  /** The head version; its transcript length is `threads.message_count` too. */
   selectCheckpoint: `
-    SELECT t.thread_id, t.incarnation, t.user_id, t.version, t.message_count, t.updated_at,
-           s.step, s.current_node, s.status, s.values_json, s.interrupts_json,
-           s.resume_answers_json
+    SELECT ${CHECKPOINT_COLUMNS}
     FROM threads t JOIN states s ON s.thread_id = t.thread_id AND s.version = t.version
     WHERE t.thread_id = ?`,
-  selectVersion: `SELECT version FROM threads WHERE thread_id = ?`,
+  /** A kept version; versions from before the upgrade to history (no transcript) are not. */
+  selectStateVersion: `
+    SELECT ${CHECKPOINT_COLUMNS}
+    FROM threads t JOIN states s ON s.thread_id = t.thread_id
+    WHERE t.thread_id = ? AND s.version = ? AND s.message_count IS NOT NULL`,
+  selectStateVersions: `
+    SELECT ${CHECKPOINT_COLUMNS}
+    FROM threads t JOIN states s ON s.thread_id = t.thread_id
+    WHERE t.thread_id = @threadId AND s.message_count IS NOT NULL
+      AND (@before IS NULL OR s.version < @before)
+    ORDER BY s.version DESC LIMIT @limit`,
+  /** The transcript of version `@version`, or of the head when it is NULL. */
+  selectTranscript: `
+    SELECT message_count, message_ranges FROM states
+    WHERE thread_id = @threadId
+      AND version = COALESCE(@version, (SELECT version FROM threads WHERE thread_id = @threadId))`,
+  /** The transcripts a pruning keeps: every version that has one. */
+  selectKeptTranscripts: `
+    SELECT message_count, message_ranges FROM states
+    WHERE thread_id = ? AND message_count IS NOT NULL`,
+  selectVersion: `SELECT version, incarnation FROM threads WHERE thread_id = ?`,
   /** Creates the thread; does nothing when it exists (the caller then reports the conflict). */
   insertThread: `
     INSERT INTO threads (thread_id, incarnation, user_id, status, version, message_count,
-                         write_seq, created_at, updated_at)
-    VALUES (@threadId, @incarnation, @userId, @status, 1, @added,
+                         next_seq, write_seq, created_at, updated_at)
+    VALUES (@threadId, @incarnation, @userId, @status, 1, @messageCount, @rowsAdded,
             (SELECT COALESCE(MAX(write_seq), 0) + 1 FROM threads), @now, @now)
     ON CONFLICT (thread_id) DO NOTHING`,
   /**
@@ -26,14 +55,16 @@ export const SQL = {
    * it moves the thread only from the version (of the life) the write was computed from, and
    * sets no indexed column, so neither listing index is written. (SQLite rewrites an index
    * whenever its column is assigned, even to the same value.) A write it does not match is a
-   * status change or stale: `advanceThreadRelisted` tells which.
+   * status change or stale: `advanceThreadRelisted` tells which. Returns the place of the
+   * write's first new message row.
    */
   advanceThread: `
     UPDATE threads
-    SET version = version + 1, message_count = message_count + @added, updated_at = @now
+    SET version = version + 1, message_count = @messageCount, next_seq = next_seq + @rowsAdded,
+        updated_at = @now
     WHERE thread_id = @threadId AND version = @expectedVersion AND incarnation = @incarnation
       AND status = @status AND (@userId IS NULL OR user_id IS @userId)
-    RETURNING message_count - @added AS first_seq`,
+    RETURNING next_seq - @rowsAdded AS first_seq`,
   /**
    * The compare-and-swap of a write that changes the status (or the user): a new status moves
    * the thread to the top of the listings, as creating it did.
@@ -41,21 +72,40 @@ export const SQL = {
   advanceThreadRelisted: `
     UPDATE threads
     SET user_id = COALESCE(@userId, user_id), status = @status, version = version + 1,
-        message_count = message_count + @added,
+        message_count = @messageCount, next_seq = next_seq + @rowsAdded,
         write_seq = CASE WHEN status = @status THEN write_seq
                          ELSE (SELECT MAX(write_seq) FROM threads) + 1 END,
         updated_at = @now
     WHERE thread_id = @threadId AND version = @expectedVersion AND incarnation = @incarnation
-    RETURNING message_count - @added AS first_seq`,
+    RETURNING next_seq - @rowsAdded AS first_seq`,
   insertState: `
-    INSERT INTO states (thread_id, version, step, current_node, status, values_json,
-                        interrupts_json, resume_answers_json, created_at)
-    VALUES (@threadId, @version, @step, @currentNode, @status, @valuesJson, @interruptsJson,
-            @resumeAnswersJson, @now)`,
+    INSERT INTO states (thread_id, version, parent_version, node, run_id, step, current_node,
+                        status, values_json, interrupts_json, resume_answers_json,
+                        message_count, message_ranges, created_at)
+    VALUES (@threadId, @version, @parentVersion, @node, @runId, @step, @currentNode, @status,
+            @valuesJson, @interruptsJson, @resumeAnswersJson, @messageCount, @messageRanges,
+            @now)`,
+  /** Drops the versions `keepVersions` pushed out, and says which had a transcript. */
+  deleteStatesUpTo: `
+    DELETE FROM states WHERE thread_id = ? AND version <= ? RETURNING message_count`,
+  /** The oldest version a pruning keeps: the `?`-th newest (from 0) that has a transcript. */
+  selectOldestKept: `
+    SELECT version FROM states WHERE thread_id = ? AND message_count IS NOT NULL
+    ORDER BY version DESC LIMIT 1 OFFSET ?`,
   insertMessage: `
-    INSERT INTO messages (thread_id, message_id, seq, body_json) VALUES (?, ?, ?, ?)`,
-  selectMessages: `
-    SELECT body_json FROM messages WHERE thread_id = ? AND seq >= ? ORDER BY seq LIMIT ?`,
+    INSERT INTO messages (thread_id, seq, message_id, body_json) VALUES (?, ?, ?, ?)`,
+  /** The rows of a JSON array of message ids, found through `messages_by_id`. */
+  selectMessageSeqs: `
+    SELECT message_id, seq FROM messages
+    WHERE thread_id = ? AND message_id IN (SELECT value FROM json_each(?))`,
+  /** The rows `[start, end)` of one range of a transcript, in order. */
+  selectMessageRange: `
+    SELECT body_json FROM messages WHERE thread_id = ? AND seq >= ? AND seq < ? ORDER BY seq`,
+  deleteMessageRange: `DELETE FROM messages WHERE thread_id = ? AND seq >= ? AND seq < ?`,
+  setDeleteAfter: `UPDATE threads SET delete_after = ? WHERE thread_id = ?`,
+  /** Found through the partial index `threads_by_delete_after`. */
+  selectExpiredThreads: `
+    SELECT thread_id FROM threads WHERE delete_after <= ? ORDER BY delete_after`,
   selectThreads: `
     SELECT thread_id, user_id, status, version, updated_at FROM threads
     ORDER BY write_seq DESC LIMIT ? OFFSET ?`,

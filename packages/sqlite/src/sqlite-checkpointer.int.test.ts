@@ -12,6 +12,7 @@ checkpointerConformance(
   {
     name: "SqliteCheckpointer",
     create: async () => new SqliteCheckpointer({ path }),
+    createWith: async (options) => new SqliteCheckpointer({ path, ...options }),
     // A second connection to the same file, as a second process would open.
     peer: async () => new SqliteCheckpointer({ path }),
     destroy: (checkpointer) => checkpointer.close(),

@@ -2,29 +2,34 @@ import type { Message } from "@tenxgraph/core";
 import type {
   AttemptRef,
   ClaimResult,
+  HistoryOptions,
   LedgerClaim,
   LedgerEntry,
-  Page,
+  MessagePage,
   StepCommit,
-  StepWrite,
+  StoreWrite,
   ThreadCheckpoint,
   ThreadFilter,
   ThreadSummary,
+  VersionRange,
 } from "@tenxgraph/core/storage";
-import { BaseCheckpointer, StaleStateError, StorageError } from "@tenxgraph/core/storage";
+import { BaseCheckpointer } from "@tenxgraph/core/storage";
 import type Database from "better-sqlite3";
+import { commitWrite, encodeWrite } from "./commit-write.js";
+import type { EncodedWrite } from "./commit-write.js";
 import { SqliteLedger } from "./ledger.js";
-import type { EncodedCompletion } from "./ledger.js";
 import { mapSqliteError } from "./map-error.js";
 import { openDatabase } from "./open-database.js";
 import type { ConnectionSettings } from "./open-database.js";
+import { pruneVersions } from "./prune-versions.js";
+import { readMessages } from "./read-messages.js";
 import { toCheckpoint, toThreadSummary } from "./rows.js";
 import type { CheckpointRow, ThreadRow } from "./rows.js";
 import { prepareStatements } from "./sql.js";
 import type { Statements } from "./sql.js";
 
 /** Options of {@link SqliteCheckpointer}. */
-export interface SqliteCheckpointerOptions {
+export interface SqliteCheckpointerOptions extends HistoryOptions {
   /** The database file, created with its folder if missing. Default `./.tenxgraph/threads.db`. */
   path?: string;
   /**
@@ -45,7 +50,11 @@ interface Connection {
   sql: Statements;
   ledger: SqliteLedger;
   /** The transaction of `putCheckpoint` and `commitStep`, made once per connection. */
-  commitWrite: Database.Transaction<(write: StepWrite, encoded: EncodedWrite) => StepCommit>;
+  commitWrite: Database.Transaction<(write: StoreWrite, encoded: EncodedWrite) => StepCommit>;
+  /** `listMessages`'s read transaction: the transcript and its rows from one snapshot. */
+  readMessages: Database.Transaction<(threadId: string, page: MessagePage) => Message[]>;
+  /** `pruneVersions`'s transaction. */
+  pruneVersions: Database.Transaction<(threadId: string, keepLast: number) => number>;
   /** `deleteThread`'s transaction. */
   deleteThread: Database.Transaction<(threadId: string) => void>;
 }
@@ -65,7 +74,7 @@ export class SqliteCheckpointer extends BaseCheckpointer {
   #connection: Connection | undefined;
 
   constructor(options: SqliteCheckpointerOptions = {}) {
-    super();
+    super(options);
     this.#settings = Object.freeze(checkOptions(options));
   }
 
@@ -98,7 +107,7 @@ export class SqliteCheckpointer extends BaseCheckpointer {
     });
   }
 
-  protected async commitCheckpoint(write: StepWrite): Promise<StepCommit> {
+  protected async commitCheckpoint(write: StoreWrite): Promise<StepCommit> {
     return this.#use(({ commitWrite }) => {
       // Encoded before the transaction: a value JSON cannot hold fails without touching the file.
       const encoded = encodeWrite(write);
@@ -109,11 +118,42 @@ export class SqliteCheckpointer extends BaseCheckpointer {
     });
   }
 
-  protected async loadMessages(threadId: string, { offset, limit }: Page): Promise<Message[]> {
+  protected async loadMessages(threadId: string, page: MessagePage): Promise<Message[]> {
+    return this.#use(({ readMessages }) => readMessages.deferred(threadId, page));
+  }
+
+  protected async loadVersion(threadId: string, version: number): Promise<ThreadCheckpoint | null> {
+    return this.#use(({ sql }) => {
+      const row = sql.selectStateVersion.get(threadId, version) as CheckpointRow | undefined;
+      return row ? toCheckpoint(row) : null;
+    });
+  }
+
+  protected async loadVersions(
+    threadId: string,
+    { limit, before }: VersionRange,
+  ): Promise<ThreadCheckpoint[]> {
     return this.#use(({ sql }) => {
       // SQLite's LIMIT takes -1 for no limit.
-      const rows = sql.selectMessages.all(threadId, offset, limit ?? -1) as { body_json: string }[];
-      return rows.map((row) => JSON.parse(row.body_json) as Message);
+      const page = { threadId, before, limit: limit ?? -1 };
+      return (sql.selectStateVersions.all(page) as CheckpointRow[]).map(toCheckpoint);
+    });
+  }
+
+  protected async removeVersions(threadId: string, keepLast: number): Promise<number> {
+    return this.#use(({ pruneVersions }) => pruneVersions.immediate(threadId, keepLast));
+  }
+
+  protected async saveDeleteAfter(threadId: string, at: string | null): Promise<boolean> {
+    return this.#use(
+      ({ sql }) => sql.setDeleteAfter.run(comparableTime(at), threadId).changes === 1,
+    );
+  }
+
+  protected async loadExpiredThreads(now: string): Promise<string[]> {
+    return this.#use(({ sql }) => {
+      const rows = sql.selectExpiredThreads.all(now) as { thread_id: string }[];
+      return rows.map((row) => row.thread_id);
     });
   }
 
@@ -190,8 +230,14 @@ export class SqliteCheckpointer extends BaseCheckpointer {
       db,
       sql,
       ledger,
-      commitWrite: db.transaction((write: StepWrite, encoded: EncodedWrite) =>
-        commitWrite(sql, ledger, write, encoded),
+      commitWrite: db.transaction((write: StoreWrite, encoded: EncodedWrite) =>
+        commitWrite(sql, ledger, write, encoded, this.keepVersions),
+      ),
+      readMessages: db.transaction((threadId: string, page: MessagePage) =>
+        readMessages(sql, threadId, page),
+      ),
+      pruneVersions: db.transaction((threadId: string, keepLast: number) =>
+        pruneVersions(sql, threadId, keepLast),
       ),
       deleteThread: db.transaction((threadId: string) => {
         sql.deleteThread.run(threadId);
@@ -210,134 +256,15 @@ export class SqliteCheckpointer extends BaseCheckpointer {
   }
 }
 
-interface EncodedWrite {
-  valuesJson: string;
-  interruptsJson: string;
-  resumeAnswersJson: string;
-  messages: { id: string; json: string }[];
-  completions: EncodedCompletion[];
-}
-
-/** The write's JSON; the base refused a write carrying one message id twice. */
-function encodeWrite(write: StepWrite): EncodedWrite {
-  return {
-    valuesJson: JSON.stringify(write.values),
-    interruptsJson: JSON.stringify(write.interrupts),
-    resumeAnswersJson: JSON.stringify(write.resumeAnswers),
-    messages: write.newMessages.map((message) => ({
-      id: message.id,
-      json: JSON.stringify(message),
-    })),
-    completions: write.ledger.completions.map(({ attempt, result }) => ({
-      key: attempt.key,
-      attempt: attempt.attempt,
-      resultJson: JSON.stringify(result) ?? "null",
-    })),
-  };
-}
-
 /**
- * The body of the step write's transaction: compare-and-swap the thread, record the riding
- * results (each fenced on its attempt), append the state and messages, then insert the riding
- * claims. A throw anywhere rolls all of it back. An empty ledger runs no statement of its own.
+ * The delete-after time as the sweep compares it, as text. ISO-8601 strings order as times only
+ * for years 0000 to 9999: `toISOString` writes a later year as `+010000-…`, which sorts before
+ * `2026-…`, so such a time (a natural way to say "never") is stored as never (NULL), and a time
+ * before year 0 (long passed) as the first instant of year 0.
  */
-function commitWrite(
-  sql: Statements,
-  ledger: SqliteLedger,
-  write: StepWrite,
-  encoded: EncodedWrite,
-): StepCommit {
-  const { threadId, expectedVersion } = write;
-  const now = new Date();
-  const at = now.toISOString();
-  const firstSeq = moveThread(sql, write, encoded.messages.length, at);
-  // A completion's update is its own fence: it changes no row unless the attempt still holds
-  // the claim, and then ClaimLostError undoes the version just taken.
-  ledger.completeInStep(threadId, encoded.completions, at);
-  const version = expectedVersion + 1;
-  appendState(sql, write, encoded, { version, firstSeq, now: at });
-  const claims = ledger.claimInStep(threadId, write.ledger.claims, now);
-  return { version, claims };
-}
-
-/**
- * Creates the thread or moves it one version on; returns the index of its first new message.
- * Throws `StaleStateError` when the thread is not at the write's version (of the write's life).
- */
-function moveThread(sql: Statements, write: StepWrite, added: number, now: string): number {
-  const { threadId, expectedVersion } = write;
-  const thread = {
-    threadId,
-    incarnation: write.incarnation,
-    userId: write.userId,
-    status: write.status,
-    expectedVersion,
-    added,
-    now,
-  };
-  const firstSeq = expectedVersion === 0 ? createThread(sql, thread) : advanceThread(sql, thread);
-  if (firstSeq === null) {
-    const actual = sql.selectVersion.get(threadId) as { version: number } | undefined;
-    throw new StaleStateError(threadId, expectedVersion, actual?.version ?? null);
-  }
-  return firstSeq;
-}
-
-/** Inserts the new state row and appends the write's messages from index `firstSeq`. */
-function appendState(
-  sql: Statements,
-  write: StepWrite,
-  encoded: EncodedWrite,
-  at: { version: number; firstSeq: number; now: string },
-): void {
-  const { threadId } = write;
-  sql.insertState.run({
-    threadId,
-    version: at.version,
-    step: write.step,
-    currentNode: write.currentNode,
-    status: write.status,
-    valuesJson: encoded.valuesJson,
-    interruptsJson: encoded.interruptsJson,
-    resumeAnswersJson: encoded.resumeAnswersJson,
-    now: at.now,
-  });
-  for (const [index, message] of encoded.messages.entries()) {
-    try {
-      sql.insertMessage.run(threadId, message.id, at.firstSeq + index, message.json);
-    } catch (error) {
-      const code = (error as { code?: unknown }).code;
-      if (code === "SQLITE_CONSTRAINT_PRIMARYKEY") throw duplicateMessage(threadId, message.id);
-      throw error;
-    }
-  }
-}
-
-type ThreadParams = Record<"threadId" | "incarnation" | "status" | "now", string> & {
-  userId: string | null;
-  expectedVersion: number;
-  added: number;
-};
-
-/** Inserts the thread at version 1; the first message index (0), or `null` if it exists. */
-function createThread(sql: Statements, params: ThreadParams): number | null {
-  const { expectedVersion: _, ...insert } = params;
-  return sql.insertThread.run(insert).changes === 1 ? 0 : null;
-}
-
-/**
- * Moves the thread one version on; the first new message's index, or `null` when stale. A step
- * that keeps the status takes one statement; a status change, or a stale write, two.
- */
-function advanceThread(sql: Statements, params: ThreadParams): number | null {
-  type Moved = { first_seq: number } | undefined;
-  const row = (sql.advanceThread.get(params) ?? sql.advanceThreadRelisted.get(params)) as Moved;
-  return row?.first_seq ?? null;
-}
-
-function duplicateMessage(threadId: string, messageId: string): StorageError {
-  const why = `message '${messageId}' is already in the append-only transcript of '${threadId}'`;
-  return new StorageError("putCheckpoint", new Error(why));
+function comparableTime(iso: string | null): string | null {
+  if (iso === null || /^\d{4}-/.test(iso)) return iso;
+  return iso.startsWith("+") ? null : "0000-01-01T00:00:00.000Z";
 }
 
 function checkOptions(options: SqliteCheckpointerOptions): ConnectionSettings {

@@ -54,7 +54,7 @@ describe("SqliteCheckpointer listing order", () => {
       // SQLite rewrites an index whenever an UPDATE assigns one of its columns, even to the
       // value it had: the step's statement must not assign write_seq or user_id at all.
       const params = { threadId: "t", incarnation: "", userId: null, status: "running" };
-      const bound = { ...params, expectedVersion: 1, added: 0, now: "" };
+      const bound = { ...params, expectedVersion: 1, messageCount: 0, rowsAdded: 0, now: "" };
       const names = new Map(
         (db.prepare(`SELECT rootpage, name FROM sqlite_schema`).all() as Schema[]).map(
           ({ rootpage, name }) => [rootpage, name],
@@ -73,6 +73,10 @@ describe("SqliteCheckpointer listing order", () => {
       expect(written(SQL.advanceThread).length).toBeGreaterThan(0); // the thread's own row
       expect(listingWritten(SQL.advanceThread)).toEqual([]);
       expect(listingWritten(SQL.advanceThreadRelisted)).toEqual(listing);
+      // Nor the sweep's index: a step never sets delete_after.
+      for (const step of [SQL.advanceThread, SQL.advanceThreadRelisted]) {
+        expect(written(step)).not.toContain("threads_by_delete_after");
+      }
     } finally {
       db.close();
     }

@@ -5,8 +5,9 @@ import { join } from "node:path";
 import Database from "better-sqlite3";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { SqliteCheckpointer } from "./index.js";
-import { LATEST_SCHEMA_VERSION, MIGRATIONS, SCHEMA_TABLE } from "./migrations.js";
+import { LATEST_SCHEMA_VERSION, SCHEMA_TABLE } from "./migrations.js";
 import { openDatabase } from "./open-database.js";
+import { fileAtSchema } from "./support/file-at-schema.js";
 import { newThreadWrite } from "./support/new-thread-write.js";
 
 let folder: string;
@@ -21,17 +22,6 @@ afterEach(() => rmSync(folder, { recursive: true, force: true }));
 /** The schema version before `threads` and `tool_executions` became WITHOUT ROWID tables. */
 const ROWID_SCHEMA = 4;
 
-/** A database file at schema `version`, built by the published steps as an older release did. */
-function fileAtSchema(version: number): Database.Database {
-  const db = new Database(path);
-  db.exec(`CREATE TABLE ${SCHEMA_TABLE} (version INTEGER PRIMARY KEY, applied_at TEXT NOT NULL)`);
-  for (let step = 1; step <= version; step++) {
-    for (const statement of MIGRATIONS[step - 1]!.statements) db.exec(statement);
-    db.prepare(`INSERT INTO ${SCHEMA_TABLE} VALUES (?, ?)`).run(step, "2026-01-01T00:00:00.000Z");
-  }
-  return db;
-}
-
 const T0 = "2026-11-30T10:00:00.000Z";
 const T1 = "2026-11-30T10:00:05.000Z";
 
@@ -43,7 +33,7 @@ const T1 = "2026-11-30T10:00:05.000Z";
  * its first place.
  */
 function schemaFourFile(): void {
-  const db = fileAtSchema(ROWID_SCHEMA);
+  const db = fileAtSchema(path, ROWID_SCHEMA);
   const thread = db.prepare(
     `INSERT INTO threads (thread_id, incarnation, user_id, status, version, message_count,
                           write_seq, created_at, updated_at)
@@ -98,13 +88,24 @@ function schemaFourFile(): void {
   db.close();
 }
 
-/** Every row of every table of ours, ordered by key; the ledger's claim order as `claim_seq`. */
+/** The columns of schema 5; step 6 adds some (see history-migration.int.test.ts). */
+const THREAD_COLUMNS = `thread_id, incarnation, user_id, status, version, message_count, write_seq,
+                        created_at, updated_at`;
+const STATE_COLUMNS = `thread_id, version, step, current_node, status, values_json,
+                       interrupts_json, resume_answers_json, created_at`;
+
+/**
+ * Every row of every table of ours (in the columns of schema 5), ordered by key; the ledger's
+ * claim order as `claim_seq`.
+ */
 function snapshot(db: Database.Database, claimOrder: "rowid" | "claim_seq") {
   const rows = (sql: string) => db.prepare(sql).all();
   return {
-    threads: rows(`SELECT * FROM threads ORDER BY thread_id`),
-    states: rows(`SELECT * FROM states ORDER BY thread_id, version`),
-    messages: rows(`SELECT * FROM messages ORDER BY thread_id, seq`),
+    threads: rows(`SELECT ${THREAD_COLUMNS} FROM threads ORDER BY thread_id`),
+    states: rows(`SELECT ${STATE_COLUMNS} FROM states ORDER BY thread_id, version`),
+    messages: rows(
+      `SELECT thread_id, message_id, seq, body_json FROM messages ORDER BY thread_id, seq`,
+    ),
     stops: rows(`SELECT * FROM stop_requests ORDER BY thread_id`),
     ledger: rows(
       `SELECT thread_id, call_key, ${claimOrder} AS claim_seq, tool_name, status, attempt,
@@ -186,8 +187,14 @@ describe("SqliteCheckpointer migrating to WITHOUT ROWID threads and ledger (sche
       }
       const indexes = (table: string) =>
         (db.pragma(`index_list(${table})`) as { name: string }[]).map((i) => i.name).sort();
+      // (threads_by_delete_after is step 6's.)
       expect(indexes("threads")).toEqual(
-        ["sqlite_autoindex_threads_1", "threads_by_user", "threads_by_write"].sort(),
+        [
+          "sqlite_autoindex_threads_1",
+          "threads_by_delete_after",
+          "threads_by_user",
+          "threads_by_write",
+        ].sort(),
       );
       expect(indexes("tool_executions")).toEqual([
         "sqlite_autoindex_tool_executions_1",

@@ -67,6 +67,11 @@ export const ERROR_CODES = {
    */
   THREAD_004: "THREAD_004",
   /**
+   * The thread has no such version to read, fork or continue from: it was never written, or
+   * was pruned (`pruneHistory`, the store's `keepVersions`).
+   */
+  THREAD_005: "THREAD_005",
+  /**
    * The run was abandoned through `config.abandonSignal`: its owner lost it to another
    * execution (a worker whose lease was taken over), so it stopped where it was and wrote
    * nothing more. The execution that took it over carries the thread on.

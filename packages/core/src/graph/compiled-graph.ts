@@ -18,11 +18,13 @@ import type { RunDependencies } from "../runtime/run-dependencies.js";
 import { Run, type RunEventSink } from "../runtime/run-loop.js";
 import type { RunInput, RunResult } from "../runtime/run-result.js";
 import { AbandonSignal, StopSignal } from "../runtime/stop-signal.js";
-import { loadThread } from "../runtime/thread-snapshot.js";
+import { loadThread, loadVersion } from "../runtime/thread-snapshot.js";
+import { updateThreadState, type UpdateStateOptions } from "../runtime/state-edit.js";
+import { InvalidRunError } from "../errors/errors.js";
 import type { Checkpointer, Interrupt, ThreadStatus } from "../storage/checkpointer.js";
 import { InMemoryCheckpointer } from "../storage/in-memory-checkpointer.js";
 import type { GraphDefinition } from "./graph-definition.js";
-import type { BaseState } from "./reducers.js";
+import type { BaseState, StateUpdate } from "./reducers.js";
 
 /** Options of `StateGraph.compile()`. */
 export interface CompileOptions {
@@ -50,13 +52,42 @@ export interface CompileOptions {
   claimStaleAfterMs?: number;
 }
 
-/** A thread as `getState` reports it. */
+/** A thread as `getState` reports it: its latest version, or the version asked for. */
 export interface ThreadState<S extends BaseState> {
   values: S;
   version: number;
+  /** The node to run next (`null` at END). */
   currentNode: string | null;
   step: number;
   status: ThreadStatus;
+  interrupts: Interrupt[];
+  /** The version this one was made from (an earlier one for a fork); `null` for the first. */
+  parentVersion: number | null;
+  /** The node whose step wrote this version; `null` for input, an edit or a status change. */
+  node: string | null;
+  /** The run that wrote this version; `null` for a write outside a run (`updateState`). */
+  runId: string | null;
+  /** ISO-8601 time of the write. */
+  createdAt: string;
+}
+
+/**
+ * One version in `getStateHistory`: the state's fields without the transcript (a version names
+ * how many messages it holds; `getState({ threadId, version })` reads them).
+ */
+export interface StateHistoryEntry<S extends BaseState> {
+  version: number;
+  parentVersion: number | null;
+  step: number;
+  /** The node whose step wrote this version; `null` for input, an edit or a status change. */
+  node: string | null;
+  /** The node the thread was to run next at this version (`null` at END). */
+  nextNode: string | null;
+  status: ThreadStatus;
+  runId: string | null;
+  createdAt: string;
+  values: Omit<S, "messages">;
+  messageCount: number;
   interrupts: Interrupt[];
 }
 
@@ -149,10 +180,23 @@ export class CompiledGraph<S extends BaseState> {
     await this.#deps.checkpointer.requestStop(threadId);
   }
 
-  /** The thread's latest committed state, or `null` when it does not exist. */
-  async getState({ threadId }: { threadId: string }): Promise<ThreadState<S> | null> {
+  /**
+   * The thread's latest committed state, or with `version` that version's, or `null` when the
+   * thread (or that version: never written, or pruned) does not exist.
+   */
+  async getState({
+    threadId,
+    version,
+  }: {
+    threadId: string;
+    version?: number;
+  }): Promise<ThreadState<S> | null> {
     requireId(threadId, "threadId");
-    const snapshot = await loadThread(this.#deps.checkpointer, threadId);
+    const { checkpointer } = this.#deps;
+    const snapshot =
+      version === undefined
+        ? await loadThread(checkpointer, threadId)
+        : await loadVersion(checkpointer, threadId, requireVersion(version, "version"));
     if (!snapshot) return null;
     const { checkpoint, messages } = snapshot;
     return {
@@ -162,7 +206,81 @@ export class CompiledGraph<S extends BaseState> {
       step: checkpoint.step,
       status: checkpoint.status,
       interrupts: checkpoint.interrupts,
+      parentVersion: checkpoint.parentVersion,
+      node: checkpoint.node,
+      runId: checkpoint.runId,
+      createdAt: checkpoint.updatedAt,
     };
+  }
+
+  /**
+   * The thread's versions, newest first, paged (`limit`, and `before` a version), without their
+   * transcripts: `[]` for an unknown thread. Versions a fork left behind are listed too; follow
+   * `parentVersion` from the latest to walk the current branch.
+   */
+  async getStateHistory(
+    { threadId }: { threadId: string },
+    page: { limit?: number; before?: number } = {},
+  ): Promise<StateHistoryEntry<S>[]> {
+    requireId(threadId, "threadId");
+    if (page.limit !== undefined) requireCount(page.limit, "limit");
+    if (page.before !== undefined) requireVersion(page.before, "before");
+    const versions = await this.#deps.checkpointer.listVersions(threadId, page);
+    return versions.map((checkpoint) => ({
+      version: checkpoint.version,
+      parentVersion: checkpoint.parentVersion,
+      step: checkpoint.step,
+      node: checkpoint.node,
+      nextNode: checkpoint.currentNode,
+      status: checkpoint.status,
+      runId: checkpoint.runId,
+      createdAt: checkpoint.updatedAt,
+      values: checkpoint.values as Omit<S, "messages">,
+      messageCount: checkpoint.messageCount,
+      interrupts: checkpoint.interrupts,
+    }));
+  }
+
+  /**
+   * Writes `update` as the thread's next version, through the reducers (messages: a new id
+   * appends, an existing id replaces, `Message.remove(id)` removes), with the compare-and-swap
+   * of a step: `StaleStateError` if a run wrote meanwhile. With `asNode`, as if that node had
+   * returned it: the next `invoke(null)` runs the node after it. Returns the new version.
+   */
+  async updateState(
+    { threadId }: { threadId: string },
+    update: StateUpdate<S>,
+    options: UpdateStateOptions = {},
+  ): Promise<number> {
+    requireId(threadId, "threadId");
+    return updateThreadState(this.#deps, threadId, update, options);
+  }
+
+  /**
+   * Deletes all but the newest `keepLast` versions of the thread (the latest is always kept)
+   * and the messages only they held. Returns how many versions went. Their tool ledger stays:
+   * it is what keeps a recorded call from running again.
+   */
+  async pruneHistory(
+    { threadId }: { threadId: string },
+    { keepLast }: { keepLast: number },
+  ): Promise<number> {
+    requireId(threadId, "threadId");
+    requireCount(keepLast, "keepLast", 1);
+    return this.#deps.checkpointer.pruneVersions(threadId, { keepLast });
+  }
+
+  /**
+   * Marks the thread to be deleted after `at` (`null` clears it): the store's sweep
+   * (`deleteExpiredThreads`, or its `deleteExpiredEveryMs` option) deletes it then, with its
+   * history and ledger. Returns `false` when the thread does not exist.
+   */
+  async setDeleteAfter({ threadId }: { threadId: string }, at: Date | null): Promise<boolean> {
+    requireId(threadId, "threadId");
+    if (at !== null && (!(at instanceof Date) || Number.isNaN(at.getTime()))) {
+      throw new InvalidRunError("INPUT_001", "setDeleteAfter: at must be a valid Date, or null");
+    }
+    return this.#deps.checkpointer.setDeleteAfter(threadId, at);
   }
 
   /** Every tool call recorded for the thread, oldest first (not the run lease, which is no call). */
@@ -213,6 +331,23 @@ export class CompiledGraph<S extends BaseState> {
       this.#endedRuns.delete(this.#endedRuns.values().next().value!);
     }
   }
+}
+
+/** A version number (a whole number >= 1), or `INPUT_001` naming the option. */
+function requireVersion(value: unknown, name: string): number {
+  if (typeof value === "number" && Number.isInteger(value) && value >= 1) return value;
+  throw new InvalidRunError(
+    "INPUT_001",
+    `${name} must be a version (a whole number >= 1), got ${String(value)}`,
+  );
+}
+
+function requireCount(value: unknown, name: string, min = 0): void {
+  if (typeof value === "number" && Number.isInteger(value) && value >= min) return;
+  throw new InvalidRunError(
+    "INPUT_001",
+    `${name} must be a whole number >= ${min}, got ${String(value)}`,
+  );
 }
 
 /**

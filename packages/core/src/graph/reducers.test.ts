@@ -35,11 +35,36 @@ describe("appendMessages", () => {
     expect(appendMessages([a], [b, c])).toEqual([a, b, c]);
   });
 
-  it("skips messages whose id is already in the transcript or earlier in the update", () => {
+  it("skips messages sent again unchanged, and never duplicates an id", () => {
     const a = Message.user("a");
     const b = Message.assistant("b");
-    const result = appendMessages([a], [a, b, { ...b, content: "b again" }]);
+    const result = appendMessages([a], [{ ...a }, b, b, JSON.parse(JSON.stringify(b))]);
     expect(result).toEqual([a, b]);
+    expect(result[0]).toBe(a);
+  });
+
+  it("replaces a message sent again with other content, in its place (an edit)", () => {
+    const [a, b, c] = [Message.user("a"), Message.assistant("b"), Message.user("c")];
+    const edited = { ...b, content: "b, edited" } as Message;
+    expect(appendMessages([a, b, c], [edited])).toEqual([a, edited, c]);
+    // A later message of the same update with the same id edits the one just appended.
+    const twice = appendMessages([a], [b, { ...b, content: "b again" } as Message]);
+    expect(twice.map((m) => m.content)).toEqual(["a", "b again"]);
+  });
+
+  it("removes by id, or all, in update order", () => {
+    const [a, b, c] = [Message.user("a"), Message.assistant("b"), Message.user("c")];
+    expect(appendMessages([a, b, c], [Message.remove(b.id)])).toEqual([a, c]);
+    const d = Message.user("d");
+    expect(appendMessages([a, b], [Message.removeAll(), d])).toEqual([d]);
+    // Removed, then sent again: appended at the end.
+    expect(appendMessages([a, b], [Message.remove(a.id), a])).toEqual([b, a]);
+    expect(() => appendMessages([a], [Message.remove("nope")])).toThrow(
+      "Message.remove('nope'): the transcript has no message with this id",
+    );
+    expect(() => Message.remove("")).toThrow(TypeError);
+    expect(Message.isRemoval(Message.remove(a.id))).toBe(true);
+    expect(Message.isRemoval(a)).toBe(false);
   });
 
   it("does not change the array it was given", () => {

@@ -70,6 +70,23 @@ export interface ToolMessage extends MessageBase {
 
 /** A message of the transcript. Plain JSON: `JSON.parse(JSON.stringify(m))` is the same message. */
 export type Message = SystemMessage | UserMessage | AssistantMessage | ToolMessage;
+
+/**
+ * In a state update's `messages`, removes the message `id` from the transcript, or every message
+ * (`id` {@link REMOVE_ALL_MESSAGES}). Made by `Message.remove(id)` and `Message.removeAll()`;
+ * LangGraph's `RemoveMessage`. The version written keeps the removed messages readable in the
+ * thread's history: nothing stored is rewritten.
+ */
+export interface MessageRemoval {
+  role: "remove";
+  id: string;
+}
+
+/** The id of `Message.removeAll()`: removes every message before it in the update. */
+export const REMOVE_ALL_MESSAGES = "__remove_all__";
+
+/** What an update's `messages` may hold: messages to append or replace (same id), and removals. */
+export type MessageUpdate = Message | MessageRemoval;
 /** Who a message is from. */
 export type Role = Message["role"];
 
@@ -175,6 +192,31 @@ export const Message = {
     const message: ToolMessage = { ...stamp(), role: "tool", content, toolCallId };
     if (options?.isError) message.isError = true;
     return message;
+  },
+  /**
+   * Removes message `id` from the transcript when returned in an update's `messages`. To edit a
+   * message instead, return it again with the same id and new content.
+   */
+  remove(id: string): MessageRemoval {
+    if (typeof id !== "string" || id.length === 0) {
+      throw new TypeError("Message.remove(id): id must be the non-empty id of a message");
+    }
+    return { role: "remove", id };
+  },
+  /** Removes every message of the transcript when returned in an update's `messages`. */
+  removeAll(): MessageRemoval {
+    return { role: "remove", id: REMOVE_ALL_MESSAGES };
+  },
+  /** True for `Message.remove(id)` and `Message.removeAll()` values. */
+  isRemoval(value: unknown): value is MessageRemoval {
+    const removal = value as MessageRemoval | null;
+    return (
+      typeof removal === "object" &&
+      removal !== null &&
+      removal.role === "remove" &&
+      typeof removal.id === "string" &&
+      Object.keys(removal).length === 2
+    );
   },
   /** Parses message JSON (a string or a parsed object); throws a zod error naming the bad field. */
   parse(json: unknown): Message {

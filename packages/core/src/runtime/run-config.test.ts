@@ -36,6 +36,7 @@ describe("defaults", () => {
       signal: undefined,
       remoteTools: new Map(),
       loadedCheckpoint: undefined,
+      fromVersion: null,
     });
     expect(logger.records).toEqual([]);
   });

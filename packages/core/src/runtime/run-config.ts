@@ -56,6 +56,15 @@ export interface RunConfig {
    * write landed in between, the run's first write fails with `StaleStateError`, as in any race.
    */
   loadedCheckpoint?: ThreadCheckpoint | null;
+  /**
+   * Fork: run from this past version of the thread instead of its latest, as a new branch of
+   * the same thread. The run's first write is the next version, made from this one (its
+   * `parentVersion`); the versions after it stay readable in the history. With `null` input
+   * the run continues from that version's node; with a state update it starts a new turn
+   * there. Tool calls replay from the ledger only where the branch keeps the assistant message
+   * that made them (see the README, "History and forks").
+   */
+  fromVersion?: number;
 }
 
 /** Above the model adapters' default request timeout (600 s), so a slow model fails with its own error. */
@@ -79,6 +88,7 @@ export interface ResolvedRunConfig {
   abandonSignal: AbortSignal | undefined;
   remoteTools: ReadonlyMap<string, AnyTool>;
   loadedCheckpoint: ThreadCheckpoint | null | undefined;
+  fromVersion: number | null;
 }
 
 /**
@@ -133,7 +143,17 @@ export function resolveRunConfig(
     abandonSignal: config.abandonSignal,
     remoteTools: resolveRemoteTools(config.remoteTools),
     loadedCheckpoint: resolveLoadedCheckpoint(config.loadedCheckpoint, threadId),
+    fromVersion: resolveFromVersion(config.fromVersion),
   };
+}
+
+function resolveFromVersion(version: unknown): number | null {
+  if (version === undefined || version === null) return null;
+  if (typeof version === "number" && Number.isInteger(version) && version >= 1) return version;
+  throw new InvalidRunError(
+    "INPUT_001",
+    `config.fromVersion must be a version of the thread (a whole number >= 1), got ${typeOf(version)} ${String(version)}`,
+  );
 }
 
 function resolveLoadedCheckpoint(

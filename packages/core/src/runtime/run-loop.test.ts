@@ -654,10 +654,11 @@ describe("inputs and threads", () => {
   );
 
   it("getState never mixes versions: a write landing while the transcript is read is left out", async () => {
+    type MessagePage = { offset?: number; limit?: number; version?: number };
     class WriteDuringRead extends InMemoryCheckpointer {
-      readonly pages: { offset?: number; limit?: number }[] = [];
+      readonly pages: MessagePage[] = [];
       beforeNextPage?: () => Promise<unknown>;
-      override async listMessages(threadId: string, page?: { offset?: number; limit?: number }) {
+      override async listMessages(threadId: string, page?: MessagePage) {
         const hook = this.beforeNextPage;
         this.beforeNextPage = undefined;
         await hook?.();
@@ -675,7 +676,7 @@ describe("inputs and threads", () => {
     expect(state?.version).toBe(first.version);
     expect(state?.values.messages.map((m) => m.content)).toEqual(["one", `A@${first.runId}`]);
     // getState's own page asked for no more than its checkpoint's messages.
-    expect(store.pages.at(-1)).toEqual({ offset: 0, limit: 2 });
+    expect(store.pages.at(-1)).toEqual({ offset: 0, limit: 2, version: first.version });
     expect((await store.getCheckpoint("t"))?.messageCount).toBe(4);
   });
 
@@ -747,6 +748,10 @@ describe("inputs and threads", () => {
       step: 3,
       status: "completed",
       interrupts: [],
+      parentVersion: result.version - 1,
+      node: "MAIN",
+      runId: result.runId,
+      createdAt: expect.any(String),
     });
     const issuer = result.state.messages[1]!;
     const ledger = await app.getToolLedger({ threadId: "t" });

@@ -31,6 +31,7 @@ import { claimLease, releaseLease } from "./run-lease.js";
 import { loadThread } from "./thread-snapshot.js";
 import { runStep } from "./step.js";
 import { StepLedger } from "./step-ledger.js";
+import { diffTranscript } from "./transcript-change.js";
 
 /**
  * The one run loop behind `invoke` and `stream`: start (load, apply input, claim the thread
@@ -191,13 +192,14 @@ export class Run<S extends BaseState> {
         logger: this.#logger,
       });
       if (outcome.kind === "interrupted") return this.#pause(outcome.interrupts);
-      const firstNew = progress.state.messages.length;
+      const before = progress.state.messages;
       const next: Progress<S> = {
         ...progress,
         state: outcome.state,
         currentNode: outcome.next,
         step: progress.step + 1,
         resumeAnswers: {},
+        node: outcome.node,
       };
       stepsThisRun += 1;
       const done = next.currentNode === null;
@@ -207,7 +209,8 @@ export class Run<S extends BaseState> {
       const claims = durable && !done ? this.#claimsAhead(next) : [];
       // The step's messages and update are announced once it is written, before its state event.
       await this.#commit(next, done ? "completed" : "running", [], durable, claims, () => {
-        for (const message of next.state.messages.slice(firstNew)) {
+        const { newMessages, replacedMessages } = diffTranscript(before, next.state.messages);
+        for (const message of [...replacedMessages, ...newMessages]) {
           this.#emit({ type: "message", node: outcome.node, message });
         }
         this.#emit({ type: "update", node: outcome.node, update: outcome.update });
@@ -394,8 +397,7 @@ export class Run<S extends BaseState> {
           return { result: committed.version, claims: committed.claims };
         })
       : (await this.#put(write)).version;
-    for (const message of write.newMessages) progress.persistedIds.add(message.id);
-    progress.persisted = progress.state.messages.length;
+    noteDurable(progress, write);
     written();
     this.#emit({
       type: "state",
@@ -450,15 +452,37 @@ export class Run<S extends BaseState> {
       incarnation: progress.incarnation,
       userId: progress.userId,
       expectedVersion: progress.version,
+      parentVersion: progress.forkOf ?? progress.version,
+      node: progress.node,
+      runId: this.runId,
       step: progress.step,
       currentNode: progress.currentNode,
       status,
       values,
       interrupts,
       resumeAnswers: progress.resumeAnswers,
-      newMessages: messages.slice(progress.persisted),
+      ...diffTranscript(progress.durable, messages),
     };
   }
+}
+
+/**
+ * After a durable write: the store holds the run's transcript, the fork (if any) is made, and
+ * the node's output is recorded. An appending write extends what the run knows is stored;
+ * an edit or a removal makes it read the transcript afresh.
+ */
+function noteDurable<S extends BaseState>(progress: Progress<S>, write: CheckpointWrite): void {
+  const edited = (write.replacedMessages?.length ?? 0) + (write.removedMessageIds?.length ?? 0) > 0;
+  if (edited) {
+    progress.durable = progress.state.messages.slice();
+    progress.persistedIds = new Set(progress.durable.map((message) => message.id));
+  } else {
+    progress.durable.push(...write.newMessages);
+    for (const message of write.newMessages) progress.persistedIds.add(message.id);
+  }
+  progress.persisted = progress.durable.length;
+  progress.forkOf = null;
+  progress.node = null;
 }
 
 /** Receives each event of a run with the step it belongs to (`null` before the run started). */

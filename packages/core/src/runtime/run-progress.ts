@@ -1,3 +1,4 @@
+import type { Message } from "../messages/message.js";
 import type { BaseState } from "../graph/reducers.js";
 
 /** The thread as this run holds it between steps. */
@@ -8,10 +9,22 @@ export interface Progress<S extends BaseState> {
   step: number;
   currentNode: string | null;
   state: S;
-  /** How many messages of `state.messages` the store already has. */
+  /**
+   * The transcript the store holds for `version`, as references: what the next durable write
+   * is diffed against (`diffTranscript`). Its own array, never `state.messages`.
+   */
+  durable: Message[];
+  /** `durable.length`. */
   persisted: number;
   resumeAnswers: Record<string, unknown>;
   userId: string | null;
   /** Ids of the messages in the store: grows after each durable write. */
   persistedIds: Set<string>;
+  /** The node whose step made `state`, until it is written; `null` for input or a status change. */
+  node: string | null;
+  /**
+   * The version the next write continues when it is not `version`: the version a fork starts
+   * from, until its first write. `null` otherwise.
+   */
+  forkOf: number | null;
 }

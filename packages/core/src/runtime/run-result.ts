@@ -1,5 +1,5 @@
 import type { RunStatus } from "../events/stream-event.js";
-import type { BaseState } from "../graph/reducers.js";
+import type { BaseState, StateUpdate } from "../graph/reducers.js";
 import type { Interrupt } from "../storage/checkpointer.js";
 
 /** How `invoke` ends when it does not reject. */
@@ -27,7 +27,7 @@ export interface ResumeInput {
 }
 
 /** What `invoke` and `stream` take: a state update to start a turn, a resume, or `null` to continue. */
-export type RunInput<S extends BaseState> = Partial<S> | ResumeInput | null;
+export type RunInput<S extends BaseState> = StateUpdate<S> | ResumeInput | null;
 
 /** True for `{ resume }` input (so `resume` cannot be a state field name). */
 export function isResumeInput(input: unknown): input is ResumeInput {

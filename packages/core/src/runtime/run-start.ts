@@ -1,9 +1,10 @@
+import { isDeepStrictEqual } from "node:util";
 import { InvalidRunError } from "../errors/errors.js";
 import type { RunMode } from "../events/stream-event.js";
-import { applyUpdate, type BaseState } from "../graph/reducers.js";
+import { applyUpdate, type BaseState, type StateUpdate } from "../graph/reducers.js";
 import { findSchemaProblem } from "../graph/state-schema.js";
 import { IN_DOUBT_INTERRUPT_KIND, parseInDoubtDecision } from "./in-doubt-decision.js";
-import { Message } from "../messages/message.js";
+import { Message, type MessageUpdate } from "../messages/message.js";
 import { uuidv7 } from "../messages/ids.js";
 import { findNonJson } from "../storage/json-check.js";
 import type { ResolvedRunConfig } from "./run-config.js";
@@ -12,7 +13,7 @@ import type { LedgerEntry } from "../storage/ledger-entry.js";
 import { awaitLease } from "./run-lease.js";
 import type { RunDependencies } from "./run-dependencies.js";
 import type { Progress } from "./run-progress.js";
-import { loadThread, type ThreadSnapshot } from "./thread-snapshot.js";
+import { loadThread, loadVersion, type ThreadSnapshot } from "./thread-snapshot.js";
 
 /**
  * Where a run begins: at a node to run, or already finished (continuing a completed thread).
@@ -34,10 +35,40 @@ export async function resolveStart<S extends BaseState>(
   input: RunInput<S>,
   signal: AbortSignal,
 ): Promise<RunStart<S>> {
-  const { snapshot, lease } = await loadWithoutLiveRun(deps, config, signal);
+  const { snapshot: latest, lease } = await loadWithoutLiveRun(deps, config, signal);
+  const snapshot = config.fromVersion === null ? latest : await forkPoint(deps, config, latest);
   if (input === null) return { ...continueRun<S>(snapshot, config), lease };
   if (isResumeInput(input)) return { ...resumeRun<S>(snapshot, config, input), lease };
   return { ...newTurn(deps, snapshot, config, input), lease };
+}
+
+/**
+ * A fork's starting point: the thread as it was at `config.fromVersion`, written as the next
+ * version of its latest (the compare-and-swap is on the latest version, as for any run).
+ */
+async function forkPoint<S extends BaseState>(
+  deps: RunDependencies<S>,
+  config: ResolvedRunConfig,
+  latest: ThreadSnapshot | null,
+): Promise<ThreadSnapshot> {
+  const fromVersion = config.fromVersion!;
+  const past = latest && (await loadVersion(deps.checkpointer, config.threadId, fromVersion));
+  if (!latest || !past) {
+    throw new InvalidRunError(
+      latest ? "THREAD_005" : "THREAD_001",
+      latest
+        ? `Thread '${config.threadId}' has no version ${fromVersion} to fork from ` +
+            `(latest: ${latest.checkpoint.version}; pruned versions cannot be forked)`
+        : `Thread '${config.threadId}' does not exist: nothing to fork`,
+    );
+  }
+  const { version, incarnation } = latest.checkpoint;
+  return {
+    checkpoint: { ...past.checkpoint, version, incarnation },
+    messages: past.messages,
+    durable: past.messages,
+    forkOf: fromVersion,
+  };
 }
 
 /**
@@ -136,7 +167,7 @@ function newTurn<S extends BaseState>(
   deps: RunDependencies<S>,
   snapshot: ThreadSnapshot | null,
   config: ResolvedRunConfig,
-  input: Partial<S>,
+  input: StateUpdate<S>,
 ): StartPoint<S> {
   validateInput(input);
   if (snapshot && isCommittedInput(snapshot, input)) return continueRun(snapshot, config);
@@ -153,12 +184,15 @@ function newTurn<S extends BaseState>(
         step: 0,
         currentNode: null,
         state: { ...structuredClone(deps.graph.initialState), messages: [] } as unknown as S,
+        durable: [],
         persisted: 0,
         resumeAnswers: {},
         userId: config.userId,
         persistedIds: new Set(),
+        node: null,
+        forkOf: null,
       };
-  applyUpdate(progress.state, input, deps.graph.reducers);
+  applyCallerUpdate(deps, progress.state, input);
   requireSchema(deps, progress.state);
   progress.currentNode = deps.graph.entryPoint;
   progress.resumeAnswers = {};
@@ -169,7 +203,7 @@ function newTurn<S extends BaseState>(
  * With a state schema, the state a turn starts from (the thread's, or the defaults, with the
  * input applied) must match it: nothing is written otherwise, and the error names the field.
  */
-function requireSchema<S extends BaseState>(deps: RunDependencies<S>, state: S): void {
+export function requireSchema<S extends BaseState>(deps: RunDependencies<S>, state: S): void {
   if (!deps.graph.schema) return;
   const problem = findSchemaProblem(deps.graph.schema, state);
   if (problem) {
@@ -180,7 +214,25 @@ function requireSchema<S extends BaseState>(deps: RunDependencies<S>, state: S):
   }
 }
 
-function validateInput(input: unknown): void {
+/**
+ * Applies a caller's update (an input, or `updateState`'s) to `state` through the reducers; an
+ * update the transcript cannot take (removing a message it does not hold) is `INPUT_001`.
+ */
+export function applyCallerUpdate<S extends BaseState>(
+  deps: RunDependencies<S>,
+  state: S,
+  update: StateUpdate<S>,
+): void {
+  try {
+    applyUpdate(state, update, deps.graph.reducers);
+  } catch (error) {
+    if (!(error instanceof TypeError)) throw error;
+    throw new InvalidRunError("INPUT_001", error.message);
+  }
+}
+
+/** A state update from the caller: an object, its messages messages or removals, all JSON. */
+export function validateInput(input: unknown): void {
   if (typeof input !== "object" || input === null || Array.isArray(input)) {
     throw new InvalidRunError(
       "INPUT_001",
@@ -193,7 +245,7 @@ function validateInput(input: unknown): void {
     throw new InvalidRunError("INPUT_001", "input.messages must be an array of messages");
   }
   messages.forEach((message, index) => {
-    if (!Message.is(message)) {
+    if (!Message.is(message) && !Message.isRemoval(message)) {
       throw new InvalidRunError(
         "INPUT_001",
         `input.messages[${index}] is not a message: build it with Message.user(text) or another factory`,
@@ -217,10 +269,16 @@ function requireJson(value: unknown, path: string): void {
  * same. An input of which only some messages are in the thread is a mistake, refused.
  */
 function isCommittedInput(snapshot: ThreadSnapshot, input: object): boolean {
-  const messages = (input as { messages?: Message[] }).messages ?? [];
+  const messages = ((input as { messages?: MessageUpdate[] }).messages ?? []).filter(
+    (item): item is Message => !Message.isRemoval(item),
+  );
   if (messages.length === 0) return false;
-  const known = new Set(snapshot.messages.map((message) => message.id));
-  const committed = messages.map((message) => known.has(message.id));
+  const known = new Map(snapshot.messages.map((message) => [message.id, message]));
+  // A known id with other content is an edit of that message, not a retry.
+  const committed = messages.map((message) => {
+    const stored = known.get(message.id);
+    return stored !== undefined && isDeepStrictEqual(stored, message);
+  });
   if (committed.every(Boolean)) return true;
   const first = committed.indexOf(true);
   if (first === -1) return false;
@@ -285,16 +343,20 @@ function toProgress<S extends BaseState>(
   snapshot: ThreadSnapshot,
   config: ResolvedRunConfig,
 ): Progress<S> {
-  const { checkpoint, messages, durableMessages } = snapshot;
+  const { checkpoint, messages } = snapshot;
+  const durable = snapshot.durable.slice();
   return {
     version: checkpoint.version,
     incarnation: checkpoint.incarnation,
     step: checkpoint.step,
     currentNode: checkpoint.currentNode,
     state: { ...checkpoint.values, messages } as unknown as S,
-    persisted: durableMessages,
+    durable,
+    persisted: durable.length,
     resumeAnswers: { ...checkpoint.resumeAnswers },
     userId: config.userId ?? checkpoint.userId,
-    persistedIds: new Set(messages.slice(0, durableMessages).map((message) => message.id)),
+    persistedIds: new Set(durable.map((message) => message.id)),
+    node: null,
+    forkOf: snapshot.forkOf ?? null,
   };
 }

@@ -101,7 +101,7 @@ async function nodeThenRoute<S extends BaseState>(
   const update = toUpdate(output, name);
   applyUpdate(working, update, deps.graph.reducers, { knownIds, owned: true });
   requireSchema(deps, working, name);
-  requireStorable(working, progress.state.messages.length, name);
+  requireStorable(working, progress.state.messages, name);
   const next = await route(deps, name, working);
   return { kind: "updated", node: name, update, state: working, next: next === END ? null : next };
 }
@@ -138,16 +138,20 @@ function requireSchema<S extends BaseState>(deps: RunDependencies<S>, state: S, 
  * store keeps exactly: checked here, before the step's write, so every store refuses the same
  * values in the same words, naming the node and the field, and the thread keeps its last step.
  */
-function requireStorable<S extends BaseState>(state: S, known: number, node: string): void {
+function requireStorable<S extends BaseState>(
+  state: S,
+  before: readonly Message[],
+  node: string,
+): void {
   const { messages, ...values } = state;
+  // Messages the step did not add or replace were checked when they came in.
   const problem =
     findNonJson(values, "state.values") ??
-    messages
-      .slice(known)
-      .reduce<string | null>(
-        (found, message, i) => found ?? findNonJson(message, `messages[${known + i}]`),
-        null,
-      );
+    messages.reduce<string | null>(
+      (found, message, i) =>
+        found ?? (message === before[i] ? null : findNonJson(message, `messages[${i}]`)),
+      null,
+    );
   if (problem) throw new NodeOutputError(node, `left a value that cannot be stored: ${problem}`);
 }
 
@@ -268,7 +272,8 @@ function isMessageLike(value: unknown): value is Message {
   );
 }
 
-async function route<S extends BaseState>(
+/** The node after `from` for `state`, by its edge (`END` at the end). */
+export async function route<S extends BaseState>(
   deps: RunDependencies<S>,
   from: string,
   state: S,

@@ -116,7 +116,7 @@ describe("stream modes", () => {
   it("updates yields { [node]: update } for each step, as the node returned it", async () => {
     const app = agent();
     const updates = await collect(app.stream(input(), { threadId: "t", streamMode: "updates" }));
-    expectTypeOf(updates).toEqualTypeOf<Record<string, Partial<State>>[]>();
+    expectTypeOf(updates).toEqualTypeOf<Record<string, StateUpdate<State>>[]>();
     const [, issuer, toolMessage, answer] = (await app.getState({ threadId: "t" }))!.values
       .messages;
     expect(updates).toEqual([
@@ -197,7 +197,7 @@ describe("stream modes", () => {
       agent().stream(input(), { threadId: "t", streamMode: ["updates", "values", "custom"] }),
     );
     expectTypeOf(chunks).toEqualTypeOf<
-      (["updates", Record<string, Partial<State>>] | ["values", State] | ["custom", unknown])[]
+      (["updates", Record<string, StateUpdate<State>>] | ["values", State] | ["custom", unknown])[]
     >();
     expect(chunks.map(([mode]) => mode)).toEqual([
       "values",

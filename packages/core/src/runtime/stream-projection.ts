@@ -1,5 +1,4 @@
 import { deepCopy } from "../graph/state-copy.js";
-import type { BaseState } from "../graph/reducers.js";
 import type { RunEvent } from "./run-event.js";
 import type { StreamEvent } from "../events/stream-event.js";
 import type { StreamMode } from "./stream-mode.js";
@@ -84,7 +83,7 @@ function copyEvent(event: RunEvent): RunEvent {
 }
 
 /** Fields deep-copied, the transcript shallow (messages are immutable), as a node's copy is. */
-function copyState<T extends Partial<BaseState>>(state: T): T {
+function copyState<T extends { messages?: readonly unknown[] }>(state: T): T {
   const { messages, ...values } = state;
   const copy = deepCopy(values) as T;
   if (messages !== undefined) copy.messages = messages.slice();

@@ -1,4 +1,5 @@
 import type { Message } from "../messages/message.js";
+import { applyTranscriptChange } from "./transcript-change.js";
 import type { Checkpointer, CheckpointWrite, ThreadCheckpoint } from "../storage/checkpointer.js";
 
 const PAGE_SIZE = 1000;
@@ -8,10 +9,12 @@ export interface ThreadSnapshot {
   checkpoint: ThreadCheckpoint;
   messages: Message[];
   /**
-   * How many of `messages` the durable store holds. Fewer than all when the snapshot includes a
-   * cached step (`durableCheckpointEveryStep: false`): the next durable write must carry the rest.
+   * The transcript the durable store holds. Not `messages` when the snapshot includes a cached
+   * step (`durableCheckpointEveryStep: false`): the next durable write must carry the difference.
    */
-  durableMessages: number;
+  durable: readonly Message[];
+  /** Set when the snapshot is a past version a run forks from: that version. */
+  forkOf?: number;
 }
 
 /**
@@ -26,28 +29,61 @@ export async function loadThread(
 ): Promise<ThreadSnapshot | null> {
   const checkpoint = known === undefined ? await checkpointer.getCheckpoint(threadId) : known;
   if (!checkpoint) return null;
-  const messages: Message[] = [];
-  while (messages.length < checkpoint.messageCount) {
-    const page = await checkpointer.listMessages(threadId, {
-      offset: messages.length,
-      // Never past the checkpoint's count: a write landing meanwhile must not mix versions.
-      limit: Math.min(PAGE_SIZE, checkpoint.messageCount - messages.length),
-    });
-    if (page.length === 0) break;
-    messages.push(...page);
-  }
-  const durable: ThreadSnapshot = { checkpoint, messages, durableMessages: messages.length };
+  // Read as of the checkpoint's version: a write landing meanwhile must not mix versions.
+  const messages = await loadTranscript(checkpointer, checkpoint);
+  const durable: ThreadSnapshot = { checkpoint, messages, durable: messages };
   const cached = await checkpointer.getCachedStep?.(threadId);
   const current =
     cached?.expectedVersion === checkpoint.version && cached.incarnation === checkpoint.incarnation;
   return cached && current ? withCachedStep(durable, cached) : durable;
 }
 
+/** A version of the thread with its transcript, or `null` when the store does not keep it. */
+export async function loadVersion(
+  checkpointer: Checkpointer,
+  threadId: string,
+  version: number,
+): Promise<{ checkpoint: ThreadCheckpoint; messages: Message[] } | null> {
+  const checkpoint = await checkpointer.getVersion(threadId, version);
+  if (!checkpoint) return null;
+  return { checkpoint, messages: await loadTranscript(checkpointer, checkpoint) };
+}
+
+/** The transcript of `checkpoint`'s version, page by page. */
+async function loadTranscript(
+  checkpointer: Checkpointer,
+  checkpoint: ThreadCheckpoint,
+): Promise<Message[]> {
+  const { threadId, version, messageCount } = checkpoint;
+  const messages: Message[] = [];
+  while (messages.length < messageCount) {
+    const page = await checkpointer.listMessages(threadId, {
+      offset: messages.length,
+      limit: Math.min(PAGE_SIZE, messageCount - messages.length),
+      version,
+    });
+    if (page.length === 0) break;
+    messages.push(...page);
+  }
+  return messages;
+}
+
 function withCachedStep(durable: ThreadSnapshot, cached: CheckpointWrite): ThreadSnapshot {
-  const { expectedVersion: _, newMessages, threadId: __, ...fields } = cached;
+  const {
+    expectedVersion: _,
+    threadId: __,
+    newMessages,
+    replacedMessages = [],
+    removedMessageIds = [],
+    parentVersion: ___,
+    node = null,
+    runId = null,
+    ...fields
+  } = cached;
+  const change = { newMessages, replacedMessages, removedMessageIds };
   return {
-    checkpoint: { ...durable.checkpoint, ...fields },
-    messages: [...durable.messages, ...newMessages],
-    durableMessages: durable.durableMessages,
+    checkpoint: { ...durable.checkpoint, ...fields, node, runId },
+    messages: applyTranscriptChange(durable.messages, change),
+    durable: durable.messages,
   };
 }

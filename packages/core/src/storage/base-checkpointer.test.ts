@@ -1,13 +1,13 @@
 import { describe, expect, it } from "vitest";
 import { InMemoryCheckpointer } from "./in-memory-checkpointer.js";
-import type { Page, ThreadFilter } from "./base-checkpointer.js";
+import type { MessagePage, ThreadFilter } from "./base-checkpointer.js";
 
 /** The in-memory store, counting what the base hands its engine methods. */
 class ProbedCheckpointer extends InMemoryCheckpointer {
   opens = 0;
   shutdowns = 0;
   failNextOpen = false;
-  pages: Page[] = [];
+  pages: MessagePage[] = [];
   filters: ThreadFilter[] = [];
 
   protected override async open(): Promise<void> {
@@ -22,7 +22,7 @@ class ProbedCheckpointer extends InMemoryCheckpointer {
     this.shutdowns += 1;
   }
 
-  protected override async loadMessages(threadId: string, page: Page) {
+  protected override async loadMessages(threadId: string, page: MessagePage) {
     this.pages.push(page);
     return super.loadMessages(threadId, page);
   }
@@ -59,9 +59,9 @@ describe("BaseCheckpointer", () => {
     await store.listMessages("t1", { offset: Infinity, limit: NaN });
     await store.listThreads({ userId: "u1" });
     expect(store.pages).toEqual([
-      { offset: 1, limit: 2 },
-      { offset: 0, limit: null },
-      { offset: Number.MAX_SAFE_INTEGER, limit: 0 },
+      { offset: 1, limit: 2, version: null },
+      { offset: 0, limit: null, version: null },
+      { offset: Number.MAX_SAFE_INTEGER, limit: 0, version: null },
     ]);
     expect(store.filters).toEqual([{ userId: "u1", offset: 0, limit: null }]);
   });

@@ -10,6 +10,7 @@ import type {
   StepWrite,
   ThreadCheckpoint,
   ThreadSummary,
+  VersionPage,
 } from "./checkpointer.js";
 import { MAX_ID_LENGTH } from "./json-check.js";
 import { requireWellFormed } from "./well-formed.js";
@@ -18,6 +19,43 @@ import { requireWellFormed } from "./well-formed.js";
 export interface Page {
   offset: number;
   limit: number | null;
+}
+
+/** A page of a transcript: of the latest version, or of `version` when it is not `null`. */
+export interface MessagePage extends Page {
+  version: number | null;
+}
+
+/** A page of versions, newest first: at most `limit` (`null`: all), older than `before` (`null`: any). */
+export interface VersionRange {
+  limit: number | null;
+  before: number | null;
+}
+
+/** What every store does with old versions and expired threads, set by its options. */
+export interface HistoryOptions {
+  /**
+   * Keep at most this many versions per thread: each write deletes, in its own transaction,
+   * the versions it pushed out (their messages stay until `pruneVersions`). Default: keep all.
+   */
+  keepVersions?: number;
+  /**
+   * Run `deleteExpiredThreads` every this many milliseconds while the store is open (the timer
+   * does not keep the process alive). Default: never; call it yourself.
+   */
+  deleteExpiredEveryMs?: number;
+}
+
+/**
+ * A write as a store's `commitCheckpoint` gets it: checked, with every optional field of
+ * {@link CheckpointWrite} filled in (`parentVersion` is `expectedVersion` unless it forks).
+ */
+export interface StoreWrite extends StepWrite {
+  parentVersion: number;
+  node: string | null;
+  runId: string | null;
+  replacedMessages: Message[];
+  removedMessageIds: string[];
 }
 
 /** A `listThreads` filter, paged like {@link Page}. */
@@ -52,11 +90,24 @@ export interface ThreadFilter extends Page {
  * }
  */
 export abstract class BaseCheckpointer implements Checkpointer {
+  /** How many versions a write keeps per thread (`null`: all), checked at construction. */
+  protected readonly keepVersions: number | null;
+  readonly #deleteExpiredEveryMs: number | null;
+  #sweepTimer: NodeJS.Timeout | undefined;
   #ready: Promise<void> | undefined;
   /** Set once `open()` succeeded: later calls go straight to the engine, with no extra await. */
   #opened = false;
   #closed = false;
   #closing: Promise<void> | undefined;
+
+  constructor(options: HistoryOptions = {}) {
+    this.keepVersions = optionalWhole("keepVersions", options.keepVersions, 1);
+    this.#deleteExpiredEveryMs = optionalWhole(
+      "deleteExpiredEveryMs",
+      options.deleteExpiredEveryMs,
+      1,
+    );
+  }
 
   /** Creates or migrates the schema and opens connections. Run once, before the first use. */
   protected abstract open(): Promise<void>;
@@ -69,8 +120,21 @@ export abstract class BaseCheckpointer implements Checkpointer {
    * `putCheckpoint`). One transaction: the version compare (`StaleStateError`), the fence of
    * every completion (`ClaimLostError`), then the checkpoint, messages, completions and claims.
    */
-  protected abstract commitCheckpoint(write: StepWrite): Promise<StepCommit>;
-  protected abstract loadMessages(threadId: string, page: Page): Promise<Message[]>;
+  protected abstract commitCheckpoint(write: StoreWrite): Promise<StepCommit>;
+  protected abstract loadMessages(threadId: string, page: MessagePage): Promise<Message[]>;
+  protected abstract loadVersion(
+    threadId: string,
+    version: number,
+  ): Promise<ThreadCheckpoint | null>;
+  protected abstract loadVersions(
+    threadId: string,
+    range: VersionRange,
+  ): Promise<ThreadCheckpoint[]>;
+  /** Keeps the newest `keepLast` (>= 1) versions and the messages they hold; returns how many went. */
+  protected abstract removeVersions(threadId: string, keepLast: number): Promise<number>;
+  protected abstract saveDeleteAfter(threadId: string, at: string | null): Promise<boolean>;
+  /** Ids of the threads whose delete-after time is at or before `now` (ISO-8601). */
+  protected abstract loadExpiredThreads(now: string): Promise<string[]>;
   protected abstract loadThreads(filter: ThreadFilter): Promise<ThreadSummary[]>;
   protected abstract removeThread(threadId: string): Promise<void>;
   protected abstract addStopRequest(threadId: string): Promise<void>;
@@ -110,6 +174,7 @@ export abstract class BaseCheckpointer implements Checkpointer {
   /** Idempotent: every call waits for the one shutdown. */
   async close(): Promise<void> {
     this.#closed = true;
+    clearInterval(this.#sweepTimer);
     this.#closing ??= this.shutdown();
     await this.#closing;
   }
@@ -138,25 +203,85 @@ export abstract class BaseCheckpointer implements Checkpointer {
     // Without it the write could not be told from one about a deleted thread of the same id.
     requireId(operation, "incarnation", write.incarnation);
     requireWellFormed(operation, { currentNode });
-    const seen = new Set<string>();
-    for (const { id } of write.newMessages) {
-      requireWellFormed(operation, { messageId: id });
-      if (seen.has(id)) {
-        const why = `message '${id}' is already in the append-only transcript of '${threadId}'`;
-        throw new StorageError(operation, new Error(why));
-      }
-      seen.add(id);
+    requireWellFormed(operation, { node: write.node ?? null, runId: write.runId ?? null });
+    requireTranscriptChange(operation, write);
+    const parentVersion = write.parentVersion ?? write.expectedVersion;
+    const validParent =
+      Number.isInteger(parentVersion) &&
+      (write.expectedVersion === 0 ? parentVersion === 0 : parentVersion >= 1) &&
+      parentVersion <= write.expectedVersion;
+    if (!validParent) {
+      const why =
+        `parentVersion ${parentVersion} is not a version this write can continue: ` +
+        `one of 1..${write.expectedVersion} (or 0 to create the thread)`;
+      throw new StorageError(operation, new Error(why));
     }
-    return this.run(operation, () => this.commitCheckpoint(write));
+    const complete: StoreWrite = {
+      ...write,
+      parentVersion,
+      node: write.node ?? null,
+      runId: write.runId ?? null,
+      replacedMessages: write.replacedMessages ?? [],
+      removedMessageIds: write.removedMessageIds ?? [],
+    };
+    return this.run(operation, () => this.commitCheckpoint(complete));
   }
 
   async listMessages(
     threadId: string,
-    page: { offset?: number; limit?: number } = {},
+    page: { offset?: number; limit?: number; version?: number } = {},
   ): Promise<Message[]> {
     const operation = "listMessages";
     requireThreadId(operation, threadId);
-    return this.run(operation, () => this.loadMessages(threadId, wholePage(page)));
+    const version = page.version === undefined ? null : requireVersion(operation, page.version);
+    return this.run(operation, () => this.loadMessages(threadId, { ...wholePage(page), version }));
+  }
+
+  async getVersion(threadId: string, version: number): Promise<ThreadCheckpoint | null> {
+    const operation = "getVersion";
+    requireThreadId(operation, threadId);
+    requireVersion(operation, version);
+    return this.run(operation, () => this.loadVersion(threadId, version));
+  }
+
+  async listVersions(threadId: string, page: VersionPage = {}): Promise<ThreadCheckpoint[]> {
+    const operation = "listVersions";
+    requireThreadId(operation, threadId);
+    const before = page.before === undefined ? null : requireVersion(operation, page.before);
+    const { limit } = wholePage({ limit: page.limit });
+    return this.run(operation, () => this.loadVersions(threadId, { limit, before }));
+  }
+
+  async pruneVersions(threadId: string, options: { keepLast: number }): Promise<number> {
+    const operation = "pruneVersions";
+    requireThreadId(operation, threadId);
+    const keepLast = options?.keepLast;
+    if (!Number.isInteger(keepLast) || keepLast < 1) {
+      const why = `keepLast must be a whole number >= 1 (the latest version is always kept), got ${String(keepLast)}`;
+      throw new StorageError(operation, new Error(why));
+    }
+    return this.run(operation, () => this.removeVersions(threadId, keepLast));
+  }
+
+  async setDeleteAfter(threadId: string, at: Date | null): Promise<boolean> {
+    const operation = "setDeleteAfter";
+    requireThreadId(operation, threadId);
+    if (at !== null && (!(at instanceof Date) || Number.isNaN(at.getTime()))) {
+      throw new StorageError(
+        operation,
+        new Error("the delete-after time must be a valid Date or null"),
+      );
+    }
+    return this.run(operation, () => this.saveDeleteAfter(threadId, at?.toISOString() ?? null));
+  }
+
+  async deleteExpiredThreads(): Promise<string[]> {
+    return this.run("deleteExpiredThreads", async () => {
+      const expired = await this.loadExpiredThreads(new Date().toISOString());
+      // One thread at a time, each as `deleteThread` deletes it (ledger, stop requests, cache).
+      for (const threadId of expired) await this.removeThread(threadId);
+      return expired;
+    });
   }
 
   async listThreads(
@@ -252,10 +377,23 @@ export abstract class BaseCheckpointer implements Checkpointer {
     try {
       await this.open();
       this.#opened = true;
+      this.#startSweeps();
     } catch (error) {
       this.#ready = undefined; // the next call tries again
       throw error;
     }
+  }
+
+  /** The timer of `deleteExpiredEveryMs`; a failed sweep is reported and tried again next time. */
+  #startSweeps(): void {
+    if (this.#deleteExpiredEveryMs === null || this.#sweepTimer) return;
+    this.#sweepTimer = setInterval(() => {
+      this.deleteExpiredThreads().catch((error: unknown) => {
+        if (this.#closed) return;
+        process.emitWarning(`tenxgraph: deleting expired threads failed: ${String(error)}`);
+      });
+    }, this.#deleteExpiredEveryMs);
+    this.#sweepTimer.unref();
   }
 }
 
@@ -300,6 +438,49 @@ function requireLedgerWrites(operation: string, ledger: StepLedgerWrites | undef
     }
     once(key);
   }
+}
+
+/**
+ * The transcript change of a write, as a store can apply it: well-formed ids, none twice, and
+ * each message in at most one of appended, replaced and removed.
+ */
+function requireTranscriptChange(operation: string, write: CheckpointWrite): void {
+  const { threadId } = write;
+  const seen = new Map<string, string>();
+  const once = (id: string, as: string) => {
+    requireWellFormed(operation, { messageId: id });
+    const before = seen.get(id);
+    if (before !== undefined) {
+      const why =
+        before === as && as === "appended"
+          ? `message '${id}' is already in the append-only transcript of '${threadId}'`
+          : `message '${id}' is both ${before} and ${as} in one write to '${threadId}'`;
+      throw new StorageError(operation, new Error(why));
+    }
+    seen.set(id, as);
+  };
+  for (const { id } of write.newMessages) once(id, "appended");
+  for (const { id } of write.replacedMessages ?? []) once(id, "replaced");
+  for (const id of write.removedMessageIds ?? []) once(id, "removed");
+}
+
+/** A version number: a whole number >= 1. */
+function requireVersion(operation: string, version: unknown): number {
+  if (typeof version === "number" && Number.isInteger(version) && version >= 1) return version;
+  throw new StorageError(
+    operation,
+    new Error(`a version must be a whole number >= 1, got ${String(version)}`),
+  );
+}
+
+/** An option that is absent, or a whole number >= `min`. */
+function optionalWhole(name: string, value: number | undefined, min: number): number | null {
+  if (value === undefined) return null;
+  if (Number.isInteger(value) && value >= min) return value;
+  throw new StorageError(
+    "configure",
+    new Error(`${name} must be a whole number >= ${min}, got ${String(value)}`),
+  );
 }
 
 /** A thread id every store can key and index: a string of at most `MAX_ID_LENGTH`, well-formed. */

@@ -42,22 +42,64 @@ interface CheckpointFields {
   resumeAnswers: Record<string, unknown>;
 }
 
-/** The latest committed checkpoint of a thread, without its transcript. */
+/**
+ * A committed version of a thread, without its transcript: the latest (`getCheckpoint`) or any
+ * version the store still keeps (`getVersion`, `listVersions`).
+ */
 export interface ThreadCheckpoint extends CheckpointFields {
   /** Increases by one with every committed write; 0 means the thread does not exist. */
   version: number;
-  /** Messages in the transcript; the next appended message gets this index. */
+  /**
+   * The version this one was computed from: the one before it, or an earlier one for a fork.
+   * `null` for the version that created the thread.
+   */
+  parentVersion: number | null;
+  /** The node whose step wrote this version; `null` for a write outside a node (a run's input). */
+  node: string | null;
+  /** The run that wrote this version; `null` for a write outside a run (an edit). */
+  runId: string | null;
+  /** Messages in this version's transcript. */
   messageCount: number;
   /** ISO-8601 time of the write. */
   updatedAt: string;
 }
 
-/** One versioned write: the new checkpoint plus the messages not yet persisted. */
+/**
+ * One versioned write: the new checkpoint plus how its transcript differs from its parent's.
+ *
+ * Transcripts are append-only tables that are never rewritten: a version names the messages it
+ * holds, and shares them with the versions before it. Its transcript is its parent's (the
+ * version `parentVersion`, by default `expectedVersion`), without `removedMessageIds`, with
+ * each of `replacedMessages` in the place of the message of the same id, then `newMessages`.
+ * The parent's transcript stays readable as it was.
+ */
 export interface CheckpointWrite extends CheckpointFields {
   /** The version this write was computed from; 0 to create the thread. */
   expectedVersion: number;
+  /**
+   * The version whose transcript this write continues: `expectedVersion` (the default), or an
+   * earlier version the store still keeps, which makes the write a fork of that version. The
+   * compare-and-swap is on `expectedVersion` either way.
+   */
+  parentVersion?: number;
+  /** The node whose step made the write; `null` (the default) outside a node. */
+  node?: string | null;
+  /** The run that made the write; `null` (the default) outside a run. */
+  runId?: string | null;
   /** Appended to the transcript in order, in the same transaction as the checkpoint. */
   newMessages: Message[];
+  /** New bodies for messages of the parent's transcript, each keeping its id and its place. */
+  replacedMessages?: Message[];
+  /** Ids of messages of the parent's transcript that this version no longer holds. */
+  removedMessageIds?: string[];
+}
+
+/** A page of a thread's versions, newest first. */
+export interface VersionPage {
+  /** At most this many versions (default: all). */
+  limit?: number;
+  /** Only versions older than this one (default: from the latest). */
+  before?: number;
 }
 
 /**
@@ -136,8 +178,32 @@ export interface Checkpointer {
    * each result and claims each call on its own, as ledger protocol v1 did.
    */
   commitStep?(write: StepWrite): Promise<StepCommit>;
-  /** Messages in transcript order, from index `offset` (default 0), at most `limit`. */
-  listMessages(threadId: string, page?: { offset?: number; limit?: number }): Promise<Message[]>;
+  /**
+   * Messages of the latest version's transcript (or of `version`'s) in order, from index
+   * `offset` (default 0), at most `limit`. A version the store no longer keeps lists none.
+   */
+  listMessages(
+    threadId: string,
+    page?: { offset?: number; limit?: number; version?: number },
+  ): Promise<Message[]>;
+
+  // History: every committed version stays readable until it is pruned.
+  /** The version `version` of the thread, or `null` when it does not exist or was pruned. */
+  getVersion(threadId: string, version: number): Promise<ThreadCheckpoint | null>;
+  /** The thread's kept versions, newest first (`[]` for an unknown thread). */
+  listVersions(threadId: string, page?: VersionPage): Promise<ThreadCheckpoint[]>;
+  /**
+   * Deletes every version but the newest `keepLast` (at least 1: the latest is always kept),
+   * and the messages no kept version holds. Returns how many versions it deleted.
+   */
+  pruneVersions(threadId: string, options: { keepLast: number }): Promise<number>;
+  /**
+   * Sets (or, with `null`, clears) the time after which the thread may be deleted by
+   * `deleteExpiredThreads`. Returns `false` when the thread does not exist.
+   */
+  setDeleteAfter(threadId: string, at: Date | null): Promise<boolean>;
+  /** Deletes, as `deleteThread` does, every thread whose delete-after time has passed. */
+  deleteExpiredThreads(): Promise<string[]>;
   /**
    * Threads, most recently active first: ordered by the last write that created the thread or
    * changed its `status` (a run starting, pausing or ending), not by every step, so a store can

@@ -9,6 +9,7 @@ checkpointerConformance(
   {
     name: "InMemoryCheckpointer",
     create: async () => new InMemoryCheckpointer(),
+    createWith: async (options) => new InMemoryCheckpointer(options),
     destroy: (checkpointer) => checkpointer.close(),
   },
   vitest,

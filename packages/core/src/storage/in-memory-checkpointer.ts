@@ -7,12 +7,27 @@ import type {
   StartedLedgerEntry,
 } from "./ledger-entry.js";
 import type { Message } from "../messages/message.js";
-import { BaseCheckpointer, type Page, type ThreadFilter } from "./base-checkpointer.js";
-import type { StepCommit, StepWrite, ThreadCheckpoint, ThreadSummary } from "./checkpointer.js";
+import {
+  BaseCheckpointer,
+  type HistoryOptions,
+  type MessagePage,
+  type StoreWrite,
+  type ThreadFilter,
+  type VersionRange,
+} from "./base-checkpointer.js";
+import type { StepCommit, ThreadCheckpoint, ThreadSummary } from "./checkpointer.js";
 import { jsonCopy } from "./json-copy.js";
+import {
+  childRanges,
+  rangeSeqs,
+  rangesLength,
+  seqsHeldByAny,
+  sliceRanges,
+  type SeqRanges,
+} from "./transcript-ranges.js";
 
 /** Options of {@link InMemoryCheckpointer}. */
-export interface InMemoryCheckpointerOptions {
+export interface InMemoryCheckpointerOptions extends HistoryOptions {
   /** Source of the timestamps it writes; defaults to the system clock. */
   clock?: () => Date;
 }
@@ -23,12 +38,25 @@ type StoredStarted = Omit<StartedLedgerEntry, "leaseExpiresInMs">;
 /** A ledger entry as kept. */
 type StoredEntry = Exclude<LedgerEntry, StartedLedgerEntry> | StoredStarted;
 
-interface ThreadRecord {
+/** A kept version: its checkpoint, and the message rows its transcript holds. */
+interface StoredVersion {
   checkpoint: ThreadCheckpoint;
-  messages: Message[];
-  messageIds: Set<string>;
+  transcript: SeqRanges;
+}
+
+interface ThreadRecord {
+  /** The latest version. */
+  head: StoredVersion;
+  /** Kept versions by number, the head among them. */
+  versions: Map<number, StoredVersion>;
+  /** The append-only message table: rows by seq (pruning deletes the rows no version holds). */
+  rows: Map<number, Message>;
+  nextSeq: number;
+  /** The head transcript's message ids and their rows: spares a scan per appending write. */
+  headIds: Map<string, number>;
   /** The store's write counter at this thread's creation or last status change: orders `listThreads`. */
   writeSeq: number;
+  deleteAfter: string | null;
 }
 
 /**
@@ -55,7 +83,7 @@ export class InMemoryCheckpointer extends BaseCheckpointer {
   #writeSeq = 0;
 
   constructor(options: InMemoryCheckpointerOptions = {}) {
-    super();
+    super(options);
     this.#clock = options.clock ?? (() => new Date());
   }
 
@@ -67,15 +95,15 @@ export class InMemoryCheckpointer extends BaseCheckpointer {
 
   protected async loadCheckpoint(threadId: string): Promise<ThreadCheckpoint | null> {
     const record = this.#threads.get(threadId);
-    return record ? jsonCopy(record.checkpoint) : null;
+    return record ? jsonCopy(record.head.checkpoint) : null;
   }
 
-  protected async commitCheckpoint(write: StepWrite): Promise<StepCommit> {
+  protected async commitCheckpoint(write: StoreWrite): Promise<StepCommit> {
     const { threadId, expectedVersion, ledger: ledgerWrites } = write;
     const previous = this.#threads.get(threadId);
-    const actualVersion = previous?.checkpoint.version ?? null;
+    const actualVersion = previous?.head.checkpoint.version ?? null;
     const otherLife =
-      previous !== undefined && previous.checkpoint.incarnation !== write.incarnation;
+      previous !== undefined && previous.head.checkpoint.incarnation !== write.incarnation;
     if ((actualVersion ?? 0) !== expectedVersion || otherLife) {
       throw new StaleStateError(threadId, expectedVersion, actualVersion);
     }
@@ -85,34 +113,64 @@ export class InMemoryCheckpointer extends BaseCheckpointer {
         throw new ClaimLostError(threadId, attempt.key, attempt.attempt);
       }
     }
-    assertNewMessageIds(threadId, previous?.messageIds, write.newMessages);
+    const parent = this.#parentOf(previous, write);
+    const parentIds = parent.ids;
+    const change = transcriptChange(threadId, parentIds, write);
     // Copy before changing anything: a value JSON rejects must not leave half a write.
     const copy = jsonCopy(write);
-    const messages = previous?.messages ?? [];
-    const messageIds = previous?.messageIds ?? new Set<string>();
-    for (const message of copy.newMessages) {
-      messages.push(message);
-      messageIds.add(message.id);
+    const record: ThreadRecord = previous ?? {
+      head: undefined as unknown as StoredVersion,
+      versions: new Map(),
+      rows: new Map(),
+      nextSeq: 0,
+      headIds: new Map(),
+      writeSeq: 0,
+      deleteAfter: null,
+    };
+    // New rows: the replacing messages first, then the appended ones, in order.
+    const replaced = new Map<number, number>();
+    for (const message of copy.replacedMessages) {
+      replaced.set(parentIds.get(message.id)!, record.nextSeq);
+      record.rows.set(record.nextSeq++, message);
     }
+    const first = record.nextSeq;
+    for (const message of copy.newMessages) record.rows.set(record.nextSeq++, message);
+    const transcript = childRanges(parent.transcript, {
+      removed: change.removedSeqs,
+      replaced,
+      appended: { first, count: copy.newMessages.length },
+    });
     const checkpoint: ThreadCheckpoint = {
       threadId,
       incarnation: write.incarnation,
-      userId: write.userId ?? previous?.checkpoint.userId ?? null,
+      userId: write.userId ?? previous?.head.checkpoint.userId ?? null,
       version: expectedVersion + 1,
+      parentVersion: write.parentVersion === 0 ? null : write.parentVersion,
+      node: write.node,
+      runId: write.runId,
       step: write.step,
       currentNode: write.currentNode,
       status: write.status,
       values: copy.values,
       interrupts: copy.interrupts,
       resumeAnswers: copy.resumeAnswers,
-      messageCount: messages.length,
+      messageCount: rangesLength(transcript),
       updatedAt: this.#now(),
     };
     // The listing order moves only on creation or a status change, as in the SQL stores.
-    const relisted = previous === undefined || previous.checkpoint.status !== write.status;
-    if (relisted) this.#writeSeq += 1;
-    const writeSeq = relisted ? this.#writeSeq : previous.writeSeq;
-    this.#threads.set(threadId, { checkpoint, messages, messageIds, writeSeq });
+    const relisted = previous === undefined || previous.head.checkpoint.status !== write.status;
+    if (relisted) record.writeSeq = ++this.#writeSeq;
+    record.headIds = change.plainAppend
+      ? appendIds(parentIds, copy.newMessages, first)
+      : idsOf(record.rows, transcript);
+    record.head = { checkpoint, transcript };
+    record.versions.set(checkpoint.version, record.head);
+    if (this.keepVersions !== null) {
+      for (const version of record.versions.keys()) {
+        if (version <= checkpoint.version - this.keepVersions) record.versions.delete(version);
+      }
+    }
+    this.#threads.set(threadId, record);
     // No await since the checks above: the thread and its ledger change as one.
     for (const { attempt, result } of copy.ledger.completions) {
       this.#complete(threadId, attempt, result);
@@ -121,20 +179,85 @@ export class InMemoryCheckpointer extends BaseCheckpointer {
     return { version: checkpoint.version, claims };
   }
 
-  protected async loadMessages(threadId: string, { offset, limit }: Page): Promise<Message[]> {
-    const messages = this.#threads.get(threadId)?.messages ?? [];
-    return jsonCopy(messages.slice(offset, limit === null ? undefined : offset + limit));
+  /** The version a write continues, with its message ids; a missing one fails the write. */
+  #parentOf(
+    record: ThreadRecord | undefined,
+    write: StoreWrite,
+  ): { transcript: SeqRanges; ids: Map<string, number> } {
+    if (write.parentVersion === 0) return { transcript: [], ids: new Map() };
+    if (record && write.parentVersion === record.head.checkpoint.version) {
+      return { transcript: record.head.transcript, ids: record.headIds };
+    }
+    const parent = record?.versions.get(write.parentVersion);
+    if (!record || !parent) {
+      const why = `version ${write.parentVersion} of thread '${write.threadId}' is not kept (pruned, or never written): it cannot be continued`;
+      throw new StorageError("putCheckpoint", new Error(why));
+    }
+    return { transcript: parent.transcript, ids: idsOf(record.rows, parent.transcript) };
+  }
+
+  protected async loadMessages(
+    threadId: string,
+    { offset, limit, version }: MessagePage,
+  ): Promise<Message[]> {
+    const record = this.#threads.get(threadId);
+    const kept = version === null ? record?.head : record?.versions.get(version);
+    if (!record || !kept) return [];
+    const seqs = rangeSeqs(sliceRanges(kept.transcript, offset, limit));
+    return jsonCopy(seqs.map((seq) => record.rows.get(seq)!));
+  }
+
+  protected async loadVersion(threadId: string, version: number): Promise<ThreadCheckpoint | null> {
+    const kept = this.#threads.get(threadId)?.versions.get(version);
+    return kept ? jsonCopy(kept.checkpoint) : null;
+  }
+
+  protected async loadVersions(
+    threadId: string,
+    { limit, before }: VersionRange,
+  ): Promise<ThreadCheckpoint[]> {
+    const versions = [...(this.#threads.get(threadId)?.versions.values() ?? [])]
+      .map((kept) => kept.checkpoint)
+      .filter((checkpoint) => before === null || checkpoint.version < before)
+      .sort((a, b) => b.version - a.version);
+    return jsonCopy(versions.slice(0, limit ?? undefined));
+  }
+
+  protected async removeVersions(threadId: string, keepLast: number): Promise<number> {
+    const record = this.#threads.get(threadId);
+    if (!record) return 0;
+    const newestFirst = [...record.versions.keys()].sort((a, b) => b - a);
+    const dropped = newestFirst.slice(keepLast);
+    for (const version of dropped) record.versions.delete(version);
+    const held = seqsHeldByAny([...record.versions.values()].map((kept) => kept.transcript));
+    for (const seq of record.rows.keys()) if (!held.has(seq)) record.rows.delete(seq);
+    return dropped.length;
+  }
+
+  protected async saveDeleteAfter(threadId: string, at: string | null): Promise<boolean> {
+    const record = this.#threads.get(threadId);
+    if (!record) return false;
+    record.deleteAfter = at;
+    return true;
+  }
+
+  protected async loadExpiredThreads(now: string): Promise<string[]> {
+    const expired = [...this.#threads.entries()].filter(
+      ([, record]) =>
+        record.deleteAfter !== null && Date.parse(record.deleteAfter) <= Date.parse(now),
+    );
+    return expired.map(([threadId]) => threadId);
   }
 
   protected async loadThreads(filter: ThreadFilter): Promise<ThreadSummary[]> {
     const { userId, offset, limit } = filter;
     return (
       [...this.#threads.values()]
-        .filter((record) => userId === undefined || record.checkpoint.userId === userId)
+        .filter((record) => userId === undefined || record.head.checkpoint.userId === userId)
         // The write counter is the order writes happened in, even within one clock tick.
         .sort((a, b) => b.writeSeq - a.writeSeq)
         .slice(offset, limit === null ? undefined : offset + limit)
-        .map(({ checkpoint }) => summarize(checkpoint))
+        .map(({ head }) => summarize(head.checkpoint))
     );
   }
 
@@ -294,18 +417,50 @@ function summarize(checkpoint: ThreadCheckpoint): ThreadSummary {
   return { threadId, userId, status, version, updatedAt };
 }
 
-/** Transcripts are append-only: an id already in the thread, or twice in one write, is refused. */
-function assertNewMessageIds(
+/**
+ * Checks a write's transcript change against its parent's message ids: an appended id must be
+ * new to it, a replaced or removed one must be in it. Returns the rows it removes.
+ */
+function transcriptChange(
   threadId: string,
-  known: ReadonlySet<string> | undefined,
-  messages: Message[],
-): void {
-  const incoming = new Set<string>();
-  for (const { id } of messages) {
-    if (known?.has(id) || incoming.has(id)) {
-      const why = `message '${id}' is already in the append-only transcript of '${threadId}'`;
-      throw new StorageError("putCheckpoint", new Error(why));
+  parentIds: ReadonlyMap<string, number>,
+  write: StoreWrite,
+): { removedSeqs: Set<number>; plainAppend: boolean } {
+  const fail = (why: string) => new StorageError("putCheckpoint", new Error(why));
+  for (const { id } of write.newMessages) {
+    if (parentIds.has(id)) {
+      throw fail(`message '${id}' is already in the append-only transcript of '${threadId}'`);
     }
-    incoming.add(id);
   }
+  const seqOf = (id: string, change: string) => {
+    const seq = parentIds.get(id);
+    if (seq === undefined) {
+      throw fail(
+        `cannot ${change} message '${id}': it is not in the transcript of version ${write.parentVersion} of '${threadId}'`,
+      );
+    }
+    return seq;
+  };
+  for (const { id } of write.replacedMessages) seqOf(id, "replace");
+  const removedSeqs = new Set(write.removedMessageIds.map((id) => seqOf(id, "remove")));
+  const plainAppend = write.replacedMessages.length === 0 && removedSeqs.size === 0;
+  return { removedSeqs, plainAppend };
+}
+
+/** The ids of a transcript's messages, with their rows. */
+function idsOf(rows: ReadonlyMap<number, Message>, transcript: SeqRanges): Map<string, number> {
+  return new Map(rangeSeqs(transcript).map((seq) => [rows.get(seq)!.id, seq]));
+}
+
+/**
+ * `ids` grown by the rows appended from `first`, in place: they are the parent's, which no
+ * later write reads again (it was the head, now moved on, or read for this write alone).
+ */
+function appendIds(
+  ids: Map<string, number>,
+  appended: readonly Message[],
+  first: number,
+): Map<string, number> {
+  appended.forEach((message, i) => ids.set(message.id, first + i));
+  return ids;
 }

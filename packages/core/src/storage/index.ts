@@ -15,6 +15,7 @@ export type {
   ThreadCheckpoint,
   ThreadStatus,
   ThreadSummary,
+  VersionPage,
 } from "./checkpointer.js";
 export type {
   AttemptRef,
@@ -27,7 +28,25 @@ export type {
   StartedLedgerEntry,
 } from "./ledger-entry.js";
 export { BaseCheckpointer } from "./base-checkpointer.js";
-export type { Page, ThreadFilter } from "./base-checkpointer.js";
+export type {
+  HistoryOptions,
+  MessagePage,
+  Page,
+  StoreWrite,
+  ThreadFilter,
+  VersionRange,
+} from "./base-checkpointer.js";
+export {
+  childRanges,
+  isPrefix,
+  prefixRanges,
+  rangeSeqs,
+  rangesLength,
+  seqsHeldByAny,
+  seqsToRanges,
+  sliceRanges,
+} from "./transcript-ranges.js";
+export type { SeqRanges } from "./transcript-ranges.js";
 export { requireWellFormed } from "./well-formed.js";
 export { MAX_ID_LENGTH } from "./json-check.js";
 export { ledgerEntryFromRow } from "./ledger-row.js";

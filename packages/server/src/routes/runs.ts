@@ -198,6 +198,16 @@ async function backgroundRequest(
       [{ loc: ["body", "config", "remote_tools"], msg: "not allowed here", type: "value_error" }],
     );
   }
+  if ((body.config as { from_version?: unknown } | null | undefined)?.from_version !== undefined) {
+    // A takeover would fork again from the old version after the first attempt's fork began.
+    throw new ApiError(
+      422,
+      "VALIDATION_ERROR",
+      "Background runs cannot fork (config.from_version): fork with POST /v1/graph/invoke or " +
+        "/v1/graph/stream, then continue in the background",
+      [{ loc: ["body", "config", "from_version"], msg: "not allowed here", type: "value_error" }],
+    );
+  }
   const prepared = await prepareRun(ctx, user, {
     ...body,
     config: { ...(body.config ?? {}), thread_id: threadId },

@@ -59,20 +59,20 @@ export function threadMessageRoutes(app: Hono<ServerEnv>, ctx: ServerContext): v
     const messageId = pathId(c, "message_id");
     await requireThread(ctx.checkpointer, c.get("user"), threadId, "delete messages of");
     await readBody(c, configBodySchema);
-    // Persisted messages are immutable: ledger keys and replays refer to them by id, so removing
-    // one would make a replay answer a call that is no longer in the transcript.
-    throw new ApiError(
-      409,
-      "MESSAGE_IMMUTABLE",
-      `Message '${messageId}' cannot be deleted: tenxgraph transcripts are append-only ` +
-        "(tool ledger keys refer to message ids); delete the thread instead",
-      [
-        {
-          loc: ["path", "message_id"],
-          msg: "transcripts are append-only: messages cannot be deleted one by one",
-          type: "append_only",
-        },
-      ],
+    // A new version without the message; the versions before it keep it (nothing stored is
+    // rewritten), and the ledger keeps its calls, so removing one never lets a call run twice.
+    const state = await ctx.graph.getState({ threadId });
+    if (!state?.values.messages.some((message) => message.id === messageId)) {
+      throw new ApiError(
+        404,
+        "NOT_FOUND",
+        `Message '${messageId}' not found in thread '${threadId}'`,
+      );
+    }
+    const version = await ctx.graph.updateState(
+      { threadId },
+      { messages: [Message.remove(messageId)] },
     );
+    return ok(c, { success: true, message: "Message deleted successfully", data: { version } });
   });
 }

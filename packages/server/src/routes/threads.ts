@@ -4,7 +4,14 @@ import type { Hono } from "hono";
 import { ok } from "../envelope.js";
 import { authorizeThread, requireThread } from "../ownership.js";
 import { pathId, readBody, readQuery } from "../request-input.js";
-import { configBodySchema, pageQuerySchema, putStateSchema, wireMessagesOf } from "../schemas.js";
+import {
+  configBodySchema,
+  pageQuerySchema,
+  putStateSchema,
+  stateQuerySchema,
+  wireMessagesOf,
+} from "../schemas.js";
+import { ApiError } from "../api-error.js";
 import type { ServerContext } from "../server-context.js";
 import type { ServerEnv } from "../server-env.js";
 import { mergeState } from "../state-merge.js";
@@ -53,8 +60,18 @@ export function threadRoutes(app: Hono<ServerEnv>, ctx: ServerContext): void {
 
   app.get("/v1/threads/:thread_id/state", async (c) => {
     const threadId = pathId(c, "thread_id");
-    await authorizeThread(ctx.checkpointer, c.get("user"), threadId, "read");
-    const state = await ctx.graph.getState({ threadId });
+    const checkpoint = await authorizeThread(ctx.checkpointer, c.get("user"), threadId, "read");
+    const { version } = readQuery(c, stateQuerySchema);
+    const state = await ctx.graph.getState(
+      version === undefined ? { threadId } : { threadId, version },
+    );
+    if (version !== undefined && state === null && checkpoint !== null) {
+      throw new ApiError(
+        404,
+        "VERSION_NOT_FOUND",
+        `Thread '${threadId}' has no version ${version} (latest: ${checkpoint.version}; pruned versions are gone)`,
+      );
+    }
     return ok(c, { state: state ? toWireState(threadId, state) : null });
   });
 

@@ -18,7 +18,10 @@ const STATUS: Record<string, string> = {
  */
 export function toWireState(
   threadId: string,
-  state: ThreadState<BaseState>,
+  state: Pick<
+    ThreadState<BaseState>,
+    "values" | "version" | "currentNode" | "step" | "status" | "interrupts"
+  >,
 ): Record<string, unknown> {
   const {
     messages,

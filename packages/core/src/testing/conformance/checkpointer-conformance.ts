@@ -1,5 +1,6 @@
 import type { Checkpointer } from "../../storage/checkpointer.js";
 import type { CheckpointerHarness } from "./checkpointer-harness.js";
+import { historyConformance } from "./history.js";
 import { idsConformance } from "./ids.js";
 import { ledgerConformance } from "./ledger.js";
 import { messagesConformance } from "./messages.js";
@@ -9,8 +10,8 @@ import type { TestApi } from "./test-api.js";
 import { threadsConformance } from "./threads.js";
 
 /**
- * Registers the one suite every checkpointer must pass (state, messages, ledger, stop requests,
- * threads, ids), under `describe("checkpointer conformance: <name>")`. Call it from a test file.
+ * Registers the one suite every checkpointer must pass (state, messages, history, ledger, stop
+ * requests, threads, ids), under `describe("checkpointer conformance: <name>")`. Call it from a test file.
  * The suite never calls `setup()` before a test: stores must set themselves up on first use.
  *
  * The suite does not import a test framework: pass it as `test`. The vitest module fits as is
@@ -53,6 +54,7 @@ export function checkpointerConformance(harness: CheckpointerHarness, test: Test
 
     stateConformance(get, test, getPeer);
     messagesConformance(get, test);
+    historyConformance(get, test, harness);
     ledgerConformance(get, test, getPeer);
     stopConformance(get, test, getPeer);
     threadsConformance(get, test, harness);

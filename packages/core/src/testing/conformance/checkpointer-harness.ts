@@ -1,3 +1,4 @@
+import type { HistoryOptions } from "../../storage/base-checkpointer.js";
 import type { Checkpointer } from "../../storage/checkpointer.js";
 
 /**
@@ -8,6 +9,8 @@ import type { Checkpointer } from "../../storage/checkpointer.js";
 export interface CheckpointerHarness {
   name: string;
   create(): Promise<Checkpointer>;
+  /** A checkpointer like `create`'s, with these history options (destroyed with `destroy`). */
+  createWith(options: HistoryOptions): Promise<Checkpointer>;
   destroy?(checkpointer: Checkpointer): Promise<void>;
   /**
    * Another connection to the same store as `checkpointer` (destroyed with `destroy`). Races run

@@ -1,0 +1,79 @@
+import { InvalidRunError } from "../errors/errors.js";
+import { END } from "../graph/edges.js";
+import type { BaseState, StateUpdate } from "../graph/reducers.js";
+import { deepCopy } from "../graph/state-copy.js";
+import type { RunDependencies } from "./run-dependencies.js";
+import { applyCallerUpdate, requireSchema, validateInput } from "./run-start.js";
+import { route } from "./step.js";
+import { loadThread } from "./thread-snapshot.js";
+import { diffTranscript } from "./transcript-change.js";
+
+/** Options of `updateState`. */
+export interface UpdateStateOptions {
+  /**
+   * Write the update as if this node had returned it: the thread then stands at the node its
+   * edge leads to (its conditional edge is asked, with the updated state), pending interrupts
+   * are dropped, and `invoke(null)` runs from there. Without it the thread's position, status
+   * and interrupts are kept: only the state changes.
+   */
+  asNode?: string;
+}
+
+/**
+ * Writes `update` to the thread's latest version through the reducers, as the next version,
+ * with the same compare-and-swap as a run's step: a run that writes in between makes this fail
+ * with `StaleStateError` (and this write makes that run's next step fail). Returns the version.
+ */
+export async function updateThreadState<S extends BaseState>(
+  deps: RunDependencies<S>,
+  threadId: string,
+  update: StateUpdate<S>,
+  options: UpdateStateOptions,
+): Promise<number> {
+  validateInput(update);
+  const asNode = options.asNode;
+  if (asNode !== undefined && !deps.graph.nodes.has(asNode)) {
+    const known = [...deps.graph.nodes.keys()].join(", ");
+    throw new InvalidRunError("INPUT_001", `updateState: no node '${asNode}' (nodes: ${known})`);
+  }
+  const snapshot = await loadThread(deps.checkpointer, threadId);
+  if (!snapshot) {
+    throw new InvalidRunError(
+      "THREAD_001",
+      `Thread '${threadId}' does not exist: nothing to update`,
+    );
+  }
+  const { checkpoint } = snapshot;
+  const state = { ...deepCopy(checkpoint.values), messages: snapshot.messages.slice() } as S;
+  applyCallerUpdate(deps, state, update);
+  requireSchema(deps, state);
+  const next = asNode === undefined ? checkpoint.currentNode : await route(deps, asNode, state);
+  const position =
+    asNode === undefined
+      ? {
+          step: checkpoint.step,
+          status: checkpoint.status,
+          interrupts: checkpoint.interrupts,
+          resumeAnswers: checkpoint.resumeAnswers,
+        }
+      : {
+          step: checkpoint.step + 1,
+          // Paused where the node's edge leads: `invoke(null)` continues from there.
+          status: next === END ? ("completed" as const) : ("stopped" as const),
+          interrupts: [],
+          resumeAnswers: {},
+        };
+  const { messages, ...values } = state;
+  return deps.checkpointer.putCheckpoint({
+    threadId,
+    incarnation: checkpoint.incarnation,
+    userId: checkpoint.userId,
+    expectedVersion: checkpoint.version,
+    node: asNode ?? null,
+    runId: null,
+    currentNode: next === END ? null : next,
+    values,
+    ...position,
+    ...diffTranscript(snapshot.durable, messages),
+  });
+}

@@ -1,0 +1,253 @@
+import type { SeqRanges, StepCommit, StoreWrite } from "@tenxgraph/core/storage";
+import {
+  StaleStateError,
+  StorageError,
+  childRanges,
+  isPrefix,
+  rangesLength,
+} from "@tenxgraph/core/storage";
+import type { EncodedCompletion, SqliteLedger } from "./ledger.js";
+import { toTranscript } from "./rows.js";
+import type { TranscriptRow } from "./rows.js";
+import type { Statements } from "./sql.js";
+
+/** A message as a row stores it. */
+interface EncodedMessage {
+  id: string;
+  json: string;
+}
+
+/** A write's JSON, encoded before its transaction. */
+export interface EncodedWrite {
+  valuesJson: string;
+  interruptsJson: string;
+  resumeAnswersJson: string;
+  replaced: EncodedMessage[];
+  appended: EncodedMessage[];
+  completions: EncodedCompletion[];
+}
+
+/** The write's JSON: a value JSON cannot hold fails here, before the file is touched. */
+export function encodeWrite(write: StoreWrite): EncodedWrite {
+  const encode = (messages: StoreWrite["newMessages"]) =>
+    messages.map((message) => ({ id: message.id, json: JSON.stringify(message) }));
+  return {
+    valuesJson: JSON.stringify(write.values),
+    interruptsJson: JSON.stringify(write.interrupts),
+    resumeAnswersJson: JSON.stringify(write.resumeAnswers),
+    replaced: encode(write.replacedMessages),
+    appended: encode(write.newMessages),
+    completions: write.ledger.completions.map(({ attempt, result }) => ({
+      key: attempt.key,
+      attempt: attempt.attempt,
+      resultJson: JSON.stringify(result) ?? "null",
+    })),
+  };
+}
+
+/**
+ * The body of the step write's transaction: read the parent's transcript, compare-and-swap the
+ * thread, check the transcript change against the parent, record the riding results (each
+ * fenced on its attempt), write the message rows and the state, drop the versions
+ * `keepVersions` pushed out, then insert the riding claims. A throw anywhere rolls all of it
+ * back, so a refused write writes nothing. An empty ledger runs no statement of its own.
+ */
+export function commitWrite(
+  sql: Statements,
+  ledger: SqliteLedger,
+  write: StoreWrite,
+  encoded: EncodedWrite,
+  keepVersions: number | null,
+): StepCommit {
+  const { threadId, expectedVersion } = write;
+  const now = new Date();
+  const at = now.toISOString();
+  const parent = parentTranscript(sql, write);
+  // Exact once the change is checked below (removed ids are distinct and, then, in the parent).
+  const messageCount =
+    rangesLength(parent) - write.removedMessageIds.length + write.newMessages.length;
+  const rowsAdded = encoded.replaced.length + encoded.appended.length;
+  const firstSeq = moveThread(sql, write, { messageCount, rowsAdded }, at);
+  const transcript = changedTranscript(sql, write, parent, firstSeq);
+  // A completion's update is its own fence: it changes no row unless the attempt still holds
+  // the claim, and then ClaimLostError undoes the version just taken.
+  ledger.completeInStep(threadId, encoded.completions, at);
+  // The replacing rows take the first new places, then the appended ones, as childRanges expects.
+  for (const [index, message] of [...encoded.replaced, ...encoded.appended].entries()) {
+    sql.insertMessage.run(threadId, firstSeq + index, message.id, message.json);
+  }
+  const version = expectedVersion + 1;
+  insertState(sql, write, encoded, { version, transcript, now: at });
+  if (keepVersions !== null) sql.deleteStatesUpTo.run(threadId, version - keepVersions);
+  const claims = ledger.claimInStep(threadId, write.ledger.claims, now);
+  return { version, claims };
+}
+
+/**
+ * The transcript of the version the write continues (empty for a new thread). A version that is
+ * not kept, or was written before the upgrade to history, cannot be continued: the write fails,
+ * as stale when the thread moved on (that is the error its caller can act on).
+ */
+function parentTranscript(sql: Statements, write: StoreWrite): SeqRanges {
+  const { threadId, parentVersion } = write;
+  if (parentVersion === 0) return [];
+  const row = sql.selectTranscript.get({ threadId, version: parentVersion });
+  const transcript = toTranscript(row as TranscriptRow | undefined);
+  if (transcript) return transcript;
+  requireCurrent(sql, write);
+  const why =
+    `version ${parentVersion} of thread '${threadId}' is not kept (pruned, never written, or ` +
+    `written before the upgrade to history): it cannot be continued`;
+  throw new StorageError("putCheckpoint", new Error(why));
+}
+
+/** Throws `StaleStateError` unless the thread is at the write's version, in the write's life. */
+function requireCurrent(sql: Statements, write: StoreWrite): void {
+  const { threadId, expectedVersion } = write;
+  const thread = sql.selectVersion.get(threadId) as ThreadVersionRow | undefined;
+  const current = thread?.version === expectedVersion && thread.incarnation === write.incarnation;
+  if (!current) throw new StaleStateError(threadId, expectedVersion, thread?.version ?? null);
+}
+
+interface ThreadVersionRow {
+  version: number;
+  incarnation: string;
+}
+
+/**
+ * Creates the thread or moves it one version on, with the new head's transcript length and
+ * `rowsAdded` more message rows; returns the place of the first new row. Throws
+ * `StaleStateError` when the thread is not at the write's version (of the write's life).
+ */
+function moveThread(
+  sql: Statements,
+  write: StoreWrite,
+  transcript: { messageCount: number; rowsAdded: number },
+  now: string,
+): number {
+  const { threadId, expectedVersion } = write;
+  const thread: ThreadParams = {
+    threadId,
+    incarnation: write.incarnation,
+    userId: write.userId,
+    status: write.status,
+    expectedVersion,
+    ...transcript,
+    now,
+  };
+  const firstSeq = expectedVersion === 0 ? createThread(sql, thread) : advanceThread(sql, thread);
+  if (firstSeq === null) {
+    const actual = sql.selectVersion.get(threadId) as ThreadVersionRow | undefined;
+    throw new StaleStateError(threadId, expectedVersion, actual?.version ?? null);
+  }
+  return firstSeq;
+}
+
+type ThreadParams = Record<"threadId" | "incarnation" | "status" | "now", string> & {
+  userId: string | null;
+  expectedVersion: number;
+  messageCount: number;
+  rowsAdded: number;
+};
+
+/** Inserts the thread at version 1; the first row's place (0), or `null` if it exists. */
+function createThread(sql: Statements, params: ThreadParams): number | null {
+  const { expectedVersion: _, ...insert } = params;
+  return sql.insertThread.run(insert).changes === 1 ? 0 : null;
+}
+
+/**
+ * Moves the thread one version on; the first new row's place, or `null` when stale. A step
+ * that keeps the status takes one statement; a status change, or a stale write, two.
+ */
+function advanceThread(sql: Statements, params: ThreadParams): number | null {
+  type Moved = { first_seq: number } | undefined;
+  const row = (sql.advanceThread.get(params) ?? sql.advanceThreadRelisted.get(params)) as Moved;
+  return row?.first_seq ?? null;
+}
+
+/**
+ * The new version's transcript: the parent's, changed as the write says, its new rows from
+ * `firstSeq`. Each appended id must be new to the parent's transcript, each replaced or removed
+ * one in it; ids are found through the `messages_by_id` index, and a row found counts only if
+ * the parent holds it (the same id may sit in rows of an abandoned branch, or of an earlier
+ * edit).
+ */
+function changedTranscript(
+  sql: Statements,
+  write: StoreWrite,
+  parent: SeqRanges,
+  firstSeq: number,
+): SeqRanges {
+  const { threadId, newMessages, replacedMessages, removedMessageIds } = write;
+  const inParent = parentRowsOf(sql, write, parent);
+  const fail = (why: string) => new StorageError("putCheckpoint", new Error(why));
+  for (const { id } of newMessages) {
+    if (inParent.has(id)) {
+      throw fail(`message '${id}' is already in the append-only transcript of '${threadId}'`);
+    }
+  }
+  const seqOf = (id: string, change: string) => {
+    const seq = inParent.get(id);
+    if (seq === undefined) {
+      throw fail(
+        `cannot ${change} message '${id}': it is not in the transcript of version ${write.parentVersion} of '${threadId}'`,
+      );
+    }
+    return seq;
+  };
+  const replaced = new Map(
+    replacedMessages.map(({ id }, index) => [seqOf(id, "replace"), firstSeq + index]),
+  );
+  const removed = new Set(removedMessageIds.map((id) => seqOf(id, "remove")));
+  const appended = { first: firstSeq + replacedMessages.length, count: newMessages.length };
+  return childRanges(parent, { removed, replaced, appended });
+}
+
+/** The write's message ids that the parent's transcript holds, with their rows. */
+function parentRowsOf(sql: Statements, write: StoreWrite, parent: SeqRanges): Map<string, number> {
+  const ids = [
+    ...write.newMessages.map(({ id }) => id),
+    ...write.replacedMessages.map(({ id }) => id),
+    ...write.removedMessageIds,
+  ];
+  // A step without messages, and a new thread, have nothing to look up.
+  if (ids.length === 0 || parent.length === 0) return new Map();
+  const rows = sql.selectMessageSeqs.all(write.threadId, JSON.stringify(ids)) as MessageSeqRow[];
+  const held = rows.filter(({ seq }) => parent.some(([start, end]) => seq >= start && seq < end));
+  return new Map(held.map((row) => [row.message_id, row.seq]));
+}
+
+interface MessageSeqRow {
+  message_id: string;
+  seq: number;
+}
+
+/**
+ * Inserts the version's state row. A transcript that is the prefix `[0, n)`, as every version
+ * of a thread that only appends, is kept as its length alone (`message_ranges` NULL).
+ */
+function insertState(
+  sql: Statements,
+  write: StoreWrite,
+  encoded: EncodedWrite,
+  at: { version: number; transcript: SeqRanges; now: string },
+): void {
+  const { transcript } = at;
+  sql.insertState.run({
+    threadId: write.threadId,
+    version: at.version,
+    parentVersion: write.parentVersion === 0 ? null : write.parentVersion,
+    node: write.node,
+    runId: write.runId,
+    step: write.step,
+    currentNode: write.currentNode,
+    status: write.status,
+    valuesJson: encoded.valuesJson,
+    interruptsJson: encoded.interruptsJson,
+    resumeAnswersJson: encoded.resumeAnswersJson,
+    messageCount: rangesLength(transcript),
+    messageRanges: isPrefix(transcript) ? null : JSON.stringify(transcript),
+    now: at.now,
+  });
+}
