@@ -115,6 +115,34 @@ describe("the web inspector in Chromium", { timeout: 60_000 }, () => {
     await screenshot(page, "thread");
   });
 
+  it("lists the versions, opens a past one, and forks from it: the charge replays", async () => {
+    const page = await open("/inspector/threads/chat-1");
+    const timeline = page.locator("[data-panel=timeline]");
+    await timeline.locator("tr[data-version='4']").waitFor();
+    const newest = await timeline.locator("tr[data-version='4'] td").allTextContents();
+    expect(newest[2]).toBe("MAIN");
+    expect(newest[4]).toBe("+1 message");
+    // Version 2: the model has asked for the charge, the tool node is next.
+    await timeline.getByRole("button", { name: "v2", exact: true }).click();
+    const past = page.locator("[data-panel=past-version]");
+    await past.getByText("step 1, at TOOL").waitFor();
+    expect(await past.locator(".bubble").count()).toBe(2);
+    await screenshot(page, "timeline");
+    await past.getByRole("button", { name: "Fork from version 2" }).click();
+    await page
+      .locator("ol.activity")
+      .getByText("charge_card done, replayed from the ledger")
+      .waitFor();
+    await page.locator("[data-panel=run] .badge.status-completed").waitFor();
+    await timeline.locator("tr[data-version='5']").getByText("from v2").waitFor();
+    const row = page.locator("tr[data-key='charge_card:order-7-charge']");
+    expect((await row.locator("td").allTextContents())[6]).toBe("replayed");
+    // The fork replayed the recorded charge: order 7 was charged once.
+    expect(readEffects<{ line: string }>(effectLog).map((e) => e.line)).toEqual([
+      "charged order 7",
+    ]);
+  });
+
   it("shows the model's tokens while it writes, and stops a hung tool", async () => {
     const page = await open("/inspector/threads/export-1");
     await send(page, "export");

@@ -1,15 +1,17 @@
 import type { TenxgraphClient, WireMessage } from "@tenxgraph/client";
 import { isClientError } from "@tenxgraph/client";
-import { useEffect } from "preact/hooks";
+import { useEffect, useState } from "preact/hooks";
 import { GraphPicture } from "./graph-picture.js";
 import { InDoubtPanel } from "./in-doubt-panel.js";
 import { isInDoubtQuestion } from "./interrupt-answer.js";
 import { InterruptPanel } from "./interrupt-panel.js";
 import { LedgerTable } from "./ledger-table.js";
+import { PastVersion } from "./past-version.js";
 import { linkCalls, transcriptCalls } from "./ledger-links.js";
 import { followLink, hrefOf } from "./router.js";
 import { RunPanel } from "./run-panel.js";
 import { StatusBadge } from "./status-badge.js";
+import { Timeline } from "./timeline.js";
 import { Transcript } from "./transcript.js";
 import { useLiveRun } from "./use-live-run.js";
 import { useLoad } from "./use-load.js";
@@ -23,6 +25,7 @@ export function ThreadPage(props: { threadId: string }) {
   );
   const [graph] = useLoad((client, signal) => client.getGraph({ signal }), []);
   const run = useLiveRun(threadId, reload);
+  const [selected, setSelected] = useState<number | null>(null);
   const stored = loaded.state === "ready" ? loaded.value.state?.execution_meta : undefined;
   useFollow(stored?.internal_data.status === "running" && !run.running, reload);
   if (loaded.state === "loading") return <p class="card muted">Loading thread {threadId}…</p>;
@@ -74,6 +77,30 @@ export function ThreadPage(props: { threadId: string }) {
             <Transcript messages={messages} drafts={run.live?.drafts ?? {}} links={links} />
           </section>
           <RunPanel run={run} />
+          {selected !== null && (
+            <PastVersion
+              threadId={threadId}
+              version={selected}
+              links={links}
+              running={run.running}
+              onClose={() => setSelected(null)}
+              onFork={(text) => {
+                setSelected(null);
+                void run.start(text === "" ? { continue: true } : text, { fromVersion: selected });
+              }}
+            />
+          )}
+          {meta && (
+            <section class="card" data-panel="timeline">
+              <h3>Versions</h3>
+              <Timeline
+                threadId={threadId}
+                version={meta.internal_data.version}
+                selected={selected}
+                onSelect={setSelected}
+              />
+            </section>
+          )}
         </div>
         <div class="column">
           <InterruptPanel

@@ -11,8 +11,11 @@ export interface LiveRunControl {
   running: boolean;
   /** A request that failed before the run began (a 409, a 422), as a sentence. */
   refused: string | null;
-  /** Streams a run with `input` on the thread: new messages, an interrupt's answer, a continue. */
-  start(input: RunInput): Promise<void>;
+  /**
+   * Streams a run with `input` on the thread: new messages, an interrupt's answer, a continue;
+   * with `fromVersion`, a fork of that past version.
+   */
+  start(input: RunInput, options?: { fromVersion?: number }): Promise<void>;
   /** Asks the server to stop the thread's run (works for a run started anywhere). */
   stop(): Promise<void>;
 }
@@ -32,13 +35,13 @@ export function useLiveRun(threadId: string, onEnd: () => void): LiveRunControl 
     setLive(run);
   };
 
-  async function start(input: RunInput) {
+  async function start(input: RunInput, options: { fromVersion?: number } = {}) {
     setRefused(null);
     setRunning(true);
     show(startedRun(threadId));
     try {
-      for await (const chunk of client.stream(input, { threadId, granularity: "full" }))
-        show(applyChunk(current.current!, chunk));
+      const stream = client.stream(input, { ...options, threadId, granularity: "full" });
+      for await (const chunk of stream) show(applyChunk(current.current!, chunk));
     } catch (error) {
       if (needsToken(error)) askForToken(explain(error));
       setRefused(explain(error));
