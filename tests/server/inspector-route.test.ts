@@ -32,8 +32,10 @@ describe("the inspector's route", () => {
     expect(asset.status).toBe(200);
     expect(asset.headers.get("content-type")).toBe("text/javascript; charset=utf-8");
     expect(asset.headers.get("cache-control")).toContain("immutable");
-    // Everything the page is made of is on the server: no address outside it is loaded.
+    // Everything the page is made of is on the server: no address outside it is loaded, and
+    // the browser is told to load none.
     expect(html).not.toMatch(/(src|href)="(https?:)?\/\//);
+    expect(page.headers.get("content-security-policy")).toContain("default-src 'self'");
 
     expect((await server.request("/v1/threads")).status).toBe(401);
     const token = await tokenFor("alice");
@@ -49,7 +51,7 @@ describe("the inspector's route", () => {
     expect(deep.status).toBe(200);
     expect(await deep.text()).toContain('<div id="app"></div>');
     const bare = await server.request("/inspector");
-    expect(bare.status).toBe(301);
+    expect(bare.status).toBe(302);
     expect(bare.headers.get("location")).toBe("/inspector/");
     // Climbing out of the folder gets the page (or, once the URL's dots are resolved, a path
     // outside /inspector), never the package's own files.

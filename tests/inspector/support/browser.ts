@@ -14,14 +14,19 @@ export function launchBrowser(): Promise<Browser> {
 }
 
 /**
- * A fresh page (its own session storage, so its own token) that fails the test on any error
- * the page throws: a broken page must not pass by showing the right text by chance.
+ * A fresh page (its own session storage, so its own token) whose errors the test checks: a
+ * broken page must not pass by showing the right text by chance.
  */
 export async function newPage(browser: Browser): Promise<{ page: Page; errors: string[] }> {
   const context = await browser.newContext({ viewport: { width: 1400, height: 900 } });
   const page = await context.newPage();
   const errors: string[] = [];
   page.on("pageerror", (error) => errors.push(error.message));
+  // Something the server's Content-Security-Policy blocked is a broken page too.
+  page.on("console", (message) => {
+    if (message.type() === "error" && /Content Security Policy/.test(message.text()))
+      errors.push(message.text());
+  });
   return { page, errors };
 }
 

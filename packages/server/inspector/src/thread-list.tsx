@@ -1,4 +1,4 @@
-import type { TenxgraphClient, ThreadInfo } from "@tenxgraph/client";
+import { isClientError, type TenxgraphClient, type ThreadInfo } from "@tenxgraph/client";
 import { useState } from "preact/hooks";
 import { clockTime } from "./format.js";
 import { followLink, hrefOf, navigate } from "./router.js";
@@ -152,7 +152,21 @@ async function listPage(
       inDoubt:
         thread.metadata.status === "completed"
           ? 0
-          : (await client.listInDoubt(thread.thread_id, { signal: options.signal })).length,
+          : await inDoubtCount(client, thread.thread_id, options.signal),
     })),
   );
+}
+
+/** How many calls of the thread are in doubt; 0 for a thread deleted since it was listed. */
+async function inDoubtCount(
+  client: TenxgraphClient,
+  threadId: string,
+  signal: AbortSignal,
+): Promise<number> {
+  try {
+    return (await client.listInDoubt(threadId, { signal })).length;
+  } catch (error) {
+    if (isClientError(error) && error.status === 404) return 0;
+    throw error;
+  }
 }

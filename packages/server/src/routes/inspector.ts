@@ -15,6 +15,18 @@ export const INSPECTOR_PATH = "/inspector";
  */
 export const INSPECTOR_DIR = fileURLToPath(new URL("../inspector/", import.meta.url));
 
+/**
+ * The page loads only its own files and talks only to the server that serves it; no other site
+ * may frame it (its buttons decide in-doubt calls).
+ */
+const CONTENT_SECURITY_POLICY = [
+  "default-src 'self'",
+  "img-src 'self' data:",
+  "object-src 'none'",
+  "base-uri 'none'",
+  "frame-ancestors 'none'",
+].join("; ");
+
 const CONTENT_TYPES: Record<string, string> = {
   ".html": "text/html; charset=utf-8",
   ".js": "text/javascript; charset=utf-8",
@@ -31,7 +43,8 @@ const CONTENT_TYPES: Record<string, string> = {
  * API with the API's auth.
  */
 export function inspectorRoutes(app: Hono<ServerEnv>, root: string = INSPECTOR_DIR): void {
-  app.get(INSPECTOR_PATH, (c) => c.redirect(`${INSPECTOR_PATH}/`, 301));
+  // Not a permanent redirect: a browser would keep it after the inspector is turned off.
+  app.get(INSPECTOR_PATH, (c) => c.redirect(`${INSPECTOR_PATH}/`, 302));
   app.get(`${INSPECTOR_PATH}/*`, async (c) => {
     const relative = decodeURIComponent(c.req.path.slice(INSPECTOR_PATH.length + 1));
     const file = (await servableFile(root, relative)) ?? (await servableFile(root, "index.html"));
@@ -68,5 +81,6 @@ async function sendFile(c: Context<ServerEnv>, path: string): Promise<Response> 
     "content-type": CONTENT_TYPES[extname(path)] ?? "application/octet-stream",
     "cache-control": hashed ? "public, max-age=31536000, immutable" : "no-cache",
     "x-content-type-options": "nosniff",
+    "content-security-policy": CONTENT_SECURITY_POLICY,
   });
 }
