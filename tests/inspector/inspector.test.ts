@@ -212,6 +212,17 @@ describe("the web inspector in Chromium", { timeout: 60_000 }, () => {
     expect(await page.locator("tr[data-thread='bobs-thread']").count()).toBe(0);
   });
 
+  it("searches the threads, and says so when none matches", async () => {
+    const page = await open();
+    await page.locator("tr[data-thread='order-9']").waitFor();
+    await page.locator("input[name=search]").fill("chat");
+    await page.locator("tr[data-thread='order-9']").waitFor({ state: "detached" });
+    expect(await page.locator("tr[data-thread]").evaluateAll((rows) => rows.length)).toBe(1);
+    await page.locator("tr[data-thread='chat-1']").waitFor();
+    await page.locator("input[name=search]").fill("nothing-like-it");
+    await page.getByText("No thread of yours matches").waitFor();
+  });
+
   it("draws the graph with the thread's current node highlighted", async () => {
     const page = await open("/inspector/threads/refund-1");
     await page.locator("[data-panel=graph] [data-node=__end__].current").waitFor();
