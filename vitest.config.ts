@@ -28,6 +28,11 @@ export default defineConfig({
               replacement: source("./packages/core/src/storage/index.ts"),
             },
             { find: /^@tenxgraph\/core$/, replacement: source("./packages/core/src/index.ts") },
+            // The inspector's tests use the client by name, as the page does.
+            {
+              find: /^@tenxgraph\/client$/,
+              replacement: source("./packages/client/src/index.ts"),
+            },
           ],
         },
         test: {

@@ -42,3 +42,11 @@ export function explain(error: unknown): string {
       return `${error.message} (${error.code}, HTTP ${error.status})`;
   }
 }
+
+/**
+ * True when the server has no such route (an older server, without the feature): it answers
+ * 404 "No route …", where a missing thread or version names what is missing.
+ */
+export function isMissingRoute(error: unknown): boolean {
+  return isClientError(error) && error.status === 404 && error.message.startsWith("No route");
+}

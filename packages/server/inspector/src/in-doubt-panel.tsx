@@ -65,6 +65,13 @@ function leaseText(ms: number | null | undefined): string {
 
 type Choice = InDoubtDecision["action"];
 
+/** The three decisions, as the form offers them. */
+const CHOICES: [Choice, string][] = [
+  ["complete", "It happened: record this result"],
+  ["retry", "It did not happen: run it again"],
+  ["fail", "Mark it failed (the model is told)"],
+];
+
 /** The decision on one call: retry it, mark it failed, or record the result checked by hand. */
 function Decision(props: { threadId: string; call: InDoubtCall; onDecided: () => void }) {
   const { client } = useInspector();
@@ -97,36 +104,18 @@ function Decision(props: { threadId: string; call: InDoubtCall; onDecided: () =>
         idempotency key <code>{props.call.key}</code>, attempt {props.call.attempt}
       </p>
       <fieldset>
-        <label>
-          <input
-            type="radio"
-            name={`choice-${props.call.key}`}
-            value="complete"
-            checked={choice === "complete"}
-            onChange={() => setChoice("complete")}
-          />
-          It happened: record this result
-        </label>
-        <label>
-          <input
-            type="radio"
-            name={`choice-${props.call.key}`}
-            value="retry"
-            checked={choice === "retry"}
-            onChange={() => setChoice("retry")}
-          />
-          It did not happen: run it again
-        </label>
-        <label>
-          <input
-            type="radio"
-            name={`choice-${props.call.key}`}
-            value="fail"
-            checked={choice === "fail"}
-            onChange={() => setChoice("fail")}
-          />
-          Mark it failed (the model is told)
-        </label>
+        {CHOICES.map(([value, label]) => (
+          <label key={value}>
+            <input
+              type="radio"
+              name={`choice-${props.call.key}`}
+              value={value}
+              checked={choice === value}
+              onChange={() => setChoice(value)}
+            />
+            {label}
+          </label>
+        ))}
       </fieldset>
       {choice !== "retry" && (
         <textarea

@@ -1,6 +1,6 @@
 import type { StateHistoryEntry } from "@tenxgraph/client";
-import { isClientError } from "@tenxgraph/client";
 import { useState } from "preact/hooks";
+import { isMissingRoute } from "./connection.js";
 import { clockTime } from "./format.js";
 import { StatusBadge } from "./status-badge.js";
 import { useLoad } from "./use-load.js";
@@ -57,28 +57,13 @@ export function Timeline(props: {
         </thead>
         <tbody>
           {versions.map((v) => (
-            <tr
+            <TimelineRow
               key={v.version}
-              data-version={v.version}
-              class={v.version === props.selected ? "selected" : ""}
-            >
-              <td>
-                <button class="link" onClick={() => props.onSelect(v.version)}>
-                  v{v.version}
-                </button>
-                {v.parent_version !== null && v.parent_version !== v.version - 1 && (
-                  <span class="badge warn" title="Forked from an earlier version">
-                    from v{v.parent_version}
-                  </span>
-                )}
-              </td>
-              <td>{clockTime(v.created_at)}</td>
-              <td>{v.node ?? <span class="muted">input or edit</span>}</td>
-              <td>
-                <StatusBadge status={v.status} /> {v.next_node ?? ""}
-              </td>
-              <td>{changesOf(v, fetched)}</td>
-            </tr>
+              version={v}
+              changes={changesOf(v, fetched)}
+              selected={v.version === props.selected}
+              onSelect={props.onSelect}
+            />
           ))}
         </tbody>
       </table>
@@ -102,6 +87,37 @@ export function Timeline(props: {
   );
 }
 
+/** One version: open it, when it was written, by which node, where it stood, what changed. */
+function TimelineRow(props: {
+  version: StateHistoryEntry;
+  changes: string;
+  selected: boolean;
+  onSelect: (version: number) => void;
+}) {
+  const v = props.version;
+  const forked = v.parent_version !== null && v.parent_version !== v.version - 1;
+  return (
+    <tr data-version={v.version} class={props.selected ? "selected" : ""}>
+      <td>
+        <button class="link" onClick={() => props.onSelect(v.version)}>
+          v{v.version}
+        </button>
+        {forked && (
+          <span class="badge warn" title="Forked from an earlier version">
+            from v{v.parent_version}
+          </span>
+        )}
+      </td>
+      <td>{clockTime(v.created_at)}</td>
+      <td>{v.node ?? <span class="muted">input or edit</span>}</td>
+      <td>
+        <StatusBadge status={v.status} /> {v.next_node ?? ""}
+      </td>
+      <td>{props.changes}</td>
+    </tr>
+  );
+}
+
 /**
  * What `v` changed from the version it was made from; "—" when that version is not among
  * `versions` (a fork of a version further back).
@@ -110,9 +126,4 @@ function changesOf(v: StateHistoryEntry, versions: readonly StateHistoryEntry[])
   if (v.parent_version === null) return describeChanges(versionChanges(v, undefined));
   const parent = versions.find((other) => other.version === v.parent_version);
   return parent ? describeChanges(versionChanges(v, parent)) : "—";
-}
-
-/** An older server answers the history route with "No route": it keeps no history to show. */
-function isMissingRoute(error: unknown): boolean {
-  return isClientError(error) && error.status === 404 && error.message.startsWith("No route");
 }
