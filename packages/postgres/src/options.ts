@@ -1,10 +1,16 @@
 import { jsonLogger } from "@tenxgraph/core";
 import type { Logger } from "@tenxgraph/core";
+import type { HistoryOptions } from "@tenxgraph/core/storage";
 import type { DatabaseSettings } from "./connection/database.js";
 import type { ThreadCacheSettings } from "./cache/thread-cache.js";
 
-/** Options of {@link PgCheckpointer}. */
-export interface PgCheckpointerOptions {
+/**
+ * Options of {@link PgCheckpointer}. From `HistoryOptions`: `keepVersions` (each step deletes,
+ * in its own transaction, the state rows it pushes out of the newest that many; their message
+ * rows stay until `pruneVersions`) and `deleteExpiredEveryMs` (a timer that runs
+ * `deleteExpiredThreads`).
+ */
+export interface PgCheckpointerOptions extends HistoryOptions {
   /** `postgres://user:password@host:5432/database`: where threads live durably. */
   postgresDsn: string;
   /**

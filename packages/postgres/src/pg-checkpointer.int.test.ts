@@ -10,6 +10,7 @@ for (const redis of [false, true]) {
     {
       name: redis ? "PgCheckpointer (PostgreSQL + Redis)" : "PgCheckpointer (PostgreSQL only)",
       create: async () => sharedStore(schema, { redis }),
+      createWith: async (options) => sharedStore(schema, { redis, ...options }),
       peer: async () => sharedStore(schema, { redis }),
       destroy: (checkpointer) => checkpointer.close(),
     },

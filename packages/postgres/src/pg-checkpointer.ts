@@ -5,35 +5,36 @@ import type {
   ClaimResult,
   LedgerClaim,
   LedgerEntry,
-  Page,
+  MessagePage,
   StepCommit,
-  StepWrite,
+  StoreWrite,
   ThreadCheckpoint,
   ThreadFilter,
   ThreadSummary,
+  VersionRange,
 } from "@tenxgraph/core/storage";
-import {
-  BaseCheckpointer,
-  ClaimLostError,
-  StaleStateError,
-  StorageError,
-} from "@tenxgraph/core/storage";
+import { BaseCheckpointer, ClaimLostError, StaleStateError } from "@tenxgraph/core/storage";
 import { ThreadCache } from "./cache/thread-cache.js";
 import { Database } from "./connection/database.js";
-import { fromJsonb, toJsonb } from "./json.js";
+import { PgHistory } from "./history/pg-history.js";
 import { PgLedger, missingThread } from "./ledger/pg-ledger.js";
-import { claimsJsonb, completionsJsonb, toClaimResults } from "./ledger/step-ledger.js";
-import type { ClaimOutcome } from "./ledger/step-ledger.js";
+import { toClaimResults } from "./ledger/step-ledger.js";
 import { resolveOptions } from "./options.js";
 import type { PgCheckpointerOptions, ResolvedSettings } from "./options.js";
 import { toCheckpoint, toThreadSummary } from "./rows.js";
 import type { CheckpointRow, ThreadRow } from "./rows.js";
 import { migrate } from "./schema/setup.js";
+import {
+  PUT_CHECKPOINT,
+  refusedTranscriptOr,
+  stepWriteParams,
+  writtenCheckpoint,
+} from "./step-write.js";
+import type { WrittenRow } from "./step-write.js";
 
 const SELECT_CHECKPOINT = `
   SELECT t.thread_id, t.incarnation_id, t.user_id, t.version, t.incarnation, t.message_count,
-         t.updated_at, s.step,
-         s.current_node, s.status, s."values", s.interrupts, s.resume_answers
+         t.updated_at, s.parent_version, s.node, s.run_id, s.step, s.current_node, s.status, s."values", s.interrupts, s.resume_answers
   FROM threads t JOIN states s ON s.thread_id = t.thread_id AND s.version = t.version
   WHERE t.thread_id = $1`;
 
@@ -56,6 +57,7 @@ export class PgCheckpointer extends BaseCheckpointer {
   /** Made by `setup()`, which reads the store id that names its keys; none without Redis. */
   #cache: ThreadCache | undefined;
   readonly #ledger: PgLedger;
+  readonly #history: PgHistory;
   readonly #schema: string;
 
   /**
@@ -72,12 +74,13 @@ export class PgCheckpointer extends BaseCheckpointer {
   readonly getCachedStep?: (threadId: string) => Promise<CheckpointWrite | null>;
 
   constructor(options: PgCheckpointerOptions) {
-    super();
+    super(options);
     const settings = resolveOptions(options);
     this.#schema = settings.database.schema;
     this.#db = new Database(settings.database);
     this.#cacheSettings = settings.cache;
     this.#ledger = new PgLedger(this.#db);
+    this.#history = new PgHistory(this.#db);
     if (settings.cache) {
       this.cacheStep = (write) =>
         this.run("cacheStep", async () => (await this.#cache?.putStep(write)) ?? false);
@@ -131,8 +134,10 @@ export class PgCheckpointer extends BaseCheckpointer {
       if (
         cached?.incarnation === current.incarnation &&
         cached.value.version === current.version &&
-        // A copy cached by a version that did not know the life's id is read from PostgreSQL.
-        typeof cached.value.incarnation === "string"
+        // A copy cached by a release that did not know the life's id, or the version's place
+        // in the history (parent, node, run), is read from PostgreSQL.
+        typeof cached.value.incarnation === "string" &&
+        cached.value.parentVersion !== undefined
       ) {
         return cached.value;
       }
@@ -150,18 +155,25 @@ export class PgCheckpointer extends BaseCheckpointer {
   }
 
   /**
-   * One statement (`tenxgraph_put_checkpoint`, migration 6): the version compare, the fence of
-   * every riding completion, then the checkpoint, messages, completions and claims, in one round
-   * trip and one transaction. A write without ledger writes sends two empty lists.
+   * One statement (`tenxgraph_put_checkpoint`, migration 7): the version compare, the fence of
+   * every riding completion, the transcript change checked against the parent's, then the
+   * checkpoint, messages, completions, claims and (with `keepVersions`) the pruning of old
+   * state rows, in one round trip and one transaction. A write without ledger writes sends two
+   * empty lists.
    */
-  protected async commitCheckpoint(write: StepWrite): Promise<StepCommit> {
+  protected async commitCheckpoint(write: StoreWrite): Promise<StepCommit> {
     const { threadId, expectedVersion } = write;
     // Once: a write cut off mid-flight may have committed, and a second try would be refused
     // as stale anyway; the run then fails clearly and `invoke(null)` continues the thread.
     const [result] = await this.#db
-      .query<WrittenRow>("putCheckpoint", "once", PUT_CHECKPOINT, stepWriteParams(write))
+      .query<WrittenRow>(
+        "putCheckpoint",
+        "once",
+        PUT_CHECKPOINT,
+        stepWriteParams(write, this.keepVersions),
+      )
       .catch((error: unknown) => {
-        throw duplicateMessageOr(error, threadId);
+        throw refusedTranscriptOr(error);
       });
     if (result?.lost_key != null) {
       // The version matched, so the cache did not mislead this run and stays: another
@@ -174,22 +186,36 @@ export class PgCheckpointer extends BaseCheckpointer {
       const found = result?.found_version == null ? null : Number(result.found_version);
       throw new StaleStateError(threadId, expectedVersion, found);
     }
-    this.#cacheWritten(write, result);
+    this.#cache?.refresh(writtenCheckpoint(write, result), Number(result.thread_incarnation));
     return {
       version: Number(result.new_version),
       claims: toClaimResults(write.ledger.claims, result.claims),
     };
   }
 
-  /** `limit` `null` is SQL's `LIMIT NULL`: no limit. */
-  protected async loadMessages(threadId: string, { offset, limit }: Page): Promise<Message[]> {
-    const rows = await this.#db.query<{ body: unknown }>(
-      "listMessages",
-      "repeatable",
-      `SELECT body FROM messages WHERE thread_id = $1 AND seq >= $2 ORDER BY seq LIMIT $3`,
-      [threadId, offset, limit],
-    );
-    return rows.map((row) => fromJsonb(row.body) as Message);
+  protected async loadMessages(threadId: string, page: MessagePage): Promise<Message[]> {
+    return this.#history.loadMessages(threadId, page);
+  }
+
+  protected async loadVersion(threadId: string, version: number): Promise<ThreadCheckpoint | null> {
+    return this.#history.loadVersion(threadId, version);
+  }
+
+  protected async loadVersions(threadId: string, range: VersionRange): Promise<ThreadCheckpoint[]> {
+    return this.#history.loadVersions(threadId, range);
+  }
+
+  /** Old state rows go, and the message rows only they held; the cached head stays valid. */
+  protected async removeVersions(threadId: string, keepLast: number): Promise<number> {
+    return this.#history.removeVersions(threadId, keepLast);
+  }
+
+  protected async saveDeleteAfter(threadId: string, at: string | null): Promise<boolean> {
+    return this.#history.saveDeleteAfter(threadId, at);
+  }
+
+  protected async loadExpiredThreads(now: string): Promise<string[]> {
+    return this.#history.loadExpiredThreads(now);
   }
 
   /**
@@ -281,21 +307,6 @@ export class PgCheckpointer extends BaseCheckpointer {
     return this.#ledger.listCalls(threadId);
   }
 
-  /** After a durable write: the new checkpoint becomes the hot copy, superseding cached steps. */
-  #cacheWritten(write: StepWrite, written: WrittenRow): void {
-    const { expectedVersion: _, newMessages: __, ledger: ___, ...fields } = write;
-    this.#cache?.refresh(
-      {
-        ...fields,
-        userId: written.thread_user_id,
-        version: Number(written.new_version),
-        messageCount: written.message_count,
-        updatedAt: written.updated_at.toISOString(),
-      },
-      Number(written.thread_incarnation),
-    );
-  }
-
   /** The thread's version and incarnation in PostgreSQL, which a cached copy must match. */
   async #current(threadId: string): Promise<{ version: number; incarnation: number } | null> {
     const [row] = await this.#db.query<{ version: string; incarnation: string }>(
@@ -307,60 +318,6 @@ export class PgCheckpointer extends BaseCheckpointer {
     // bigint arrives as a string; versions and incarnations stay far below 2^53.
     return row ? { version: Number(row.version), incarnation: Number(row.incarnation) } : null;
   }
-}
-
-const PUT_CHECKPOINT = `SELECT * FROM tenxgraph_put_checkpoint(
-  $1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13::jsonb, $14::jsonb)`;
-
-/** The arguments of `tenxgraph_put_checkpoint`, in order. */
-function stepWriteParams(write: StepWrite): unknown[] {
-  return [
-    write.threadId,
-    write.incarnation,
-    write.userId,
-    write.expectedVersion,
-    write.step,
-    write.currentNode,
-    write.status,
-    toJsonb(write.values),
-    toJsonb(write.interrupts),
-    toJsonb(write.resumeAnswers),
-    write.newMessages.map((message) => message.id),
-    `[${write.newMessages.map(toJsonb).join(",")}]`,
-    completionsJsonb(write.ledger.completions),
-    claimsJsonb(write.ledger.claims),
-  ];
-}
-
-/** What `tenxgraph_put_checkpoint` returns. */
-interface WrittenRow {
-  /** `null` when nothing was written: a stale write, or a riding completion lost its claim. */
-  new_version: string | null;
-  found_version: string | null;
-  message_count: number;
-  thread_user_id: string | null;
-  updated_at: Date;
-  thread_incarnation: string | null;
-  /** The first riding completion whose claim is no longer held, when there is one. */
-  lost_key: string | null;
-  lost_attempt: number | null;
-  /** One outcome per riding claim, in order; `null` without claims. */
-  claims: ClaimOutcome[] | null;
-}
-
-/** A repeated message id (the transcript's primary key) becomes a clear error. */
-function duplicateMessageOr(error: unknown, threadId: string): unknown {
-  const cause = (error as { cause?: { code?: string; constraint?: string; detail?: string } })
-    .cause;
-  const pgError = cause?.code ? cause : (error as typeof cause);
-  if (pgError?.code !== "23505" || pgError.constraint !== "messages_pkey") return error;
-  const id = /\(thread_id, message_id\)=\(.*, (.*)\)/.exec(pgError.detail ?? "")?.[1] ?? "?";
-  return duplicateMessage(threadId, id);
-}
-
-function duplicateMessage(threadId: string, messageId: string): StorageError {
-  const why = `message '${messageId}' is already in the append-only transcript of '${threadId}'`;
-  return new StorageError("putCheckpoint", new Error(why));
 }
 
 function isForeignKeyViolation(error: unknown): boolean {

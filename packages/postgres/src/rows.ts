@@ -7,7 +7,10 @@ import type {
 import { ledgerEntryFromRow } from "@tenxgraph/core/storage";
 import { fromJsonb } from "./json.js";
 
-/** A row of `threads` joined with its current row of `states`. */
+/**
+ * A row of `threads` joined with one of its rows of `states`: the current one (`version` and
+ * `message_count` of the thread), or a kept version's (the state row's).
+ */
 export interface CheckpointRow {
   thread_id: string;
   incarnation_id: string;
@@ -16,6 +19,9 @@ export interface CheckpointRow {
   incarnation: string;
   message_count: number;
   updated_at: Date;
+  parent_version: string | null;
+  node: string | null;
+  run_id: string | null;
   step: number;
   current_node: string | null;
   status: string;
@@ -61,6 +67,9 @@ export function toCheckpoint(row: CheckpointRow): ThreadCheckpoint {
     userId: row.user_id,
     // bigint arrives as a string; versions stay far below 2^53.
     version: Number(row.version),
+    parentVersion: row.parent_version === null ? null : Number(row.parent_version),
+    node: row.node,
+    runId: row.run_id,
     step: row.step,
     currentNode: row.current_node,
     status: row.status as ThreadStatus,

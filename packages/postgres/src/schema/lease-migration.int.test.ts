@@ -31,14 +31,10 @@ async function schemaBeforeLeases(rows: [key: string, status: string, heartbeatA
   await setup.close();
   const s = pg.escapeIdentifier(schema);
   await sql(dsn, `ALTER TABLE ${s}.tool_executions DROP COLUMN lease_expires_at`);
-  // Steps 5 and 6 undone too: the writer's incarnation id, step 6's ledger functions, and the
-  // step function as step 2 made it.
+  // Steps 5 to 7 undone too: the writer's incarnation id, step 7's history columns, keys and
+  // functions, step 6's ledger functions, and the step function as step 2 made it.
   await sql(dsn, `ALTER TABLE ${s}.threads DROP COLUMN incarnation_id`);
-  await sql(
-    dsn,
-    `DROP FUNCTION ${s}.tenxgraph_put_checkpoint(text, text, text, bigint, integer, text, text,
-       jsonb, jsonb, jsonb, text[], jsonb, jsonb, jsonb)`,
-  );
+  await undoHistory(s);
   await sql(dsn, `DROP FUNCTION ${s}.tenxgraph_lost_completion(text, jsonb)`);
   await sql(dsn, `DROP FUNCTION ${s}.tenxgraph_claim_absent_calls(text, jsonb)`);
   await sql(dsn, `SET search_path TO ${s}; ${PUT_CHECKPOINT_WITH_INCARNATION}`);
@@ -57,6 +53,35 @@ async function schemaBeforeLeases(rows: [key: string, status: string, heartbeatA
       [key, index, status, heartbeatAt, done ? '"charged"' : null, done ? new Date() : null],
     );
   }
+}
+
+/** Takes schema `s` (quoted) from step 7 back to step 6's tables, without any step function. */
+async function undoHistory(s: string): Promise<void> {
+  await sql(
+    dsn,
+    `DROP FUNCTION ${s}.tenxgraph_put_checkpoint(text, text, text, bigint, bigint, text, text,
+       integer, text, text, jsonb, jsonb, jsonb, text[], jsonb, text[], jsonb, text[], jsonb,
+       jsonb, integer)`,
+  );
+  await sql(
+    dsn,
+    `DROP FUNCTION ${s}.tenxgraph_child_transcript(text, bigint, jsonb, integer, integer, text[],
+       text[], text[])`,
+  );
+  await sql(dsn, `DROP FUNCTION ${s}.tenxgraph_transcript_seqs(jsonb, integer)`);
+  await sql(dsn, `DROP FUNCTION ${s}.tenxgraph_seq_ranges(integer[])`);
+  await sql(dsn, `DROP INDEX ${s}.messages_by_id`);
+  await sql(
+    dsn,
+    `ALTER TABLE ${s}.messages DROP CONSTRAINT messages_pkey,
+       ADD PRIMARY KEY (thread_id, message_id), ADD UNIQUE (thread_id, seq)`,
+  );
+  await sql(dsn, `ALTER TABLE ${s}.threads DROP COLUMN next_seq, DROP COLUMN delete_after`);
+  await sql(
+    dsn,
+    `ALTER TABLE ${s}.states DROP COLUMN parent_version, DROP COLUMN node, DROP COLUMN run_id,
+       DROP COLUMN message_count, DROP COLUMN message_ranges`,
+  );
 }
 
 describe("PgCheckpointer migrating a ledger to leases", () => {

@@ -1,3 +1,4 @@
+import { HISTORY_MIGRATION } from "./history-migration.js";
 import { INCARNATION_ID_MIGRATION } from "./incarnation-id-migration.js";
 import { LEASE_MIGRATION } from "./lease-migration.js";
 import { PUT_CHECKPOINT_WITH_INCARNATION } from "./put-checkpoint-function.js";
@@ -9,7 +10,8 @@ import { STEP_LEDGER_MIGRATION } from "./step-ledger-migration.js";
  * in the setup transaction, under the advisory lock, so two processes never migrate at once.
  *
  * The data model: `threads` holds one row per thread with its current version, `states`
- * one small row per version (never the transcript), `messages` the append-only transcript,
+ * one small row per version (never the transcript: since migration 7, the ranges of message
+ * rows it holds), `messages` the append-only table of message rows,
  * `tool_executions` the ledger; every child cascades from `threads`. Payloads are `jsonb`.
  *
  * The two writes that must be one round trip and one transaction (a step, and a node's claims)
@@ -232,6 +234,7 @@ export const MIGRATIONS: readonly (readonly string[])[] = [
   LEASE_MIGRATION,
   INCARNATION_ID_MIGRATION,
   STEP_LEDGER_MIGRATION,
+  HISTORY_MIGRATION,
 ];
 
 /** The schema version this code writes and reads. */

@@ -119,7 +119,13 @@ describe("a step's update of its thread row", () => {
        JOIN pg_attribute a ON a.attrelid = i.indrelid AND a.attnum = ANY (i.indkey)
        WHERE i.indrelid = '${s}.threads'::regclass ORDER BY a.attname`,
     );
-    expect(columns.map((c) => c.attname)).toEqual(["thread_id", "user_id", "write_seq"]);
+    // `delete_after` (migration 7) is set by `setDeleteAfter` alone, never by a step.
+    expect(columns.map((c) => c.attname)).toEqual([
+      "delete_after",
+      "thread_id",
+      "user_id",
+      "write_seq",
+    ]);
     const [table] = await sql<{ reloptions: string[] }>(
       dsn,
       `SELECT reloptions FROM pg_class WHERE oid = '${s}.threads'::regclass`,
@@ -154,7 +160,7 @@ async function versionFiveStore(schema: string): Promise<void> {
 }
 
 describe("a store at schema version 5 with threads and a ledger", () => {
-  it("upgrades to step 6 keeping every row, then commits steps with ledger writes", async () => {
+  it("upgrades to the latest step keeping every row, then commits steps with ledger writes", async () => {
     const schema = newSchema("step_ledger_upgrade");
     await versionFiveStore(schema);
     const store = openStore(schema);
@@ -164,7 +170,7 @@ describe("a store at schema version 5 with threads and a ledger", () => {
       dsn,
       `SELECT version FROM ${pg.escapeIdentifier(schema)}.tenxgraph_schema ORDER BY version`,
     );
-    expect(versions.map((row) => row.version)).toEqual([1, 2, 3, 4, 5, 6]);
+    expect(versions.map((row) => row.version)).toEqual([1, 2, 3, 4, 5, 6, 7]);
     expect(await store.getCheckpoint("old-thread")).toMatchObject({
       incarnation: "old life",
       version: 1,

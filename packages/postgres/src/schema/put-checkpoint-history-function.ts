@@ -1,0 +1,149 @@
+import { TRANSCRIPT_REFUSED } from "./child-transcript-function.js";
+
+/**
+ * One step with its ledger writes and its place in the thread's history, in the caller's
+ * single-statement transaction (so still one round trip and one commit), in this order:
+ *
+ * 1. lock the thread row and compare version and incarnation (`NULL` `new_version`, with the
+ *    version found, when they differ);
+ * 2. check every completion's fence (`lost_key`/`lost_attempt` name the first lost one, and
+ *    nothing is written);
+ * 3. find the parent's transcript: the head's, read from the thread row alone while the head
+ *    holds every row in order (`message_count = next_seq`), else from the parent's state row;
+ *    a parent that is not kept, or was written before the store kept history, raises;
+ * 4. compute the new transcript (`tenxgraph_child_transcript`, which raises on a change that
+ *    does not fit the parent);
+ * 5. update the thread, insert the state row and the new message rows (replacing ones first);
+ * 6. complete the entries and insert the claims where absent (as migration 6's function);
+ * 7. with `p_keep_versions`, delete the state rows it pushes out of the newest that many.
+ *
+ * A raise in 3 or 4 aborts the statement, so the write leaves nothing behind. The thread row is
+ * locked `FOR NO KEY UPDATE` and its update leaves every indexed column as it was unless the
+ * status changes, so a step's update stays HOT (see migration 6).
+ */
+export const PUT_CHECKPOINT_WITH_HISTORY_FUNCTION = `
+CREATE FUNCTION tenxgraph_put_checkpoint(
+  p_thread_id text, p_incarnation_id text, p_user_id text, p_expected bigint, p_parent bigint,
+  p_node text, p_run_id text, p_step integer, p_current_node text, p_status text,
+  p_values jsonb, p_interrupts jsonb, p_resume_answers jsonb,
+  p_message_ids text[], p_messages jsonb, p_replaced_ids text[], p_replaced jsonb,
+  p_removed_ids text[], p_completions jsonb, p_claims jsonb, p_keep_versions integer,
+  OUT new_version bigint, OUT found_version bigint, OUT message_count integer,
+  OUT thread_user_id text, OUT updated_at timestamptz, OUT thread_incarnation bigint,
+  OUT lost_key text, OUT lost_attempt integer, OUT claims jsonb)
+LANGUAGE plpgsql AS $$
+#variable_conflict use_column
+DECLARE
+  added integer := coalesce(cardinality(p_message_ids), 0);
+  replacing integer := coalesce(cardinality(p_replaced_ids), 0);
+  completing boolean := jsonb_array_length(p_completions) > 0;
+  -- threads.next_seq: the seq of this write's first new row.
+  row_seq integer := 0;
+  head_count integer := 0;
+  parent_count integer := 0;
+  parent_ranges jsonb;
+  found_life text;
+  found_status text;
+  child record;
+BEGIN
+  IF p_expected = 0 THEN
+    IF completing THEN
+      -- A thread that does not exist has no entries, so its completions have all lost their
+      -- claims: refused before the insert, which would be this write's first change.
+      SELECT t.version INTO found_version FROM threads t WHERE t.thread_id = p_thread_id;
+      IF NOT FOUND THEN
+        lost_key := p_completions->0->>'key';
+        lost_attempt := (p_completions->0->>'attempt')::integer;
+      END IF;
+      RETURN;
+    END IF;
+    INSERT INTO threads (thread_id, incarnation_id, user_id, status, version, message_count,
+                         next_seq)
+    VALUES (p_thread_id, p_incarnation_id, p_user_id, p_status, 1, added, added)
+    ON CONFLICT ON CONSTRAINT threads_pkey DO NOTHING
+    RETURNING threads.incarnation INTO thread_incarnation;
+    IF NOT FOUND THEN
+      SELECT t.version INTO found_version FROM threads t WHERE t.thread_id = p_thread_id;
+      RETURN;
+    END IF;
+    thread_user_id := p_user_id;
+    -- The parent is the empty transcript: this only refuses a replace or a remove.
+    SELECT c.child_ranges, c.child_count INTO child
+    FROM tenxgraph_child_transcript(p_thread_id, 0, NULL, 0, 0, p_message_ids, p_replaced_ids,
+                                    p_removed_ids) c;
+  ELSE
+    SELECT t.version, t.message_count, t.next_seq, t.incarnation_id, t.status
+    INTO found_version, head_count, row_seq, found_life, found_status
+    FROM threads t WHERE t.thread_id = p_thread_id FOR NO KEY UPDATE;
+    IF found_version IS DISTINCT FROM p_expected OR found_life IS DISTINCT FROM p_incarnation_id
+    THEN
+      RETURN;
+    END IF;
+    IF completing THEN
+      SELECT f.lost_key, f.lost_attempt INTO lost_key, lost_attempt
+      FROM tenxgraph_lost_completion(p_thread_id, p_completions) f;
+      IF lost_key IS NOT NULL THEN
+        RETURN;
+      END IF;
+    END IF;
+    IF p_parent = p_expected AND head_count = row_seq THEN
+      -- The head holds every row in order: its transcript is the prefix [0, next_seq).
+      parent_count := head_count;
+    ELSE
+      SELECT s.message_count, s.message_ranges INTO parent_count, parent_ranges
+      FROM states s WHERE s.thread_id = p_thread_id AND s.version = p_parent;
+      IF NOT FOUND THEN
+        RAISE EXCEPTION 'version % of thread ''%'' is not kept (pruned, or never written): it cannot be continued',
+          p_parent, p_thread_id USING ERRCODE = '${TRANSCRIPT_REFUSED}';
+      END IF;
+      IF parent_count IS NULL THEN
+        RAISE EXCEPTION 'version % of thread ''%'' was written before the store kept history (schema version 7), so its transcript is unknown: it cannot be continued',
+          p_parent, p_thread_id USING ERRCODE = '${TRANSCRIPT_REFUSED}';
+      END IF;
+    END IF;
+    SELECT c.child_ranges, c.child_count INTO child
+    FROM tenxgraph_child_transcript(p_thread_id, p_parent, parent_ranges, parent_count, row_seq,
+                                    p_message_ids, p_replaced_ids, p_removed_ids) c;
+    UPDATE threads
+    SET user_id = coalesce(p_user_id, threads.user_id), status = p_status,
+        version = p_expected + 1, message_count = child.child_count,
+        next_seq = row_seq + replacing + added,
+        write_seq = CASE WHEN found_status = p_status THEN threads.write_seq
+                         ELSE nextval('threads_write_seq') END,
+        updated_at = now()
+    WHERE thread_id = p_thread_id
+    RETURNING threads.user_id, threads.incarnation INTO thread_user_id, thread_incarnation;
+  END IF;
+  INSERT INTO states (thread_id, version, parent_version, node, run_id, step, current_node,
+                      status, "values", interrupts, resume_answers, message_count,
+                      message_ranges)
+  VALUES (p_thread_id, p_expected + 1, nullif(p_parent, 0), p_node, p_run_id, p_step,
+          p_current_node, p_status, p_values, p_interrupts, p_resume_answers, child.child_count,
+          child.child_ranges);
+  IF replacing + added > 0 THEN
+    INSERT INTO messages (thread_id, message_id, seq, body)
+    SELECT p_thread_id, m.id, row_seq + (m.ord - 1)::integer, b.body
+    FROM unnest(p_replaced_ids || p_message_ids) WITH ORDINALITY AS m(id, ord)
+    JOIN jsonb_array_elements(p_replaced || p_messages) WITH ORDINALITY AS b(body, ord)
+      ON b.ord = m.ord;
+  END IF;
+  IF completing THEN
+    UPDATE tool_executions t
+    SET status = 'completed', result = c.v->'result', completed_at = now(), heartbeat_at = NULL,
+        lease_expires_at = NULL
+    FROM jsonb_array_elements(p_completions) AS c(v)
+    WHERE t.thread_id = p_thread_id AND t.call_key = c.v->>'key'
+      AND t.attempt = (c.v->>'attempt')::integer;
+  END IF;
+  IF jsonb_array_length(p_claims) > 0 THEN
+    claims := tenxgraph_claim_absent_calls(p_thread_id, p_claims);
+  END IF;
+  IF p_keep_versions IS NOT NULL THEN
+    DELETE FROM states s
+    WHERE s.thread_id = p_thread_id AND s.version <= p_expected + 1 - p_keep_versions;
+  END IF;
+  new_version := p_expected + 1;
+  message_count := child.child_count;
+  updated_at := now();
+END
+$$`;

@@ -1,0 +1,97 @@
+import type { Message } from "@tenxgraph/core";
+import type { StoreWrite, ThreadCheckpoint } from "@tenxgraph/core/storage";
+import { StorageError } from "@tenxgraph/core/storage";
+import { toJsonb } from "./json.js";
+import { claimsJsonb, completionsJsonb } from "./ledger/step-ledger.js";
+import type { ClaimOutcome } from "./ledger/step-ledger.js";
+import { TRANSCRIPT_REFUSED } from "./schema/child-transcript-function.js";
+
+/** A step as one statement: `tenxgraph_put_checkpoint` of migration 7. */
+export const PUT_CHECKPOINT = `SELECT * FROM tenxgraph_put_checkpoint(
+  $1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11::jsonb, $12::jsonb, $13::jsonb, $14, $15::jsonb,
+  $16, $17::jsonb, $18, $19::jsonb, $20::jsonb, $21)`;
+
+/** The arguments of `tenxgraph_put_checkpoint`, in order. */
+export function stepWriteParams(write: StoreWrite, keepVersions: number | null): unknown[] {
+  return [
+    write.threadId,
+    write.incarnation,
+    write.userId,
+    write.expectedVersion,
+    write.parentVersion,
+    write.node,
+    write.runId,
+    write.step,
+    write.currentNode,
+    write.status,
+    toJsonb(write.values),
+    toJsonb(write.interrupts),
+    toJsonb(write.resumeAnswers),
+    write.newMessages.map((message) => message.id),
+    messagesJsonb(write.newMessages),
+    write.replacedMessages.map((message) => message.id),
+    messagesJsonb(write.replacedMessages),
+    write.removedMessageIds,
+    completionsJsonb(write.ledger.completions),
+    claimsJsonb(write.ledger.claims),
+    keepVersions,
+  ];
+}
+
+/** Message bodies as one `jsonb` array, each encoded as a message row stores it. */
+function messagesJsonb(messages: readonly Message[]): string {
+  return `[${messages.map(toJsonb).join(",")}]`;
+}
+
+/** What `tenxgraph_put_checkpoint` returns. */
+export interface WrittenRow {
+  /** `null` when nothing was written: a stale write, or a riding completion lost its claim. */
+  new_version: string | null;
+  found_version: string | null;
+  /** The new version's transcript length. */
+  message_count: number;
+  thread_user_id: string | null;
+  updated_at: Date;
+  thread_incarnation: string | null;
+  /** The first riding completion whose claim is no longer held, when there is one. */
+  lost_key: string | null;
+  lost_attempt: number | null;
+  /** One outcome per riding claim, in order; `null` without claims. */
+  claims: ClaimOutcome[] | null;
+}
+
+/**
+ * The checkpoint a committed write made, field by field: a write carries more than a checkpoint
+ * holds (its transcript change, its ledger), none of which may end up in the cached copy.
+ */
+export function writtenCheckpoint(write: StoreWrite, written: WrittenRow): ThreadCheckpoint {
+  return {
+    threadId: write.threadId,
+    incarnation: write.incarnation,
+    userId: written.thread_user_id,
+    version: Number(written.new_version),
+    parentVersion: write.parentVersion === 0 ? null : write.parentVersion,
+    node: write.node,
+    runId: write.runId,
+    step: write.step,
+    currentNode: write.currentNode,
+    status: write.status,
+    values: write.values,
+    interrupts: write.interrupts,
+    resumeAnswers: write.resumeAnswers,
+    messageCount: written.message_count,
+    updatedAt: written.updated_at.toISOString(),
+  };
+}
+
+/**
+ * A transcript change the step function refused (an appended id already in the parent's
+ * transcript, a replaced or removed id not in it, a parent not kept) becomes a `StorageError`
+ * carrying the function's message alone.
+ */
+export function refusedTranscriptOr(error: unknown): unknown {
+  const cause = (error as { cause?: { code?: string; message?: string } }).cause;
+  const pgError = cause?.code ? cause : (error as typeof cause);
+  if (pgError?.code !== TRANSCRIPT_REFUSED) return error;
+  return new StorageError("putCheckpoint", new Error(pgError.message));
+}
