@@ -21,7 +21,8 @@ export default defineConfig({
   build: {
     outDir: fileURLToPath(new URL("../dist/inspector/", import.meta.url)),
     emptyOutDir: true,
-    // The server may run where nothing can be fetched: no module preload polyfill from elsewhere.
+    // The polyfill is an inline script, which the server's Content-Security-Policy refuses; the
+    // browsers the page targets preload modules themselves.
     modulePreload: { polyfill: false },
   },
 });
