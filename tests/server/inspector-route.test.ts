@@ -55,6 +55,8 @@ describe("the inspector's route", () => {
     expect(bare.headers.get("location")).toBe("/inspector/");
     // Climbing out of the folder gets the page (or, once the URL's dots are resolved, a path
     // outside /inspector), never the package's own files.
+    const malformed = await server.request("/inspector/threads/%E0%A4%A");
+    expect(malformed.status).toBe(200);
     for (const path of ["/inspector/..%2f..%2fpackage.json", "/inspector/%2e%2e/index.js"]) {
       const text = await (await server.request(path)).text();
       expect(text, path).not.toContain("@tenxgraph/server");

@@ -46,8 +46,10 @@ export function inspectorRoutes(app: Hono<ServerEnv>, root: string = INSPECTOR_D
   // Not a permanent redirect: a browser would keep it after the inspector is turned off.
   app.get(INSPECTOR_PATH, (c) => c.redirect(`${INSPECTOR_PATH}/`, 302));
   app.get(`${INSPECTOR_PATH}/*`, async (c) => {
-    const relative = decodeURIComponent(c.req.path.slice(INSPECTOR_PATH.length + 1));
-    const file = (await servableFile(root, relative)) ?? (await servableFile(root, "index.html"));
+    const relative = decodedPath(c.req.path.slice(INSPECTOR_PATH.length + 1));
+    const file =
+      (relative === null ? null : await servableFile(root, relative)) ??
+      (await servableFile(root, "index.html"));
     if (file === null) {
       return fail(
         c,
@@ -60,6 +62,15 @@ export function inspectorRoutes(app: Hono<ServerEnv>, root: string = INSPECTOR_D
     }
     return sendFile(c, file);
   });
+}
+
+/** The path with its escapes decoded, or `null` when they are malformed (no file has such a name). */
+function decodedPath(path: string): string | null {
+  try {
+    return decodeURIComponent(path);
+  } catch {
+    return null;
+  }
 }
 
 /** `relative` inside `root` when it is a file there; never a path that climbs out of `root`. */
