@@ -54,14 +54,16 @@ describe.each(STORES)("client history on $label", ({ kind }) => {
       "Echo: say hello",
     ]);
     const after = await alice.getStateHistory(threadId, { limit: 3 });
-    expect(after.at(-1)!.parent_version).toBe(history.at(-1)!.version);
+    const firstOfFork = after.find((v) => v.version === latest.version + 1);
+    expect(firstOfFork?.parent_version).toBe(history.at(-1)!.version);
     const old = await alice.getState(threadId, { version: latest.version });
     expect(old?.context).toHaveLength(4);
 
     const forkOfNothing = await alice
-      .invoke(null as never, { threadId, fromVersion: 999 })
+      .invoke({ continue: true }, { threadId, fromVersion: 999 })
       .catch((e: unknown) => e);
-    expect(forkOfNothing).toBeInstanceOf(Error);
+    expect(forkOfNothing).toBeInstanceOf(NotFoundError);
+    expect(forkOfNothing).toMatchObject({ code: "THREAD_005" });
   });
 
   it("edits through the reducers, as a node, then continues from the node after it", async () => {
@@ -89,7 +91,7 @@ describe.each(STORES)("client history on $label", ({ kind }) => {
       asNode: "MAIN",
     });
     expect(asModel.state.execution_meta).toMatchObject({ current_node: "TOOL" });
-    const resumed = await alice.continueRun({ threadId });
+    const resumed = await alice.continueRun(threadId);
     expect(resumed.meta.status).toBe("completed");
     expect(t.charges).toContain("77");
   });
