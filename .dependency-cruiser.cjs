@@ -133,6 +133,15 @@ module.exports = {
       from: { path: "^packages/(sqlite|postgres)/src/" },
       to: { path: "^packages/core/src/" },
     },
+    {
+      name: "inspector-speaks-only-the-public-api",
+      comment:
+        "The web inspector is a client of the API like any other: it reaches the server only " +
+        "through @tenxgraph/client, never the server's or the runtime's code.",
+      severity: "error",
+      from: { path: "^packages/server/inspector/" },
+      to: { path: "^packages/(core|sqlite|postgres|models|server/src)/" },
+    },
   ],
   options: {
     // Another package's build output is a dependency to check, never a source to cruise.

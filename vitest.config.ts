@@ -28,11 +28,20 @@ export default defineConfig({
               replacement: source("./packages/core/src/storage/index.ts"),
             },
             { find: /^@tenxgraph\/core$/, replacement: source("./packages/core/src/index.ts") },
+            // The inspector's tests use the client by name, as the page does.
+            {
+              find: /^@tenxgraph\/client$/,
+              replacement: source("./packages/client/src/index.ts"),
+            },
           ],
         },
         test: {
           name: "unit",
-          include: ["packages/*/src/**/*.test.ts", "scripts/**/*.test.ts"],
+          include: [
+            "packages/*/src/**/*.test.ts",
+            "packages/server/inspector/src/**/*.test.ts",
+            "scripts/**/*.test.ts",
+          ],
           exclude: ["packages/*/src/**/*.int.test.ts"],
         },
       },

@@ -127,7 +127,13 @@ describe("@tenxgraph/server as a packed package", () => {
     const packed = await pack("packages/server");
     const paths = packed.files.map((f) => f.path);
     expect(paths).toEqual(
-      expect.arrayContaining(["bin/tenxgraph.js", "dist/index.js", "dist/cli/main.js"]),
+      expect.arrayContaining([
+        "bin/tenxgraph.js",
+        "dist/index.js",
+        "dist/cli/main.js",
+        // The inspector ships prebuilt: users need no build step.
+        "dist/inspector/index.html",
+      ]),
     );
     expect(paths.filter((p) => /\.test\./.test(p))).toEqual([]);
 
@@ -178,6 +184,9 @@ describe("@tenxgraph/server as a packed package", () => {
       expect(data.messages.at(-1)!.content[0]!.text).toBe(
         "Order 99 is charged and the receipt is on its way.",
       );
+      const inspector = await fetch(`${url}/inspector/`);
+      expect(inspector.status).toBe(200);
+      expect(await inspector.text()).toContain('<div id="app"></div>');
     } finally {
       server.kill("SIGTERM");
       await exited;

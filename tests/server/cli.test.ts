@@ -80,10 +80,28 @@ describe("tenxgraph api", () => {
       expect(r.body.data.messages.at(-1).content[0].text).toBe(
         "Order 4821 is charged and the receipt is on its way.",
       );
+      const inspector = await fetch(`${await cli.url()}/inspector/`);
+      expect(inspector.status).toBe(200);
+      expect(await inspector.text()).toContain('<div id="app"></div>');
     } finally {
       expect(await cli.stop()).toBe(0);
     }
     expect(cli.output).toMatch(/outside world: payment provider: charged order 4821/);
+  });
+
+  it("serves no inspector with --no-inspector", async () => {
+    const cli = new CliProcess(
+      ["api", "--config", "examples/server/tenxgraph.json", "--port", "0", "--no-inspector"],
+      { cwd: root, env: { TENXGRAPH_DB: join(scratch, "no-inspector.db") } },
+    );
+    try {
+      const url = await cli.url();
+      expect((await fetch(`${url}/inspector/`)).status).toBe(404);
+      expect((await fetch(`${url}/ping`)).status).toBe(200);
+    } finally {
+      expect(await cli.stop()).toBe(0);
+    }
+    expect(cli.output).not.toMatch(/inspector at/);
   });
 
   it("finds 10xgraph.json, loads .env, custom auth, the checkpointer and the name generator; lets a stream end on SIGTERM", async () => {

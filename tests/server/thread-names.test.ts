@@ -46,6 +46,10 @@ describe.each(STORES)("thread names on $label", ({ kind }) => {
     expect(listed.find((x: { thread_id: string }) => x.thread_id === "named").thread_name).toBe(
       "about: where is order 5",
     );
+    // Searching finds a thread by its name as well as by its id.
+    const byName = (await call("GET", "/v1/threads?search=order%205")).body.data.threads;
+    expect(byName.map((x: { thread_id: string }) => x.thread_id)).toEqual(["named"]);
+    expect((await call("GET", "/v1/threads?search=order%207")).body.data.threads).toEqual([]);
     // A field of the thread, not of its state: hidden from the state, not writable, kept on clear.
     const state = (await call("GET", "/v1/threads/named/state")).body.data.state;
     expect(JSON.stringify(state)).not.toContain("about:");

@@ -11,7 +11,7 @@ export interface ThreadInfo {
   run_id: string | null;
 }
 
-/** Paging of `listThreads` and `listMessages`: `search` filters (ids; message text). */
+/** Paging of `listThreads` and `listMessages`: `search` filters (thread ids and names; message text). */
 export interface PageOptions {
   search?: string;
   /** Default 0. */

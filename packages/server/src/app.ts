@@ -10,6 +10,7 @@ import { requestIdMiddleware } from "./middleware/request-id.js";
 import { fileRoutes } from "./routes/files.js";
 import { graphRunRoutes } from "./routes/graph-runs.js";
 import { graphRoutes } from "./routes/graph.js";
+import { inspectorRoutes } from "./routes/inspector.js";
 import { ledgerRoutes } from "./routes/ledger.js";
 import { openApiRoutes } from "./routes/openapi.js";
 import { storeRoutes } from "./routes/store.js";
@@ -48,6 +49,8 @@ export interface AppOptions {
    * {@link RunEventFollower} on the same PostgreSQL. Without them those routes answer 501.
    */
   runs?: RunService | null;
+  /** Serve the web inspector at `/inspector` (default true); its data calls use the API's auth. */
+  inspector?: boolean;
 }
 
 /** A server app with the state it shares with `serve`: runs in progress, for graceful shutdown. */
@@ -117,6 +120,7 @@ export function createApp(options: AppOptions): TenxgraphApp {
   storeRoutes(app, ctx);
   fileRoutes(app, ctx);
   openApiRoutes(app);
+  if (options.inspector ?? true) inspectorRoutes(app);
   app.notFound((c) =>
     fail(c, new ApiError(404, "NOT_FOUND", `No route ${c.req.method} ${c.req.path}`)),
   );

@@ -55,6 +55,7 @@ export async function loadProject(dir: string, configFile?: string): Promise<Loa
     ) as ThreadNameGenerator;
   }
   options.auth = await loadAuth(config.auth, base);
+  if (config.inspector === false) options.inspector = false;
   if (config.websocket?.max_connections) options.maxSockets = config.websocket.max_connections;
   const runs = runsOf(config, configPath);
   const worker = runs ? { graph, store: runs.store, ...runs.settings } : null;

@@ -13,6 +13,8 @@ export interface ServeArgs {
    * 1 when runs are configured.
    */
   workers?: number | undefined;
+  /** `--no-inspector`: do not serve the web inspector at `/inspector`. */
+  noInspector?: boolean;
 }
 
 /**
@@ -22,8 +24,10 @@ export interface ServeArgs {
  */
 export async function runApi(args: ServeArgs): Promise<void> {
   const project = await loadProject(process.cwd(), args.config);
-  const server = await serve({ ...project.options, host: args.host, port: args.port });
+  const inspector = project.options.inspector !== false && !args.noInspector;
+  const server = await serve({ ...project.options, inspector, host: args.host, port: args.port });
   console.log(`tenxgraph: serving ${project.configPath} on ${server.url}`);
+  if (inspector) console.log(`tenxgraph: inspector at ${server.url}/inspector/`);
   const workers = args.workers ?? (project.worker ? 1 : 0);
   let worker: RunWorker | null = null;
   if (workers > 0) {

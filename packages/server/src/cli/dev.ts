@@ -26,6 +26,7 @@ export async function runDev(args: ServeArgs): Promise<void> {
     args.host,
     "--port",
     String(args.port),
+    ...(args.noInspector ? ["--no-inspector"] : []),
   ];
   let child: ChildProcess | null = null;
   let restartTimer: NodeJS.Timeout | undefined;

@@ -6,8 +6,10 @@ import { runWorker } from "./worker.js";
 
 const USAGE = `Usage:
   tenxgraph api    [--config tenxgraph.json] [--host 127.0.0.1] [--port 8000] [--workers N]
+                   [--no-inspector]   (the web inspector is served at /inspector unless this is given)
   tenxgraph worker [--config tenxgraph.json] [--concurrency N]   (background runs, PostgreSQL)
-  tenxgraph dev    [--config tenxgraph.json] [--host 127.0.0.1] [--port 8000]   (reloads on file changes)
+  tenxgraph dev    [--config tenxgraph.json] [--host 127.0.0.1] [--port 8000] [--no-inspector]
+                   (reloads on file changes)
   tenxgraph init   [dir] [--force]`;
 
 /** The `tenxgraph` command: parses arguments and runs a subcommand. */
@@ -22,6 +24,7 @@ async function main(argv: string[]): Promise<void> {
       port: { type: "string", short: "p", default: "8000" },
       force: { type: "boolean", short: "f", default: false },
       workers: { type: "string", short: "w" },
+      "no-inspector": { type: "boolean", default: false },
       concurrency: { type: "string" },
       help: { type: "boolean", short: "h", default: false },
     },
@@ -33,7 +36,12 @@ async function main(argv: string[]): Promise<void> {
   const port = Number(values.port);
   if (!Number.isInteger(port) || port < 0 || port > 65535)
     throw new Error(`--port must be 0..65535, got '${values.port}'`);
-  const serveArgs = { config: values.config, host: values.host, port };
+  const serveArgs = {
+    config: values.config,
+    host: values.host,
+    port,
+    noInspector: values["no-inspector"],
+  };
   const workers = count(values.workers, "--workers", 0);
   const concurrency = count(values.concurrency, "--concurrency", 1);
   if (command === "api") return runApi({ ...serveArgs, workers });

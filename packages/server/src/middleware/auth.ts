@@ -1,6 +1,7 @@
 import type { MiddlewareHandler } from "hono";
 import { createRemoteJWKSet, errors, jwtVerify, type JWTPayload, type JWTVerifyGetKey } from "jose";
 import { ApiError } from "../api-error.js";
+import { INSPECTOR_PATH } from "../routes/inspector.js";
 import type { AuthUser, ServerEnv } from "../server-env.js";
 
 /** JWT settings: a shared secret (`JWT_SECRET_KEY`, HS256 by default) or a JWKS URL (RS256/ES256). */
@@ -31,7 +32,12 @@ export type AuthOption =
 
 const ANONYMOUS: AuthUser = { id: "anonymous", claims: {}, authenticated: false };
 /** Routes anyone may call. */
-const PUBLIC_PATHS = new Set(["/ping", "/openapi.json"]);
+const PUBLIC_PATHS = new Set(["/ping", "/openapi.json", INSPECTOR_PATH]);
+
+/** The inspector's files are public: they hold no data, and the page asks for a token itself. */
+function isPublic(path: string): boolean {
+  return PUBLIC_PATHS.has(path) || path.startsWith(`${INSPECTOR_PATH}/`);
+}
 
 /**
  * Sets `c.get("user")` for every request: the authenticated user, or "anonymous" without auth.
@@ -43,7 +49,7 @@ export function authMiddleware(
   authenticate: ((request: Request) => Promise<AuthUser>) | null,
 ): MiddlewareHandler<ServerEnv> {
   return async function auth(c, next) {
-    if (authenticate === null || c.req.method === "OPTIONS" || PUBLIC_PATHS.has(c.req.path)) {
+    if (authenticate === null || c.req.method === "OPTIONS" || isPublic(c.req.path)) {
       c.set("user", ANONYMOUS);
       return next();
     }

@@ -1,3 +1,5 @@
+import type { ThreadSummary } from "@tenxgraph/core";
+import type { ThreadCheckpoint } from "@tenxgraph/core/storage";
 import type { Hono } from "hono";
 import { ok } from "../envelope.js";
 import { authorizeThread, requireThread } from "../ownership.js";
@@ -25,17 +27,16 @@ export function threadRoutes(app: Hono<ServerEnv>, ctx: ServerContext): void {
     const { search, offset, limit } = readQuery(c, pageQuerySchema);
     const user = c.get("user");
     const filter = user.authenticated ? { userId: user.id } : {};
-    // Searching filters ids after paging through all of the caller's threads.
+    // Searching filters ids and names after going through all of the caller's threads.
     const page = search ? {} : { offset, limit };
-    let threads = await ctx.checkpointer.listThreads({ ...filter, ...page });
-    if (search)
-      threads = threads.filter((t) => t.threadId.includes(search)).slice(offset, offset + limit);
-    // Names live in each thread's checkpoint, which a summary lacks: read the page's checkpoints
-    // (one read each, at most `limit`); a thread deleted in between keeps its summary.
-    const checkpoints = await Promise.all(
-      threads.map((t) => ctx.checkpointer.getCheckpoint(t.threadId)),
+    const threads = await withCheckpoints(
+      ctx,
+      await ctx.checkpointer.listThreads({ ...filter, ...page }),
     );
-    return ok(c, { threads: threads.map((t, i) => threadInfo(checkpoints[i] ?? t)) });
+    const found = search
+      ? threads.filter((t) => matches(t, search)).slice(offset, offset + limit)
+      : threads;
+    return ok(c, { threads: found.map(threadInfo) });
   });
 
   app.get("/v1/threads/:thread_id", async (c) => {
@@ -99,4 +100,24 @@ export function threadRoutes(app: Hono<ServerEnv>, ctx: ServerContext): void {
     const version = await editThread(ctx, user, threadId, checkpoint, { values, reset: true });
     return ok(c, { success: true, message: "State cleared successfully", data: { version } });
   });
+}
+
+/**
+ * Each thread's checkpoint in place of its summary: names live in the checkpoint, which a
+ * summary lacks (one read per thread); a thread deleted in between keeps its summary.
+ */
+async function withCheckpoints(
+  ctx: ServerContext,
+  threads: ThreadSummary[],
+): Promise<(ThreadSummary | ThreadCheckpoint)[]> {
+  const checkpoints = await Promise.all(
+    threads.map((t) => ctx.checkpointer.getCheckpoint(t.threadId)),
+  );
+  return threads.map((t, i) => checkpoints[i] ?? t);
+}
+
+/** True when the thread's id or name contains `search`. */
+function matches(thread: ThreadSummary | ThreadCheckpoint, search: string): boolean {
+  if (thread.threadId.includes(search)) return true;
+  return "values" in thread && (storedThreadName(thread.values) ?? "").includes(search);
 }
