@@ -15,6 +15,24 @@ export interface Interrupt {
   toolCallId?: string;
 }
 
+/**
+ * The next step of a thread whose graph fans out: the tasks it runs in parallel, and the joins
+ * (`addEdge([a, b], c)`) still waiting for some of their sources.
+ */
+export interface Frontier {
+  /** The nodes and `Send`s the next step runs, in the order their updates are merged. */
+  tasks: FrontierTask[];
+  /** For each join's target, the sources that have finished since it last ran. */
+  joins: Record<string, string[]>;
+}
+
+/** One task of a step: a node, and for a `Send` the input it runs with. */
+export interface FrontierTask {
+  node: string;
+  /** A `Send`'s input, laid over the node's copy of the state; absent for a node reached by an edge. */
+  input?: unknown;
+}
+
 /** Where a thread stands. `running` is also what a crashed run leaves behind. */
 export type ThreadStatus = "running" | "completed" | "interrupted" | "stopped" | "failed";
 
@@ -31,8 +49,14 @@ interface CheckpointFields {
   userId: string | null;
   /** Steps the thread has taken over all its runs. */
   step: number;
-  /** The node to run next; `null` once a run reached END. */
+  /** The node to run next; `null` once a run reached END. With a `frontier`, its first task's node. */
   currentNode: string | null;
+  /**
+   * What the next step runs when it is more than the one `currentNode`: several nodes in
+   * parallel (fan-out), `Send` tasks, or joins waiting for more of their sources. `null` or
+   * absent: the plain chain, `currentNode` alone. Plain JSON.
+   */
+  frontier?: Frontier | null;
   status: ThreadStatus;
   /** State fields other than `messages`. Plain JSON. */
   values: Record<string, unknown>;

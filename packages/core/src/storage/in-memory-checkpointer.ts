@@ -101,6 +101,8 @@ export class InMemoryCheckpointer extends BaseCheckpointer {
       version: expectedVersion + 1,
       step: write.step,
       currentNode: write.currentNode,
+      // Absent for the plain chain, as a store without the field reads it.
+      ...(copy.frontier ? { frontier: copy.frontier } : {}),
       status: write.status,
       values: copy.values,
       interrupts: copy.interrupts,

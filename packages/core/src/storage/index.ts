@@ -8,6 +8,8 @@
 export type {
   Checkpointer,
   CheckpointWrite,
+  Frontier,
+  FrontierTask,
   LedgerCompletion,
   StepCommit,
   StepLedgerWrites,

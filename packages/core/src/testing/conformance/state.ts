@@ -236,5 +236,20 @@ export function stateConformance(get: GetCheckpointer, test: TestApi, getPeer: G
       expect(await checkpointer.getCheckpoint(threadId)).toBeNull();
       expect(await checkpointer.listMessages(threadId)).toEqual([]);
     });
+
+    it("round-trips a frontier, and reads a write without one as none", async () => {
+      const checkpointer = get();
+      const frontier = {
+        tasks: [{ node: "MAIN" }, { node: "WORKER", input: { topic: "a", n: [1, null] } }],
+        joins: { REDUCE: ["MAIN"] },
+      };
+      const threadId = await createThread(checkpointer, { frontier });
+      expect((await checkpointer.getCheckpoint(threadId))?.frontier).toEqual(frontier);
+
+      await checkpointer.putCheckpoint(checkpointWrite(threadId, 1));
+      expect((await checkpointer.getCheckpoint(threadId))?.frontier ?? null).toBeNull();
+      await checkpointer.putCheckpoint(checkpointWrite(threadId, 2, { frontier: null }));
+      expect((await checkpointer.getCheckpoint(threadId))?.frontier ?? null).toBeNull();
+    });
   });
 }
