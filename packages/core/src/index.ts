@@ -9,15 +9,19 @@ export type {
   DefaultState,
   EdgeTarget,
   KnownNode,
+  NodeOptions,
   PathMap,
   StateGraphConstructor,
   StateOptions,
 } from "./graph/state-graph.js";
+export { Command } from "./graph/command.js";
+export type { CommandOptions, Goto } from "./graph/command.js";
+export { Send } from "./graph/send.js";
 export type { StateOf, StateSchema } from "./graph/state-schema.js";
 export { CompiledGraph } from "./graph/compiled-graph.js";
 export type { CompileOptions, ThreadState } from "./graph/compiled-graph.js";
 export { END } from "./graph/edges.js";
-export type { Edge, Router } from "./graph/edges.js";
+export type { Edge, Router, RouterChoice } from "./graph/edges.js";
 export type { GraphDefinition } from "./graph/graph-definition.js";
 export type { GraphNode, NodeFunction, NodeLike, NodeOutput } from "./graph/graph-node.js";
 export { appendMessages } from "./graph/reducers.js";

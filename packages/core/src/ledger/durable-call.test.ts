@@ -48,6 +48,7 @@ function nodeContext(checkpointer: InMemoryCheckpointer, threadId: string): Node
       metrics: new RuntimeMetrics(),
       ids: uuidv7,
       toolTimeoutMs: null,
+      ledgerNamespace: "",
       resumeAnswers: {},
       watch,
       stepLedger: new StepLedger(checkpointer, threadId, silentLogger),

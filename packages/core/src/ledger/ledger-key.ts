@@ -1,15 +1,29 @@
 /**
  * The identity of one tool call in the ledger: the assistant message that issued it plus the
- * call id inside that message. Providers reuse call ids like `call_1` on every turn; the
- * message id makes two turns never collide. `null` when either part is missing: the ledger
- * is then skipped for the call, because a wrong key could skip a call that never ran.
+ * call id inside that message, inside the branch that runs it. Providers reuse call ids like
+ * `call_1` on every turn; the message id makes two turns never collide, and the namespace two
+ * branches of one step that run the same message's calls (see {@link inNamespace}). `null`
+ * when either id is missing: the ledger is then skipped for the call, because a wrong key could
+ * skip a call that never ran.
  */
 export function ledgerKey(
   messageId: string | undefined,
   toolCallId: string | undefined,
+  namespace = "",
 ): string | null {
   if (!messageId || !toolCallId) return null;
-  return `${messageId}:${toolCallId}`;
+  return inNamespace(namespace, `${messageId}:${toolCallId}`);
+}
+
+/**
+ * `key` inside a branch's namespace: `<namespace>|<key>`, the key itself in the plain chain
+ * (namespace `""`), so threads that never fan out keep the keys they always had. A namespace is
+ * `<node>` for a node of a parallel step and `<node>:<task index>` for a `Send`; the ledger
+ * never parses it, it only has to be the same each time the branch runs (it is derived from the
+ * step's written frontier, so a replay after a crash derives it again).
+ */
+export function inNamespace(namespace: string, key: string): string {
+  return namespace === "" ? key : `${namespace}|${key}`;
 }
 
 /**

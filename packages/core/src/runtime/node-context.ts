@@ -73,6 +73,11 @@ export interface NodeRuntime {
   readonly faultPoints: FaultInjector | undefined;
   /** The run's remote tools (`RunConfig.remoteTools`), by name: tool nodes can call them too. */
   readonly remoteTools: ReadonlyMap<string, AnyTool>;
+  /**
+   * The namespace of the branch this node runs in (`""` in the plain chain), which its tool
+   * calls' ledger keys carry (see `inNamespace`).
+   */
+  readonly ledgerNamespace: string;
   /** The graph's field reducers, for merging parallel branches. */
   readonly reducers: Readonly<Record<string, Reducer<unknown> | undefined>>;
 }

@@ -1,4 +1,5 @@
 import type { BaseState } from "../graph/reducers.js";
+import type { Frontier } from "../storage/checkpointer.js";
 
 /** The thread as this run holds it between steps. */
 export interface Progress<S extends BaseState> {
@@ -7,6 +8,8 @@ export interface Progress<S extends BaseState> {
   incarnation: string;
   step: number;
   currentNode: string | null;
+  /** The tasks of the next step when it is more than `currentNode` (see `Frontier`). */
+  frontier: Frontier | null;
   state: S;
   /** How many messages of `state.messages` the store already has. */
   persisted: number;

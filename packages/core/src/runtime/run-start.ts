@@ -1,5 +1,6 @@
 import { InvalidRunError } from "../errors/errors.js";
 import type { RunMode } from "../events/stream-event.js";
+import { isCommand } from "../graph/command.js";
 import { applyUpdate, type BaseState } from "../graph/reducers.js";
 import { findSchemaProblem } from "../graph/state-schema.js";
 import { IN_DOUBT_INTERRUPT_KIND, parseInDoubtDecision } from "./in-doubt-decision.js";
@@ -37,7 +38,8 @@ export async function resolveStart<S extends BaseState>(
   const { snapshot, lease } = await loadWithoutLiveRun(deps, config, signal);
   if (input === null) return { ...continueRun<S>(snapshot, config), lease };
   if (isResumeInput(input)) return { ...resumeRun<S>(snapshot, config, input), lease };
-  return { ...newTurn(deps, snapshot, config, input), lease };
+  // A Command without `resume` is refused by newTurn's input check.
+  return { ...newTurn(deps, snapshot, config, input as Partial<S>), lease };
 }
 
 /**
@@ -152,6 +154,7 @@ function newTurn<S extends BaseState>(
         incarnation: uuidv7(),
         step: 0,
         currentNode: null,
+        frontier: null,
         state: { ...structuredClone(deps.graph.initialState), messages: [] } as unknown as S,
         persisted: 0,
         resumeAnswers: {},
@@ -161,6 +164,8 @@ function newTurn<S extends BaseState>(
   applyUpdate(progress.state, input, deps.graph.reducers);
   requireSchema(deps, progress.state);
   progress.currentNode = deps.graph.entryPoint;
+  // A new turn starts from the entry point alone, whatever fan-out the last one was left in.
+  progress.frontier = null;
   progress.resumeAnswers = {};
   return { kind: "run", mode: "new", progress };
 }
@@ -181,6 +186,12 @@ function requireSchema<S extends BaseState>(deps: RunDependencies<S>, state: S):
 }
 
 function validateInput(input: unknown): void {
+  if (isCommand(input)) {
+    throw new InvalidRunError(
+      "INPUT_001",
+      "A Command as a run's input answers an interrupt: new Command({ resume: answer, interruptId? })",
+    );
+  }
   if (typeof input !== "object" || input === null || Array.isArray(input)) {
     throw new InvalidRunError(
       "INPUT_001",
@@ -291,6 +302,7 @@ function toProgress<S extends BaseState>(
     incarnation: checkpoint.incarnation,
     step: checkpoint.step,
     currentNode: checkpoint.currentNode,
+    frontier: checkpoint.frontier ?? null,
     state: { ...checkpoint.values, messages } as unknown as S,
     persisted: durableMessages,
     resumeAnswers: { ...checkpoint.resumeAnswers },

@@ -35,7 +35,7 @@ const writesArb = fc.array(
 
 interface Merged {
   state: Fields;
-  branches: { toolCallId: string; changes: Fields }[];
+  branches: { id: string; changes: Fields }[];
   warnings: ReturnType<typeof recordingLogger>["records"];
 }
 
@@ -52,11 +52,11 @@ function runBranches(
     const branch = branchState(state, snapshot) as unknown as Fields;
     Object.assign(branch, structuredClone(write));
     return {
-      toolCallId: `call_${i + 1}`,
+      id: `call_${i + 1}`,
       changes: changedFields(snapshot, branch as unknown as BaseState),
     };
   });
-  mergeBranches(state, snapshot, branches, reducers, logger);
+  mergeBranches(state, branches, reducers, logger);
   const { messages: _messages, ...fields } = state as unknown as Fields;
   return { state: fields, branches, warnings: logger.records.filter((r) => r.level === "warn") };
 }

@@ -38,44 +38,67 @@ export function changedFields(
   return changes;
 }
 
+/** Who wrote the branches {@link mergeBranches} merges, for its warnings. */
+export interface BranchWriters {
+  /** Subject of the warnings: "Parallel tool calls". */
+  who: string;
+  /** Where the branches changed their copies: "ctx.state". */
+  copies: string;
+  /** The order the last write is kept in: "call order". */
+  order: string;
+  /** The log field listing the writers' ids. */
+  idsField: string;
+  /** How to write a field with a reducer so every branch's write goes through it. */
+  throughReducer: string;
+}
+
+/** The writers of a tool node's parallel calls. */
+export const TOOL_CALL_WRITERS: BranchWriters = {
+  who: "Parallel tool calls",
+  copies: "ctx.state",
+  order: "call order",
+  idsField: "toolCallIds",
+  throughReducer: "write it with ctx.update(...) so every call's update goes through it",
+};
+
 /**
- * Merges the fields parallel branches changed in their copies (in call order) into `state`. A
+ * Merges the fields parallel branches changed in their copies (in branch order) into `state`. A
  * field changed by one branch (or to the same value by several) takes that value. A field
- * changed differently by several keeps the last in call order, with a warning naming it, since
+ * changed differently by several keeps the last in branch order, with a warning naming it, since
  * the other writes are lost. A branch hands back whole values, not deltas, so even a field with
  * a reducer is not folded (a sum or a concat would count the baseline once per writer): the
- * warning says to write such a field with `ctx.update` (see {@link applyCallUpdates}).
+ * warning says how to write such a field (see {@link applyCallUpdates}).
  */
 export function mergeBranches(
   state: BaseState,
-  baseline: Record<string, unknown>,
-  branches: readonly { toolCallId: string; changes: Record<string, unknown> }[],
+  branches: readonly { id: string; changes: Record<string, unknown> }[],
   reducers: Readonly<Record<string, Reducer<unknown> | undefined>>,
   logger: Logger,
+  writers: BranchWriters = TOOL_CALL_WRITERS,
 ): void {
   const target = state as unknown as Record<string, unknown>;
-  const writers = new Map<string, { toolCallId: string; value: unknown }[]>();
-  for (const { toolCallId, changes } of branches) {
+  const writes = new Map<string, { id: string; value: unknown }[]>();
+  for (const { id, changes } of branches) {
     for (const [field, value] of Object.entries(changes)) {
-      const list = writers.get(field) ?? [];
-      list.push({ toolCallId, value });
-      writers.set(field, list);
+      const list = writes.get(field) ?? [];
+      list.push({ id, value });
+      writes.set(field, list);
     }
   }
-  for (const [field, writes] of writers) {
-    target[field] = writes.at(-1)!.value;
-    if (writes.every((write) => isDeepStrictEqual(write.value, writes[0]!.value))) continue;
-    const toolCallIds = writes.map((w) => w.toolCallId);
+  for (const [field, list] of writes) {
+    target[field] = list.at(-1)!.value;
+    if (list.every((write) => isDeepStrictEqual(write.value, list[0]!.value))) continue;
+    const fields = { field, [writers.idsField]: list.map((write) => write.id) };
     if (reducers[field]) {
       logger.warn(
-        { field, toolCallIds },
-        `Parallel tool calls changed state field '${field}' differently in ctx.state; kept the last in call order. '${field}' has a reducer: write it with ctx.update(...) so every call's update goes through it`,
+        fields,
+        `${writers.who} changed state field '${field}' differently in ${writers.copies}; kept the last in ${writers.order}. '${field}' has a reducer: ${writers.throughReducer}`,
       );
       continue;
     }
     logger.warn(
-      { field, toolCallIds },
-      `Parallel tool calls wrote state field '${field}' differently; kept the last in call order (declare a reducer to combine them)`,
+      fields,
+      `${writers.who} wrote state field '${field}' differently; kept the last in ${writers.order} (declare a reducer to combine them)`,
     );
   }
 }
