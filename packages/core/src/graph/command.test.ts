@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import { isTenxgraphError } from "../errors/tenxgraph-error.js";
 import { Message } from "../messages/message.js";
 import { interrupt } from "../runtime/interrupt.js";
-import { collectEvents, recordingLogger, settle } from "../support/helpers.js";
+import { recordingLogger, settle } from "../support/helpers.js";
 import { Command, isCommand } from "./command.js";
 import { END } from "./edges.js";
 import type { BaseState } from "./reducers.js";
@@ -44,10 +44,13 @@ describe("Command", () => {
     const result = await app.invoke({ messages: [Message.user("refund")] }, { threadId: "t" });
     expect(result.state).toMatchObject({ route: "picked", handled: ["billing"] });
 
-    const { events } = await collectEvents(
-      triage(() => "SUPPORT").stream({ messages: [] }, { threadId: "s", streamMode: "updates" }),
+    const events: unknown[] = [];
+    const stream = triage(() => "SUPPORT").stream(
+      { messages: [] },
+      { threadId: "s", streamMode: "updates" },
     );
-    expect(events as unknown[]).toEqual([
+    for await (const chunk of stream) events.push(chunk);
+    expect(events).toEqual([
       { TRIAGE: { route: "picked" } },
       { SUPPORT: { handled: ["support"] } },
     ]);
