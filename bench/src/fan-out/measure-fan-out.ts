@@ -89,7 +89,7 @@ async function measure(name: string, inner: Checkpointer): Promise<void> {
   );
   const ms = performance.now() - started;
   const commits = [...counts.values()].reduce((sum, n) => sum + n, 0);
-  const ledger = await app.getToolLedger({ threadId: "fan-out", recursionLimit: 2 * TURNS + 5 });
+  const ledger = await app.getToolLedger({ threadId: "fan-out" });
   // The start write is a commit but no step.
   const perStep = (commits - 1) / result.step;
   console.log(
