@@ -37,6 +37,7 @@ const ENTRIES = {
       "StateGraph",
       "StorageError",
       "StorageSchemaError",
+      "Subgraph",
       "TenxgraphError",
       "ToolError",
       "ToolNode",
@@ -56,6 +57,7 @@ const ENTRIES = {
       "uuidv7",
     ],
     types: [
+      "AnyCompiledGraph",
       "AnyTool",
       "AssistantMessage",
       "BaseState",
@@ -118,6 +120,7 @@ const ENTRIES = {
       "StreamMode",
       "StreamModeOption",
       "StreamOutput",
+      "SubgraphOptions",
       "SystemMessage",
       "ThreadState",
       "ThreadStatus",

@@ -17,6 +17,8 @@ export type {
 export { Command } from "./graph/command.js";
 export type { CommandOptions, Goto } from "./graph/command.js";
 export { Send } from "./graph/send.js";
+export { Subgraph } from "./graph/subgraph.js";
+export type { AnyCompiledGraph, SubgraphOptions } from "./graph/subgraph.js";
 export type { StateOf, StateSchema } from "./graph/state-schema.js";
 export { CompiledGraph } from "./graph/compiled-graph.js";
 export type { CompileOptions, ThreadState } from "./graph/compiled-graph.js";

@@ -15,9 +15,10 @@ import type { FaultInjector } from "../runtime/fault-points.js";
 import { requireId, resolveRunConfig, type RunConfig } from "../runtime/run-config.js";
 import { RUN_LEASE_KEY } from "../runtime/run-lease.js";
 import type { RunDependencies } from "../runtime/run-dependencies.js";
-import { Run, type RunEventSink } from "../runtime/run-loop.js";
+import { executeRun } from "../runtime/execute-run.js";
+import type { RunEventSink } from "../runtime/run-loop.js";
 import type { RunInput, RunResult } from "../runtime/run-result.js";
-import { AbandonSignal, StopSignal } from "../runtime/stop-signal.js";
+import { StopSignal } from "../runtime/stop-signal.js";
 import { loadThread } from "../runtime/thread-snapshot.js";
 import type { Checkpointer, Interrupt, ThreadStatus } from "../storage/checkpointer.js";
 import { InMemoryCheckpointer } from "../storage/in-memory-checkpointer.js";
@@ -186,21 +187,11 @@ export class CompiledGraph<S extends BaseState> {
   ): Promise<RunResult<S>> {
     const resolved = resolveRunConfig(config, this.#deps.logger, this.#deps.ids);
     const runId = this.#deps.ids();
-    const external = resolved.signal;
-    const onExternalAbort = () => abort.abort(new StopSignal("signal"));
-    if (external?.aborted) onExternalAbort();
-    external?.addEventListener("abort", onExternalAbort, { once: true });
-    const abandon = resolved.abandonSignal;
-    const onAbandon = () => abort.abort(new AbandonSignal(abortReasonText(abandon!.reason)));
-    if (abandon?.aborted) onAbandon();
-    abandon?.addEventListener("abort", onAbandon, { once: true });
     const active = this.#activeRuns.get(resolved.threadId) ?? new Set();
     this.#activeRuns.set(resolved.threadId, active.add(abort));
     try {
-      return await new Run(this.#deps, resolved, send, abort, runId).execute(input);
+      return await executeRun(this.#deps, resolved, input, send, abort, runId);
     } finally {
-      external?.removeEventListener("abort", onExternalAbort);
-      abandon?.removeEventListener("abort", onAbandon);
       active.delete(abort);
       if (active.size === 0) this.#activeRuns.delete(resolved.threadId);
       this.#rememberEnded(runId);
@@ -241,11 +232,4 @@ function streamModeOf(config: unknown): unknown {
   return typeof config === "object" && config !== null
     ? (config as { streamMode?: unknown }).streamMode
     : undefined;
-}
-
-/** What an abort reason says, for the abandoned run's error. */
-function abortReasonText(reason: unknown): string {
-  if (typeof reason === "string") return reason;
-  if (reason instanceof Error) return reason.message;
-  return "abandonSignal aborted";
 }

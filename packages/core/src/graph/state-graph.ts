@@ -8,6 +8,7 @@ import {
   type StateOf,
   type StateSchema,
 } from "./state-schema.js";
+import { isCompiledGraph, Subgraph, type AnyCompiledGraph } from "./subgraph.js";
 import { validateGraph } from "./validate.js";
 import { CompiledGraph, type CompileOptions } from "./compiled-graph.js";
 
@@ -104,12 +105,13 @@ class StateGraphBuilder<S extends BaseState, N extends string> {
   }
 
   /**
-   * Adds a node: a function `(state, ctx) => update` or an object with `run` (e.g. `ToolNode`).
+   * Adds a node: a function `(state, ctx) => update`, an object with `run` (e.g. `ToolNode`), or
+   * a compiled graph (a subgraph, sharing the keys both states have; see `Subgraph` to map them).
    * The graph it returns knows the name, so later edges are checked against it.
    */
   addNode<const K extends string>(
     name: K,
-    node: NodeLike<S>,
+    node: NodeLike<S> | AnyCompiledGraph,
     options: NodeOptions = {},
   ): StateGraph<S, N | K> {
     if (name === END || name.trim() === "") {
@@ -121,13 +123,17 @@ class StateGraphBuilder<S extends BaseState, N extends string> {
     if (this.#nodes.has(name)) {
       throw new GraphValidationError("GRAPH_003", `A node named '${name}' already exists`);
     }
-    if (typeof node !== "function" && typeof (node as { run?: unknown })?.run !== "function") {
+    const runnable = isCompiledGraph(node) ? new Subgraph<S>(node) : node;
+    if (
+      typeof runnable !== "function" &&
+      typeof (runnable as { run?: unknown })?.run !== "function"
+    ) {
       throw new GraphValidationError(
         "GRAPH_003",
-        `Node '${name}' must be a function or an object with run()`,
+        `Node '${name}' must be a function, an object with run(), or a compiled graph`,
       );
     }
-    this.#nodes.set(name, node);
+    this.#nodes.set(name, runnable);
     if (options.ends) this.#ends.set(name, [...options.ends]);
     return this as StateGraph<S, N | K>;
   }

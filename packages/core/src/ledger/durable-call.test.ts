@@ -56,6 +56,8 @@ function nodeContext(checkpointer: InMemoryCheckpointer, threadId: string): Node
       isEndedLocalRun: () => false,
       faultPoints: undefined,
       remoteTools: new Map(),
+      // Only a subgraph node makes a child run; a tool call never reads these.
+      run: { deps: undefined as never, config: undefined as never },
       reducers: {},
     },
   };

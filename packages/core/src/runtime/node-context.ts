@@ -3,9 +3,11 @@ import type { RuntimeMetrics } from "../events/metrics.js";
 import type { EmitEvent } from "../events/stream-event.js";
 import type { IdGenerator } from "../messages/ids.js";
 import type { Checkpointer } from "../storage/checkpointer.js";
-import type { Reducer } from "../graph/reducers.js";
+import type { BaseState, Reducer } from "../graph/reducers.js";
 import type { AnyTool } from "../tools/tool.js";
 import type { FaultInjector } from "./fault-points.js";
+import type { ResolvedRunConfig } from "./run-config.js";
+import type { RunDependencies } from "./run-dependencies.js";
 import type { RunWatch } from "./run-watch.js";
 import type { StepLedger } from "./step-ledger.js";
 
@@ -78,6 +80,11 @@ export interface NodeRuntime {
    * calls' ledger keys carry (see `inNamespace`).
    */
   readonly ledgerNamespace: string;
+  /**
+   * The run's dependencies and resolved config, from which a subgraph node makes its child run
+   * (on the same store, with the same limits and signals).
+   */
+  readonly run: { deps: RunDependencies<BaseState>; config: ResolvedRunConfig };
   /** The graph's field reducers, for merging parallel branches. */
   readonly reducers: Readonly<Record<string, Reducer<unknown> | undefined>>;
 }

@@ -350,6 +350,7 @@ function nodeContext<S extends BaseState>(
     faultPoints: deps.faultPoints,
     remoteTools: args.config.remoteTools,
     ledgerNamespace: namespace,
+    run: { deps: deps as unknown as RunDependencies<BaseState>, config: args.config },
     reducers: deps.graph.reducers as Record<string, Reducer<unknown> | undefined>,
   });
 }
