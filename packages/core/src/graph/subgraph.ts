@@ -53,7 +53,7 @@ export class Subgraph<
     const namespace = ctx.runtime.ledgerNamespace || ctx.node;
     const threadId = childThreadId(ctx.threadId, namespace, ctx.step);
     const deps: RunDependencies<C> = {
-      ...(ctx.runtime.run.deps as unknown as RunDependencies<C>),
+      ...ctx.runtime.run.services,
       graph: this.graph.definition,
       logger: withFields(ctx.logger, { subgraph: threadId }),
     };

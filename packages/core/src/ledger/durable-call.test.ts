@@ -57,7 +57,7 @@ function nodeContext(checkpointer: InMemoryCheckpointer, threadId: string): Node
       faultPoints: undefined,
       remoteTools: new Map(),
       // Only a subgraph node makes a child run; a tool call never reads these.
-      run: { deps: undefined as never, config: undefined as never },
+      run: { services: undefined as never, config: undefined as never },
       reducers: {},
     },
   };

@@ -1,3 +1,5 @@
+import { inNamespace } from "../runtime/node-context.js";
+
 /**
  * The identity of one tool call in the ledger: the assistant message that issued it plus the
  * call id inside that message, inside the branch that runs it. Providers reuse call ids like
@@ -13,17 +15,6 @@ export function ledgerKey(
 ): string | null {
   if (!messageId || !toolCallId) return null;
   return inNamespace(namespace, `${messageId}:${toolCallId}`);
-}
-
-/**
- * `key` inside a branch's namespace: `<namespace>|<key>`, the key itself in the plain chain
- * (namespace `""`), so threads that never fan out keep the keys they always had. A namespace is
- * `<node>` for a node of a parallel step and `<node>:<task index>` for a `Send`; the ledger
- * never parses it, it only has to be the same each time the branch runs (it is derived from the
- * step's written frontier, so a replay after a crash derives it again).
- */
-export function inNamespace(namespace: string, key: string): string {
-  return namespace === "" ? key : `${namespace}|${key}`;
 }
 
 /**

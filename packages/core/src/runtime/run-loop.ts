@@ -32,7 +32,7 @@ import { loadThread } from "./thread-snapshot.js";
 import { runStep } from "./step.js";
 import { StepLedger } from "./step-ledger.js";
 import { stepTasks } from "./step-tasks.js";
-import { inNamespace } from "../ledger/ledger-key.js";
+import { inNamespace } from "./node-context.js";
 
 /**
  * The one run loop behind `invoke` and `stream`: start (load, apply input, claim the thread

@@ -15,7 +15,7 @@ import {
   mergeBranches,
   snapshotFields,
   type BranchWriters,
-} from "../tools/parallel-calls.js";
+} from "../graph/branch-merge.js";
 import { runWithDeadline, type DeadlineScope } from "./deadline.js";
 import { InterruptSignal, isInterruptSignal, withInterruptScope } from "./interrupt.js";
 import { withRuntime, type NodeContext } from "./node-context.js";
@@ -350,7 +350,7 @@ function nodeContext<S extends BaseState>(
     faultPoints: deps.faultPoints,
     remoteTools: args.config.remoteTools,
     ledgerNamespace: namespace,
-    run: { deps: deps as unknown as RunDependencies<BaseState>, config: args.config },
+    run: { services: deps, config: args.config },
     reducers: deps.graph.reducers as Record<string, Reducer<unknown> | undefined>,
   });
 }

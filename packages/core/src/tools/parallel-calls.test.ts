@@ -4,7 +4,8 @@ import { z } from "zod";
 import type { BaseState, Reducer } from "../graph/reducers.js";
 import { Message } from "../messages/message.js";
 import { callsTurn, recordingLogger, supportAgent, toolText } from "../support/helpers.js";
-import { branchState, changedFields, mergeBranches, snapshotFields } from "./parallel-calls.js";
+import { changedFields, mergeBranches, snapshotFields } from "../graph/branch-merge.js";
+import { branchState, TOOL_CALL_WRITERS } from "./parallel-calls.js";
 import { tool } from "./tool.js";
 
 const FIELDS = ["a", "b", "c", "d", "e"] as const;
@@ -56,7 +57,7 @@ function runBranches(
       changes: changedFields(snapshot, branch as unknown as BaseState),
     };
   });
-  mergeBranches(state, branches, reducers, logger);
+  mergeBranches(state, branches, reducers, logger, TOOL_CALL_WRITERS);
   const { messages: _messages, ...fields } = state as unknown as Fields;
   return { state: fields, branches, warnings: logger.records.filter((r) => r.level === "warn") };
 }

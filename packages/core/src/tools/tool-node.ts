@@ -12,7 +12,8 @@ import {
 } from "../runtime/node-context.js";
 import type { CallOutcome } from "../ledger/durable-call.js";
 import { executeCall, type Branch } from "./execute-call.js";
-import { applyCallUpdates, branchState, mergeBranches, snapshotFields } from "./parallel-calls.js";
+import { applyCallUpdates, mergeBranches, snapshotFields } from "../graph/branch-merge.js";
+import { branchState, TOOL_CALL_WRITERS } from "./parallel-calls.js";
 import {
   callOrigin,
   parseArguments,
@@ -205,7 +206,7 @@ export class ToolNode<S extends BaseState = BaseState> implements GraphNode<S> {
     if (failures.length > 0) throw failures[0];
     if (interrupts.length > 0) throw new InterruptSignal(interrupts);
     const changed = branches.map(({ toolCallId, changes }) => ({ id: toolCallId, changes }));
-    mergeBranches(state, changed, ctx.runtime.reducers, ctx.logger);
+    mergeBranches(state, changed, ctx.runtime.reducers, ctx.logger, TOOL_CALL_WRITERS);
     // The same path for one call as for many: every update through the reducers, in call order.
     applyCallUpdates(state, branches, ctx.runtime.reducers);
     // Fields are merged and updated in `state` (the node's own copy); only the messages are new.
