@@ -88,6 +88,7 @@ const ENTRIES = {
       "Logger",
       "MessagesChunk",
       "NodeContext",
+      "NodeEvent",
       "NodeFunction",
       "NodeLike",
       "NodeOptions",

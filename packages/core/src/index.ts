@@ -105,7 +105,13 @@ export type { CommittedProgress } from "./errors/errors.js";
 export { ERROR_CODES } from "./errors/codes.js";
 export type { ErrorCode } from "./errors/codes.js";
 
-export type { EmitEvent, RunMode, RunStatus, StreamEvent } from "./events/stream-event.js";
+export type {
+  EmitEvent,
+  NodeEvent,
+  RunMode,
+  RunStatus,
+  StreamEvent,
+} from "./events/stream-event.js";
 export type { RunEvent } from "./runtime/run-event.js";
 export { STREAM_MODES } from "./runtime/stream-mode.js";
 export type {

@@ -7,6 +7,7 @@ import { FAULT_POINTS } from "../runtime/fault-points.js";
 import { FaultPoints } from "../testing/fault-points.js";
 import {
   callsTurn,
+  collectEvents,
   deferred,
   recordingLogger,
   settle,
@@ -64,6 +65,36 @@ describe("subgraphs", () => {
     expect(result.state.messages.map((m) => Message.text(m))).toEqual(["go", "about tides"]);
     // The child ran on a thread of its own in the parent's store.
     expect(await store.getCheckpoint("t|WORKER@0")).toMatchObject({ status: "completed" });
+  });
+
+  it("streams the child's node events with the node's namespace, not its run's own events", async () => {
+    const worker = new StateGraph<Notes>({ initialState: { notes: [], topic: "" } })
+      .addNode("WRITE", () => Message.assistant("from the child"))
+      .addEdge("WRITE", END)
+      .setEntryPoint("WRITE")
+      .compile({ logger: recordingLogger() });
+    const app = new StateGraph<Notes>({ initialState: { notes: [], topic: "" } })
+      .addNode("WORKER", worker)
+      .addEdge("WORKER", END)
+      .setEntryPoint("WORKER")
+      .compile({ logger: recordingLogger() });
+
+    const { events } = await collectEvents(app.stream({ messages: [] }, { threadId: "t" }));
+
+    const inner = events.filter((event) => "namespace" in event);
+    expect(inner.map((event) => [event.type, (event as { node?: string }).node])).toEqual([
+      ["node_start", "WRITE"],
+      ["message", "WRITE"],
+    ]);
+    expect(inner.every((event) => (event as { namespace?: string }).namespace === "WORKER")).toBe(
+      true,
+    );
+    // The parent's own events: one run, its node, and the child's message once more as the
+    // parent's step appends it.
+    expect(events.filter((event) => event.type === "run_start")).toHaveLength(1);
+    expect(
+      events.filter((event) => event.type === "message" && !("namespace" in event)),
+    ).toHaveLength(1);
   });
 
   it("maps state in and out with Subgraph({ input, output })", async () => {

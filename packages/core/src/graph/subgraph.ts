@@ -1,4 +1,6 @@
 import { withFields } from "../events/logger.js";
+import { NODE_EVENT_TYPES, type NodeEvent } from "../events/stream-event.js";
+import type { RunEvent } from "../runtime/run-event.js";
 import { executeRun } from "../runtime/execute-run.js";
 import { InterruptSignal } from "../runtime/interrupt.js";
 import {
@@ -75,7 +77,7 @@ export class Subgraph<
         deps,
         config,
         input,
-        () => {},
+        (event) => forwardEvent(event, namespace, ctx),
         new AbortController(),
         ctx.newId(),
       );
@@ -144,6 +146,16 @@ export class Subgraph<
  */
 export function childThreadId(parentThreadId: string, namespace: string, step: number): string {
   return `${parentThreadId}|${namespace}@${step}`;
+}
+
+/**
+ * Shows the child's node events in the parent's stream, with the node's namespace; its run,
+ * state and value events are its own thread's, not the parent's, and stay inside.
+ */
+function forwardEvent(event: RunEvent, namespace: string, ctx: NodeContext): void {
+  if (!NODE_EVENT_TYPES.has(event.type)) return;
+  const from = event as NodeEvent;
+  ctx.emit({ ...from, namespace: from.namespace ? `${namespace}|${from.namespace}` : namespace });
 }
 
 /** The id under which the parent reports (and is answered for) a child's interrupt. */
