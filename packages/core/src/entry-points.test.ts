@@ -122,6 +122,7 @@ const ENTRIES = {
       "StreamModeOption",
       "StreamOutput",
       "SubgraphOptions",
+      "SubgraphSource",
       "SystemMessage",
       "ThreadState",
       "ThreadStatus",

@@ -6,6 +6,7 @@
  */
 export { StateGraph } from "./graph/state-graph.js";
 export type {
+  AnyCompiledGraph,
   DefaultState,
   EdgeTarget,
   KnownNode,
@@ -18,10 +19,11 @@ export { Command } from "./graph/command.js";
 export type { CommandOptions, Goto } from "./graph/command.js";
 export { Send } from "./graph/send.js";
 export { Subgraph } from "./graph/subgraph.js";
-export type { AnyCompiledGraph, SubgraphOptions } from "./graph/subgraph.js";
+export type { SubgraphOptions, SubgraphSource } from "./graph/subgraph.js";
 export type { StateOf, StateSchema } from "./graph/state-schema.js";
 export { CompiledGraph } from "./graph/compiled-graph.js";
-export type { CompileOptions, ThreadState } from "./graph/compiled-graph.js";
+export type { CompileOptions } from "./graph/compiled-graph.js";
+export type { ThreadState } from "./graph/thread-state.js";
 export { END } from "./graph/edges.js";
 export type { Edge, Router, RouterChoice } from "./graph/edges.js";
 export type { GraphDefinition } from "./graph/graph-definition.js";

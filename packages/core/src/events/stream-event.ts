@@ -9,9 +9,9 @@ export type RunStatus = "completed" | "interrupted" | "stopped";
  * parent (`WORKER`, `WORKER:1` for a `Send`), nested ones joined by `|` (`WORKER|RESEARCH`).
  * Absent for the graph's own nodes; `node` and `step` are then the child's.
  */
-interface FromSubgraph {
-  namespace?: string;
-}
+// A type, not an interface: events are read as `Record<string, unknown>`, which only a type
+// alias satisfies.
+type FromSubgraph = { namespace?: string };
 
 /** What `stream()` yields, discriminated on `type`. `invoke()` runs the same loop silently. */
 export type StreamEvent =

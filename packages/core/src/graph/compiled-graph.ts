@@ -19,10 +19,10 @@ import { executeRun } from "../runtime/execute-run.js";
 import type { RunEventSink } from "../runtime/run-loop.js";
 import type { RunInput, RunResult } from "../runtime/run-result.js";
 import { StopSignal } from "../runtime/stop-signal.js";
-import { loadThread } from "../runtime/thread-snapshot.js";
-import type { Checkpointer, Interrupt, ThreadStatus } from "../storage/checkpointer.js";
+import type { Checkpointer } from "../storage/checkpointer.js";
 import { InMemoryCheckpointer } from "../storage/in-memory-checkpointer.js";
 import type { GraphDefinition } from "./graph-definition.js";
+import { readThreadState, type ThreadState } from "./thread-state.js";
 import type { BaseState } from "./reducers.js";
 
 /** Options of `StateGraph.compile()`. */
@@ -49,16 +49,6 @@ export interface CompileOptions {
    * left by a dead execution (in doubt); a live one is waited on instead of running twice.
    */
   claimStaleAfterMs?: number;
-}
-
-/** A thread as `getState` reports it. */
-export interface ThreadState<S extends BaseState> {
-  values: S;
-  version: number;
-  currentNode: string | null;
-  step: number;
-  status: ThreadStatus;
-  interrupts: Interrupt[];
 }
 
 const ENDED_RUNS_REMEMBERED = 1000;
@@ -150,20 +140,19 @@ export class CompiledGraph<S extends BaseState> {
     await this.#deps.checkpointer.requestStop(threadId);
   }
 
-  /** The thread's latest committed state, or `null` when it does not exist. */
-  async getState({ threadId }: { threadId: string }): Promise<ThreadState<S> | null> {
+  /**
+   * The thread's latest committed state, or `null` when it does not exist. With `subgraphs:
+   * true`, also the state of the subgraphs its current step runs (see `ThreadState.subgraphs`).
+   */
+  async getState({
+    threadId,
+    subgraphs = false,
+  }: {
+    threadId: string;
+    subgraphs?: boolean;
+  }): Promise<ThreadState<S> | null> {
     requireId(threadId, "threadId");
-    const snapshot = await loadThread(this.#deps.checkpointer, threadId);
-    if (!snapshot) return null;
-    const { checkpoint, messages } = snapshot;
-    return {
-      values: { ...checkpoint.values, messages } as unknown as S,
-      version: checkpoint.version,
-      currentNode: checkpoint.currentNode,
-      step: checkpoint.step,
-      status: checkpoint.status,
-      interrupts: checkpoint.interrupts,
-    };
+    return readThreadState(this.#deps.checkpointer, this.#deps.graph, threadId, subgraphs);
   }
 
   /** Every tool call recorded for the thread, oldest first (not the run lease, which is no call). */

@@ -8,9 +8,13 @@ import {
   type StateOf,
   type StateSchema,
 } from "./state-schema.js";
-import { isCompiledGraph, Subgraph, type AnyCompiledGraph } from "./subgraph.js";
+import { isCompiledGraph, Subgraph } from "./subgraph.js";
 import { validateGraph } from "./validate.js";
 import { CompiledGraph, type CompileOptions } from "./compiled-graph.js";
+
+/** A compiled graph of any state, as `addNode` takes it: a subgraph's state is its own. */
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- see above
+export type AnyCompiledGraph = CompiledGraph<any>;
 
 /** Options of `addNode`. */
 export interface NodeOptions {
@@ -123,7 +127,9 @@ class StateGraphBuilder<S extends BaseState, N extends string> {
     if (this.#nodes.has(name)) {
       throw new GraphValidationError("GRAPH_003", `A node named '${name}' already exists`);
     }
-    const runnable = isCompiledGraph(node) ? new Subgraph<S>(node) : node;
+    const runnable: NodeLike<S> = isCompiledGraph(node)
+      ? new Subgraph<S>(node)
+      : (node as NodeLike<S>);
     if (
       typeof runnable !== "function" &&
       typeof (runnable as { run?: unknown })?.run !== "function"

@@ -138,6 +138,15 @@ describe("subgraphs", () => {
       { id: "WORKER|DRAFT:0", value: "go on with eels?", node: "WORKER" },
     ]);
 
+    const inspected = await app.getState({ threadId: "t", subgraphs: true });
+    expect(inspected?.subgraphs?.WORKER).toMatchObject({
+      status: "interrupted",
+      currentNode: "DRAFT",
+      interrupts: [{ id: "DRAFT:0", value: "go on with eels?" }],
+      values: { topic: "eels", notes: [] },
+    });
+    expect((await app.getState({ threadId: "t" }))?.subgraphs).toBeUndefined();
+
     const done = await app.invoke(
       { resume: "yes", interruptId: "WORKER|DRAFT:0" },
       { threadId: "t" },

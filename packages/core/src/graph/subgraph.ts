@@ -12,13 +12,14 @@ import type { RunDependencies } from "../runtime/run-dependencies.js";
 import type { RunInput } from "../runtime/run-result.js";
 import { StopSignal } from "../runtime/stop-signal.js";
 import type { Interrupt, ThreadCheckpoint } from "../storage/checkpointer.js";
-import type { CompiledGraph } from "./compiled-graph.js";
+import type { GraphDefinition } from "./graph-definition.js";
 import type { GraphNode, NodeOutput } from "./graph-node.js";
 import type { BaseState, StateUpdate } from "./reducers.js";
 
-/** A compiled graph of any state: a subgraph's state is its own. */
-// eslint-disable-next-line @typescript-eslint/no-explicit-any -- see above
-export type AnyCompiledGraph = CompiledGraph<any>;
+/** What a subgraph node runs of a compiled graph: its definition (`CompiledGraph.definition`). */
+export interface SubgraphSource<C extends BaseState> {
+  readonly definition: GraphDefinition<C>;
+}
 
 /** How a subgraph's state maps to and from its parent's (default: the keys they share). */
 export interface SubgraphOptions<P extends BaseState, C extends BaseState> {
@@ -42,10 +43,10 @@ export class Subgraph<
   P extends BaseState,
   C extends BaseState = BaseState,
 > implements GraphNode<P> {
-  readonly graph: CompiledGraph<C>;
+  readonly graph: SubgraphSource<C>;
   readonly #options: SubgraphOptions<P, C>;
 
-  constructor(graph: CompiledGraph<C>, options: SubgraphOptions<P, C> = {}) {
+  constructor(graph: SubgraphSource<C>, options: SubgraphOptions<P, C> = {}) {
     this.graph = graph;
     this.#options = { ...options };
   }
@@ -177,7 +178,7 @@ function childFields(graph: {
 }
 
 /** True for a compiled graph, from this or another copy of the package. */
-export function isCompiledGraph(value: unknown): value is AnyCompiledGraph {
+export function isCompiledGraph(value: unknown): value is SubgraphSource<BaseState> {
   const graph = value as { definition?: { nodes?: unknown }; invoke?: unknown } | null;
   return (
     typeof graph === "object" &&
