@@ -17,7 +17,7 @@ import { SqliteCheckpointer } from "@tenxgraph/sqlite";
 import { z } from "zod";
 
 /**
- * `npm run bench:fan-out --workspace bench`: how many store commits a durable step of a 4-way
+ * `npm run bench:fan-out`: how many store commits a durable step of a 4-way
  * `Send` fan-out costs. Each turn a scripted model asks for one call, and four `Send` branches
  * run it through a `ToolNode`, each in its own ledger namespace: four ledger claims ride in the
  * model step's write and four results in the fan-out step's write, so the figure to look for is
