@@ -6,19 +6,27 @@
  */
 export { StateGraph } from "./graph/state-graph.js";
 export type {
+  AnyCompiledGraph,
   DefaultState,
   EdgeTarget,
   KnownNode,
+  NodeOptions,
   PathMap,
   StateGraphConstructor,
   StateOptions,
 } from "./graph/state-graph.js";
+export { Command } from "./graph/command.js";
+export type { CommandOptions, Goto } from "./graph/command.js";
+export { Send } from "./graph/send.js";
+export { Subgraph } from "./graph/subgraph.js";
+export type { SubgraphOptions, SubgraphSource } from "./graph/subgraph.js";
 export type { StateOf, StateSchema } from "./graph/state-schema.js";
 export { CompiledGraph } from "./graph/compiled-graph.js";
-export type { CompileOptions, StateHistoryEntry, ThreadState } from "./graph/compiled-graph.js";
+export type { CompileOptions } from "./graph/compiled-graph.js";
+export type { StateHistoryEntry, ThreadState } from "./graph/thread-state.js";
 export type { UpdateStateOptions } from "./runtime/state-edit.js";
 export { END } from "./graph/edges.js";
-export type { Edge, Router } from "./graph/edges.js";
+export type { Edge, Router, RouterChoice } from "./graph/edges.js";
 export type { GraphDefinition } from "./graph/graph-definition.js";
 export type { GraphNode, NodeFunction, NodeLike, NodeOutput } from "./graph/graph-node.js";
 export { appendMessages } from "./graph/reducers.js";
@@ -102,7 +110,13 @@ export type { CommittedProgress } from "./errors/errors.js";
 export { ERROR_CODES } from "./errors/codes.js";
 export type { ErrorCode } from "./errors/codes.js";
 
-export type { EmitEvent, RunMode, RunStatus, StreamEvent } from "./events/stream-event.js";
+export type {
+  EmitEvent,
+  NodeEvent,
+  RunMode,
+  RunStatus,
+  StreamEvent,
+} from "./events/stream-event.js";
 export type { RunEvent } from "./runtime/run-event.js";
 export { STREAM_MODES } from "./runtime/stream-mode.js";
 export type {

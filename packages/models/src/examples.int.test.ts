@@ -10,9 +10,9 @@ const tsx = fileURLToPath(new URL("node_modules/.bin/tsx", `file://${root}`));
 const example = "examples/models/support-agent-live.ts";
 
 /** Runs the example with the given environment, without any real provider key. */
-function runExample(env: Record<string, string>) {
+function runExample(env: Record<string, string>, file = example) {
   const { OPENAI_API_KEY: _o, ANTHROPIC_API_KEY: _a, OPENAI_BASE_URL: _b, ...base } = process.env;
-  return promisify(execFile)(tsx, [example], {
+  return promisify(execFile)(tsx, [file], {
     cwd: root,
     env: { ...base, ...env },
     timeout: 60_000,
@@ -57,5 +57,21 @@ describe("npm run example:models", () => {
     // The crash did not make the model answer its first step again.
     expect(server.chatRequests).toHaveLength(2);
     expect(server.chatRequests[0]!.body.model).toBe("gpt-4o-mini");
+  }, 60_000);
+});
+
+describe("npm run example:supervisor", () => {
+  it("hands off to two workers at once, then to a writer whose approval is answered through the supervisor", async () => {
+    const { stdout } = await runExample({}, "examples/supervisor.ts");
+    expect(stdout).toContain(
+      'status: interrupted; asked: writer|MODEL:2 "Publish \\"a note on kelp\\"?"',
+    );
+    expect(stdout).toContain("status: completed");
+    expect(stdout).toContain("assistant [transfer_to_researcher, transfer_to_pricer]");
+    expect(stdout).toContain("assistant Done: writer: a note on kelp");
+    // Each worker's tool ran once: the writer's call replayed from its ledger on the resume.
+    expect(stdout).toContain(
+      "outside world: researcher looked up kelp; pricer looked up kelp; writer looked up kelp\n",
+    );
   }, 60_000);
 });

@@ -17,6 +17,8 @@ export type {
 } from "./providers/resolve-model.js";
 export { REACT_AGENT_NODES, createReactAgent } from "./react/create-react-agent.js";
 export type { CreateReactAgentOptions } from "./react/create-react-agent.js";
+export { SUPERVISOR_NODES, createSupervisor } from "./supervisor/create-supervisor.js";
+export type { CreateSupervisorOptions, SupervisedAgent } from "./supervisor/create-supervisor.js";
 export { MCP_IDEMPOTENCY_KEY_META, mcpTools } from "./mcp/mcp-tools.js";
 export type { McpInDoubtPolicy, McpToolsOptions } from "./mcp/mcp-tools.js";
 export type {

@@ -6,20 +6,22 @@ const START = "__start__";
 /**
  * `GET /v1/graph`'s data: node and edge lists with node names in edges (as 10xGraph's client
  * and playground read them), START and END as real nodes. A conditional edge without a path
- * map may go anywhere: it is listed to every node and END.
+ * map may go anywhere: it is listed to every node and END. A join is listed from each source,
+ * and a node's `ends` (where its `Command`s may go) as edges of it.
  */
 export function graphInfo(graph: CompiledGraph<BaseState>, store: boolean) {
-  const { nodes, edges, entryPoint, initialState } = graph.definition;
+  const { nodes, edges, ends, entryPoint, initialState } = graph.definition;
   const names = [START, ...nodes.keys(), END];
   const pairs: [string, string][] = [[START, entryPoint]];
-  for (const [from, edge] of edges) {
-    const targets =
-      edge.kind === "direct"
+  for (const from of nodes.keys()) {
+    const targets = (edges.get(from) ?? []).flatMap((edge) =>
+      edge.kind !== "conditional"
         ? [edge.to]
         : edge.pathMap
           ? Object.values(edge.pathMap)
-          : [...nodes.keys(), END];
-    for (const to of new Set(targets)) pairs.push([from, to]);
+          : [...nodes.keys(), END],
+    );
+    for (const to of new Set([...targets, ...(ends.get(from) ?? [])])) pairs.push([from, to]);
   }
   return {
     info: {

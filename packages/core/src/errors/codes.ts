@@ -25,10 +25,18 @@ export const ERROR_CODES = {
   GRAPH_003: "GRAPH_003",
   /** A node has no outgoing edge. */
   GRAPH_004: "GRAPH_004",
-  /** A node has both a fixed edge and conditional edges, or two of either. */
+  /**
+   * A node has two sets of conditional edges. (Before fan-out, also a fixed edge beside
+   * conditional edges, or two fixed edges; those now run their targets in parallel.)
+   */
   GRAPH_005: "GRAPH_005",
-  /** A conditional edge returned a node that is not in its path map or graph. */
+  /**
+   * A conditional edge, a `Command`'s `goto` or a `Send` named a node that is not in its path
+   * map or graph.
+   */
   GRAPH_006: "GRAPH_006",
+  /** A join (`addEdge([a, b], c)`) has no source, leads to END, or its target has another join. */
+  GRAPH_007: "GRAPH_007",
   /** A tool threw. */
   TOOL_ERROR_001: "TOOL_ERROR_001",
   /** A tool call's arguments are not JSON or fail the tool's schema. */

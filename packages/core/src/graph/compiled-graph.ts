@@ -15,16 +15,17 @@ import type { FaultInjector } from "../runtime/fault-points.js";
 import { requireId, resolveRunConfig, type RunConfig } from "../runtime/run-config.js";
 import { RUN_LEASE_KEY } from "../runtime/run-lease.js";
 import type { RunDependencies } from "../runtime/run-dependencies.js";
-import { Run, type RunEventSink } from "../runtime/run-loop.js";
+import { executeRun } from "../runtime/execute-run.js";
+import type { RunEventSink } from "../runtime/run-loop.js";
 import type { RunInput, RunResult } from "../runtime/run-result.js";
-import { AbandonSignal, StopSignal } from "../runtime/stop-signal.js";
-import { loadThread, loadVersion } from "../runtime/thread-snapshot.js";
-import { updateThreadState, type UpdateStateOptions } from "../runtime/state-edit.js";
-import { InvalidRunError } from "../errors/errors.js";
-import type { Checkpointer, Interrupt, ThreadStatus } from "../storage/checkpointer.js";
+import { StopSignal } from "../runtime/stop-signal.js";
+import type { Checkpointer } from "../storage/checkpointer.js";
 import { InMemoryCheckpointer } from "../storage/in-memory-checkpointer.js";
 import type { GraphDefinition } from "./graph-definition.js";
+import { readThreadState, type StateHistoryEntry, type ThreadState } from "./thread-state.js";
 import type { BaseState, StateUpdate } from "./reducers.js";
+import { updateThreadState, type UpdateStateOptions } from "../runtime/state-edit.js";
+import { InvalidRunError } from "../errors/errors.js";
 
 /** Options of `StateGraph.compile()`. */
 export interface CompileOptions {
@@ -50,45 +51,6 @@ export interface CompileOptions {
    * left by a dead execution (in doubt); a live one is waited on instead of running twice.
    */
   claimStaleAfterMs?: number;
-}
-
-/** A thread as `getState` reports it: its latest version, or the version asked for. */
-export interface ThreadState<S extends BaseState> {
-  values: S;
-  version: number;
-  /** The node to run next (`null` at END). */
-  currentNode: string | null;
-  step: number;
-  status: ThreadStatus;
-  interrupts: Interrupt[];
-  /** The version this one was made from (an earlier one for a fork); `null` for the first. */
-  parentVersion: number | null;
-  /** The node whose step wrote this version; `null` for input, an edit or a status change. */
-  node: string | null;
-  /** The run that wrote this version; `null` for a write outside a run (`updateState`). */
-  runId: string | null;
-  /** ISO-8601 time of the write. */
-  createdAt: string;
-}
-
-/**
- * One version in `getStateHistory`: the state's fields without the transcript (a version names
- * how many messages it holds; `getState({ threadId, version })` reads them).
- */
-export interface StateHistoryEntry<S extends BaseState> {
-  version: number;
-  parentVersion: number | null;
-  step: number;
-  /** The node whose step wrote this version; `null` for input, an edit or a status change. */
-  node: string | null;
-  /** The node the thread was to run next at this version (`null` at END). */
-  nextNode: string | null;
-  status: ThreadStatus;
-  runId: string | null;
-  createdAt: string;
-  values: Omit<S, "messages">;
-  messageCount: number;
-  interrupts: Interrupt[];
 }
 
 const ENDED_RUNS_REMEMBERED = 1000;
@@ -182,35 +144,22 @@ export class CompiledGraph<S extends BaseState> {
 
   /**
    * The thread's latest committed state, or with `version` that version's, or `null` when the
-   * thread (or that version: never written, or pruned) does not exist.
+   * thread (or that version: never written, or pruned) does not exist. With `subgraphs: true`,
+   * also the state of the subgraphs its step runs (see `ThreadState.subgraphs`).
    */
   async getState({
     threadId,
     version,
+    subgraphs = false,
   }: {
     threadId: string;
     version?: number;
+    subgraphs?: boolean;
   }): Promise<ThreadState<S> | null> {
     requireId(threadId, "threadId");
-    const { checkpointer } = this.#deps;
-    const snapshot =
-      version === undefined
-        ? await loadThread(checkpointer, threadId)
-        : await loadVersion(checkpointer, threadId, requireVersion(version, "version"));
-    if (!snapshot) return null;
-    const { checkpoint, messages } = snapshot;
-    return {
-      values: { ...checkpoint.values, messages } as unknown as S,
-      version: checkpoint.version,
-      currentNode: checkpoint.currentNode,
-      step: checkpoint.step,
-      status: checkpoint.status,
-      interrupts: checkpoint.interrupts,
-      parentVersion: checkpoint.parentVersion,
-      node: checkpoint.node,
-      runId: checkpoint.runId,
-      createdAt: checkpoint.updatedAt,
-    };
+    if (version !== undefined) requireVersion(version, "version");
+    const { checkpointer, graph } = this.#deps;
+    return readThreadState(checkpointer, graph, threadId, subgraphs, version);
   }
 
   /**
@@ -304,21 +253,11 @@ export class CompiledGraph<S extends BaseState> {
   ): Promise<RunResult<S>> {
     const resolved = resolveRunConfig(config, this.#deps.logger, this.#deps.ids);
     const runId = this.#deps.ids();
-    const external = resolved.signal;
-    const onExternalAbort = () => abort.abort(new StopSignal("signal"));
-    if (external?.aborted) onExternalAbort();
-    external?.addEventListener("abort", onExternalAbort, { once: true });
-    const abandon = resolved.abandonSignal;
-    const onAbandon = () => abort.abort(new AbandonSignal(abortReasonText(abandon!.reason)));
-    if (abandon?.aborted) onAbandon();
-    abandon?.addEventListener("abort", onAbandon, { once: true });
     const active = this.#activeRuns.get(resolved.threadId) ?? new Set();
     this.#activeRuns.set(resolved.threadId, active.add(abort));
     try {
-      return await new Run(this.#deps, resolved, send, abort, runId).execute(input);
+      return await executeRun(this.#deps, resolved, input, send, abort, runId);
     } finally {
-      external?.removeEventListener("abort", onExternalAbort);
-      abandon?.removeEventListener("abort", onAbandon);
       active.delete(abort);
       if (active.size === 0) this.#activeRuns.delete(resolved.threadId);
       this.#rememberEnded(runId);
@@ -376,11 +315,4 @@ function streamModeOf(config: unknown): unknown {
   return typeof config === "object" && config !== null
     ? (config as { streamMode?: unknown }).streamMode
     : undefined;
-}
-
-/** What an abort reason says, for the abandoned run's error. */
-function abortReasonText(reason: unknown): string {
-  if (typeof reason === "string") return reason;
-  if (reason instanceof Error) return reason.message;
-  return "abandonSignal aborted";
 }

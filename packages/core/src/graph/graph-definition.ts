@@ -6,8 +6,15 @@ import type { StateSchema } from "./state-schema.js";
 /** A validated graph, frozen by `compile()`: what the run loop executes. */
 export interface GraphDefinition<S extends BaseState> {
   nodes: ReadonlyMap<string, NodeLike<S>>;
-  /** Exactly one way out of every node. */
-  edges: ReadonlyMap<string, Edge<S>>;
+  /** The ways out of each node, in the order they were added; every node has one at least. */
+  edges: ReadonlyMap<string, readonly Edge<S>[]>;
+  /** For each join's target (`addEdge([a, b], c)`), the sources it waits for. */
+  joins: ReadonlyMap<string, readonly string[]>;
+  /**
+   * Where each node may send the run by returning a `Command` (`addNode(name, node, { ends })`):
+   * a node with such places needs no edge.
+   */
+  ends: ReadonlyMap<string, readonly string[]>;
   entryPoint: string;
   reducers: Reducers<S>;
   initialState: Partial<Omit<S, "messages">>;

@@ -1,9 +1,14 @@
 import type { Message } from "../messages/message.js";
 import type { NodeContext } from "../runtime/node-context.js";
+import type { Command } from "./command.js";
 import type { BaseState, StateUpdate } from "./reducers.js";
 
-/** What a node may return: an update, a message or messages to append, or nothing. */
-export type NodeOutput<S extends BaseState> = StateUpdate<S> | Message | Message[] | void;
+/**
+ * What a node may return: an update, a message or messages to append, nothing, or a `Command`
+ * carrying one of those as its `update` with where to go next.
+ */
+export type NodeOutput<S extends BaseState> =
+  StateUpdate<S> | Message | Message[] | void | Command<StateUpdate<S> | Message | Message[]>;
 
 /**
  * A node as a function. `state` is the node's own copy: the update it returns (and any change

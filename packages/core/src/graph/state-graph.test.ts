@@ -154,22 +154,49 @@ describe("compile-time validation", () => {
     expect(error.message).toContain("'B'");
   });
 
-  it("GRAPH_005: a node with both a fixed edge and conditional edges, or two fixed edges", () => {
-    const mixed = new StateGraph()
+  it("GRAPH_005: a node with two sets of conditional edges; several fixed edges fan out", () => {
+    const twoRouters = new StateGraph()
+      .addNode("A", noop)
+      .addConditionalEdges("A", () => END)
+      .addConditionalEdges("A", () => END)
+      .setEntryPoint("A");
+    expectGraphError(() => twoRouters.compile(), "GRAPH_005");
+
+    const fanOut = new StateGraph()
       .addNode("A", noop)
       .addNode("B", noop)
       .addEdge("A", "B")
+      .addEdge("A", END)
       .addConditionalEdges("A", () => END)
       .addEdge("B", END)
       .setEntryPoint("A");
-    expectGraphError(() => mixed.compile(), "GRAPH_005");
+    expect(fanOut.compile({ logger: recordingLogger() })).toBeInstanceOf(CompiledGraph);
+  });
 
-    const twice = new StateGraph()
+  it("GRAPH_007: a join with no source, into END, or a second join into one node", () => {
+    const graph = () => new StateGraph().addNode("A", noop).addNode("B", noop).addNode("C", noop);
+    expectGraphError(() => graph().addEdge([], "C"), "GRAPH_007");
+    expectGraphError(() => graph().addEdge(["A", "B"], "C").addEdge(["A"], "C"), "GRAPH_007");
+    const intoEnd = graph().addEdge(["A", "B"], END).addEdge("C", END).setEntryPoint("A");
+    expectGraphError(() => intoEnd.compile(), "GRAPH_007");
+  });
+
+  it("GRAPH_001 for an unknown join source or ends target; ends stand in for an edge", () => {
+    const unknownSource = new StateGraph()
       .addNode("A", noop)
-      .addEdge("A", END)
-      .addEdge("A", END)
+      .addEdge(["A", "Z" as "A"], END)
       .setEntryPoint("A");
-    expectGraphError(() => twice.compile(), "GRAPH_005");
+    expectGraphError(() => unknownSource.compile(), "GRAPH_001");
+    const unknownEnd = new StateGraph()
+      .addNode("A", noop, { ends: ["Z" as "A"] })
+      .setEntryPoint("A");
+    expectGraphError(() => unknownEnd.compile(), "GRAPH_001");
+    const routesByCommand = new StateGraph()
+      .addNode("A", noop, { ends: ["B", END] })
+      .addNode("B", noop)
+      .addEdge("B", END)
+      .setEntryPoint("A");
+    expect(routesByCommand.compile({ logger: recordingLogger() })).toBeInstanceOf(CompiledGraph);
   });
 
   it("accepts END as a path map destination", () => {

@@ -1,5 +1,5 @@
 import { GraphValidationError } from "../errors/errors.js";
-import { END, normalizePathMap, type Edge, type Router } from "./edges.js";
+import { END, normalizePathMap, type Edge, type Router, type RouterChoice } from "./edges.js";
 import type { NodeLike } from "./graph-node.js";
 import type { BaseState, Reducers } from "./reducers.js";
 import {
@@ -8,8 +8,22 @@ import {
   type StateOf,
   type StateSchema,
 } from "./state-schema.js";
+import { isCompiledGraph, Subgraph } from "./subgraph.js";
 import { validateGraph } from "./validate.js";
 import { CompiledGraph, type CompileOptions } from "./compiled-graph.js";
+
+/** A compiled graph of any state, as `addNode` takes it: a subgraph's state is its own. */
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- see above
+export type AnyCompiledGraph = CompiledGraph<any>;
+
+/** Options of `addNode`. */
+export interface NodeOptions {
+  /**
+   * Where the node may send the run by returning a `Command` with `goto` (LangGraph.js's
+   * `ends`): a node that routes only that way needs no edge, and compile() checks the names.
+   */
+  ends?: readonly string[];
+}
 
 /** Options of a graph's state. */
 export interface StateOptions<S extends BaseState> {
@@ -75,6 +89,8 @@ type CheckedSource<N extends string, T extends string, P extends PathMap> = [
 class StateGraphBuilder<S extends BaseState, N extends string> {
   readonly #nodes = new Map<string, NodeLike<S>>();
   readonly #edges = new Map<string, Edge<S>[]>();
+  readonly #joins = new Map<string, string[]>();
+  readonly #ends = new Map<string, string[]>();
   readonly #options: StateOptions<S>;
   readonly #schema: StateSchema | null;
   #entryPoint: string | null = null;
@@ -93,10 +109,15 @@ class StateGraphBuilder<S extends BaseState, N extends string> {
   }
 
   /**
-   * Adds a node: a function `(state, ctx) => update` or an object with `run` (e.g. `ToolNode`).
+   * Adds a node: a function `(state, ctx) => update`, an object with `run` (e.g. `ToolNode`), or
+   * a compiled graph (a subgraph, sharing the keys both states have; see `Subgraph` to map them).
    * The graph it returns knows the name, so later edges are checked against it.
    */
-  addNode<const K extends string>(name: K, node: NodeLike<S>): StateGraph<S, N | K> {
+  addNode<const K extends string>(
+    name: K,
+    node: NodeLike<S> | AnyCompiledGraph,
+    options: NodeOptions = {},
+  ): StateGraph<S, N | K> {
     if (name === END || name.trim() === "") {
       throw new GraphValidationError(
         "GRAPH_003",
@@ -106,29 +127,53 @@ class StateGraphBuilder<S extends BaseState, N extends string> {
     if (this.#nodes.has(name)) {
       throw new GraphValidationError("GRAPH_003", `A node named '${name}' already exists`);
     }
-    if (typeof node !== "function" && typeof (node as { run?: unknown })?.run !== "function") {
+    const runnable: NodeLike<S> = isCompiledGraph(node)
+      ? new Subgraph<S>(node)
+      : (node as NodeLike<S>);
+    if (
+      typeof runnable !== "function" &&
+      typeof (runnable as { run?: unknown })?.run !== "function"
+    ) {
       throw new GraphValidationError(
         "GRAPH_003",
-        `Node '${name}' must be a function or an object with run()`,
+        `Node '${name}' must be a function, an object with run(), or a compiled graph`,
       );
     }
-    this.#nodes.set(name, node);
+    this.#nodes.set(name, runnable);
+    if (options.ends) this.#ends.set(name, [...options.ends]);
     return this as StateGraph<S, N | K>;
   }
 
-  /** After `from`, always go to `to` (a node or `END`). */
-  addEdge(from: KnownNode<N>, to: EdgeTarget<N>): this {
-    return this.#addEdge(from, { kind: "direct", to });
+  /**
+   * After `from`, always go to `to` (a node or `END`). Several edges out of one node fan out:
+   * their targets run in parallel in the next step. With a list of sources (`addEdge([a, b],
+   * c)`), `to` is a join: it runs once every source has finished since it last ran.
+   */
+  addEdge(from: KnownNode<N> | readonly KnownNode<N>[], to: EdgeTarget<N>): this {
+    if (typeof from === "string") return this.#addEdge(from, { kind: "direct", to });
+    const sources = [...new Set(from as readonly string[])];
+    if (sources.length === 0 || this.#joins.has(to)) {
+      throw new GraphValidationError(
+        "GRAPH_007",
+        sources.length === 0
+          ? `addEdge([], '${to}'): a join needs at least one source`
+          : `'${to}' is already the target of a join: list all its sources in one addEdge([...], '${to}')`,
+      );
+    }
+    this.#joins.set(to, sources);
+    for (const source of sources) this.#addEdge(source, { kind: "join", to });
+    return this;
   }
 
   /**
    * After `from`, go where `router` says. With a path map, the router returns one of its keys
    * (record form) or one of its values (array form); compile() checks every destination. A
    * router's literal results (or the path map's nodes) must be nodes added before, or `END`.
+   * A router may also return `Send`s, or a list of choices: all of them run in the next step.
    */
   addConditionalEdges<T extends string, const P extends PathMap = never>(
     from: CheckedSource<N, T, P>,
-    router: (state: S) => T | Promise<T>,
+    router: (state: S) => RouterChoice<T> | Promise<RouterChoice<T>>,
     pathMap?: P,
   ): this {
     return this.#addEdge(from, {
@@ -145,12 +190,20 @@ class StateGraphBuilder<S extends BaseState, N extends string> {
 
   /** Validates the graph (coded `GraphValidationError`s) and returns the runnable app. */
   compile(options: CompileOptions = {}): CompiledGraph<S> {
-    const shape = { nodes: this.#nodes, edges: this.#edges, entryPoint: this.#entryPoint };
+    const shape = {
+      nodes: this.#nodes,
+      edges: this.#edges,
+      joins: this.#joins,
+      ends: this.#ends,
+      entryPoint: this.#entryPoint,
+    };
     validateGraph(shape);
     return new CompiledGraph<S>(
       {
         nodes: new Map(this.#nodes),
-        edges: new Map([...this.#edges].map(([from, edges]) => [from, edges[0]!])),
+        edges: new Map([...this.#edges].map(([from, edges]) => [from, [...edges]])),
+        joins: new Map(this.#joins),
+        ends: new Map(this.#ends),
         entryPoint: this.#entryPoint!,
         reducers: { ...this.#options.reducers } as Reducers<S>,
         initialState: { ...this.#options.initialState },

@@ -48,6 +48,7 @@ function nodeContext(checkpointer: InMemoryCheckpointer, threadId: string): Node
       metrics: new RuntimeMetrics(),
       ids: uuidv7,
       toolTimeoutMs: null,
+      ledgerNamespace: "",
       resumeAnswers: {},
       watch,
       stepLedger: new StepLedger(checkpointer, threadId, silentLogger),
@@ -55,6 +56,8 @@ function nodeContext(checkpointer: InMemoryCheckpointer, threadId: string): Node
       isEndedLocalRun: () => false,
       faultPoints: undefined,
       remoteTools: new Map(),
+      // Only a subgraph node makes a child run; a tool call never reads these.
+      run: { services: undefined as never, config: undefined as never },
       reducers: {},
     },
   };

@@ -6,6 +6,8 @@ import type { Checkpointer } from "../storage/checkpointer.js";
 import type { Reducer } from "../graph/reducers.js";
 import type { AnyTool } from "../tools/tool.js";
 import type { FaultInjector } from "./fault-points.js";
+import type { ResolvedRunConfig } from "./run-config.js";
+import type { RunServices } from "./run-services.js";
 import type { RunWatch } from "./run-watch.js";
 import type { StepLedger } from "./step-ledger.js";
 
@@ -73,6 +75,16 @@ export interface NodeRuntime {
   readonly faultPoints: FaultInjector | undefined;
   /** The run's remote tools (`RunConfig.remoteTools`), by name: tool nodes can call them too. */
   readonly remoteTools: ReadonlyMap<string, AnyTool>;
+  /**
+   * The namespace of the branch this node runs in (`""` in the plain chain), which its tool
+   * calls' ledger keys carry (see `inNamespace`).
+   */
+  readonly ledgerNamespace: string;
+  /**
+   * The run's services and resolved config, from which a subgraph node makes its child run (on
+   * the same store, with the same limits and signals).
+   */
+  readonly run: { services: RunServices; config: ResolvedRunConfig };
   /** The graph's field reducers, for merging parallel branches. */
   readonly reducers: Readonly<Record<string, Reducer<unknown> | undefined>>;
 }
@@ -97,4 +109,15 @@ export function internalContext(ctx: NodeContext): InternalNodeContext {
   }
   // The spread reads `signal`, which makes it: every ToolNode run needs it anyway.
   return { ...ctx, runtime };
+}
+
+/**
+ * `key` inside a branch's namespace: `<namespace>|<key>`, the key itself in the plain chain
+ * (namespace `""`), so threads that never fan out keep the keys they always had. A namespace is
+ * `<node>` for a node of a parallel step and `<node>:<task index>` for a `Send`; the ledger
+ * never parses it, it only has to be the same each time the branch runs (it is derived from the
+ * step's written frontier, so a replay after a crash derives it again).
+ */
+export function inNamespace(namespace: string, key: string): string {
+  return namespace === "" ? key : `${namespace}|${key}`;
 }

@@ -32,6 +32,8 @@ import { loadThread } from "./thread-snapshot.js";
 import { runStep } from "./step.js";
 import { StepLedger } from "./step-ledger.js";
 import { diffTranscript } from "./transcript-change.js";
+import { stepTasks } from "./step-tasks.js";
+import { inNamespace } from "./node-context.js";
 
 /**
  * The one run loop behind `invoke` and `stream`: start (load, apply input, claim the thread
@@ -192,14 +194,14 @@ export class Run<S extends BaseState> {
         logger: this.#logger,
       });
       if (outcome.kind === "interrupted") return this.#pause(outcome.interrupts);
-      const before = progress.state.messages;
       const next: Progress<S> = {
         ...progress,
         state: outcome.state,
-        currentNode: outcome.next,
+        ...outcome.next,
         step: progress.step + 1,
         resumeAnswers: {},
-        node: outcome.node,
+        // A fan-out step's version names every node it ran, in task order.
+        node: outcome.updates.map((update) => update.node).join(", "),
       };
       stepsThisRun += 1;
       const done = next.currentNode === null;
@@ -207,17 +209,20 @@ export class Run<S extends BaseState> {
       // The run moves on only once the step is written: if the write fails, the thread stays
       // at this node (as after a crash) and a continuation replays it from the ledger.
       const claims = durable && !done ? this.#claimsAhead(next) : [];
-      // The step's messages and update are announced once it is written, before its state event.
+      // The step's messages and updates are announced once it is written, before its state
+      // event: one write for the whole step, however many tasks it ran.
       await this.#commit(next, done ? "completed" : "running", [], durable, claims, () => {
-        const { newMessages, replacedMessages } = diffTranscript(before, next.state.messages);
-        for (const message of [...replacedMessages, ...newMessages]) {
-          this.#emit({ type: "message", node: outcome.node, message });
+        for (const { node, update, messages } of outcome.updates) {
+          for (const message of messages) this.#emit({ type: "message", node, message });
+          this.#emit({ type: "update", node, update });
         }
-        this.#emit({ type: "update", node: outcome.node, update: outcome.update });
       });
       this.#emitValues(next);
       this.#progress = next;
-      this.#deps.metrics.stepDuration.record(performance.now() - started, { node: outcome.node });
+      const elapsed = performance.now() - started;
+      for (const { node } of outcome.updates) {
+        this.#deps.metrics.stepDuration.record(elapsed, { node });
+      }
     }
     return this.#end("completed", []);
   }
@@ -233,23 +238,27 @@ export class Run<S extends BaseState> {
    * cannot commit them with the step.
    */
   #claimsAhead(next: Progress<S>): LedgerClaim[] {
-    const node = this.#deps.graph.nodes.get(next.currentNode!);
     // A draining run stops before the next node: claims for it would only be handed back.
-    if (this.#draining) return [];
-    if (!this.#stepLedger.rides || !node || !isGraphNode(node) || !node.claimsAhead) return [];
-    try {
-      return node.claimsAhead(next.state).map(({ key, toolName }) => ({
-        key,
-        toolName,
-        ownerRunId: this.runId,
-        leaseMs: this.#deps.claimStaleAfterMs,
-        expectedAttempt: 0,
-      }));
-    } catch (error) {
-      // Only a saving is lost: the node claims its calls itself when it runs.
-      this.#logger.warn({ err: error, node: next.currentNode }, "Could not plan claims ahead");
-      return [];
-    }
+    if (this.#draining || !this.#stepLedger.rides) return [];
+    return stepTasks(next).flatMap((task) => {
+      const node = this.#deps.graph.nodes.get(task.node);
+      if (!node || !isGraphNode(node) || !node.claimsAhead) return [];
+      try {
+        const state = task.input ? { ...next.state, ...task.input } : next.state;
+        // Named in the plain chain's namespace; the task's calls are keyed in its own.
+        return node.claimsAhead(state).map(({ key, toolName }) => ({
+          key: inNamespace(task.namespace, key),
+          toolName,
+          ownerRunId: this.runId,
+          leaseMs: this.#deps.claimStaleAfterMs,
+          expectedAttempt: 0,
+        }));
+      } catch (error) {
+        // Only a saving is lost: the node claims its calls itself when it runs.
+        this.#logger.warn({ err: error, node: task.node }, "Could not plan claims ahead");
+        return [];
+      }
+    });
   }
 
   async #pause(interrupts: Interrupt[]): Promise<RunResult<S>> {
@@ -457,6 +466,7 @@ export class Run<S extends BaseState> {
       runId: this.runId,
       step: progress.step,
       currentNode: progress.currentNode,
+      frontier: progress.frontier,
       status,
       values,
       interrupts,

@@ -1,5 +1,6 @@
 import type { Message } from "../messages/message.js";
 import type { BaseState } from "../graph/reducers.js";
+import type { Frontier } from "../storage/checkpointer.js";
 
 /** The thread as this run holds it between steps. */
 export interface Progress<S extends BaseState> {
@@ -8,6 +9,8 @@ export interface Progress<S extends BaseState> {
   incarnation: string;
   step: number;
   currentNode: string | null;
+  /** The tasks of the next step when it is more than `currentNode` (see `Frontier`). */
+  frontier: Frontier | null;
   state: S;
   /**
    * The transcript the store holds for `version`, as references: what the next durable write

@@ -1,4 +1,5 @@
 import type { RunStatus } from "../events/stream-event.js";
+import type { Command } from "../graph/command.js";
 import type { BaseState, StateUpdate } from "../graph/reducers.js";
 import type { Interrupt } from "../storage/checkpointer.js";
 
@@ -26,8 +27,11 @@ export interface ResumeInput {
   interruptId?: string;
 }
 
-/** What `invoke` and `stream` take: a state update to start a turn, a resume, or `null` to continue. */
-export type RunInput<S extends BaseState> = StateUpdate<S> | ResumeInput | null;
+/**
+ * What `invoke` and `stream` take: a state update to start a turn, a resume (`{ resume }` or
+ * `new Command({ resume })`), or `null` to continue.
+ */
+export type RunInput<S extends BaseState> = StateUpdate<S> | ResumeInput | Command | null;
 
 /** True for `{ resume }` input (so `resume` cannot be a state field name). */
 export function isResumeInput(input: unknown): input is ResumeInput {

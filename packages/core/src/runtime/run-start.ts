@@ -1,6 +1,7 @@
 import { isDeepStrictEqual } from "node:util";
 import { InvalidRunError } from "../errors/errors.js";
 import type { RunMode } from "../events/stream-event.js";
+import { isCommand } from "../graph/command.js";
 import { applyUpdate, type BaseState, type StateUpdate } from "../graph/reducers.js";
 import { findSchemaProblem } from "../graph/state-schema.js";
 import { IN_DOUBT_INTERRUPT_KIND, parseInDoubtDecision } from "./in-doubt-decision.js";
@@ -39,7 +40,8 @@ export async function resolveStart<S extends BaseState>(
   const snapshot = config.fromVersion === null ? latest : await forkPoint(deps, config, latest);
   if (input === null) return { ...continueRun<S>(snapshot, config), lease };
   if (isResumeInput(input)) return { ...resumeRun<S>(snapshot, config, input), lease };
-  return { ...newTurn(deps, snapshot, config, input), lease };
+  // A Command without `resume` is refused by newTurn's input check.
+  return { ...newTurn(deps, snapshot, config, input as StateUpdate<S>), lease };
 }
 
 /**
@@ -183,6 +185,7 @@ function newTurn<S extends BaseState>(
         incarnation: uuidv7(),
         step: 0,
         currentNode: null,
+        frontier: null,
         state: { ...structuredClone(deps.graph.initialState), messages: [] } as unknown as S,
         durable: [],
         persisted: 0,
@@ -195,6 +198,8 @@ function newTurn<S extends BaseState>(
   applyCallerUpdate(deps, progress.state, input);
   requireSchema(deps, progress.state);
   progress.currentNode = deps.graph.entryPoint;
+  // A new turn starts from the entry point alone, whatever fan-out the last one was left in.
+  progress.frontier = null;
   progress.resumeAnswers = {};
   return { kind: "run", mode: "new", progress };
 }
@@ -233,6 +238,12 @@ export function applyCallerUpdate<S extends BaseState>(
 
 /** A state update from the caller: an object, its messages messages or removals, all JSON. */
 export function validateInput(input: unknown): void {
+  if (isCommand(input)) {
+    throw new InvalidRunError(
+      "INPUT_001",
+      "A Command as a run's input answers an interrupt: new Command({ resume: answer, interruptId? })",
+    );
+  }
   if (typeof input !== "object" || input === null || Array.isArray(input)) {
     throw new InvalidRunError(
       "INPUT_001",
@@ -350,6 +361,7 @@ function toProgress<S extends BaseState>(
     incarnation: checkpoint.incarnation,
     step: checkpoint.step,
     currentNode: checkpoint.currentNode,
+    frontier: checkpoint.frontier ?? null,
     state: { ...checkpoint.values, messages } as unknown as S,
     durable,
     persisted: durable.length,

@@ -1,10 +1,9 @@
 import { InvalidRunError } from "../errors/errors.js";
-import { END } from "../graph/edges.js";
 import type { BaseState, StateUpdate } from "../graph/reducers.js";
 import { deepCopy } from "../graph/state-copy.js";
 import type { RunDependencies } from "./run-dependencies.js";
 import { applyCallerUpdate, requireSchema, validateInput } from "./run-start.js";
-import { route } from "./step.js";
+import { routeStep } from "./route.js";
 import { loadThread } from "./thread-snapshot.js";
 import { diffTranscript } from "./transcript-change.js";
 
@@ -47,7 +46,15 @@ export async function updateThreadState<S extends BaseState>(
   const state = { ...deepCopy(checkpoint.values), messages: snapshot.messages.slice() } as S;
   applyCallerUpdate(deps, state, update);
   requireSchema(deps, state);
-  const next = asNode === undefined ? checkpoint.currentNode : await route(deps, asNode, state);
+  const next =
+    asNode === undefined
+      ? { currentNode: checkpoint.currentNode, frontier: checkpoint.frontier ?? null }
+      : await routeStep(
+          deps,
+          [{ node: asNode, goto: undefined }],
+          state,
+          checkpoint.frontier?.joins ?? {},
+        );
   const position =
     asNode === undefined
       ? {
@@ -58,8 +65,8 @@ export async function updateThreadState<S extends BaseState>(
         }
       : {
           step: checkpoint.step + 1,
-          // Paused where the node's edge leads: `invoke(null)` continues from there.
-          status: next === END ? ("completed" as const) : ("stopped" as const),
+          // Paused where the node's edges lead: `invoke(null)` continues from there.
+          status: next.currentNode === null ? ("completed" as const) : ("stopped" as const),
           interrupts: [],
           resumeAnswers: {},
         };
@@ -71,7 +78,7 @@ export async function updateThreadState<S extends BaseState>(
     expectedVersion: checkpoint.version,
     node: asNode ?? null,
     runId: null,
-    currentNode: next === END ? null : next,
+    ...next,
     values,
     ...position,
     ...diffTranscript(snapshot.durable, messages),

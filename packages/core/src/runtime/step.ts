@@ -2,29 +2,47 @@ import { GraphValidationError, NodeOutputError, NodeTimeoutError } from "../erro
 import { isTenxgraphError } from "../errors/tenxgraph-error.js";
 import { withFields, type Logger } from "../events/logger.js";
 import type { EmitRunEvent } from "./run-event.js";
-import { END, type Edge } from "../graph/edges.js";
+import { isCommand, type Goto } from "../graph/command.js";
 import { isGraphNode, type NodeLike, type NodeOutput } from "../graph/graph-node.js";
 import { applyUpdate, type BaseState, type Reducer, type StateUpdate } from "../graph/reducers.js";
 import { messageSchema, type Message } from "../messages/message.js";
 import { deepCopy } from "../graph/state-copy.js";
+import { diffTranscript } from "./transcript-change.js";
 import { findSchemaProblem } from "../graph/state-schema.js";
 import { findNonJson } from "../storage/json-check.js";
+import {
+  applyCallUpdates,
+  changedFields,
+  mergeBranches,
+  snapshotFields,
+  type BranchWriters,
+} from "../graph/branch-merge.js";
 import { runWithDeadline, type DeadlineScope } from "./deadline.js";
-import { isInterruptSignal, withInterruptScope } from "./interrupt.js";
+import { InterruptSignal, isInterruptSignal, withInterruptScope } from "./interrupt.js";
 import { withRuntime, type NodeContext } from "./node-context.js";
 import type { Interrupt } from "../storage/checkpointer.js";
+import { routeStep } from "./route.js";
+import { stepTasks, type StepPosition, type StepTask } from "./step-tasks.js";
 import type { ResolvedRunConfig } from "./run-config.js";
 import type { RunDependencies } from "./run-dependencies.js";
 import type { Progress } from "./run-progress.js";
 import type { RunWatch } from "./run-watch.js";
 import type { StepLedger } from "./step-ledger.js";
 
+/** One task's share of a step: its node, its update, and the messages it added. */
+export interface TaskUpdate<S extends BaseState> {
+  node: string;
+  update: StateUpdate<S>;
+  /** The messages of the merged transcript this task added, in transcript order. */
+  messages: Message[];
+}
+
 /**
- * What one step produced: the node's update (as returned, made an update), the state with it
- * applied, and where to go next.
+ * What one step produced: each task's update (as returned, made an update), the state with them
+ * all merged, and where to go next.
  */
 export type StepOutcome<S extends BaseState> =
-  | { kind: "updated"; node: string; update: StateUpdate<S>; state: S; next: string | null }
+  | { kind: "updated"; updates: TaskUpdate<S>[]; state: S; next: StepPosition }
   | { kind: "interrupted"; interrupts: Interrupt[] };
 
 /** What one step needs from its run. */
@@ -40,18 +58,20 @@ export interface StepArgs<S extends BaseState> {
 }
 
 /**
- * Runs the current node, then its router, as one cancellable task under the node's deadline, on
- * a copy of the state: a node that fails, times out, is stopped or pauses leaves the run's
- * state untouched, and events it sends after that are dropped.
+ * Runs the step's tasks (the current node, or every task of the frontier, in parallel), then
+ * routes, as one cancellable task under the node deadline, each task on its own copy of the
+ * state: a step that fails, times out, is stopped or pauses leaves the run's state untouched,
+ * and events its nodes send after that are dropped.
  */
 export async function runStep<S extends BaseState>(
   deps: RunDependencies<S>,
   args: StepArgs<S>,
 ): Promise<StepOutcome<S>> {
   const { progress, config } = args;
-  const name = progress.currentNode!;
-  const node = requireNode(deps, name, config.threadId);
-  args.emit({ type: "node_start", node: name, step: progress.step });
+  const tasks = stepTasks(progress);
+  const names = tasks.map((task) => task.node).join(", ");
+  for (const task of tasks) requireNode(deps, task.node, config.threadId);
+  for (const task of tasks) args.emit({ type: "node_start", node: task.node, step: progress.step });
   let live = true;
   const emit: EmitRunEvent = (event) => {
     if (live) args.emit(event);
@@ -59,22 +79,18 @@ export async function runStep<S extends BaseState>(
   const deadlineAt = config.nodeTimeoutMs === null ? null : Date.now() + config.nodeTimeoutMs;
   try {
     return await runWithDeadline(
-      (scope) =>
-        withInterruptScope(
-          { idBase: `${name}:${progress.step}`, node: name, answers: progress.resumeAnswers },
-          () => nodeThenRoute(deps, { ...args, emit }, node, name, { scope, deadlineAt }),
-        ),
+      (scope) => tasksThenRoute(deps, { ...args, emit }, tasks, { scope, deadlineAt }),
       {
         parent: args.signal,
         timeoutMs: config.nodeTimeoutMs,
-        onTimeout: () => new NodeTimeoutError("node", name, (config.nodeTimeoutMs ?? 0) / 1000),
+        onTimeout: () => new NodeTimeoutError("node", names, (config.nodeTimeoutMs ?? 0) / 1000),
         manyChildren: true,
       },
     );
   } catch (error) {
     if (isInterruptSignal(error)) return { kind: "interrupted", interrupts: error.interrupts };
     if (isTenxgraphError(error, "NODE_TIMEOUT_001")) {
-      deps.metrics.nodeTimeouts.add(1, { node: name });
+      for (const task of tasks) deps.metrics.nodeTimeouts.add(1, { node: task.node });
     }
     throw error;
   } finally {
@@ -82,28 +98,160 @@ export async function runStep<S extends BaseState>(
   }
 }
 
-async function nodeThenRoute<S extends BaseState>(
+/**
+ * Runs every task, waiting for all of them to settle (a sibling may have a tool call in flight,
+ * whose result must still be recorded), then merges and routes. A failure fails the step (the
+ * first in task order); otherwise any interrupt pauses it, with every task's interrupts.
+ */
+async function tasksThenRoute<S extends BaseState>(
   deps: RunDependencies<S>,
   args: StepArgs<S>,
-  node: NodeLike<S>,
-  name: string,
+  tasks: readonly StepTask[],
   limits: NodeLimits,
 ): Promise<StepOutcome<S>> {
   const { progress } = args;
+  const settled = await Promise.allSettled(
+    tasks.map((task) =>
+      withInterruptScope(
+        {
+          idBase: `${task.namespace || task.node}:${progress.step}`,
+          node: task.node,
+          answers: progress.resumeAnswers,
+        },
+        () => runTask(deps, args, task, limits),
+      ),
+    ),
+  );
+  const failed = settled.find(
+    (result) => result.status === "rejected" && !isInterruptSignal(result.reason),
+  );
+  if (failed) throw (failed as PromiseRejectedResult).reason;
+  const interrupts = settled.flatMap((result) =>
+    result.status === "rejected" ? (result.reason as InterruptSignal).interrupts : [],
+  );
+  if (interrupts.length > 0) throw new InterruptSignal(interrupts);
+  const results = settled.map((result) => (result as PromiseFulfilledResult<TaskResult<S>>).value);
+  const state = mergeTasks(deps, args, results);
+  const node = tasks.map((task) => task.node).join(", ");
+  requireSchema(deps, state, node);
+  requireStorable(state, progress.state.messages, node);
+  const next = await routeStep(deps, results, state, progress.frontier?.joins ?? {});
+  return { kind: "updated", updates: taskUpdates(results, state, progress), state, next };
+}
+
+/** What one task left: its copy of the state, and the update and `goto` it returned. */
+interface TaskResult<S extends BaseState> {
+  node: string;
+  /** The task's copy of the state after the node ran, before its update was applied. */
+  working: S;
+  /** The fields of the copy before the node ran (with a `Send`'s input laid over them). */
+  baseline: Record<string, unknown> | null;
+  update: StateUpdate<S>;
+  goto: Goto | undefined;
+}
+
+async function runTask<S extends BaseState>(
+  deps: RunDependencies<S>,
+  args: StepArgs<S>,
+  task: StepTask,
+  limits: NodeLimits,
+): Promise<TaskResult<S>> {
+  const { progress } = args;
+  const node = deps.graph.nodes.get(task.node)!;
   const working = copyForNode(progress.state);
-  const output = await callNode(node, working, nodeContext(deps, args, name, limits));
-  requireAppendOnly(progress.state.messages, working.messages, name);
-  // The persisted ids are the transcript's ids unless the node pushed messages itself or earlier
-  // steps were not durable; then the whole transcript is checked.
-  const knownIds =
-    working.messages.length === progress.persisted ? progress.persistedIds : undefined;
-  // `working` is this step's own copy of the state, made above.
-  const update = toUpdate(output, name);
-  applyUpdate(working, update, deps.graph.reducers, { knownIds, owned: true });
-  requireSchema(deps, working, name);
-  requireStorable(working, progress.state.messages, name);
-  const next = await route(deps, name, working);
-  return { kind: "updated", node: name, update, state: working, next: next === END ? null : next };
+  if (task.input) Object.assign(working, deepCopy(task.input));
+  // Only a step of several tasks merges copies, and only then are their changes looked for.
+  const parallel = progress.frontier !== null;
+  const baseline = parallel ? snapshotFields(working) : null;
+  const ctx = nodeContext(deps, args, task, limits);
+  const output = await callNode(node, working, ctx);
+  requireAppendOnly(progress.state.messages, working.messages, task.node);
+  const { update, goto } = toUpdate(output, task.node);
+  return { node: task.node, working, baseline, update, goto };
+}
+
+/**
+ * The state after the step. One task's copy is the state, its update applied (the plain chain,
+ * as before fan-out). Several tasks' copies are merged as a tool node merges its parallel
+ * calls, in task order: fields a task changed in its copy, or set by an update without a
+ * reducer, are whole values (the last kept, with a warning when tasks disagree); the messages
+ * it added and its updates of fields with a reducer go through the reducers.
+ */
+function mergeTasks<S extends BaseState>(
+  deps: RunDependencies<S>,
+  args: StepArgs<S>,
+  results: readonly TaskResult<S>[],
+): S {
+  const { progress } = args;
+  const reducers = deps.graph.reducers as Record<string, Reducer<unknown> | undefined>;
+  if (results.length === 1 && results[0]!.baseline === null) {
+    const { working, update } = results[0]!;
+    // The persisted ids are the transcript's ids unless the node pushed messages itself or
+    // earlier steps were not durable; then the whole transcript is checked.
+    const knownIds =
+      working.messages.length === progress.persisted ? progress.persistedIds : undefined;
+    applyUpdate(working, update, deps.graph.reducers, { knownIds, owned: true });
+    return working;
+  }
+  const state = copyForNode(progress.state);
+  const known = progress.state.messages.length;
+  const branches = results.map((result, index) => {
+    const { whole, deltas } = splitUpdate(result.update, reducers);
+    const changes = { ...changedFields(result.baseline!, result.working), ...whole };
+    const messages = result.working.messages.slice(known);
+    return { id: `${result.node}#${index}`, changes, updates: [{ messages }, deltas] };
+  });
+  mergeBranches(state, branches, reducers, args.logger, NODE_WRITERS);
+  applyCallUpdates(state, branches, reducers);
+  return state;
+}
+
+/** The writers of a parallel step's tasks, for the warnings of {@link mergeBranches}. */
+const NODE_WRITERS: BranchWriters = {
+  who: "Parallel nodes",
+  copies: "their copies of the state",
+  order: "task order",
+  idsField: "tasks",
+  throughReducer: "return it in the node's update so every task's update goes through it",
+};
+
+/** An update's fields with a reducer (and its messages), and the rest: whole values. */
+function splitUpdate(
+  update: Record<string, unknown>,
+  reducers: Readonly<Record<string, Reducer<unknown> | undefined>>,
+): { whole: Record<string, unknown>; deltas: Record<string, unknown> } {
+  const whole: Record<string, unknown> = {};
+  const deltas: Record<string, unknown> = {};
+  for (const [field, value] of Object.entries(update)) {
+    if (field === "messages" || reducers[field]) deltas[field] = value;
+    else whole[field] = value;
+  }
+  return { whole, deltas };
+}
+
+/** Each task's update with the messages of the merged transcript it added. */
+function taskUpdates<S extends BaseState>(
+  results: readonly TaskResult<S>[],
+  state: S,
+  progress: Progress<S>,
+): TaskUpdate<S>[] {
+  // Edited messages count as the task's too: they are new to the transcript's readers.
+  const { newMessages, replacedMessages } = diffTranscript(progress.state.messages, state.messages);
+  const added = [...replacedMessages, ...newMessages];
+  if (results.length === 1) {
+    return [{ node: results[0]!.node, update: results[0]!.update, messages: added }];
+  }
+  const claimed = new Set<string>();
+  return results.map(({ node, working, update }) => {
+    const own = new Set(
+      [...working.messages.slice(progress.state.messages.length), ...(update.messages ?? [])].map(
+        (message) => message.id,
+      ),
+    );
+    const messages = added.filter((message) => own.has(message.id) && !claimed.has(message.id));
+    for (const message of messages) claimed.add(message.id);
+    return { node, update, messages };
+  });
 }
 
 /** The transcript only grows: a node that edited or dropped earlier messages of its copy is refused. */
@@ -177,7 +325,7 @@ interface NodeLimits {
 function nodeContext<S extends BaseState>(
   deps: RunDependencies<S>,
   args: StepArgs<S>,
-  node: string,
+  { node, namespace }: StepTask,
   { scope, deadlineAt }: NodeLimits,
 ): NodeContext {
   const ctx: NodeContext = {
@@ -208,6 +356,8 @@ function nodeContext<S extends BaseState>(
     isEndedLocalRun: deps.isEndedLocalRun,
     faultPoints: deps.faultPoints,
     remoteTools: args.config.remoteTools,
+    ledgerNamespace: namespace,
+    run: { services: deps, config: args.config },
     reducers: deps.graph.reducers as Record<string, Reducer<unknown> | undefined>,
   });
 }
@@ -226,16 +376,27 @@ function copyForNode<S extends BaseState>(state: S): S {
   return { ...deepCopy(values), messages: messages.slice() } as unknown as S;
 }
 
-function toUpdate<S extends BaseState>(output: NodeOutput<S>, node: string): StateUpdate<S> {
+/** A node's output as an update, and where a `Command` it returned said to go. */
+function toUpdate<S extends BaseState>(
+  output: NodeOutput<S>,
+  node: string,
+): { update: StateUpdate<S>; goto: Goto | undefined } {
+  if (isCommand(output)) {
+    return { update: asUpdate(output.update as NodeOutput<S>, node), goto: output.goto };
+  }
+  return { update: asUpdate(output, node), goto: undefined };
+}
+
+function asUpdate<S extends BaseState>(output: NodeOutput<S>, node: string): StateUpdate<S> {
   if (output === undefined || output === null) return {};
   let update: StateUpdate<S>;
   if (Array.isArray(output)) update = { messages: output } as StateUpdate<S>;
   else if (isMessageLike(output)) update = { messages: [output] } as StateUpdate<S>;
-  else if (typeof output === "object") update = output as StateUpdate<S>;
+  else if (typeof output === "object" && !isCommand(output)) update = output as StateUpdate<S>;
   else {
     throw new NodeOutputError(
       node,
-      `returned ${typeof output}: return a state update, a message, messages, or nothing`,
+      `returned ${isCommand(output) ? "a Command as a Command's update" : typeof output}: return a state update, a message, messages, a Command, or nothing`,
     );
   }
   requireValidMessages(update.messages, node);
@@ -270,24 +431,4 @@ function isMessageLike(value: unknown): value is Message {
     typeof v.createdAt === "string" &&
     "content" in v
   );
-}
-
-/** The node after `from` for `state`, by its edge (`END` at the end). */
-export async function route<S extends BaseState>(
-  deps: RunDependencies<S>,
-  from: string,
-  state: S,
-): Promise<string> {
-  const edge = deps.graph.edges.get(from) as Edge<S>;
-  if (edge.kind === "direct") return edge.to;
-  const choice = await edge.router(state);
-  const target = edge.pathMap ? edge.pathMap[choice] : choice;
-  if (target === undefined || (target !== END && !deps.graph.nodes.has(target))) {
-    const allowed = edge.pathMap ? Object.keys(edge.pathMap) : [...deps.graph.nodes.keys(), "END"];
-    throw new GraphValidationError(
-      "GRAPH_006",
-      `The conditional edge from '${from}' returned '${String(choice)}', which is not one of: ${allowed.join(", ")}`,
-    );
-  }
-  return target;
 }

@@ -17,7 +17,7 @@ import { runWithDeadline, type DeadlineScope } from "../runtime/deadline.js";
 import { isInterruptSignal, withInterruptScope } from "../runtime/interrupt.js";
 import type { InternalNodeContext as NodeContext } from "../runtime/node-context.js";
 import { CallUpdates } from "./call-updates.js";
-import { changedFields } from "./parallel-calls.js";
+import { changedFields } from "../graph/branch-merge.js";
 import type { ReadyCall } from "./prepared-call.js";
 import type { ToolContext } from "./tool-context.js";
 

@@ -4,7 +4,8 @@ import { z } from "zod";
 import type { BaseState, Reducer } from "../graph/reducers.js";
 import { Message } from "../messages/message.js";
 import { callsTurn, recordingLogger, supportAgent, toolText } from "../support/helpers.js";
-import { branchState, changedFields, mergeBranches, snapshotFields } from "./parallel-calls.js";
+import { changedFields, mergeBranches, snapshotFields } from "../graph/branch-merge.js";
+import { branchState, TOOL_CALL_WRITERS } from "./parallel-calls.js";
 import { tool } from "./tool.js";
 
 const FIELDS = ["a", "b", "c", "d", "e"] as const;
@@ -35,7 +36,7 @@ const writesArb = fc.array(
 
 interface Merged {
   state: Fields;
-  branches: { toolCallId: string; changes: Fields }[];
+  branches: { id: string; changes: Fields }[];
   warnings: ReturnType<typeof recordingLogger>["records"];
 }
 
@@ -52,11 +53,11 @@ function runBranches(
     const branch = branchState(state, snapshot) as unknown as Fields;
     Object.assign(branch, structuredClone(write));
     return {
-      toolCallId: `call_${i + 1}`,
+      id: `call_${i + 1}`,
       changes: changedFields(snapshot, branch as unknown as BaseState),
     };
   });
-  mergeBranches(state, snapshot, branches, reducers, logger);
+  mergeBranches(state, branches, reducers, logger, TOOL_CALL_WRITERS);
   const { messages: _messages, ...fields } = state as unknown as Fields;
   return { state: fields, branches, warnings: logger.records.filter((r) => r.level === "warn") };
 }

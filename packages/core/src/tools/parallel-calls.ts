@@ -1,14 +1,7 @@
-import { isDeepStrictEqual } from "node:util";
-import type { Logger } from "../events/logger.js";
-import { applyUpdate, type BaseState, type Reducer, type Reducers } from "../graph/reducers.js";
 import type { Message } from "../messages/message.js";
+import type { BaseState } from "../graph/reducers.js";
+import type { BranchWriters } from "../graph/branch-merge.js";
 import { deepCopy } from "../graph/state-copy.js";
-
-/** Fields of a state other than the transcript, deep-copied. */
-export function snapshotFields(state: BaseState): Record<string, unknown> {
-  const { messages: _messages, ...fields } = state;
-  return deepCopy(fields);
-}
 
 /**
  * A private copy of the state for one tool call, its fields deep-copied. The transcript is not
@@ -24,79 +17,11 @@ export function branchState<S extends BaseState>(
   return { ...deepCopy(baseline), messages: transcript } as unknown as S;
 }
 
-/** The fields `state` changed relative to `baseline`. */
-export function changedFields(
-  baseline: Record<string, unknown>,
-  state: BaseState,
-): Record<string, unknown> {
-  const current = state as unknown as Record<string, unknown>;
-  const changes: Record<string, unknown> = {};
-  for (const field of new Set([...Object.keys(baseline), ...Object.keys(current)])) {
-    if (field === "messages") continue;
-    if (!isDeepStrictEqual(baseline[field], current[field])) changes[field] = current[field];
-  }
-  return changes;
-}
-
-/**
- * Merges the fields parallel branches changed in their copies (in call order) into `state`. A
- * field changed by one branch (or to the same value by several) takes that value. A field
- * changed differently by several keeps the last in call order, with a warning naming it, since
- * the other writes are lost. A branch hands back whole values, not deltas, so even a field with
- * a reducer is not folded (a sum or a concat would count the baseline once per writer): the
- * warning says to write such a field with `ctx.update` (see {@link applyCallUpdates}).
- */
-export function mergeBranches(
-  state: BaseState,
-  baseline: Record<string, unknown>,
-  branches: readonly { toolCallId: string; changes: Record<string, unknown> }[],
-  reducers: Readonly<Record<string, Reducer<unknown> | undefined>>,
-  logger: Logger,
-): void {
-  const target = state as unknown as Record<string, unknown>;
-  const writers = new Map<string, { toolCallId: string; value: unknown }[]>();
-  for (const { toolCallId, changes } of branches) {
-    for (const [field, value] of Object.entries(changes)) {
-      const list = writers.get(field) ?? [];
-      list.push({ toolCallId, value });
-      writers.set(field, list);
-    }
-  }
-  for (const [field, writes] of writers) {
-    target[field] = writes.at(-1)!.value;
-    if (writes.every((write) => isDeepStrictEqual(write.value, writes[0]!.value))) continue;
-    const toolCallIds = writes.map((w) => w.toolCallId);
-    if (reducers[field]) {
-      logger.warn(
-        { field, toolCallIds },
-        `Parallel tool calls changed state field '${field}' differently in ctx.state; kept the last in call order. '${field}' has a reducer: write it with ctx.update(...) so every call's update goes through it`,
-      );
-      continue;
-    }
-    logger.warn(
-      { field, toolCallIds },
-      `Parallel tool calls wrote state field '${field}' differently; kept the last in call order (declare a reducer to combine them)`,
-    );
-  }
-}
-
-/**
- * Applies the calls' `ctx.update` updates to `state` in place, call by call in tool-call order
- * and each call's in the order it made them, through the state's reducers: exactly what
- * {@link applyUpdate} does with a node's update, so a parallel node ends where the same updates
- * applied one after another would. Applied after {@link mergeBranches}: whole values written in
- * the copies stand for the baseline, deltas go on top.
- */
-export function applyCallUpdates(
-  state: BaseState,
-  calls: readonly { updates: readonly Record<string, unknown>[] }[],
-  reducers: Readonly<Record<string, Reducer<unknown> | undefined>>,
-): void {
-  for (const { updates } of calls) {
-    for (const update of updates) {
-      // Copied: a recorded update is applied again on replay, so a reducer keeping a reference
-      // to it must not share it with the ledger's envelope.
-      applyUpdate(state, structuredClone(update), reducers as Reducers<BaseState>);
-    }
-  }
-}
+/** The writers of a tool node's parallel calls. */
+export const TOOL_CALL_WRITERS: BranchWriters = {
+  who: "Parallel tool calls",
+  copies: "ctx.state",
+  order: "call order",
+  idsField: "toolCallIds",
+  throughReducer: "write it with ctx.update(...) so every call's update goes through it",
+};

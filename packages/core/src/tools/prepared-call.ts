@@ -52,16 +52,17 @@ export function parseArguments(
 }
 
 /**
- * `<message id>:<call id>`, the call's own ledger key (`null` when a part is missing). A call id
- * shared with another call of the message gets the call's position too.
+ * `<message id>:<call id>` in the branch's namespace, the call's own ledger key (`null` when a
+ * part is missing). A call id shared with another call of the message gets the call's position too.
  */
 export function callOrigin(
   messageId: string,
   call: ToolCall,
   index: number,
   sharedId: boolean,
+  namespace: string,
 ): string | null {
-  return ledgerKey(messageId, sharedId ? `${call.id}#${index}` : call.id);
+  return ledgerKey(messageId, sharedId ? `${call.id}#${index}` : call.id, namespace);
 }
 
 /**
@@ -92,7 +93,7 @@ export function prepareCall(
       "Several calls of one message share this id: keyed by position",
     );
   }
-  const origin = callOrigin(messageId, call, index, sharedId);
+  const origin = callOrigin(messageId, call, index, sharedId, ctx.runtime.ledgerNamespace);
   let key = origin;
   let domainKey: string | null = null;
   if (tool.idempotencyKey) {

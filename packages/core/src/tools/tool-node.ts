@@ -12,7 +12,8 @@ import {
 } from "../runtime/node-context.js";
 import type { CallOutcome } from "../ledger/durable-call.js";
 import { executeCall, type Branch } from "./execute-call.js";
-import { applyCallUpdates, branchState, mergeBranches, snapshotFields } from "./parallel-calls.js";
+import { applyCallUpdates, mergeBranches, snapshotFields } from "../graph/branch-merge.js";
+import { branchState, TOOL_CALL_WRITERS } from "./parallel-calls.js";
 import {
   callOrigin,
   parseArguments,
@@ -100,7 +101,8 @@ export class ToolNode<S extends BaseState = BaseState> implements GraphNode<S> {
       const tool = this.#tools.get(call.name);
       if (!tool || tool.onInDoubt !== "retry" || tool.idempotencyKey) return [];
       if (!parseArguments(call, tool).ok) return [];
-      const key = callOrigin(issuer.id, call, index, shared.has(call.id));
+      // In the plain chain's namespace: the run loop puts it in the branch's (`inNamespace`).
+      const key = callOrigin(issuer.id, call, index, shared.has(call.id), "");
       return key === null ? [] : [{ key, toolName: tool.name }];
     });
   }
@@ -143,7 +145,7 @@ export class ToolNode<S extends BaseState = BaseState> implements GraphNode<S> {
         }
       }),
     );
-    return this.#collect(issuer, settled, state, baseline, ctx);
+    return this.#collect(issuer, settled, state, ctx);
   }
 
   /** Runs one call (or reports one rejected before running) between its two events. */
@@ -181,7 +183,6 @@ export class ToolNode<S extends BaseState = BaseState> implements GraphNode<S> {
     issuer: AssistantMessage,
     settled: PromiseSettledResult<CallOutcome>[],
     state: S,
-    baseline: Record<string, unknown>,
     ctx: InternalNodeContext,
   ): NodeOutput<S> {
     const interrupts: Interrupt[] = [];
@@ -204,7 +205,8 @@ export class ToolNode<S extends BaseState = BaseState> implements GraphNode<S> {
     // a bug): the node fails as a crash would, after every sibling settled and was recorded.
     if (failures.length > 0) throw failures[0];
     if (interrupts.length > 0) throw new InterruptSignal(interrupts);
-    mergeBranches(state, baseline, branches, ctx.runtime.reducers, ctx.logger);
+    const changed = branches.map(({ toolCallId, changes }) => ({ id: toolCallId, changes }));
+    mergeBranches(state, changed, ctx.runtime.reducers, ctx.logger, TOOL_CALL_WRITERS);
     // The same path for one call as for many: every update through the reducers, in call order.
     applyCallUpdates(state, branches, ctx.runtime.reducers);
     // Fields are merged and updated in `state` (the node's own copy); only the messages are new.

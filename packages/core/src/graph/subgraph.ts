@@ -1,0 +1,189 @@
+import { withFields } from "../events/logger.js";
+import { NODE_EVENT_TYPES, type NodeEvent } from "../events/stream-event.js";
+import type { RunEvent } from "../runtime/run-event.js";
+import { executeRun } from "../runtime/execute-run.js";
+import { InterruptSignal } from "../runtime/interrupt.js";
+import {
+  internalContext,
+  type InternalNodeContext,
+  type NodeContext,
+} from "../runtime/node-context.js";
+import type { RunDependencies } from "../runtime/run-dependencies.js";
+import type { RunInput } from "../runtime/run-result.js";
+import { StopSignal } from "../runtime/stop-signal.js";
+import type { Interrupt, ThreadCheckpoint } from "../storage/checkpointer.js";
+import type { GraphDefinition } from "./graph-definition.js";
+import type { GraphNode, NodeOutput } from "./graph-node.js";
+import type { BaseState, StateUpdate } from "./reducers.js";
+
+/** What a subgraph node runs of a compiled graph: its definition (`CompiledGraph.definition`). */
+export interface SubgraphSource<C extends BaseState> {
+  readonly definition: GraphDefinition<C>;
+}
+
+/** How a subgraph's state maps to and from its parent's (default: the keys they share). */
+export interface SubgraphOptions<P extends BaseState, C extends BaseState> {
+  /** The child's input from the parent's state; default: the parent's transcript and the fields the child has. */
+  input?: (state: P) => Partial<C>;
+  /** The parent's update from the child's final state; default: its new messages and the fields the parent has. */
+  output?: (state: C) => StateUpdate<P>;
+}
+
+/**
+ * A compiled graph run as a node of another (`addNode("WORKER", workerApp)`, or
+ * `addNode("WORKER", new Subgraph(workerApp, { input, output }))` to map state). Each time the
+ * node runs, the child graph runs a turn on a thread of its own in the parent's store (see
+ * {@link childThreadId}), with the parent's user, limits and signals: its steps, transcript and
+ * tool ledger are written as any thread's are, so a crash inside it continues the child from
+ * its last step and replays its recorded tool calls. An interrupt inside pauses the parent; the
+ * parent's interrupt id is the child's prefixed by the node (`WORKER|ASK:1`), and answering it
+ * through the parent resumes the child. A stop or deadline of the parent stops the child.
+ */
+export class Subgraph<
+  P extends BaseState,
+  C extends BaseState = BaseState,
+> implements GraphNode<P> {
+  readonly graph: SubgraphSource<C>;
+  readonly #options: SubgraphOptions<P, C>;
+
+  constructor(graph: SubgraphSource<C>, options: SubgraphOptions<P, C> = {}) {
+    this.graph = graph;
+    this.#options = { ...options };
+  }
+
+  async run(state: P, nodeContext: NodeContext): Promise<NodeOutput<P>> {
+    const ctx = internalContext(nodeContext);
+    const namespace = ctx.runtime.ledgerNamespace || ctx.node;
+    const threadId = childThreadId(ctx.threadId, namespace, ctx.step);
+    const deps: RunDependencies<C> = {
+      ...ctx.runtime.run.services,
+      graph: this.graph.definition,
+      logger: withFields(ctx.logger, { subgraph: threadId }),
+    };
+    // Each answer resumes the child once: an interrupt it raises again goes back to the caller.
+    const resumed = new Set<string>();
+    for (;;) {
+      const checkpoint = await deps.checkpointer.getCheckpoint(threadId);
+      const input = this.#nextInput(checkpoint, state, ctx, namespace, resumed);
+      const config = {
+        ...ctx.runtime.run.config,
+        threadId,
+        userId: ctx.userId,
+        signal: ctx.signal,
+        // Every child step is durable: a crash must find where the child stood.
+        durableCheckpointEveryStep: true,
+        loadedCheckpoint: checkpoint,
+      };
+      const result = await executeRun(
+        deps,
+        config,
+        input,
+        (event) => forwardEvent(event, namespace, ctx),
+        new AbortController(),
+        ctx.newId(),
+      );
+      if (result.status === "completed") return this.#outputOf(result.state, state);
+      // Stopped by the parent's signal (a stop, its node deadline): the parent ends as that says.
+      if (result.status === "stopped") throw ctx.signal.reason ?? new StopSignal("signal");
+    }
+  }
+
+  /**
+   * What the child runs with: a new turn when it has no thread yet, an answer the parent was
+   * given to one of its pending interrupts, or `null` to continue it (after a crash or a stop,
+   * or to read the state of a turn that completed before the parent's step was written).
+   */
+  #nextInput(
+    checkpoint: ThreadCheckpoint | null,
+    state: P,
+    ctx: InternalNodeContext,
+    namespace: string,
+    resumed: Set<string>,
+  ): RunInput<C> {
+    if (!checkpoint) return this.#inputOf(state);
+    if (checkpoint.status !== "interrupted") return null;
+    const answers = ctx.runtime.resumeAnswers;
+    const answered = checkpoint.interrupts.find(
+      (pending) =>
+        !resumed.has(pending.id) &&
+        Object.hasOwn(answers, parentInterruptId(namespace, pending.id)),
+    );
+    if (!answered) {
+      throw new InterruptSignal(
+        checkpoint.interrupts.map((pending) => asParentInterrupt(pending, namespace, ctx.node)),
+      );
+    }
+    resumed.add(answered.id);
+    return { resume: answers[parentInterruptId(namespace, answered.id)], interruptId: answered.id };
+  }
+
+  #inputOf(state: P): Partial<C> {
+    if (this.#options.input) return this.#options.input(state);
+    const fields = childFields(this.graph);
+    const input: Record<string, unknown> = { messages: state.messages };
+    for (const [field, value] of Object.entries(state)) {
+      if (field !== "messages" && fields.has(field)) input[field] = value;
+    }
+    return input as Partial<C>;
+  }
+
+  #outputOf(child: C, parent: P): StateUpdate<P> {
+    if (this.#options.output) return this.#options.output(child);
+    const known = new Set(parent.messages.map((message) => message.id));
+    const update: Record<string, unknown> = {
+      messages: child.messages.filter((message) => !known.has(message.id)),
+    };
+    for (const [field, value] of Object.entries(child)) {
+      if (field !== "messages" && Object.hasOwn(parent, field)) update[field] = value;
+    }
+    return update as StateUpdate<P>;
+  }
+}
+
+/**
+ * The thread a subgraph node runs its child on: derived from the parent's thread, the node's
+ * namespace and the parent's step, so the same step finds the same child after a crash, and each
+ * step starts a child of its own (a completed one is read, never run again).
+ */
+export function childThreadId(parentThreadId: string, namespace: string, step: number): string {
+  return `${parentThreadId}|${namespace}@${step}`;
+}
+
+/**
+ * Shows the child's node events in the parent's stream, with the node's namespace; its run,
+ * state and value events are its own thread's, not the parent's, and stay inside.
+ */
+function forwardEvent(event: RunEvent, namespace: string, ctx: NodeContext): void {
+  if (!NODE_EVENT_TYPES.has(event.type)) return;
+  const from = event as NodeEvent;
+  ctx.emit({ ...from, namespace: from.namespace ? `${namespace}|${from.namespace}` : namespace });
+}
+
+/** The id under which the parent reports (and is answered for) a child's interrupt. */
+function parentInterruptId(namespace: string, childId: string): string {
+  return `${namespace}|${childId}`;
+}
+
+function asParentInterrupt(pending: Interrupt, namespace: string, node: string): Interrupt {
+  return { ...pending, id: parentInterruptId(namespace, pending.id), node };
+}
+
+/** The fields a child graph's state has: those of its initial state and of its schema. */
+function childFields(graph: {
+  definition: { initialState: object; schema?: unknown };
+}): Set<string> {
+  const { initialState, schema } = graph.definition;
+  const shape = (schema as { shape?: Record<string, unknown> } | null | undefined)?.shape ?? {};
+  return new Set([...Object.keys(initialState), ...Object.keys(shape)]);
+}
+
+/** True for a compiled graph, from this or another copy of the package. */
+export function isCompiledGraph(value: unknown): value is SubgraphSource<BaseState> {
+  const graph = value as { definition?: { nodes?: unknown }; invoke?: unknown } | null;
+  return (
+    typeof graph === "object" &&
+    graph !== null &&
+    typeof graph.invoke === "function" &&
+    graph.definition?.nodes instanceof Map
+  );
+}

@@ -1,0 +1,18 @@
+import type { RuntimeMetrics } from "../events/metrics.js";
+import type { IdGenerator } from "../messages/ids.js";
+import type { Checkpointer } from "../storage/checkpointer.js";
+import type { FaultInjector } from "./fault-points.js";
+
+/**
+ * What a run needs from its runtime besides its graph and logger: the part a subgraph's child
+ * run shares with its parent's run.
+ */
+export interface RunServices {
+  checkpointer: Checkpointer;
+  metrics: RuntimeMetrics;
+  ids: IdGenerator;
+  faultPoints: FaultInjector | undefined;
+  stopPollIntervalMs: number;
+  claimStaleAfterMs: number;
+  isEndedLocalRun(runId: string): boolean;
+}
