@@ -27,12 +27,8 @@ import { openStore, type StoreSpec } from "../support/store-spec.js";
 const KINDS = ["memory", "sqlite", "postgres"] as const;
 type Kind = (typeof KINDS)[number];
 
-/**
- * The stores that keep a checkpoint's `frontier`, which a fan-out step read back after a
- * failure, a stop or an interrupt needs. SQLite and PostgreSQL join when their frontier column
- * lands (the conformance suite's frontier case says when: it fails on them until then).
- */
-const FRONTIER_KINDS: readonly Kind[] = ["memory"];
+/** Every store keeps a checkpoint's `frontier`, which a fan-out step read back needs. */
+const FRONTIER_KINDS: readonly Kind[] = ["memory", "sqlite", "postgres"];
 
 const cleanups: (() => Promise<void>)[] = [];
 afterEach(async () => {
