@@ -48,7 +48,8 @@ const SELECT_MESSAGES = `
 /**
  * Keeps the newest `$2` kept versions and deletes the older state rows (those written before
  * the store kept history among them), then every message row no kept version holds. Returns
- * how many kept versions went.
+ * how many kept versions went. The kept prefixes together hold the rows below the longest one,
+ * so only versions with ranges are expanded (given count 0, a prefix expands to nothing).
  */
 const PRUNE_VERSIONS = `
   WITH kept AS (
@@ -64,9 +65,11 @@ const PRUNE_VERSIONS = `
   unheld AS (
     DELETE FROM messages m
     WHERE m.thread_id = $1 AND EXISTS (SELECT 1 FROM kept)
+      AND m.seq >= coalesce(
+        (SELECT max(k.message_count) FROM kept k WHERE k.message_ranges IS NULL), 0)
       AND m.seq NOT IN (
         SELECT r.seq FROM kept k
-        CROSS JOIN LATERAL tenxgraph_transcript_seqs(k.message_ranges, k.message_count) r)
+        CROSS JOIN LATERAL tenxgraph_transcript_seqs(k.message_ranges, 0) r)
   )
   SELECT count(*) FILTER (WHERE d.message_count IS NOT NULL) AS dropped FROM dropped d`;
 

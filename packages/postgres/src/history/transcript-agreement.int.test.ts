@@ -7,10 +7,13 @@
  */
 import { randomUUID } from "node:crypto";
 import { InMemoryCheckpointer, Message, isTenxgraphError } from "@tenxgraph/core";
-import type { Checkpointer, CheckpointWrite } from "@tenxgraph/core/storage";
+import type { Checkpointer, CheckpointWrite, SeqRanges } from "@tenxgraph/core/storage";
+import { prefixRanges, rangeSeqs, seqsToRanges } from "@tenxgraph/core/storage";
 import type { PgCheckpointer } from "@tenxgraph/postgres";
+import pg from "pg";
 import { afterAll, describe, expect, it } from "vitest";
 import { testPostgresDsn } from "@tenxgraph/test-servers/vitest";
+import { sql } from "../support/pg-inspect.js";
 import { dropSchema, freshSchema, sharedStore } from "../support/pg-store.js";
 
 const schema = freshSchema("transcript_agreement");
@@ -143,6 +146,39 @@ describe("PL/pgSQL transcripts and the in-memory store's", () => {
       expect(head).toBeGreaterThan(5);
     });
   }
+
+  it("expands and merges ranges in SQL as rangeSeqs and seqsToRanges do in TypeScript", async () => {
+    await store.setup();
+    const s = pg.escapeIdentifier(schema);
+    const pick = random(7);
+    for (let i = 0; i < 20; i++) {
+      // Runs of rows in a shuffled order, as edits and forks leave them.
+      const runs = Array.from({ length: pick(5) }, () => {
+        const start = pick(40);
+        return Array.from({ length: 1 + pick(4) }, (_, k) => start + k);
+      });
+      const seqs = [...new Set(runs.sort(() => pick(3) - 1).flat())];
+      const ranges = seqsToRanges(seqs);
+      const [merged] = await sql<{ ranges: SeqRanges }>(
+        testPostgresDsn(),
+        `SELECT ${s}.tenxgraph_seq_ranges($1::integer[]) AS ranges`,
+        [seqs],
+      );
+      expect(merged!.ranges, `seqs ${JSON.stringify(seqs)}`).toEqual(ranges);
+      const expanded = await sql<{ seq: number }>(
+        testPostgresDsn(),
+        `SELECT seq FROM ${s}.tenxgraph_transcript_seqs($1::jsonb, 0) ORDER BY pos`,
+        [JSON.stringify(ranges)],
+      );
+      expect(expanded.map((row) => row.seq)).toEqual(rangeSeqs(ranges));
+    }
+    // NULL stands for the prefix of the given length.
+    const prefix = await sql<{ seq: number }>(
+      testPostgresDsn(),
+      `SELECT seq FROM ${s}.tenxgraph_transcript_seqs(NULL, 5) ORDER BY pos`,
+    );
+    expect(prefix.map((row) => row.seq)).toEqual(rangeSeqs(prefixRanges(5)));
+  });
 
   it("refused some of those writes, as the reference did (so the checks were compared too)", () => {
     expect(refusedInAll).toBeGreaterThan(0);
