@@ -24,6 +24,7 @@ import { recordingLogger } from "../testing/recording-logger.js";
 import { ToolNode } from "../tools/tool-node.js";
 import { tool } from "../tools/tool.js";
 import { FAULT_POINTS, type FaultPointName } from "./fault-points.js";
+import { mulberry32 } from "../support/prng.js";
 
 const DEFAULT_SEEDS = 12;
 const THREAD = "team";
@@ -39,18 +40,6 @@ const MAX_CRASHES = 4;
 interface Team extends BaseState {
   reports: string[];
   region?: string;
-}
-
-/** mulberry32, as in crash-loop.test.ts: a failing seed replays exactly. */
-function mulberry32(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
 }
 
 /** What reached the outside world: each charge by (child thread, ledger key). */

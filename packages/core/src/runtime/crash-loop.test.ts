@@ -19,6 +19,7 @@ import { RecordingCheckpointer, settle, supportAgent } from "../support/helpers.
 import { recordingLogger } from "../testing/recording-logger.js";
 import { tool, type AnyTool } from "../tools/tool.js";
 import { FAULT_POINTS, type FaultPointName } from "./fault-points.js";
+import { mulberry32 } from "../support/prng.js";
 
 const DEFAULT_SEEDS = 30;
 const THREAD = "crash-loop";
@@ -30,18 +31,6 @@ const CRASH_POINTS: readonly FaultPointName[] = [
 ];
 /** Crashes armed per turn at most; after that the turn runs without faults and must complete. */
 const MAX_CRASHES_PER_TURN = 3;
-
-/** mulberry32: a tiny seeded PRNG, so a failing seed replays exactly. */
-function mulberry32(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 type Rng = () => number;
 const between = (rng: Rng, min: number, max: number) => min + Math.floor(rng() * (max - min + 1));
