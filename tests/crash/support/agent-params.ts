@@ -30,6 +30,17 @@ export interface FreezePlan {
   then: "kill" | "continue";
 }
 
+/**
+ * The team the composition crash loop runs instead of the support agent: a supervisor that
+ * fans out with `Send` to two subgraph workers, each a model and a tool node on a child thread.
+ */
+export interface TeamPlan {
+  /** One Send to the billing worker per order: it looks the order up and charges it, in parallel. */
+  billing: { order_id: string; amount_cents: number }[];
+  /** One Send to the mailer worker with these orders: one send_receipt per order, in parallel. */
+  mail: string[];
+}
+
 /** How the worker starts its run. */
 export type RunInputPlan =
   | { kind: "new"; text: string }
@@ -48,6 +59,8 @@ export interface AgentParams {
   /** The model's replies: each round is one assistant message of parallel calls, then `answer`. */
   rounds: PlannedCall[][];
   answer: string;
+  /** Run the team (team-agent.ts) instead of the support agent; `rounds` and `answer` are unused. */
+  team?: TeamPlan;
   kill?: KillPlan;
   /** This tool never returns in this process (before its side effect): the parent kills it. */
   hang?: ToolName;

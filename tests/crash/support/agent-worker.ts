@@ -106,7 +106,13 @@ function faultPoints(params: AgentParams): FaultPoints {
   return faults.arm(
     kill.point,
     async (at) => {
-      await report({ type: "killing", point: kill.point, node: at.node, ...where(at) });
+      await report({
+        type: "killing",
+        point: kill.point,
+        thread: at.threadId,
+        node: at.node,
+        ...where(at),
+      });
       process.kill(process.pid, "SIGKILL");
       await new Promise(() => {}); // the signal may land a moment later: do nothing until then
     },

@@ -1,7 +1,7 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import type { LedgerEntry, Message } from "@tenxgraph/core";
+import type { Checkpointer, LedgerEntry, Message } from "@tenxgraph/core";
 import type { ThreadCheckpoint } from "@tenxgraph/core/storage";
 import {
   dropStore,
@@ -33,6 +33,20 @@ const WORKER_DEADLINE_MS = 30_000;
  * test's limit only has to stay out of their way on a loaded machine, not measure speed.
  */
 export const SCENE_TEST_TIMEOUT_MS = 120_000;
+
+/** The thread `threadId` of `store` as stored, with the side-effect log `effects`. */
+export async function readThread(
+  store: Checkpointer,
+  threadId: string,
+  effects: Effect[],
+): Promise<StoredThread> {
+  const [checkpoint, messages, ledger] = await Promise.all([
+    store.getCheckpoint(threadId),
+    store.listMessages(threadId),
+    store.listCalls(threadId),
+  ]);
+  return { checkpoint, messages, ledger, effects };
+}
 
 /** One worker process from start to exit, with everything it reported. */
 export interface WorkerRun {
@@ -93,14 +107,14 @@ export class CrashScene {
   /** Workers whose run has not ended yet (a served worker goes on to other scenes' runs). */
   readonly #running = new Set<WorkerProcess>();
   #started = 0;
-  readonly #base: Pick<AgentParams, "threadId" | "rounds" | "answer">;
+  readonly #base: Pick<AgentParams, "threadId" | "rounds" | "answer" | "team">;
   readonly #spawn: (params: AgentParams) => WorkerProcess;
   readonly #deadlineMs: number;
 
   constructor(
     name: string,
     kind: StoreKind,
-    base: Pick<AgentParams, "threadId" | "rounds" | "answer">,
+    base: Pick<AgentParams, "threadId" | "rounds" | "answer" | "team">,
     options: SceneOptions = {},
   ) {
     this.dir = mkdtempSync(join(tmpdir(), `tenxgraph-crash-${name}-`));
@@ -159,30 +173,27 @@ export class CrashScene {
   }
 
   /**
-   * The stored thread, the ledger and the side-effect log, as they are now: what is committed,
-   * read past any cache (which the workers use, and cache-window.test.ts checks on its own).
+   * The stored thread (the scene's, or another of its store, e.g. a subgraph's child thread),
+   * its ledger and the side-effect log, as they are now: what is committed, read past any cache
+   * (which the workers use, and cache-window.test.ts checks on its own).
    */
-  async read(): Promise<StoredThread> {
+  read(threadId = this.threadId): Promise<StoredThread> {
+    return this.inspect((store) => readThread(store, threadId, readEffects(this.effectsPath)));
+  }
+
+  /**
+   * Runs `look` on a checkpointer of the test process that reads what is committed, without
+   * touching the cache (a read through it may fill it, which an observer must not do).
+   */
+  async inspect<T>(look: (store: Checkpointer) => Promise<T>): Promise<T> {
     // Every worker is gone by now; one killed inside a transaction must not hold a lock still.
     await waitUntilUnlocked(this.store);
     const store = openStore(durableOnly(this.store), { logger: storeLogger() });
     try {
-      const [checkpoint, messages, ledger] = await Promise.all([
-        store.getCheckpoint(this.threadId),
-        store.listMessages(this.threadId),
-        store.listCalls(this.threadId),
-      ]);
-      return { checkpoint, messages, ledger, effects: readEffects(this.effectsPath) };
+      return await look(store);
     } finally {
       await store.close();
     }
-  }
-
-  /** Every thread version the workers reported committing, in order, across all processes. */
-  versions(): number[] {
-    return this.runs.flatMap((run) =>
-      run.messages.filter((m) => m.type === "write").map((m) => m.version as number),
-    );
   }
 
   /**

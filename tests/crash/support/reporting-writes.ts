@@ -4,13 +4,20 @@ import { report } from "../../support/worker-process.js";
 
 /**
  * The store with every committed thread write reported to the parent (`write`: the version
- * `putCheckpoint` or `commitStep` returned, with the status and node it wrote) before the run
+ * `putCheckpoint` or `commitStep` returned, with the thread, status and node it wrote; a
+ * subgraph writes its child threads through the same store) before the run
  * goes on. The version comes from the write itself, not from reading the thread afterwards:
  * with other processes on the same thread, what is stored a moment later may be their write.
  */
 export function reportingWrites(store: Checkpointer): Checkpointer {
   const reported = (version: number, write: CheckpointWrite) =>
-    report({ type: "write", version, status: write.status, currentNode: write.currentNode });
+    report({
+      type: "write",
+      threadId: write.threadId,
+      version,
+      status: write.status,
+      currentNode: write.currentNode,
+    });
   return new Proxy(store, {
     get(target, property) {
       if (property === "putCheckpoint") {

@@ -1,6 +1,7 @@
 import {
   Message,
   type BaseState,
+  type CompiledGraph,
   type Interrupt,
   type RunInput,
   type StreamEvent,
@@ -8,6 +9,7 @@ import {
 import { report } from "../../support/worker-process.js";
 import type { AgentParams } from "./agent-params.js";
 import { buildSupportAgent, type AgentHooks } from "./support-agent.js";
+import { buildTeamAgent } from "./team-agent.js";
 
 /** How a worker's run ended (when it did). */
 export interface RunOutcome {
@@ -19,11 +21,19 @@ export interface RunOutcome {
 /** Generous deadlines: a test never waits for one; hangs end by SIGKILL, not by a timeout. */
 const RUN_CONFIG = { toolTimeout: 60, nodeTimeout: 120 };
 
-/** Runs the agent once, through `invoke` or `stream` as the params say. */
-export async function runAgent(params: AgentParams, hooks: AgentHooks): Promise<RunOutcome> {
-  const app = buildSupportAgent(params, hooks);
+/** Runs the agent (or the team) once, through `invoke` or `stream` as the params say. */
+export function runAgent(params: AgentParams, hooks: AgentHooks): Promise<RunOutcome> {
+  return params.team
+    ? runGraph(buildTeamAgent(params, hooks), params)
+    : runGraph(buildSupportAgent(params, hooks), params);
+}
+
+async function runGraph<S extends BaseState>(
+  app: CompiledGraph<S>,
+  params: AgentParams,
+): Promise<RunOutcome> {
   const config = { ...RUN_CONFIG, threadId: params.threadId };
-  const input = toInput(params);
+  const input = toInput<S>(params);
   if (params.via === "invoke") {
     const result = await app.invoke(input, config);
     return { status: result.status, version: result.version, interrupts: result.interrupts };
@@ -41,7 +51,7 @@ export async function runAgent(params: AgentParams, hooks: AgentHooks): Promise<
   return outcome;
 }
 
-function toInput(params: AgentParams): RunInput<BaseState> {
+function toInput<S extends BaseState>(params: AgentParams): RunInput<S> {
   const { input } = params;
   if (input.kind === "continue") return null;
   if (input.kind === "resume") {
@@ -49,7 +59,7 @@ function toInput(params: AgentParams): RunInput<BaseState> {
       ? { resume: input.answer }
       : { resume: input.answer, interruptId: input.interruptId };
   }
-  return { messages: [Message.user(input.text)] };
+  return { messages: [Message.user(input.text)] } as Partial<S>;
 }
 
 /** The event without bulky payloads: enough for the parent to check what `stream` told the user. */

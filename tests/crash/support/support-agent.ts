@@ -40,14 +40,40 @@ const never = new Promise<never>(() => {});
 
 /**
  * The seed's support agent (lookup_order, charge_card with a domain idempotency key,
- * send_receipt) on the worker's store, driven by a scripted model. Every tool appends its effect
- * to the external log before it returns, so the log shows what reached the outside world even
- * when the process dies the next instant.
+ * send_receipt) on the worker's store, driven by a scripted model.
  */
 export function buildSupportAgent(
   params: AgentParams,
   hooks: AgentHooks,
 ): CompiledGraph<BaseState> {
+  return supportAgent<BaseState>({
+    model: script(params),
+    tools: crashTools(params, hooks),
+    ...crashCompileOptions(params, hooks),
+  });
+}
+
+/**
+ * What every graph of the crash suite compiles with: the worker's store, fault points, logs and
+ * metrics, and short claim leases so resumes do not wait long.
+ */
+export function crashCompileOptions(params: AgentParams, hooks: AgentHooks) {
+  return {
+    checkpointer: hooks.checkpointer,
+    faultPoints: hooks.faultPoints,
+    logger: hooks.logger,
+    ...(hooks.meter ? { meter: hooks.meter } : {}),
+    stopPollIntervalMs: STOP_POLL_INTERVAL_MS,
+    claimStaleAfterMs: params.claimStaleAfterMs ?? CLAIM_STALE_AFTER_MS,
+  };
+}
+
+/**
+ * The support agent's three tools as the crash suite runs them. Every tool appends its effect
+ * to the external log before it returns, so the log shows what reached the outside world even
+ * when the process dies the next instant.
+ */
+export function crashTools(params: AgentParams, hooks: AgentHooks) {
   const effect = (name: ToolName, orderId: string, ctx: ToolContext) =>
     appendEffect(params.effectsPath, {
       tool: name,
@@ -112,16 +138,7 @@ export function buildSupportAgent(
       return `Receipt sent for order ${args.order_id}`;
     },
   });
-  return supportAgent<BaseState>({
-    model: script(params),
-    tools: [lookupOrder, chargeCard, sendReceipt],
-    checkpointer: hooks.checkpointer,
-    faultPoints: hooks.faultPoints,
-    logger: hooks.logger,
-    ...(hooks.meter ? { meter: hooks.meter } : {}),
-    stopPollIntervalMs: STOP_POLL_INTERVAL_MS,
-    claimStaleAfterMs: params.claimStaleAfterMs ?? CLAIM_STALE_AFTER_MS,
-  });
+  return [lookupOrder, chargeCard, sendReceipt];
 }
 
 /** The model's replies: one assistant message of parallel calls per round, then the answer. */

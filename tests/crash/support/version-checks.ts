@@ -65,8 +65,11 @@ function waves(runs: readonly WorkerRun[]): WorkerRun[][] {
   return [...groups.values()];
 }
 
+/** The versions `run` wrote to the scene's thread (not to the child threads of its subgraphs). */
 function writtenVersions(run: WorkerRun): number[] {
-  return run.messages.filter((m) => m.type === "write").map((m) => m.version as number);
+  return run.messages
+    .filter((m) => m.type === "write" && m.threadId === run.params.threadId)
+    .map((m) => m.version as number);
 }
 
 /** Killed from outside at a moment of its own: possibly inside a store write it never reported. */
