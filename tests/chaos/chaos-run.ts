@@ -2,6 +2,7 @@ import { setTimeout as sleep } from "node:timers/promises";
 import type { StoreKind } from "../support/store-spec.js";
 import { ChaosServices } from "./chaos-services.js";
 import { runScenario, type ScenarioContext } from "./chaos-scenario.js";
+import type { ChaosGraph } from "./chaos-workload.js";
 import {
   count,
   emptyTally,
@@ -14,6 +15,8 @@ import { WarmPool } from "./warm-pool.js";
 /** What a chaos run does. */
 export interface ChaosOptions {
   store: StoreKind;
+  /** The graph its scenarios run (default: the support agent). */
+  graph?: ChaosGraph;
   /** Stop starting scenarios once this many worker processes were killed. */
   kills: number;
   /** The first scenario's seed; the next ones count up from it. */
@@ -48,6 +51,7 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosTally> {
   });
   const ctx: ScenarioContext = {
     kind: options.store,
+    graph: options.graph ?? "support",
     servers: services?.servers,
     spawn: (params) => pool.take(params),
     stable: (read) => (services ? services.stable(read) : read()),

@@ -1,15 +1,16 @@
 import { Message } from "@tenxgraph/core";
-import { CrashScene, type StoredThread, type WorkerRun } from "../crash/support/crash-scene.js";
+import { CrashScene, type WorkerRun } from "../crash/support/crash-scene.js";
 import { between, mulberry32 } from "../crash/support/prng.js";
-import { planScenario, type ScenarioPlan } from "../crash/support/random-plan.js";
-import { brokenInvariant, checkInvariants } from "../crash/support/thread-invariants.js";
+import type { KillKind } from "../crash/support/random-plan.js";
+import { brokenInvariant } from "../crash/support/thread-invariants.js";
 import type { StoreServers } from "../support/fresh-store.js";
 import type { StoreKind } from "../support/store-spec.js";
 import type { WorkerProcess } from "../support/worker-process.js";
 import type { AgentParams } from "../crash/support/agent-params.js";
 import { runWave, type WaveOutcome } from "./chaos-wave.js";
 import { count, type ChaosBreak, type ChaosTally } from "./chaos-tally.js";
-import { byPolicy, surfacedInDoubt, unsurfacedInDoubt } from "./in-doubt-report.js";
+import { byPolicy, surfacedInDoubt } from "../crash/support/in-doubt-report.js";
+import { workloadOf, type ChaosGraph } from "./chaos-workload.js";
 import { disruptionOf, planWave } from "./wave-plan.js";
 
 /** Kills planned per scenario at most; after that its processes run undisturbed and finish it. */
@@ -43,6 +44,7 @@ const RACE_REFUSALS = new Set([
 /** What a scenario needs from the run around it. */
 export interface ScenarioContext {
   kind: StoreKind;
+  graph: ChaosGraph;
   servers: StoreServers | undefined;
   spawn: (params: AgentParams) => WorkerProcess;
   /** Runs a read of the store once PostgreSQL is up (it may be restarting). */
@@ -73,20 +75,23 @@ export async function runScenario(
   tally: ChaosTally,
 ): Promise<void> {
   const rng = mulberry32(seed);
-  const plan: ScenarioPlan = { ...planScenario(rng, seed), threadId: `chaos-${seed}` };
-  const scene = new CrashScene(`chaos-${seed}`, ctx.kind, plan, {
+  const workload = workloadOf(ctx.graph, rng, seed);
+  const scene = new CrashScene(`chaos-${seed}`, ctx.kind, workload.scene, {
     ...(ctx.servers ? { servers: ctx.servers } : {}),
     spawn: ctx.spawn,
     workerDeadlineMs: WORKER_DEADLINE_MS,
   });
-  const trace = [`seed ${seed} on ${ctx.kind}: ${describePlan(plan)}`];
-  let stored: StoredThread | null = null;
+  const trace = [`seed ${seed} on ${ctx.kind}: ${workload.description}`];
+  let stored: unknown = null;
   let kills = 0;
   tally.scenarios += 1;
   try {
     for (let w = 0; ; w++) {
       if (w === MAX_WAVES) throw new ScenarioBreak("no_progress", `${MAX_WAVES} waves, no end`);
-      const processes = planWave(rng, plan, stored, MAX_KILLS_PER_SCENARIO - kills).map((p) => ({
+      const parent = stored === null ? null : workload.parent(stored);
+      const kill = (kind: KillKind) => workload.kill(rng, stored, kind);
+      const killsLeft = MAX_KILLS_PER_SCENARIO - kills;
+      const processes = planWave(rng, workload, parent, kill, killsLeft).map((p) => ({
         ...p,
         claimStaleAfterMs: CLAIM_STALE_AFTER_MS,
       }));
@@ -99,15 +104,11 @@ export async function runScenario(
         async () => (await scene.read()).checkpoint?.status === "completed",
       );
       const label = `seed ${seed}, wave ${w}`;
-      stored = await ctx.stable(() => checkInvariants(scene, stored, { finished, label }));
+      stored = await ctx.stable(() => workload.check(scene, stored, { finished, label }));
       if (finished) break;
     }
-    const calls = plan.rounds.flat().length;
-    if (stored.ledger.length !== calls) {
-      throw new ScenarioBreak("finish", `${stored.ledger.length} ledger entries, ${calls} calls`);
-    }
-    const unsurfaced = unsurfacedInDoubt(scene, stored);
-    if (unsurfaced.length > 0) throw new ScenarioBreak("unsurfaced", unsurfaced.join("\n"));
+    const wrong = workload.finalBreak(scene, stored);
+    if (wrong) throw new ScenarioBreak(wrong.broke, wrong.message);
   } catch (error) {
     const broke =
       brokenInvariant(error) ?? (error instanceof ScenarioBreak ? error.broke : "worker");
@@ -177,11 +178,6 @@ async function storedForReport(ctx: ScenarioContext, scene: CrashScene): Promise
   } catch (error) {
     return `stored: unreadable (${String(error)})`;
   }
-}
-
-function describePlan(plan: ScenarioPlan): string {
-  const rounds = plan.rounds.map((calls) => calls.map((c) => c.name).join("+")).join(" | ");
-  return `${rounds}; policies ${JSON.stringify(plan.policies)}${plan.approval ? "; approval" : ""}`;
 }
 
 function describeRun(run: WorkerRun): string {

@@ -1,6 +1,6 @@
 import type { StoreKind } from "../support/store-spec.js";
 import type { ServiceEvent } from "./chaos-services.js";
-import { IN_DOUBT_POLICIES, type PolicyCount } from "./in-doubt-report.js";
+import { IN_DOUBT_POLICIES, type PolicyCount } from "../crash/support/in-doubt-report.js";
 
 /** What broke in a scenario: an invariant of the crash checks, or the run itself. */
 export type ChaosBreak =

@@ -1,6 +1,10 @@
 /**
- * `npm run chaos -- --kills 1000 --store sqlite|postgres [--seed 1] [--lanes 2]
- * [--max-minutes N] [--results tests/chaos/results.md]`
+ * `npm run chaos -- --kills 1000 --store sqlite|postgres [--graph support|team] [--seed 1]
+ * [--lanes 2] [--max-minutes N] [--results tests/chaos/results.md]`
+ *
+ * `--graph team` runs the composition team (a supervisor's Send fan-out to two subgraph
+ * workers on child threads, tests/crash/support/team-agent.ts) instead of the support agent;
+ * its results go to tests/chaos/results-team.md unless `--results` says otherwise.
  *
  * SIGKILLs and SIGSTOPs agent worker processes at random moments, with two and three of them on
  * a thread at once, until `--kills` processes died (on both stores when `--store` is not given),
@@ -13,6 +17,7 @@ import { parseArgs } from "node:util";
 import { format, resolveConfig } from "prettier";
 import { STORE_KINDS, storeLabel, type StoreKind } from "../support/store-spec.js";
 import { runChaos } from "./chaos-run.js";
+import { CHAOS_GRAPHS, type ChaosGraph } from "./chaos-workload.js";
 import {
   HEADER,
   POLICY_COLUMNS,
@@ -32,13 +37,19 @@ const { values } = parseArgs({
     seed: { type: "string", default: "1" },
     lanes: { type: "string", default: "2" },
     "max-minutes": { type: "string" },
-    results: { type: "string", default: "tests/chaos/results.md" },
+    graph: { type: "string", default: "support" },
+    results: { type: "string" },
   },
 });
 const stores = values.store === undefined ? STORE_KINDS : [values.store as StoreKind];
 if (!stores.every((store) => STORE_KINDS.includes(store))) {
   throw new Error(`--store must be one of ${STORE_KINDS.join(", ")}`);
 }
+const graph = values.graph as ChaosGraph;
+if (!CHAOS_GRAPHS.includes(graph))
+  throw new Error(`--graph must be one of ${CHAOS_GRAPHS.join(", ")}`);
+const resultsPath =
+  values.results ?? (graph === "team" ? "tests/chaos/results-team.md" : "tests/chaos/results.md");
 const kills = Number(values.kills);
 const seed = Number(values.seed);
 const maxMinutes = values["max-minutes"] === undefined ? undefined : Number(values["max-minutes"]);
@@ -46,10 +57,11 @@ const maxMinutes = values["max-minutes"] === undefined ? undefined : Number(valu
 const measured = measuredCommit();
 const tallies: ChaosTally[] = [];
 for (const store of stores) {
-  console.log(`[${store}] chaos: ${kills} kills, seed ${seed}, lanes ${values.lanes}`);
+  console.log(`[${store}] chaos (${graph}): ${kills} kills, seed ${seed}, lanes ${values.lanes}`);
   tallies.push(
     await runChaos({
       store,
+      graph,
       kills,
       seed,
       lanes: Number(values.lanes),
@@ -64,7 +76,7 @@ for (const tally of tallies) {
   for (const failure of tally.failures) console.log(`\nseed ${failure.seed}:\n${failure.message}`);
 }
 console.log(`\n${markdownTable(tallies)}`);
-await writeResults(values.results, tallies, command, measured);
+await writeResults(resultsPath, tallies, command, measured);
 const short = tallies.filter((t) => t.kills < kills);
 if (short.length > 0)
   console.log(`\nstopped early (--max-minutes) on ${short.map((t) => t.store)}`);
@@ -104,7 +116,7 @@ async function writeResults(
     .split("\n")
     .concat(stores.map((s) => rows.get(s)!));
   const text = [
-    "# Chaos run results",
+    graph === "team" ? "# Chaos run results: the team of subgraph workers" : "# Chaos run results",
     "",
     "Written by `npm run chaos` (tests/chaos/run-chaos.ts); every column but the in-doubt counts",
     "(the total, then by the `onInDoubt` policy of the call's tool) must be 0.",

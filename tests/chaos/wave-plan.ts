@@ -1,12 +1,8 @@
 import type { AgentParams, FreezePlan, RunInputPlan } from "../crash/support/agent-params.js";
 import type { StoredThread } from "../crash/support/crash-scene.js";
 import { between, pick, type Rng } from "../crash/support/prng.js";
-import {
-  KILL_KINDS,
-  nextInput,
-  randomKill,
-  type ScenarioPlan,
-} from "../crash/support/random-plan.js";
+import { KILL_KINDS, nextInput, type KillKind } from "../crash/support/random-plan.js";
+import type { Workload } from "./chaos-workload.js";
 
 /** One process of a wave, with how (and whether) it is disrupted. */
 export type WaveProcess = Partial<AgentParams> & Pick<AgentParams, "via" | "input">;
@@ -41,16 +37,18 @@ const KILLED_FREEZE_MAX_MS = 1_500;
  * The processes of the next wave on the thread, from what is stored: one sends the turn if the
  * thread does not exist yet (the others continue, and find nothing or join it); on a paused
  * thread most answer a pending interrupt (possibly the same one, with different answers) and
- * some continue; otherwise all continue. `killsLeft` caps the disruptions that may kill.
+ * some continue; otherwise all continue. `aimKill` aims a kill of a kind at the scenario's graph;
+ * `killsLeft` caps the disruptions that may kill.
  */
 export function planWave(
   rng: Rng,
-  plan: ScenarioPlan,
+  plan: Pick<Workload<unknown>, "scene" | "policies" | "approval">,
   stored: StoredThread | null,
+  aimKill: (kind: KillKind) => Partial<AgentParams>,
   killsLeft: number,
 ): WaveProcess[] {
   const size = pick(rng, WAVE_SIZES);
-  const text = `please help (${plan.threadId})`;
+  const text = `please help (${plan.scene.threadId})`;
   let kills = killsLeft;
   return Array.from({ length: size }, (_, i): WaveProcess => {
     const input = inputOf(rng, stored, i, text);
@@ -62,7 +60,7 @@ export function planWave(
     if (kills <= 0) return base;
     kills -= 1;
     if (disruption === "freeze-kill") return { ...base, freeze: freeze(rng, "kill") };
-    return { ...base, ...randomKill(rng, plan, stored, disruption) };
+    return { ...base, ...aimKill(disruption) };
   });
 }
 

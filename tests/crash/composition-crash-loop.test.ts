@@ -15,12 +15,18 @@
  */
 import { describe, expect, it } from "vitest";
 import { STORES, type StoreKind } from "../support/store-spec.js";
-import type { AgentParams, PolicyName, TeamPlan, ToolName } from "./support/agent-params.js";
+import type { AgentParams } from "./support/agent-params.js";
+import { surfacedInDoubt } from "./support/in-doubt-report.js";
 import { CrashScene, type WorkerRun } from "./support/crash-scene.js";
-import { between, mulberry32, pick, type Rng } from "./support/prng.js";
+import { mulberry32, pick } from "./support/prng.js";
 import { KILL_KINDS, nextInput, type KillKind } from "./support/random-plan.js";
 import { TEAM_NODES } from "./support/team-agent.js";
-import { checkTeamInvariants, type StoredTeam } from "./support/team-invariants.js";
+import {
+  checkTeamInvariants,
+  unsurfacedInTeam,
+  type StoredTeam,
+} from "./support/team-invariants.js";
+import { describeTeam, planTeam, randomTeamKill } from "./support/team-plan.js";
 
 const DEFAULT_KILLS: Record<StoreKind, number> = { sqlite: 12, postgres: 8 };
 /** A loop this long must have died in the parent and inside a child, and paused; a shorter one may not. */
@@ -30,20 +36,8 @@ const MAX_KILLS_PER_SCENARIO = 3;
 /** Far more processes than any scenario needs: beyond it, the team is not making progress. */
 const MAX_PROCESSES_PER_SCENARIO = 16;
 const LANES = 2;
-/** A run takes a few hundred milliseconds after its first write: kills land all over it. */
-const ANYTIME_MAX_MS = 300;
-const TOOLS: readonly ToolName[] = ["lookup_order", "charge_card", "send_receipt"];
-/** "retry" twice as often: it is the default, and the one that runs a call again. */
-const POLICIES: readonly PolicyName[] = ["retry", "retry", "fail", "reconcile", "interrupt"];
 /** The team's own nodes: a kill whose fault fired in one of them died in the parent. */
 const PARENT_NODES = new Set<string>(Object.values(TEAM_NODES));
-
-interface TeamScenario {
-  threadId: string;
-  team: TeamPlan;
-  policies: Partial<Record<ToolName, PolicyName>>;
-  approval: boolean;
-}
 
 /** What the loop reached, to show it dies everywhere it should. */
 interface Coverage {
@@ -52,6 +46,8 @@ interface Coverage {
   inParent: number;
   inChild: number;
   pauses: number;
+  /** In-doubt calls the runs warned of (each must be, see unsurfacedInTeam). */
+  inDoubt: number;
 }
 
 describe.each(STORES)(
@@ -59,7 +55,13 @@ describe.each(STORES)(
   ({ kind, label }) => {
     const KILLS = Math.max(1, Number(process.env.TENXGRAPH_CRASH_KILLS ?? DEFAULT_KILLS[kind]));
     it(`keeps every thread of a Send fan-out to subgraph workers consistent across ${KILLS} kills (seed ${FIRST_SEED})`, async () => {
-      const coverage: Coverage = { kills: {}, inParent: 0, inChild: 0, pauses: 0 };
+      const coverage: Coverage = {
+        kills: {},
+        inParent: 0,
+        inChild: 0,
+        pauses: 0,
+        inDoubt: 0,
+      };
       let killed = 0;
       let nextSeed = FIRST_SEED;
       const failures: unknown[] = [];
@@ -80,24 +82,11 @@ describe.each(STORES)(
         expect(coverage.inParent, "kills at a fault point of the parent").toBeGreaterThan(0);
         expect(coverage.inChild, "kills at a fault point inside a worker").toBeGreaterThan(0);
         expect(coverage.pauses, "runs paused by a worker's interrupt").toBeGreaterThan(0);
+        expect(coverage.inDoubt, "in-doubt calls in the workers, surfaced").toBeGreaterThan(0);
       }
     }, 900_000);
   },
 );
-
-/** A random team: two or three charges, receipts for them, per-tool policies, maybe approvals. */
-function planTeam(rng: Rng, seed: number): TeamScenario {
-  const billing = Array.from({ length: between(rng, 2, 3) }, (_, i) => ({
-    order_id: `${seed}-${i}`,
-    amount_cents: between(rng, 100, 9999),
-  }));
-  return {
-    threadId: `team-${seed}`,
-    team: { billing, mail: billing.map((order) => order.order_id) },
-    policies: Object.fromEntries(TOOLS.map((name) => [name, pick(rng, POLICIES)])),
-    approval: rng() < 0.25,
-  };
-}
 
 /** Runs one scenario on `kind` until the team completes; returns how many processes were killed. */
 async function runScenario(
@@ -115,7 +104,7 @@ async function runScenario(
     answer: "",
     team: plan.team,
   });
-  const trace = [`seed ${seed} on ${label}: ${describePlan(plan)}`];
+  const trace = [`seed ${seed} on ${label}: ${describeTeam(plan)}`];
   let stored: StoredTeam | null = null;
   let kills = 0;
   try {
@@ -133,7 +122,7 @@ async function runScenario(
         policies: plan.policies,
         approval: plan.approval,
         metrics: false,
-        ...(armed ? randomKill(rng, plan.team, armed) : {}),
+        ...(armed ? randomTeamKill(rng, plan.team, armed) : {}),
       };
       const run = await runProcess(scene, params);
       trace.push(`  run ${n}: ${describeRun(run)}`);
@@ -153,6 +142,8 @@ async function runScenario(
         label: `seed ${seed}, run ${n}`,
       });
       if (finished) {
+        expect(unsurfacedInTeam(scene, stored), "in-doubt calls nobody was told of").toEqual([]);
+        coverage.inDoubt += surfacedInDoubt(scene).length;
         if (process.env.TENXGRAPH_CRASH_TRACE) console.log(trace.join("\n"));
         return kills;
       }
@@ -168,26 +159,6 @@ async function runScenario(
   } finally {
     await scene.dispose();
   }
-}
-
-/**
- * A kill of `kind`: at a tool's fault point (the first or second hit, so either of two
- * branches' calls), at one of the next step writes of any thread, hung in a tool, or anytime.
- */
-function randomKill(
-  rng: Rng,
-  team: TeamPlan,
-  kind: KillKind,
-): Pick<AgentParams, "kill" | "hang" | "outsideKillMs"> {
-  if (kind === "anytime") return { outsideKillMs: between(rng, 0, ANYTIME_MAX_MS) };
-  if (kind === "step.before_write" || kind === "step.after_write") {
-    return { kill: { point: kind, hit: between(rng, 1, 6) } };
-  }
-  const tool = pick(rng, TOOLS);
-  if (kind === "hang") return { hang: tool };
-  const calls =
-    tool === "lookup_order" || tool === "charge_card" ? team.billing.length : team.mail.length;
-  return { kill: { point: kind, tool, hit: between(rng, 1, calls) } };
 }
 
 function count(coverage: Coverage, params: Partial<AgentParams>, run: WorkerRun): void {
@@ -216,11 +187,6 @@ async function runProcess(
     );
   }
   return finished;
-}
-
-function describePlan(plan: TeamScenario): string {
-  const charges = plan.team.billing.map((o) => o.order_id).join(", ");
-  return `charges ${charges}; policies ${JSON.stringify(plan.policies)}${plan.approval ? "; approval" : ""}`;
 }
 
 function describeRun(run: WorkerRun): string {

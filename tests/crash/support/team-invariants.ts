@@ -7,6 +7,9 @@ import { readEffects } from "./side-effect-log.js";
 import { expectedReports, teamAnswer, type TeamState } from "./team-agent.js";
 import { checkTranscript } from "./transcript-checks.js";
 import { checkVersions } from "./version-checks.js";
+import { breaks } from "./thread-invariants.js";
+import { unsurfacedInDoubt } from "./in-doubt-report.js";
+import { teamCalls } from "./team-plan.js";
 
 /** The team's threads as stored: the parent's, and each worker's child thread by id. */
 export interface StoredTeam {
@@ -66,27 +69,38 @@ export async function checkTeamInvariants(
   const team = await readTeam(scene);
   const at = `${options.label} (after run ${scene.runs.length})`;
   const policies = scene.runs.at(-1)?.params.policies ?? {};
-  checkVersions(scene, team.parent, at);
-  checkTranscript(team.parent, previous?.parent ?? null, at, options.finished);
-  expect(
-    team.parent.effects.map((e) => `${e.tool} ${e.ledgerKey}`),
-    `${at}: effects of no worker's call`,
-  ).toEqual([]);
-  const reports = reportsOf(team.parent);
-  expect(reports.length - new Set(reports).size, `${at}: reports merged twice`).toBe(0);
-  for (const threadId of previous?.children.keys() ?? []) {
-    expect(team.children.has(threadId), `${at}: child thread ${threadId} lost`).toBe(true);
-  }
+  breaks("lost_update", () => {
+    checkVersions(scene, team.parent, at);
+    const reports = reportsOf(team.parent);
+    expect(reports.length - new Set(reports).size, `${at}: reports merged twice`).toBe(0);
+  });
+  breaks("lost_message", () => {
+    checkTranscript(team.parent, previous?.parent ?? null, at, options.finished);
+    for (const threadId of previous?.children.keys() ?? []) {
+      expect(team.children.has(threadId), `${at}: child thread ${threadId} lost`).toBe(true);
+    }
+  });
+  breaks("duplicate", () =>
+    expect(
+      team.parent.effects.map((e) => `${e.tool} ${e.ledgerKey}`),
+      `${at}: effects of no worker's call`,
+    ).toEqual([]),
+  );
   for (const [threadId, child] of team.children) {
     const before = previous?.children.get(threadId) ?? null;
     const where = `${at}, child ${threadId}`;
     const done = child.checkpoint?.status === "completed";
-    checkRecordsFinal(child, before, where);
-    checkTranscript(child, before, where, done);
-    checkEffects(child, policies, where);
+    breaks("duplicate", () => checkRecordsFinal(child, before, where));
+    breaks("lost_message", () => checkTranscript(child, before, where, done));
+    breaks("duplicate", () => checkEffects(child, policies, where));
   }
-  if (options.finished) checkFinished(team, options.plan, at);
+  if (options.finished) breaks("finish", () => checkFinished(team, options.plan, at));
   return team;
+}
+
+/** The in-doubt calls of the team's workers that no run warned of (see unsurfacedInDoubt). */
+export function unsurfacedInTeam(scene: CrashScene, team: StoredTeam): string[] {
+  return [...team.children.values()].flatMap((child) => unsurfacedInDoubt(scene, child));
 }
 
 /** A completed team: every worker completed once, every call recorded, each report once. */
@@ -99,7 +113,7 @@ function checkFinished(team: StoredTeam, plan: TeamPlan, at: string): void {
   const answer = messages.at(-1);
   expect(answer && Message.text(answer), `${at}: the answer`).toBe(teamAnswer(expected));
   expect(team.children.size, `${at}: one child thread per Send`).toBe(plan.billing.length + 1);
-  const calls = plan.billing.length * 2 + plan.mail.length;
+  const calls = teamCalls(plan);
   const entries = [...team.children.values()].flatMap((child) => child.ledger);
   expect(entries, `${at}: one ledger entry per call`).toHaveLength(calls);
   for (const [threadId, child] of team.children) {

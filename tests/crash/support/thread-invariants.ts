@@ -61,7 +61,7 @@ export async function checkInvariants(
 }
 
 /** Runs `check`, marking what it throws as a break of `invariant`. */
-function breaks(invariant: InvariantKind, check: () => void): void {
+export function breaks(invariant: InvariantKind, check: () => void): void {
   try {
     check();
   } catch (error) {

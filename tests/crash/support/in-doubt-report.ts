@@ -1,7 +1,7 @@
 import { Message, decodeEnvelope } from "@tenxgraph/core";
-import type { AgentParams, PolicyName } from "../crash/support/agent-params.js";
-import type { CrashScene, StoredThread } from "../crash/support/crash-scene.js";
-import { TOOL_NAMES } from "../crash/support/random-plan.js";
+import type { AgentParams, PolicyName } from "./agent-params.js";
+import type { CrashScene, StoredThread } from "./crash-scene.js";
+import { TOOL_NAMES } from "./random-plan.js";
 
 /** The `onInDoubt` policies of the chaos graph's tools, in the order the report lists them. */
 export const IN_DOUBT_POLICIES: readonly PolicyName[] = ["retry", "fail", "interrupt", "reconcile"];
