@@ -280,17 +280,21 @@ export class InMemoryCheckpointer extends BaseCheckpointer {
     return doomed;
   }
 
-  /** Children, their children and so on, by the parent each recorded at its creation. */
+  /**
+   * Children, their children and so on, by the parent each recorded at its creation. Each
+   * thread is taken once: a parent named before it existed could close a loop.
+   */
   #descendantsOf(threadId: string): string[] {
-    const found: string[] = [];
-    for (let parents = [threadId]; parents.length > 0; ) {
-      const wanted = new Set(parents);
-      parents = [...this.#threads.entries()]
-        .filter(([, record]) => record.parentThreadId !== null && wanted.has(record.parentThreadId))
+    const found = new Set([threadId]);
+    for (let parents = found; parents.size > 0; ) {
+      const children = [...this.#threads.entries()]
+        .filter(([id, { parentThreadId }]) => !found.has(id) && isIn(parents, parentThreadId))
         .map(([id]) => id);
-      found.push(...parents);
+      parents = new Set(children);
+      for (const id of children) found.add(id);
     }
-    return found;
+    found.delete(threadId);
+    return [...found];
   }
 
   protected async addStopRequest(threadId: string): Promise<void> {
@@ -436,6 +440,10 @@ export class InMemoryCheckpointer extends BaseCheckpointer {
   #now(): string {
     return this.#clock().toISOString();
   }
+}
+
+function isIn(ids: ReadonlySet<string>, id: string | null): boolean {
+  return id !== null && ids.has(id);
 }
 
 function summarize(record: ThreadRecord): ThreadSummary {
