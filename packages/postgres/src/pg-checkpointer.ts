@@ -190,11 +190,9 @@ export class PgCheckpointer extends BaseCheckpointer {
   protected async commitCheckpoint(write: StoreWrite): Promise<StepCommit> {
     const { threadId, expectedVersion } = write;
     // Cut off mid-flight, the run fails clearly and `invoke(null)` continues the thread.
-    const result = await writeStep(this.#db, write, this.keepVersions).catch(
-      (error: unknown) => {
-        throw refusedTranscriptOr(error);
-      },
-    );
+    const result = await writeStep(this.#db, write, this.keepVersions).catch((error: unknown) => {
+      throw refusedTranscriptOr(error);
+    });
     if (result?.lost_key != null) {
       // The version matched, so the cache did not mislead this run and stays: another
       // execution took over one of the calls whose result the write carried.

@@ -30,7 +30,7 @@ const PARENTS: Record<string, string | null> = {
   "a|W@0|I@1": "a|W@0",
   "a|W@0|gone@2|J@3": "a|W@0",
   ab: null,
-  "p_": null,
+  p_: null,
   "pz|q": null,
   "100%": null,
   "100%|x": "100%",

@@ -5,13 +5,22 @@ import { recordingLogger } from "../support/helpers.js";
 import { END } from "./edges.js";
 import { StateGraph } from "./state-graph.js";
 
-/** A graph of one node that writes `text`; `inner` runs as a subgraph before it when given. */
-function writer(text: string, inner?: ReturnType<typeof writer>) {
-  const graph = new StateGraph().addNode("WRITE", () => Message.assistant(text));
-  const quiet = { logger: recordingLogger() };
-  if (!inner) return graph.addEdge("WRITE", END).setEntryPoint("WRITE").compile(quiet);
-  return graph
+const quiet = { logger: recordingLogger() };
+
+/** A graph whose one node writes `text`. */
+function writer(text: string) {
+  return new StateGraph()
+    .addNode("WRITE", () => Message.assistant(text))
+    .addEdge("WRITE", END)
+    .setEntryPoint("WRITE")
+    .compile(quiet);
+}
+
+/** A graph that runs `inner` as its subgraph node INNER, then writes. */
+function withInner(inner: ReturnType<typeof writer>) {
+  return new StateGraph()
     .addNode("INNER", inner)
+    .addNode("WRITE", () => Message.assistant("from the worker"))
     .addEdge("INNER", "WRITE")
     .addEdge("WRITE", END)
     .setEntryPoint("INNER")
@@ -21,12 +30,12 @@ function writer(text: string, inner?: ReturnType<typeof writer>) {
 describe("a subgraph's threads", () => {
   it("are listed under their parent only, and deleted with it", async () => {
     const store = new InMemoryCheckpointer();
-    const worker = writer("from the worker", writer("from the inner graph"));
+    const worker = withInner(writer("from the inner graph"));
     const app = new StateGraph()
       .addNode("WORKER", worker)
       .addEdge("WORKER", END)
       .setEntryPoint("WORKER")
-      .compile({ checkpointer: store, logger: recordingLogger() });
+      .compile({ checkpointer: store, ...quiet });
     await app.invoke({ messages: [Message.user("go")] }, { threadId: "t" });
     const ids = async (filter?: { parentThreadId: string }) =>
       (await store.listThreads(filter)).map((thread) => thread.threadId);

@@ -286,7 +286,7 @@ export class InMemoryCheckpointer extends BaseCheckpointer {
    */
   #descendantsOf(threadId: string): string[] {
     const found = new Set([threadId]);
-    for (let parents = found; parents.size > 0; ) {
+    for (let parents = found; parents.size > 0;) {
       const children = [...this.#threads.entries()]
         .filter(([id, { parentThreadId }]) => !found.has(id) && isIn(parents, parentThreadId))
         .map(([id]) => id);
