@@ -155,6 +155,41 @@ describe.each(KINDS)("composition on %s", (kind) => {
     expect(done.state.notes).toEqual(["draft: yes", "after"]);
     expect(await store.getCheckpoint("t|WORKER@0")).toMatchObject({ status: "completed" });
   });
+
+  it("a subgraph's threads are listed under their parent only, and deleted with it", async () => {
+    const inner = new StateGraph<Notes>(notesState())
+      .addNode("NOTE", () => ({ notes: ["inner"] }))
+      .addEdge("NOTE", END)
+      .setEntryPoint("NOTE")
+      .compile({ logger: silentLogger });
+    const worker = new StateGraph<Notes>(notesState())
+      .addNode("INNER", inner)
+      .addEdge("INNER", END)
+      .setEntryPoint("INNER")
+      .compile({ logger: silentLogger });
+    const store = storeOf(kind, "child_threads");
+    const app = new StateGraph<Notes>(notesState())
+      .addNode("WORKER", worker)
+      .addEdge("WORKER", END)
+      .setEntryPoint("WORKER")
+      .compile({ checkpointer: store, logger: silentLogger });
+    // A top-level thread whose id merely starts like the parent's.
+    await app.invoke({ messages: [] }, { threadId: "t|x" });
+    await app.invoke({ messages: [] }, { threadId: "t" });
+    const ids = async (parentThreadId?: string) =>
+      (await store.listThreads({ parentThreadId })).map((thread) => thread.threadId);
+
+    expect(await ids()).toEqual(["t", "t|x"]);
+    expect(await ids("t")).toEqual(["t|WORKER@0"]);
+    expect(await ids("t|WORKER@0")).toEqual(["t|WORKER@0|INNER@0"]);
+
+    await app.deleteThread({ threadId: "t" });
+    for (const threadId of ["t", "t|WORKER@0", "t|WORKER@0|INNER@0"]) {
+      expect(await store.getCheckpoint(threadId), threadId).toBeNull();
+    }
+    expect(await ids()).toEqual(["t|x"]);
+    expect(await ids("t|x")).toEqual(["t|x|WORKER@0"]);
+  });
 });
 
 describe.each(FRONTIER_KINDS)("a fan-out step read back on %s", (kind) => {

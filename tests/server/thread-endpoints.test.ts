@@ -243,12 +243,32 @@ describe.each(STORES)("thread, store and file endpoints on $label", ({ kind }) =
     expect((await call("POST", "/v1/files/upload", { not: "multipart" })).status).toBe(400);
   });
 
-  it("deletes the thread with its messages and ledger", async () => {
+  it("lists no child thread, and deletes the thread with its messages, ledger and children", async () => {
+    // A subgraph's thread, as its run's first write makes it.
+    const child = `${threadId}|WORKER@0`;
+    await t.checkpointer.putCheckpoint({
+      threadId: child,
+      parentThreadId: threadId,
+      incarnation: "child's life",
+      userId: "alice",
+      expectedVersion: 0,
+      step: 0,
+      currentNode: null,
+      status: "completed",
+      values: {},
+      interrupts: [],
+      resumeAnswers: {},
+      newMessages: [],
+    });
+    const listed = (await call("GET", "/v1/threads")).body.data.threads;
+    expect(listed.map((thread: { thread_id: string }) => thread.thread_id)).toEqual([threadId]);
+
     const del = await call("DELETE", `/v1/threads/${threadId}`, { config: {} });
     expect(del.body.data).toMatchObject({ success: true, message: "Thread deleted successfully" });
     expect((await call("GET", `/v1/threads/${threadId}/state`)).body.data.state).toBeNull();
     expect((await call("GET", "/v1/threads")).body.data.threads).toEqual([]);
     expect(await t.checkpointer.listCalls(threadId)).toEqual([]);
+    expect(await t.checkpointer.getCheckpoint(child)).toBeNull();
     const again = await call("DELETE", `/v1/threads/${threadId}`);
     expect(again.status).toBe(404);
     expect(isErrorEnvelope(again.body)).toBe(true);

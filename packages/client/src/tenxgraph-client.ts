@@ -182,7 +182,10 @@ export class TenxgraphClient {
     return new RunEventStream(this.#http, `${runsPath(threadId, runId)}/stream`, options);
   }
 
-  /** The caller's threads (all threads when the server runs without auth). */
+  /**
+   * The caller's threads (all threads when the server runs without auth), a subgraph's child
+   * threads left out: they are deleted with their parent.
+   */
   async listThreads(options: PageOptions = {}): Promise<ThreadInfo[]> {
     const data = await this.#http.json<{ threads: ThreadInfo[] }>({
       method: "GET",

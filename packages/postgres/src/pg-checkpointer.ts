@@ -24,19 +24,45 @@ import type { PgCheckpointerOptions, ResolvedSettings } from "./options.js";
 import { toCheckpoint, toThreadSummary } from "./rows.js";
 import type { CheckpointRow, ThreadRow } from "./rows.js";
 import { migrate } from "./schema/setup.js";
-import {
-  PUT_CHECKPOINT,
-  refusedTranscriptOr,
-  stepWriteParams,
-  writtenCheckpoint,
-} from "./step-write.js";
-import type { WrittenRow } from "./step-write.js";
+import { refusedTranscriptOr, writeStep, writtenCheckpoint } from "./step-write.js";
 
 const SELECT_CHECKPOINT = `
   SELECT t.thread_id, t.incarnation_id, t.user_id, t.version, t.incarnation, t.message_count,
          t.updated_at, s.parent_version, s.node, s.run_id, s.step, s.current_node, s.frontier, s.status, s."values", s.interrupts, s.resume_answers
   FROM threads t JOIN states s ON s.thread_id = t.thread_id AND s.version = t.version
   WHERE t.thread_id = $1`;
+
+/** Columns of a listing, most recently created or changed in status first (see `loadThreads`). */
+const THREAD_LISTING = `
+  SELECT thread_id, parent_thread_id, user_id, status, version, updated_at FROM threads`;
+
+/** Threads without a parent, of user `$1` unless it is NULL (found through `threads_by_parent`). */
+const SELECT_TOP_LEVEL_THREADS = `${THREAD_LISTING}
+  WHERE parent_thread_id IS NULL AND ($1::text IS NULL OR user_id = $1)
+  ORDER BY write_seq DESC LIMIT $2 OFFSET $3`;
+
+/** The direct children of thread `$4`, listed like top-level threads. */
+const SELECT_CHILD_THREADS = `${THREAD_LISTING}
+  WHERE parent_thread_id = $4 AND ($1::text IS NULL OR user_id = $1)
+  ORDER BY write_seq DESC LIMIT $2 OFFSET $3`;
+
+/**
+ * The thread `$1` and its descendants (by recorded parent), deleted with their stop requests;
+ * returns the ids of the threads deleted. UNION takes each thread once, so a parent named
+ * before it existed cannot loop the walk.
+ */
+const DELETE_FAMILY = `
+  WITH RECURSIVE family AS (
+    SELECT thread_id FROM threads WHERE thread_id = $1
+    UNION
+    SELECT t.thread_id FROM threads t JOIN family f ON t.parent_thread_id = f.thread_id
+  ),
+  stops AS (
+    DELETE FROM stop_requests
+    WHERE thread_id = $1 OR thread_id IN (SELECT thread_id FROM family)
+  )
+  DELETE FROM threads WHERE thread_id IN (SELECT thread_id FROM family)
+  RETURNING thread_id`;
 
 /**
  * The store for many workers on many machines: PostgreSQL holds threads durably, with every
@@ -159,22 +185,14 @@ export class PgCheckpointer extends BaseCheckpointer {
    * every riding completion, the transcript change checked against the parent's, then the
    * checkpoint, messages, completions, claims and (with `keepVersions`) the pruning of old
    * state rows, in one round trip and one transaction. A write without ledger writes sends two
-   * empty lists.
+   * empty lists. A child thread's first write also records its parent (see `writeStep`).
    */
   protected async commitCheckpoint(write: StoreWrite): Promise<StepCommit> {
     const { threadId, expectedVersion } = write;
-    // Once: a write cut off mid-flight may have committed, and a second try would be refused
-    // as stale anyway; the run then fails clearly and `invoke(null)` continues the thread.
-    const [result] = await this.#db
-      .query<WrittenRow>(
-        "putCheckpoint",
-        "once",
-        PUT_CHECKPOINT,
-        stepWriteParams(write, this.keepVersions),
-      )
-      .catch((error: unknown) => {
-        throw refusedTranscriptOr(error);
-      });
+    // Cut off mid-flight, the run fails clearly and `invoke(null)` continues the thread.
+    const result = await writeStep(this.#db, write, this.keepVersions).catch((error: unknown) => {
+      throw refusedTranscriptOr(error);
+    });
     if (result?.lost_key != null) {
       // The version matched, so the cache did not mislead this run and stays: another
       // execution took over one of the calls whose result the write carried.
@@ -223,33 +241,34 @@ export class PgCheckpointer extends BaseCheckpointer {
    * changes its status: a step that keeps the status then updates no indexed column, and its
    * update of the thread row is HOT (migration 6).
    */
-  protected async loadThreads({ userId, offset, limit }: ThreadFilter): Promise<ThreadSummary[]> {
+  protected async loadThreads(filter: ThreadFilter): Promise<ThreadSummary[]> {
+    const { userId, parentThreadId, offset, limit } = filter;
     const rows = await this.#db.query<ThreadRow>(
       "listThreads",
       "repeatable",
-      `SELECT thread_id, user_id, status, version, updated_at FROM threads
-       WHERE $1::text IS NULL OR user_id = $1
-       ORDER BY write_seq DESC LIMIT $2 OFFSET $3`,
-      [userId ?? null, limit, offset],
+      parentThreadId === null ? SELECT_TOP_LEVEL_THREADS : SELECT_CHILD_THREADS,
+      [userId ?? null, limit, offset, ...(parentThreadId === null ? [] : [parentThreadId])],
     );
     return rows.map(toThreadSummary);
   }
 
   /**
-   * Deletes the thread row, and with it (`ON DELETE CASCADE`) its states, messages and ledger;
-   * its stop requests, which need no thread row, in the same statement; then its cache entry.
-   * Should that entry survive (Redis unreachable, or a late refresh), it is never used again: a
-   * new thread of the same id gets a new incarnation, and reads check it.
+   * Deletes the thread and its descendants in one statement: each row, and with it
+   * (`ON DELETE CASCADE`) its states, messages and ledger; their stop requests, which need no
+   * thread row; then their cache entries. Should an entry survive (Redis unreachable, or a late
+   * refresh), it is never used again: a new thread of the same id gets a new incarnation, and
+   * reads check it.
    */
-  protected async removeThread(threadId: string): Promise<void> {
-    await this.#db.query(
+  protected async removeThread(threadId: string): Promise<string[]> {
+    const rows = await this.#db.query<{ thread_id: string }>(
       "deleteThread",
       "repeatable",
-      `WITH stops AS (DELETE FROM stop_requests WHERE thread_id = $1)
-       DELETE FROM threads WHERE thread_id = $1`,
+      DELETE_FAMILY,
       [threadId],
     );
-    await this.#cache?.forget(threadId);
+    const deleted = rows.map((row) => row.thread_id);
+    await Promise.all([...new Set([threadId, ...deleted])].map((id) => this.#cache?.forget(id)));
+    return deleted;
   }
 
   /** Counted even before the thread's first write: a run counts requests before it writes. */

@@ -35,6 +35,7 @@ export interface CheckpointRow {
 /** A row of `threads` as listed. */
 export interface ThreadRow {
   thread_id: string;
+  parent_thread_id: string | null;
   user_id: string | null;
   status: string;
   version: string;
@@ -90,6 +91,7 @@ export function toCheckpoint(row: CheckpointRow): ThreadCheckpoint {
 export function toThreadSummary(row: ThreadRow): ThreadSummary {
   return {
     threadId: row.thread_id,
+    parentThreadId: row.parent_thread_id,
     userId: row.user_id,
     status: row.status as ThreadStatus,
     version: Number(row.version),

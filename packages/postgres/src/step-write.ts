@@ -1,6 +1,7 @@
 import type { Message } from "@tenxgraph/core";
 import type { StoreWrite, ThreadCheckpoint } from "@tenxgraph/core/storage";
 import { StorageError } from "@tenxgraph/core/storage";
+import type { Database } from "./connection/database.js";
 import { toJsonb } from "./json.js";
 import { claimsJsonb, completionsJsonb } from "./ledger/step-ledger.js";
 import type { ClaimOutcome } from "./ledger/step-ledger.js";
@@ -10,6 +11,34 @@ import { TRANSCRIPT_REFUSED } from "./schema/child-transcript-function.js";
 export const PUT_CHECKPOINT = `SELECT * FROM tenxgraph_put_checkpoint(
   $1, $2, $3, $4, $5, $6, $7, $8, $9, $10::jsonb, $11, $12::jsonb, $13::jsonb, $14::jsonb, $15,
   $16::jsonb, $17, $18::jsonb, $19, $20::jsonb, $21::jsonb, $22)`;
+
+/** Records the parent of a thread the same transaction just created. */
+const SET_PARENT = `UPDATE threads SET parent_thread_id = $2 WHERE thread_id = $1`;
+
+/**
+ * Commits a write: one statement, or for a child thread's first write (`parentThreadId` with
+ * `expectedVersion` 0) that statement and the update recording the parent in one transaction.
+ * A child's first write happens once per subgraph run, so it can afford the extra round trips
+ * that keep every other step at one. Once: a write cut off mid-flight may have committed, and a
+ * second try would be refused as stale anyway.
+ */
+export async function writeStep(
+  db: Database,
+  write: StoreWrite,
+  keepVersions: number | null,
+): Promise<WrittenRow | undefined> {
+  const params = stepWriteParams(write, keepVersions);
+  const { threadId, parentThreadId } = write;
+  if (write.expectedVersion !== 0 || parentThreadId === null) {
+    const [row] = await db.query<WrittenRow>("putCheckpoint", "once", PUT_CHECKPOINT, params);
+    return row;
+  }
+  return db.transaction("putCheckpoint", "once", async (client) => {
+    const [row] = (await client.query<WrittenRow>(PUT_CHECKPOINT, params)).rows;
+    if (row?.new_version != null) await client.query(SET_PARENT, [threadId, parentThreadId]);
+    return row;
+  });
+}
 
 /** The arguments of `tenxgraph_put_checkpoint`, in order. */
 export function stepWriteParams(write: StoreWrite, keepVersions: number | null): unknown[] {

@@ -138,7 +138,10 @@ function moveThread(
     ...transcript,
     now,
   };
-  const firstSeq = expectedVersion === 0 ? createThread(sql, thread) : advanceThread(sql, thread);
+  const firstSeq =
+    expectedVersion === 0
+      ? createThread(sql, thread, write.parentThreadId)
+      : advanceThread(sql, thread);
   if (firstSeq === null) {
     const actual = sql.selectVersion.get(threadId) as ThreadVersionRow | undefined;
     throw new StaleStateError(threadId, expectedVersion, actual?.version ?? null);
@@ -153,10 +156,17 @@ type ThreadParams = Record<"threadId" | "incarnation" | "status" | "now", string
   rowsAdded: number;
 };
 
-/** Inserts the thread at version 1; the first row's place (0), or `null` if it exists. */
-function createThread(sql: Statements, params: ThreadParams): number | null {
+/**
+ * Inserts the thread at version 1, recording its parent (a subgraph's thread); the first row's
+ * place (0), or `null` if it exists.
+ */
+function createThread(
+  sql: Statements,
+  params: ThreadParams,
+  parentThreadId: string | null,
+): number | null {
   const { expectedVersion: _, ...insert } = params;
-  return sql.insertThread.run(insert).changes === 1 ? 0 : null;
+  return sql.insertThread.run({ ...insert, parentThreadId }).changes === 1 ? 0 : null;
 }
 
 /**

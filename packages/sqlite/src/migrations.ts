@@ -226,6 +226,33 @@ export const MIGRATIONS: readonly Migration[] = [
         WHERE version = (SELECT t.version FROM threads t WHERE t.thread_id = states.thread_id)`,
     ],
   },
+  // Step 7: child threads. A subgraph's thread records the thread it was run for,
+  // `parent_thread_id`, set by its first write: listings show only threads without one unless
+  // asked for a parent's children, and deleting a thread deletes its descendants. The index
+  // serves both (children in listing order, and top-level threads as those with NULL).
+  // Threads written before the upgrade recorded no parent, so each gets one by the id a
+  // subgraph gives its child (`<parent>|<node>@<step>`): the longest existing thread whose id
+  // followed by '|' starts the thread's id. The candidates are the thread's own prefixes that
+  // end before a '|', each found by its key; LIKE would misread ids holding '%' or '_'.
+  {
+    statements: [
+      `ALTER TABLE threads ADD COLUMN parent_thread_id TEXT`,
+      `CREATE INDEX threads_by_parent ON threads (parent_thread_id, write_seq)`,
+      `WITH RECURSIVE cut(child, len) AS (
+        SELECT thread_id, length(thread_id) - 1 FROM threads WHERE instr(thread_id, '|') > 0
+        UNION ALL
+        SELECT child, len - 1 FROM cut WHERE len > 1
+      ),
+      parents AS (
+        SELECT cut.child, max(cut.len) AS len
+        FROM cut JOIN threads p ON p.thread_id = substr(cut.child, 1, cut.len)
+        WHERE substr(cut.child, 1, length(p.thread_id) + 1) = p.thread_id || '|'
+        GROUP BY cut.child
+      )
+      UPDATE threads SET parent_thread_id = substr(thread_id, 1, parents.len)
+      FROM parents WHERE parents.child = threads.thread_id`,
+    ],
+  },
 ];
 
 /** The schema version this code writes and reads. */

@@ -39,6 +39,7 @@ export interface TranscriptRow {
 /** A row of `threads` as listed. */
 export interface ThreadRow {
   thread_id: string;
+  parent_thread_id: string | null;
   user_id: string | null;
   status: string;
   version: number;
@@ -93,6 +94,7 @@ export function toTranscript(row: TranscriptRow | undefined): SeqRanges | null {
 export function toThreadSummary(row: ThreadRow): ThreadSummary {
   return {
     threadId: row.thread_id,
+    parentThreadId: row.parent_thread_id,
     userId: row.user_id,
     status: row.status as ThreadStatus,
     version: row.version,

@@ -45,10 +45,10 @@ export const SQL = {
   selectVersion: `SELECT version, incarnation FROM threads WHERE thread_id = ?`,
   /** Creates the thread; does nothing when it exists (the caller then reports the conflict). */
   insertThread: `
-    INSERT INTO threads (thread_id, incarnation, user_id, status, version, message_count,
-                         next_seq, write_seq, created_at, updated_at)
-    VALUES (@threadId, @incarnation, @userId, @status, 1, @messageCount, @rowsAdded,
-            (SELECT COALESCE(MAX(write_seq), 0) + 1 FROM threads), @now, @now)
+    INSERT INTO threads (thread_id, incarnation, parent_thread_id, user_id, status, version,
+                         message_count, next_seq, write_seq, created_at, updated_at)
+    VALUES (@threadId, @incarnation, @parentThreadId, @userId, @status, 1, @messageCount,
+            @rowsAdded, (SELECT COALESCE(MAX(write_seq), 0) + 1 FROM threads), @now, @now)
     ON CONFLICT (thread_id) DO NOTHING`,
   /**
    * The compare-and-swap of a step that keeps the thread's status and user, as most steps do:
@@ -106,12 +106,31 @@ export const SQL = {
   /** Found through the partial index `threads_by_delete_after`. */
   selectExpiredThreads: `
     SELECT thread_id FROM threads WHERE delete_after <= ? ORDER BY delete_after`,
+  /** Top-level threads: those without a parent, found through `threads_by_parent`. */
   selectThreads: `
-    SELECT thread_id, user_id, status, version, updated_at FROM threads
+    SELECT thread_id, parent_thread_id, user_id, status, version, updated_at FROM threads
+    WHERE parent_thread_id IS NULL
     ORDER BY write_seq DESC LIMIT ? OFFSET ?`,
   selectThreadsOfUser: `
-    SELECT thread_id, user_id, status, version, updated_at FROM threads WHERE user_id = ?
+    SELECT thread_id, parent_thread_id, user_id, status, version, updated_at FROM threads
+    WHERE user_id = ? AND parent_thread_id IS NULL
     ORDER BY write_seq DESC LIMIT ? OFFSET ?`,
+  /** A thread's direct children, of one user when `@userId` is not NULL. */
+  selectChildThreads: `
+    SELECT thread_id, parent_thread_id, user_id, status, version, updated_at FROM threads
+    WHERE parent_thread_id = @parentThreadId AND (@userId IS NULL OR user_id = @userId)
+    ORDER BY write_seq DESC LIMIT @limit OFFSET @offset`,
+  /**
+   * The thread and its descendants, by recorded parent. UNION takes each thread once, so a
+   * parent named before it existed cannot loop the walk.
+   */
+  selectFamily: `
+    WITH RECURSIVE family(thread_id) AS (
+      SELECT thread_id FROM threads WHERE thread_id = ?
+      UNION
+      SELECT t.thread_id FROM threads t JOIN family f ON t.parent_thread_id = f.thread_id
+    )
+    SELECT thread_id FROM family`,
   deleteThread: `DELETE FROM threads WHERE thread_id = ?`,
   deleteStopRequests: `DELETE FROM stop_requests WHERE thread_id = ?`,
   requestStop: `

@@ -55,8 +55,8 @@ interface Connection {
   readMessages: Database.Transaction<(threadId: string, page: MessagePage) => Message[]>;
   /** `pruneVersions`'s transaction. */
   pruneVersions: Database.Transaction<(threadId: string, keepLast: number) => number>;
-  /** `deleteThread`'s transaction. */
-  deleteThread: Database.Transaction<(threadId: string) => void>;
+  /** `deleteThread`'s transaction; returns the ids it deleted. */
+  deleteThread: Database.Transaction<(threadId: string) => string[]>;
 }
 
 /**
@@ -157,22 +157,28 @@ export class SqliteCheckpointer extends BaseCheckpointer {
     });
   }
 
-  protected async loadThreads({ userId, offset, limit }: ThreadFilter): Promise<ThreadSummary[]> {
+  protected async loadThreads(filter: ThreadFilter): Promise<ThreadSummary[]> {
+    const { userId, parentThreadId, offset } = filter;
+    // SQLite's LIMIT takes -1 for no limit.
+    const limit = filter.limit ?? -1;
     return this.#use(({ sql }) => {
       const rows =
-        userId === undefined
-          ? sql.selectThreads.all(limit ?? -1, offset)
-          : sql.selectThreadsOfUser.all(userId, limit ?? -1, offset);
+        parentThreadId !== null
+          ? sql.selectChildThreads.all({ parentThreadId, userId: userId ?? null, limit, offset })
+          : userId === undefined
+            ? sql.selectThreads.all(limit, offset)
+            : sql.selectThreadsOfUser.all(userId, limit, offset);
       return (rows as ThreadRow[]).map(toThreadSummary);
     });
   }
 
   /**
-   * Deletes the thread row, and with it (`ON DELETE CASCADE`) its states, messages and ledger;
-   * its stop requests, which need no thread row, in the same transaction.
+   * Deletes the thread and its descendants: each row, and with it (`ON DELETE CASCADE`) its
+   * states, messages and ledger; their stop requests, which need no thread row, in the same
+   * transaction.
    */
-  protected async removeThread(threadId: string): Promise<void> {
-    this.#use(({ deleteThread }) => deleteThread.immediate(threadId));
+  protected async removeThread(threadId: string): Promise<string[]> {
+    return this.#use(({ deleteThread }) => deleteThread.immediate(threadId));
   }
 
   /** Counted even before the thread's first write: a run counts requests before it writes. */
@@ -240,8 +246,13 @@ export class SqliteCheckpointer extends BaseCheckpointer {
         pruneVersions(sql, threadId, keepLast),
       ),
       deleteThread: db.transaction((threadId: string) => {
-        sql.deleteThread.run(threadId);
-        sql.deleteStopRequests.run(threadId);
+        const family = (sql.selectFamily.all(threadId) as { thread_id: string }[]).map(
+          (row) => row.thread_id,
+        );
+        for (const id of family) sql.deleteThread.run(id);
+        // A stop may be requested before the thread's first write: its count goes either way.
+        for (const id of new Set([threadId, ...family])) sql.deleteStopRequests.run(id);
+        return family;
       }),
     };
   }

@@ -187,11 +187,12 @@ describe("SqliteCheckpointer migrating to WITHOUT ROWID threads and ledger (sche
       }
       const indexes = (table: string) =>
         (db.pragma(`index_list(${table})`) as { name: string }[]).map((i) => i.name).sort();
-      // (threads_by_delete_after is step 6's.)
+      // (threads_by_delete_after is step 6's, threads_by_parent step 7's.)
       expect(indexes("threads")).toEqual(
         [
           "sqlite_autoindex_threads_1",
           "threads_by_delete_after",
+          "threads_by_parent",
           "threads_by_user",
           "threads_by_write",
         ].sort(),

@@ -38,6 +38,8 @@ export interface SubgraphOptions<P extends BaseState, C extends BaseState> {
  * its last step and replays its recorded tool calls. An interrupt inside pauses the parent; the
  * parent's interrupt id is the child's prefixed by the node (`WORKER|ASK:1`), and answering it
  * through the parent resumes the child. A stop or deadline of the parent stops the child.
+ * The child's thread records the parent's as its `parentThreadId`: `listThreads()` leaves it
+ * out (`listThreads({ parentThreadId })` lists it), and deleting the parent deletes it.
  */
 export class Subgraph<
   P extends BaseState,
@@ -68,6 +70,8 @@ export class Subgraph<
       const config = {
         ...ctx.runtime.run.config,
         threadId,
+        // Listed under the parent's thread and deleted with it.
+        parentThreadId: ctx.threadId,
         userId: ctx.userId,
         signal: ctx.signal,
         // Every child step is durable: a crash must find where the child stood.

@@ -37,6 +37,7 @@ describe("defaults", () => {
       remoteTools: new Map(),
       loadedCheckpoint: undefined,
       fromVersion: null,
+      parentThreadId: null,
     });
     expect(logger.records).toEqual([]);
   });

@@ -89,6 +89,11 @@ export interface ResolvedRunConfig {
   remoteTools: ReadonlyMap<string, AnyTool>;
   loadedCheckpoint: ThreadCheckpoint | null | undefined;
   fromVersion: number | null;
+  /**
+   * The thread whose subgraph node runs this one, set by that node (never by a caller): the
+   * run's first write records it, so the child is listed under its parent and deleted with it.
+   */
+  parentThreadId: string | null;
 }
 
 /**
@@ -144,6 +149,7 @@ export function resolveRunConfig(
     remoteTools: resolveRemoteTools(config.remoteTools),
     loadedCheckpoint: resolveLoadedCheckpoint(config.loadedCheckpoint, threadId),
     fromVersion: resolveFromVersion(config.fromVersion),
+    parentThreadId: null,
   };
 }
 

@@ -471,6 +471,8 @@ export class Run<S extends BaseState> {
       values,
       interrupts,
       resumeAnswers: progress.resumeAnswers,
+      // Read by the store on the thread's first write only: a subgraph's thread names its parent.
+      parentThreadId: this.#config.parentThreadId,
       ...diffTranscript(progress.durable, messages),
     };
   }

@@ -78,6 +78,7 @@ function withCachedStep(durable: ThreadSnapshot, cached: CheckpointWrite): Threa
     parentVersion: ___,
     node = null,
     runId = null,
+    parentThreadId: ____,
     ...fields
   } = cached;
   const change = { newMessages, replacedMessages, removedMessageIds };

@@ -63,6 +63,6 @@ describe("BaseCheckpointer", () => {
       { offset: 0, limit: null, version: null },
       { offset: Number.MAX_SAFE_INTEGER, limit: 0, version: null },
     ]);
-    expect(store.filters).toEqual([{ userId: "u1", offset: 0, limit: null }]);
+    expect(store.filters).toEqual([{ userId: "u1", parentThreadId: null, offset: 0, limit: null }]);
   });
 });

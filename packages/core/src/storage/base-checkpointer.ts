@@ -56,11 +56,15 @@ export interface StoreWrite extends StepWrite {
   runId: string | null;
   replacedMessages: Message[];
   removedMessageIds: string[];
+  /** Read only when the write creates the thread (`expectedVersion` 0). */
+  parentThreadId: string | null;
 }
 
 /** A `listThreads` filter, paged like {@link Page}. */
 export interface ThreadFilter extends Page {
   userId: string | undefined;
+  /** The thread whose direct children to list; `null`: the top-level threads. */
+  parentThreadId: string | null;
 }
 
 /**
@@ -136,7 +140,11 @@ export abstract class BaseCheckpointer implements Checkpointer {
   /** Ids of the threads whose delete-after time is at or before `now` (ISO-8601). */
   protected abstract loadExpiredThreads(now: string): Promise<string[]>;
   protected abstract loadThreads(filter: ThreadFilter): Promise<ThreadSummary[]>;
-  protected abstract removeThread(threadId: string): Promise<void>;
+  /**
+   * Deletes the thread and every descendant (by `parentThreadId`, not by id prefix) with all
+   * they own, in one transaction; returns the ids it deleted (none for an unknown thread).
+   */
+  protected abstract removeThread(threadId: string): Promise<string[]>;
   protected abstract addStopRequest(threadId: string): Promise<void>;
   protected abstract loadStopRequests(threadId: string): Promise<number>;
   protected abstract loadCalls(threadId: string, keys: string[]): Promise<LedgerEntry[]>;
@@ -204,6 +212,8 @@ export abstract class BaseCheckpointer implements Checkpointer {
     requireId(operation, "incarnation", write.incarnation);
     requireWellFormed(operation, { currentNode });
     requireWellFormed(operation, { node: write.node ?? null, runId: write.runId ?? null });
+    const parentThreadId = write.parentThreadId ?? null;
+    if (parentThreadId !== null) requireId(operation, "parentThreadId", parentThreadId);
     requireTranscriptChange(operation, write);
     const parentVersion = write.parentVersion ?? write.expectedVersion;
     const validParent =
@@ -223,6 +233,7 @@ export abstract class BaseCheckpointer implements Checkpointer {
       runId: write.runId ?? null,
       replacedMessages: write.replacedMessages ?? [],
       removedMessageIds: write.removedMessageIds ?? [],
+      parentThreadId,
     };
     return this.run(operation, () => this.commitCheckpoint(complete));
   }
@@ -278,25 +289,31 @@ export abstract class BaseCheckpointer implements Checkpointer {
   async deleteExpiredThreads(): Promise<string[]> {
     return this.run("deleteExpiredThreads", async () => {
       const expired = await this.loadExpiredThreads(new Date().toISOString());
-      // One thread at a time, each as `deleteThread` deletes it (ledger, stop requests, cache).
-      for (const threadId of expired) await this.removeThread(threadId);
-      return expired;
+      // One thread at a time, each as `deleteThread` deletes it (descendants, ledger, stop
+      // requests, cache). An expired descendant of an expired thread may already be gone.
+      const deleted = new Set<string>();
+      for (const threadId of expired) {
+        for (const id of await this.removeThread(threadId)) deleted.add(id);
+      }
+      return [...deleted];
     });
   }
 
   async listThreads(
-    filter: { userId?: string; limit?: number; offset?: number } = {},
+    filter: { userId?: string; parentThreadId?: string; limit?: number; offset?: number } = {},
   ): Promise<ThreadSummary[]> {
     const operation = "listThreads";
     if (filter.userId !== undefined) requireUserId(operation, filter.userId);
-    const paged = { userId: filter.userId, ...wholePage(filter) };
+    const parentThreadId = filter.parentThreadId ?? null;
+    if (parentThreadId !== null) requireThreadId(operation, parentThreadId);
+    const paged = { userId: filter.userId, parentThreadId, ...wholePage(filter) };
     return this.run(operation, () => this.loadThreads(paged));
   }
 
   async deleteThread(threadId: string): Promise<void> {
     const operation = "deleteThread";
     requireThreadId(operation, threadId);
-    return this.run(operation, () => this.removeThread(threadId));
+    await this.run(operation, () => this.removeThread(threadId));
   }
 
   async requestStop(threadId: string): Promise<void> {

@@ -116,6 +116,13 @@ export interface CheckpointWrite extends CheckpointFields {
   replacedMessages?: Message[];
   /** Ids of messages of the parent's transcript that this version no longer holds. */
   removedMessageIds?: string[];
+  /**
+   * The thread this one is a child of: a subgraph's run sets it on its thread's first write
+   * (`expectedVersion` 0). The store records it with the thread; later writes may carry it and
+   * change nothing. A child is listed only under its parent and deleted with it (see
+   * `listThreads` and `deleteThread`). `null` or absent: a top-level thread.
+   */
+  parentThreadId?: string | null;
 }
 
 /** A page of a thread's versions, newest first. */
@@ -168,6 +175,8 @@ export interface StepCommit {
 /** A thread in a listing. */
 export interface ThreadSummary {
   threadId: string;
+  /** The thread this one is a child of (a subgraph's thread); `null` for a top-level thread. */
+  parentThreadId: string | null;
   userId: string | null;
   status: ThreadStatus;
   version: number;
@@ -226,19 +235,30 @@ export interface Checkpointer {
    * `deleteExpiredThreads`. Returns `false` when the thread does not exist.
    */
   setDeleteAfter(threadId: string, at: Date | null): Promise<boolean>;
-  /** Deletes, as `deleteThread` does, every thread whose delete-after time has passed. */
+  /**
+   * Deletes, as `deleteThread` does (descendants included), every thread whose delete-after time
+   * has passed. Returns the id of every thread it deleted, descendants among them.
+   */
   deleteExpiredThreads(): Promise<string[]>;
   /**
-   * Threads, most recently active first: ordered by the last write that created the thread or
-   * changed its `status` (a run starting, pausing or ending), not by every step, so a store can
-   * write a step without touching the listing's index. `updatedAt` is still the last write's.
+   * Top-level threads (those written without `parentThreadId`), most recently active first:
+   * ordered by the last write that created the thread or changed its `status` (a run starting,
+   * pausing or ending), not by every step, so a store can write a step without touching the
+   * listing's index. `updatedAt` is still the last write's. With `parentThreadId`, the direct
+   * children of that thread instead (a subgraph's threads), in the same order.
    */
   listThreads(filter?: {
     userId?: string;
+    parentThreadId?: string;
     limit?: number;
     offset?: number;
   }): Promise<ThreadSummary[]>;
-  /** Deletes the thread with its checkpoints, messages, ledger and stop request. */
+  /**
+   * Deletes the thread with its checkpoints, messages, ledger and stop request, and every
+   * descendant (its children, theirs, and so on, as recorded by `parentThreadId`) with all of
+   * theirs, in one transaction. A thread whose id merely starts with this one's is not a
+   * descendant. Deleting a child leaves its parent.
+   */
   deleteThread(threadId: string): Promise<void>;
 
   // Stop requests, visible to every process that shares the store. They are counted, never

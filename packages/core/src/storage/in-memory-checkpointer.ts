@@ -57,6 +57,8 @@ interface ThreadRecord {
   /** The store's write counter at this thread's creation or last status change: orders `listThreads`. */
   writeSeq: number;
   deleteAfter: string | null;
+  /** Set by the write that created the thread; a child is listed under it and deleted with it. */
+  parentThreadId: string | null;
 }
 
 /**
@@ -126,6 +128,7 @@ export class InMemoryCheckpointer extends BaseCheckpointer {
       headIds: new Map(),
       writeSeq: 0,
       deleteAfter: null,
+      parentThreadId: write.parentThreadId,
     };
     // New rows: the replacing messages first, then the appended ones, in order.
     const replaced = new Map<number, number>();
@@ -252,21 +255,46 @@ export class InMemoryCheckpointer extends BaseCheckpointer {
   }
 
   protected async loadThreads(filter: ThreadFilter): Promise<ThreadSummary[]> {
-    const { userId, offset, limit } = filter;
+    const { userId, parentThreadId, offset, limit } = filter;
     return (
       [...this.#threads.values()]
+        .filter((record) => record.parentThreadId === parentThreadId)
         .filter((record) => userId === undefined || record.head.checkpoint.userId === userId)
         // The write counter is the order writes happened in, even within one clock tick.
         .sort((a, b) => b.writeSeq - a.writeSeq)
         .slice(offset, limit === null ? undefined : offset + limit)
-        .map(({ head }) => summarize(head.checkpoint))
+        .map((record) => summarize(record))
     );
   }
 
-  protected async removeThread(threadId: string): Promise<void> {
-    this.#threads.delete(threadId);
-    this.#ledgers.delete(threadId);
+  /** No await between the reads and the deletes: the thread and its descendants go as one. */
+  protected async removeThread(threadId: string): Promise<string[]> {
+    const doomed = this.#threads.has(threadId) ? [threadId, ...this.#descendantsOf(threadId)] : [];
+    for (const id of doomed) {
+      this.#threads.delete(id);
+      this.#ledgers.delete(id);
+      this.#stops.delete(id);
+    }
+    // A stop may be requested before a thread's first write, so its count goes even without one.
     this.#stops.delete(threadId);
+    return doomed;
+  }
+
+  /**
+   * Children, their children and so on, by the parent each recorded at its creation. Each
+   * thread is taken once: a parent named before it existed could close a loop.
+   */
+  #descendantsOf(threadId: string): string[] {
+    const found = new Set([threadId]);
+    for (let parents = found; parents.size > 0;) {
+      const children = [...this.#threads.entries()]
+        .filter(([id, { parentThreadId }]) => !found.has(id) && isIn(parents, parentThreadId))
+        .map(([id]) => id);
+      parents = new Set(children);
+      for (const id of children) found.add(id);
+    }
+    found.delete(threadId);
+    return [...found];
   }
 
   protected async addStopRequest(threadId: string): Promise<void> {
@@ -414,9 +442,13 @@ export class InMemoryCheckpointer extends BaseCheckpointer {
   }
 }
 
-function summarize(checkpoint: ThreadCheckpoint): ThreadSummary {
-  const { threadId, userId, status, version, updatedAt } = checkpoint;
-  return { threadId, userId, status, version, updatedAt };
+function isIn(ids: ReadonlySet<string>, id: string | null): boolean {
+  return id !== null && ids.has(id);
+}
+
+function summarize(record: ThreadRecord): ThreadSummary {
+  const { threadId, userId, status, version, updatedAt } = record.head.checkpoint;
+  return { threadId, parentThreadId: record.parentThreadId, userId, status, version, updatedAt };
 }
 
 /**

@@ -126,3 +126,21 @@ describe("a deleted thread's copy left in Redis", () => {
     expect(await reader.getCheckpoint(threadId)).toMatchObject({ version: 1, userId: "bob" });
   });
 });
+
+describe("a deleted thread's descendants", () => {
+  it("leave Redis with it: the copies of its child and grandchild are dropped too", async () => {
+    const parent = "family-parent";
+    const child = `${parent}|WORKER@1`;
+    const grandchild = `${child}|INNER@1`;
+    const writer = worker(redis.url);
+    await writer.putCheckpoint(ownedWrite(parent, "alice", 0));
+    await writer.putCheckpoint({ ...ownedWrite(child, "alice", 0), parentThreadId: parent });
+    await writer.putCheckpoint({ ...ownedWrite(grandchild, "alice", 0), parentThreadId: child });
+    // close() waits for the cache refreshes still on their way: Redis holds all three copies.
+    await writer.close();
+    const keys = Number(await redisCommand(redis.url, ["DBSIZE"]));
+
+    await worker(redis.url).deleteThread(parent);
+    expect(Number(await redisCommand(redis.url, ["DBSIZE"]))).toBe(keys - 3);
+  });
+});

@@ -119,6 +119,28 @@ export class Database {
     }
   }
 
+  /**
+   * Runs `body` in one transaction on one connection, under `policy`: COMMIT when it returns,
+   * ROLLBACK when it throws, so the connection goes back to the pool outside any transaction.
+   */
+  async transaction<T>(
+    operation: string,
+    policy: RetryPolicy,
+    body: (client: pg.PoolClient) => Promise<T>,
+  ): Promise<T> {
+    return this.withClient(operation, policy, async (client) => {
+      await client.query("BEGIN");
+      try {
+        const result = await body(client);
+        await client.query("COMMIT");
+        return result;
+      } catch (error) {
+        await client.query("ROLLBACK").catch(() => undefined);
+        throw error;
+      }
+    });
+  }
+
   async end(): Promise<void> {
     await this.#pool.end();
   }

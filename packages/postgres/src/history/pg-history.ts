@@ -122,22 +122,15 @@ export class PgHistory {
    * versions (it may then report fewer deleted).
    */
   async removeVersions(threadId: string, keepLast: number): Promise<number> {
-    return this.#db.withClient("pruneVersions", "repeatable", async (client) => {
-      await client.query("BEGIN");
-      try {
-        await client.query("SELECT 1 FROM threads WHERE thread_id = $1 FOR NO KEY UPDATE", [
-          threadId,
-        ]);
-        const { rows } = await client.query<{ dropped: string }>(PRUNE_VERSIONS, [
-          threadId,
-          keepLast,
-        ]);
-        await client.query("COMMIT");
-        return Number(rows[0]?.dropped ?? 0);
-      } catch (error) {
-        await client.query("ROLLBACK").catch(() => undefined);
-        throw error;
-      }
+    return this.#db.transaction("pruneVersions", "repeatable", async (client) => {
+      await client.query("SELECT 1 FROM threads WHERE thread_id = $1 FOR NO KEY UPDATE", [
+        threadId,
+      ]);
+      const { rows } = await client.query<{ dropped: string }>(PRUNE_VERSIONS, [
+        threadId,
+        keepLast,
+      ]);
+      return Number(rows[0]?.dropped ?? 0);
     });
   }
 

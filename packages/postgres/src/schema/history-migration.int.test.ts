@@ -77,7 +77,7 @@ describe("a store at schema version 6 with a thread of three versions", () => {
       dsn,
       `SELECT version FROM ${pg.escapeIdentifier(schema)}.tenxgraph_schema ORDER BY version`,
     );
-    expect(versions.map((row) => row.version)).toEqual([1, 2, 3, 4, 5, 6, 7]);
+    expect(versions.map((row) => row.version)).toEqual([1, 2, 3, 4, 5, 6, 7, 8]);
     // The head keeps its transcript and names the version before as its parent.
     const head = await store.getCheckpoint("old-thread");
     expect(head).toMatchObject({

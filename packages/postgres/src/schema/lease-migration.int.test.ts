@@ -31,9 +31,11 @@ async function schemaBeforeLeases(rows: [key: string, status: string, heartbeatA
   await setup.close();
   const s = pg.escapeIdentifier(schema);
   await sql(dsn, `ALTER TABLE ${s}.tool_executions DROP COLUMN lease_expires_at`);
-  // Steps 5 to 7 undone too: the writer's incarnation id, step 7's history columns, keys and
-  // functions, step 6's ledger functions, and the step function as step 2 made it.
+  // Steps 5 to 8 undone too: the writer's incarnation id, step 8's parent column, step 7's
+  // history columns, keys and functions, step 6's ledger functions, and the step function as
+  // step 2 made it.
   await sql(dsn, `ALTER TABLE ${s}.threads DROP COLUMN incarnation_id`);
+  await sql(dsn, `ALTER TABLE ${s}.threads DROP COLUMN parent_thread_id`);
   await undoHistory(s);
   await sql(dsn, `DROP FUNCTION ${s}.tenxgraph_lost_completion(text, jsonb)`);
   await sql(dsn, `DROP FUNCTION ${s}.tenxgraph_claim_absent_calls(text, jsonb)`);

@@ -1,3 +1,4 @@
+import { CHILD_THREADS_MIGRATION } from "./child-threads-migration.js";
 import { HISTORY_MIGRATION } from "./history-migration.js";
 import { INCARNATION_ID_MIGRATION } from "./incarnation-id-migration.js";
 import { LEASE_MIGRATION } from "./lease-migration.js";
@@ -235,6 +236,7 @@ export const MIGRATIONS: readonly (readonly string[])[] = [
   INCARNATION_ID_MIGRATION,
   STEP_LEDGER_MIGRATION,
   HISTORY_MIGRATION,
+  CHILD_THREADS_MIGRATION,
 ];
 
 /** The schema version this code writes and reads. */

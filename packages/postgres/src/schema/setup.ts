@@ -14,23 +14,15 @@ import { LATEST_SCHEMA_VERSION, MIGRATIONS, OWN_TABLES } from "./migrations.js";
 export async function migrate(db: Database, schema: string): Promise<string> {
   // Repeatable: a transaction cut off before COMMIT applied nothing, and one that committed
   // leaves nothing to do the second time.
-  return db.withClient("setup", "repeatable", async (client) => {
-    await client.query("BEGIN");
-    try {
-      await client.query("SELECT pg_advisory_xact_lock(hashtext($1))", [`tenxgraph:${schema}`]);
-      await createSchemaIfMissing(client, schema);
-      const applied = await appliedVersion(client, db.location, schema);
-      for (let version = applied + 1; version <= LATEST_SCHEMA_VERSION; version++) {
-        for (const statement of MIGRATIONS[version - 1]!) await client.query(statement);
-        await client.query("INSERT INTO tenxgraph_schema (version) VALUES ($1)", [version]);
-      }
-      const id = await storeId(client);
-      await client.query("COMMIT");
-      return id;
-    } catch (error) {
-      await client.query("ROLLBACK").catch(() => undefined);
-      throw error;
+  return db.transaction("setup", "repeatable", async (client) => {
+    await client.query("SELECT pg_advisory_xact_lock(hashtext($1))", [`tenxgraph:${schema}`]);
+    await createSchemaIfMissing(client, schema);
+    const applied = await appliedVersion(client, db.location, schema);
+    for (let version = applied + 1; version <= LATEST_SCHEMA_VERSION; version++) {
+      for (const statement of MIGRATIONS[version - 1]!) await client.query(statement);
+      await client.query("INSERT INTO tenxgraph_schema (version) VALUES ($1)", [version]);
     }
+    return storeId(client);
   });
 }
 

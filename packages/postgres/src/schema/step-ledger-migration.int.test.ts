@@ -119,9 +119,11 @@ describe("a step's update of its thread row", () => {
        JOIN pg_attribute a ON a.attrelid = i.indrelid AND a.attnum = ANY (i.indkey)
        WHERE i.indrelid = '${s}.threads'::regclass ORDER BY a.attname`,
     );
-    // `delete_after` (migration 7) is set by `setDeleteAfter` alone, never by a step.
+    // `delete_after` (migration 7) is set by `setDeleteAfter` alone, never by a step;
+    // `parent_thread_id` (migration 8) by the write that creates the thread alone.
     expect(columns.map((c) => c.attname)).toEqual([
       "delete_after",
+      "parent_thread_id",
       "thread_id",
       "user_id",
       "write_seq",
@@ -170,7 +172,7 @@ describe("a store at schema version 5 with threads and a ledger", () => {
       dsn,
       `SELECT version FROM ${pg.escapeIdentifier(schema)}.tenxgraph_schema ORDER BY version`,
     );
-    expect(versions.map((row) => row.version)).toEqual([1, 2, 3, 4, 5, 6, 7]);
+    expect(versions.map((row) => row.version)).toEqual([1, 2, 3, 4, 5, 6, 7, 8]);
     expect(await store.getCheckpoint("old-thread")).toMatchObject({
       incarnation: "old life",
       version: 1,

@@ -21,7 +21,10 @@ import { editThread } from "../thread-writes.js";
 import { fromWireMessage } from "../wire/convert-message.js";
 import { toWireState } from "../wire/wire-state.js";
 
-/** Threads: list (the caller's only), details, state get/put/clear, delete. */
+/**
+ * Threads: list (the caller's top-level threads only: a subgraph's threads are its parent's),
+ * details, state get/put/clear, delete (with the thread's child threads).
+ */
 export function threadRoutes(app: Hono<ServerEnv>, ctx: ServerContext): void {
   app.get("/v1/threads", async (c) => {
     const { search, offset, limit } = readQuery(c, pageQuerySchema);

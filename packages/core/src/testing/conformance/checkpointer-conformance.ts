@@ -1,5 +1,6 @@
 import type { Checkpointer } from "../../storage/checkpointer.js";
 import type { CheckpointerHarness } from "./checkpointer-harness.js";
+import { childThreadsConformance } from "./child-threads.js";
 import { historyConformance } from "./history.js";
 import { idsConformance } from "./ids.js";
 import { ledgerConformance } from "./ledger.js";
@@ -11,7 +12,7 @@ import { threadsConformance } from "./threads.js";
 
 /**
  * Registers the one suite every checkpointer must pass (state, messages, history, ledger, stop
- * requests, threads, ids), under `describe("checkpointer conformance: <name>")`. Call it from a test file.
+ * requests, threads, child threads, ids), under `describe("checkpointer conformance: <name>")`. Call it from a test file.
  * The suite never calls `setup()` before a test: stores must set themselves up on first use.
  *
  * The suite does not import a test framework: pass it as `test`. The vitest module fits as is
@@ -58,6 +59,7 @@ export function checkpointerConformance(harness: CheckpointerHarness, test: Test
     ledgerConformance(get, test, getPeer);
     stopConformance(get, test, getPeer);
     threadsConformance(get, test, harness);
+    childThreadsConformance(get, test);
     idsConformance(get, test);
   });
 }

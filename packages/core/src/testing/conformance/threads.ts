@@ -68,6 +68,7 @@ export function threadsConformance(
         userId,
         status: "completed",
         version: 2,
+        parentThreadId: null,
         updatedAt: checkpointA?.updatedAt,
       });
       const page = async (p: { limit?: number; offset?: number }) =>
