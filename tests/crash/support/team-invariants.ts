@@ -36,13 +36,13 @@ export async function readTeam(scene: CrashScene): Promise<StoredTeam> {
   });
 }
 
-/** The threads the parent's subgraph nodes ran their workers on. */
+/**
+ * The threads the parent's subgraph nodes ran their workers on: listed under the parent (an
+ * unfiltered listing leaves child threads out).
+ */
 async function childThreadIds(store: Checkpointer, parentThreadId: string): Promise<string[]> {
-  const threads = await store.listThreads({ limit: 1000 });
-  return threads
-    .map((thread) => thread.threadId)
-    .filter((threadId) => threadId.startsWith(`${parentThreadId}|`))
-    .sort();
+  const threads = await store.listThreads({ parentThreadId, limit: 1000 });
+  return threads.map((thread) => thread.threadId).sort();
 }
 
 /** What the team checks need to know beyond the store. */
