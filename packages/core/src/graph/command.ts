@@ -11,7 +11,7 @@ export interface CommandOptions<Update> {
   update?: Update;
   /** Where to go next, besides the node's edges. */
   goto?: Goto;
-  /** As a run's input: the answer to a pending interrupt. */
+  /** As a run's input: the answer to a pending interrupt, or a map of answers by interrupt id. */
   resume?: unknown;
   /** With `resume`: the interrupt answered, required when several are pending. */
   interruptId?: string;

@@ -155,6 +155,37 @@ describe("subgraphs", () => {
     expect(done.state.notes).toEqual(["drafted eels: yes", "after"]);
   });
 
+  it("interrupts of two Send branches' children are answered at once with a map of interrupt ids", async () => {
+    const app = new StateGraph<Notes>({
+      reducers: { notes: (current, update) => [...current, ...update] },
+      initialState: { notes: [], topic: "" },
+    })
+      .addNode("PLAN", () => ({}))
+      .addNode(
+        "WORKER",
+        new Subgraph<Notes, Notes>(askingWorker(), { output: (child) => ({ notes: child.notes }) }),
+      )
+      .addConditionalEdges("PLAN", () =>
+        ["tides", "kelp"].map((topic) => new Send("WORKER", { topic })),
+      )
+      .addEdge("WORKER", END)
+      .setEntryPoint("PLAN")
+      .compile({ logger: recordingLogger() });
+
+    const paused = await app.invoke({ messages: [] }, { threadId: "t" });
+    expect(paused.interrupts.map((i) => [i.id, i.value])).toEqual([
+      ["WORKER:0|DRAFT:0", "go on with tides?"],
+      ["WORKER:1|DRAFT:0", "go on with kelp?"],
+    ]);
+
+    const done = await app.invoke(
+      { resume: { "WORKER:0|DRAFT:0": "yes", "WORKER:1|DRAFT:0": "no" } },
+      { threadId: "t" },
+    );
+    expect(done.status).toBe("completed");
+    expect(done.state.notes).toEqual(["drafted tides: yes", "drafted kelp: no"]);
+  });
+
   it("each Send to a subgraph runs a child of its own, keyed by the Send's namespace", async () => {
     const worker = new StateGraph<Notes>({ initialState: { notes: [], topic: "" } })
       .addNode("WRITE", (state) => ({ notes: [`wrote on ${state.topic}`] }))

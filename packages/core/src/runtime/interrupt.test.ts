@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
+import { Command } from "../graph/command.js";
 import { END } from "../graph/edges.js";
 import { StateGraph } from "../graph/state-graph.js";
 import { Message } from "../messages/message.js";
@@ -134,6 +135,45 @@ describe("interrupt() in parallel tool calls", () => {
       ["m-1:call_b", "completed", 2],
       ["m-1:call_c", "completed", 3],
     ]);
+  });
+
+  it("answers both paused calls at once with a map of interrupt ids, as LangGraph.js's Command({ resume }) does", async () => {
+    const log: string[] = [];
+    const { app } = approvalAgent(log);
+    const threadId = "t-answer-map";
+    await app.invoke(user("refund and credit"), { threadId });
+
+    const done = await app.invoke(
+      new Command({
+        resume: { "m-1:call_b": { approved: true }, "m-1:call_c": { approved: false } },
+      }),
+      { threadId },
+    );
+
+    expect(done.status).toBe("completed");
+    expect(toolText(done.state, "call_b")).toBe("refund done");
+    expect(toolText(done.state, "call_c")).toBe("send_credit declined");
+    expect(log.filter((l) => l.includes("after"))).toEqual([
+      "refund after true",
+      "send_credit after false",
+    ]);
+  });
+
+  it("refuses a map of answers that names an interrupt not pending (RESUME_002), and stores none of it", async () => {
+    const log: string[] = [];
+    const { app } = approvalAgent(log);
+    const threadId = "t-answer-map-unknown";
+    await app.invoke(user("go"), { threadId });
+    const before = await app.getState({ threadId });
+
+    const wrong = app.invoke(
+      { resume: { "m-1:call_b": { approved: true }, "m-1:call_z": { approved: true } } },
+      { threadId },
+    );
+
+    await expect(wrong).rejects.toMatchObject({ code: "RESUME_002" });
+    await expect(wrong).rejects.toThrow("No pending interrupt 'm-1:call_z'");
+    expect(await app.getState({ threadId })).toEqual(before);
   });
 
   it("refuses an ambiguous or unknown resume with a clear code and leaves the thread waiting", async () => {

@@ -20,10 +20,14 @@ export interface RunResult<S extends BaseState> {
   currentNode: string | null;
 }
 
-/** Answers one pending interrupt: `invoke({ resume: answer, interruptId? }, { threadId })`. */
+/**
+ * Answers a pending interrupt: `invoke({ resume: answer, interruptId? }, { threadId })`; or
+ * several at once with a map of answers by interrupt id, `{ resume: { [id]: answer } }` (a
+ * `resume` object any of whose keys is a pending interrupt's id, without `interruptId`).
+ */
 export interface ResumeInput {
   resume: unknown;
-  /** Required when several interrupts are pending. */
+  /** Required when several interrupts are pending and `resume` is not a map of answers. */
   interruptId?: string;
 }
 

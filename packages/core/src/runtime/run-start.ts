@@ -11,6 +11,7 @@ import { findNonJson } from "../storage/json-check.js";
 import type { ResolvedRunConfig } from "./run-config.js";
 import { isResumeInput, type ResumeInput, type RunInput } from "./run-result.js";
 import type { LedgerEntry } from "../storage/ledger-entry.js";
+import type { Interrupt } from "../storage/checkpointer.js";
 import { awaitLease } from "./run-lease.js";
 import type { RunDependencies } from "./run-dependencies.js";
 import type { Progress } from "./run-progress.js";
@@ -126,19 +127,44 @@ function resumeRun<S extends BaseState>(
   }
   requireJson(input.resume, "input.resume");
   const pending = snapshot.checkpoint.interrupts;
-  const id = pickInterrupt(
-    pending.map((i) => i.id),
-    input.interruptId,
-    config.threadId,
-  );
-  // Checked before it is stored, so a malformed answer cannot wedge the thread.
-  const answered = pending.find((i) => i.id === id)!;
-  if ((answered.value as { kind?: unknown } | null)?.kind === IN_DOUBT_INTERRUPT_KIND) {
-    parseInDoubtDecision(input.resume);
+  const answers = answersOf(input, pending, config.threadId);
+  // Checked before they are stored, so a malformed answer cannot wedge the thread.
+  for (const [id, answer] of Object.entries(answers)) {
+    const answered = pending.find((i) => i.id === id)!;
+    if ((answered.value as { kind?: unknown } | null)?.kind === IN_DOUBT_INTERRUPT_KIND) {
+      parseInDoubtDecision(answer);
+    }
   }
   const progress = toProgress<S>(snapshot, config);
-  progress.resumeAnswers = { ...progress.resumeAnswers, [id]: input.resume };
+  progress.resumeAnswers = { ...progress.resumeAnswers, ...answers };
   return { kind: "run", mode: "resume", progress };
+}
+
+/**
+ * The answers a resume gives, by interrupt id: the one named by `interruptId`; or, as
+ * LangGraph.js's `Command({ resume: { [interruptId]: answer } })` does, every interrupt a key of
+ * a `resume` object names (a map of answers, when any key is a pending interrupt's id); or the
+ * one pending interrupt.
+ */
+function answersOf(
+  input: ResumeInput,
+  pending: readonly Interrupt[],
+  threadId: string,
+): Record<string, unknown> {
+  const pendingIds = pending.map((i) => i.id);
+  if (input.interruptId === undefined && isAnswerMap(input.resume, pendingIds)) {
+    for (const id of Object.keys(input.resume)) pickInterrupt(pendingIds, id, threadId);
+    return { ...input.resume };
+  }
+  return { [pickInterrupt(pendingIds, input.interruptId, threadId)]: input.resume };
+}
+
+function isAnswerMap(
+  resume: unknown,
+  pendingIds: readonly string[],
+): resume is Record<string, unknown> {
+  if (typeof resume !== "object" || resume === null || Array.isArray(resume)) return false;
+  return Object.keys(resume).some((key) => pendingIds.includes(key));
 }
 
 function pickInterrupt(
@@ -159,7 +185,8 @@ function pickInterrupt(
     throw new InvalidRunError(
       "RESUME_001",
       `Thread '${threadId}' has ${pendingIds.length} pending interrupts: ` +
-        `name the one you answer with interruptId (one of: ${pendingIds.join(", ")})`,
+        `name the one you answer with interruptId (one of: ${pendingIds.join(", ")}), ` +
+        `or answer several at once with { resume: { [interruptId]: answer } }`,
     );
   }
   return pendingIds[0]!;
