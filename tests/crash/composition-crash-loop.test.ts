@@ -192,7 +192,9 @@ async function runProcess(
 function describeRun(run: WorkerRun): string {
   const { via, input, kill, hang, outsideKillMs } = run.params;
   const answer =
-    input.kind === "resume" ? ` ${JSON.stringify(input.answer)} to ${input.interruptId}` : "";
+    input.kind === "resume"
+      ? ` ${JSON.stringify(input.answer)} ${input.interruptId ? `to ${input.interruptId}` : "(a map of answers)"}`
+      : "";
   const armed = hang
     ? `hang ${hang}`
     : kill

@@ -106,15 +106,25 @@ export function randomKill(
   return { kill: { point: kind, tool, hit: 1 } };
 }
 
+/** How often a client facing several pending interrupts answers them all in one resume. */
+const ANSWER_ALL_AT_ONCE = 0.3;
+
 /**
  * What the client does next, from the stored thread: send the turn (again, if a crash lost it
- * before the first write), answer one pending interrupt, or continue the unfinished run.
+ * before the first write), answer one pending interrupt (or all of them at once), or continue
+ * the unfinished run.
  */
 export function nextInput(rng: Rng, stored: StoredThread | null, text: string): RunInputPlan {
   const checkpoint = stored?.checkpoint;
   if (!checkpoint) return { kind: "new", text };
   if (checkpoint.status !== "interrupted") return { kind: "continue" };
-  const pending = pick(rng, checkpoint.interrupts);
+  const { interrupts } = checkpoint;
+  if (interrupts.length > 1 && rng() < ANSWER_ALL_AT_ONCE) {
+    // A map of answers by interrupt id answers every pending interrupt in one resume.
+    const answers = Object.fromEntries(interrupts.map((p) => [p.id, answerTo(rng, p)]));
+    return { kind: "resume", answer: answers };
+  }
+  const pending = pick(rng, interrupts);
   return { kind: "resume", answer: answerTo(rng, pending), interruptId: pending.id };
 }
 
