@@ -21,6 +21,7 @@ import { CrashScene, type WorkerRun } from "./support/crash-scene.js";
 import { mulberry32, pick } from "./support/prng.js";
 import { KILL_KINDS, nextInput, type KillKind } from "./support/random-plan.js";
 import { TEAM_NODES } from "./support/team-agent.js";
+import { runSeedLanes } from "./support/seed-lanes.js";
 import {
   checkTeamInvariants,
   unsurfacedInTeam,
@@ -62,22 +63,9 @@ describe.each(STORES)(
         pauses: 0,
         inDoubt: 0,
       };
-      let killed = 0;
-      let nextSeed = FIRST_SEED;
-      const failures: unknown[] = [];
-      const lane = async () => {
-        while (killed < KILLS && failures.length === 0) {
-          const seed = nextSeed++;
-          const firstKill = KILL_KINDS[seed % KILL_KINDS.length]!;
-          try {
-            killed += await runScenario(kind, label, seed, firstKill, coverage);
-          } catch (error) {
-            failures.push(error);
-          }
-        }
-      };
-      await Promise.all(Array.from({ length: LANES }, lane));
-      if (failures.length > 0) throw failures[0];
+      await runSeedLanes({ kills: KILLS, firstSeed: FIRST_SEED, lanes: LANES }, (seed, firstKill) =>
+        runScenario(kind, label, seed, firstKill, coverage),
+      );
       if (KILLS >= KILLS_FOR_COVERAGE) {
         expect(coverage.inParent, "kills at a fault point of the parent").toBeGreaterThan(0);
         expect(coverage.inChild, "kills at a fault point inside a worker").toBeGreaterThan(0);
@@ -124,7 +112,7 @@ async function runScenario(
         metrics: false,
         ...(armed ? randomTeamKill(rng, plan.team, armed) : {}),
       };
-      const run = await runProcess(scene, params);
+      const run = await scene.runArmed(params);
       trace.push(`  run ${n}: ${describeRun(run)}`);
       if (run.exit.signal === "SIGKILL") {
         kills += 1;
@@ -168,25 +156,6 @@ function count(coverage: Coverage, params: Partial<AgentParams>, run: WorkerRun)
   if (typeof node !== "string") return;
   if (PARENT_NODES.has(node)) coverage.inParent += 1;
   else coverage.inChild += 1;
-}
-
-/** Runs one worker; a hung tool, or a worker armed to die "anytime", is killed from outside. */
-async function runProcess(
-  scene: CrashScene,
-  params: Partial<AgentParams> & Pick<AgentParams, "via" | "input">,
-): Promise<WorkerRun> {
-  const { worker, finished } = scene.start(params);
-  const { hang, outsideKillMs } = params;
-  if (hang !== undefined || outsideKillMs !== undefined) {
-    await worker.waitForType(hang ? "hanging" : "write", 60_000).then(
-      async () => {
-        if (outsideKillMs) await new Promise((resolve) => setTimeout(resolve, outsideKillMs));
-        await worker.kill();
-      },
-      () => undefined, // it exited first
-    );
-  }
-  return finished;
 }
 
 function describeRun(run: WorkerRun): string {

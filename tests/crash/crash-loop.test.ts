@@ -23,6 +23,7 @@ import {
   type KillKind,
   type ScenarioPlan,
 } from "./support/random-plan.js";
+import { runSeedLanes } from "./support/seed-lanes.js";
 import { checkInvariants } from "./support/thread-invariants.js";
 
 const DEFAULT_KILLS: Record<StoreKind, number> = { sqlite: 24, postgres: 12 };
@@ -49,26 +50,9 @@ describe.each(STORES)("crash loop on $label (real processes, SIGKILL)", ({ kind,
   const KILLS = killsOn(kind);
   it(`keeps ledger, transcript and versions consistent across ${KILLS} kills (seed ${FIRST_SEED})`, async () => {
     const coverage: Coverage = { kills: {}, reruns: 0, pauses: 0 };
-    let killed = 0;
-    let nextSeed = FIRST_SEED;
-    const failures: unknown[] = [];
-    // Scenarios are independent (own store, own thread): two at a time keep both cores busy
-    // while a worker starts or waits on IPC. A failure stops both lanes before it is reported.
-    const lane = async () => {
-      while (killed < KILLS && failures.length === 0) {
-        const seed = nextSeed++;
-        // Each kind leads in turn, chosen by the seed alone so one seed replays on its own.
-        const firstKill = KILL_KINDS[seed % KILL_KINDS.length]!;
-        try {
-          const kills = await runScenario(kind, label, seed, firstKill, coverage);
-          killed += kills; // after the await: the other lane adds to `killed` meanwhile
-        } catch (error) {
-          failures.push(error);
-        }
-      }
-    };
-    await Promise.all(Array.from({ length: LANES }, lane));
-    if (failures.length > 0) throw failures[0];
+    await runSeedLanes({ kills: KILLS, firstSeed: FIRST_SEED, lanes: LANES }, (seed, firstKill) =>
+      runScenario(kind, label, seed, firstKill, coverage),
+    );
     if (KILLS >= KILLS_FOR_COVERAGE) {
       // A loop that never reaches a window proves nothing about it.
       for (const way of KILL_KINDS) {
@@ -105,7 +89,7 @@ async function runScenario(
     for (let n = 0; ; n++) {
       expect(n, "processes without completing the turn").toBeLessThan(MAX_PROCESSES_PER_SCENARIO);
       const params = processParams(rng, plan, stored, n === 0 ? firstKill : null, kills);
-      const run = await runProcess(scene, params);
+      const run = await scene.runArmed(params);
       trace.push(`  run ${n}: ${describeRun(run)}`);
       if (run.exit.signal === "SIGKILL") {
         kills += 1;
@@ -155,28 +139,6 @@ function processParams(
     (killsSoFar < MAX_KILLS_PER_SCENARIO && rng() < 0.7 ? pick(rng, KILL_KINDS) : null);
   const kill = armed ? randomKill(rng, plan, stored, armed) : {};
   return { via, input, policies: plan.policies, approval: plan.approval, metrics: false, ...kill };
-}
-
-/**
- * Runs one worker. A hung tool is killed from outside, as is a worker armed to die "anytime";
- * a hang that never came, or a run that ended before its moment, is no kill.
- */
-async function runProcess(
-  scene: CrashScene,
-  params: Partial<AgentParams> & Pick<AgentParams, "via" | "input">,
-): Promise<WorkerRun> {
-  const { worker, finished } = scene.start(params);
-  const { hang, outsideKillMs } = params;
-  if (hang !== undefined || outsideKillMs !== undefined) {
-    await worker.waitForType(hang ? "hanging" : "write", 60_000).then(
-      async () => {
-        if (outsideKillMs) await new Promise((resolve) => setTimeout(resolve, outsideKillMs));
-        await worker.kill();
-      },
-      () => undefined, // it exited first
-    );
-  }
-  return finished;
 }
 
 function describePlan(plan: ScenarioPlan): string {

@@ -161,6 +161,28 @@ export class CrashScene {
     return this.start(params).finished;
   }
 
+  /**
+   * Runs a worker to its end, killing it from outside when its params say so: once its tool
+   * hangs (`hang`), or `outsideKillMs` after its first committed write. A hang that never came,
+   * or a run that ended before its moment, is no kill.
+   */
+  async runArmed(
+    params: Partial<AgentParams> & Pick<AgentParams, "via" | "input">,
+  ): Promise<WorkerRun> {
+    const { worker, finished } = this.start(params);
+    const { hang, outsideKillMs } = params;
+    if (hang !== undefined || outsideKillMs !== undefined) {
+      await worker.waitForType(hang ? "hanging" : "write", 60_000).then(
+        async () => {
+          if (outsideKillMs) await new Promise((resolve) => setTimeout(resolve, outsideKillMs));
+          await worker.kill();
+        },
+        () => undefined, // it exited first
+      );
+    }
+    return finished;
+  }
+
   /** Runs a worker and SIGKILLs it from outside once `ready` holds for what it reported. */
   async runAndKill(
     params: Partial<AgentParams> & Pick<AgentParams, "via" | "input">,
