@@ -230,6 +230,43 @@ describe("the web inspector in Chromium", { timeout: 60_000 }, () => {
     await page.getByRole("link", { name: "Graph", exact: true }).click();
     await page.getByText("4 nodes").waitFor();
   });
+
+  it("lists a thread's subgraph threads; a child's page shows its ledger and links back", async () => {
+    const teamStore = freshStore("sqlite", "inspector_team", dir);
+    const teamEffects = join(dir, "team-effects.jsonl");
+    const team = await startInspectorServer({
+      store: teamStore,
+      effectLog: teamEffects,
+      team: true,
+    });
+    try {
+      const client = new TenxgraphClient({ baseUrl: team.base, token: alice });
+      await client.invoke("charge 3", { threadId: "team-1" });
+      const { page, errors } = await newPage(browser);
+      pageErrors.push(errors);
+      page.setDefaultTimeout(15_000);
+      await signIn(page, team.base, alice, "/inspector/threads/team-1");
+      const child = page.locator(
+        "[data-panel=child-threads] tr[data-child-thread='team-1|WORKER@0']",
+      );
+      await child.waitFor();
+      expect(await child.locator("td").nth(1).textContent()).toBe("completed");
+      // The worker's call is in the child's ledger, not the supervisor's.
+      expect(await page.locator("tr[data-key='charge_card:order-3-charge']").count()).toBe(0);
+      await child.locator("a").click();
+      await page.locator("tr[data-key='charge_card:order-3-charge']").waitFor();
+      await page.getByText("Done: Charged order 3").first().waitFor();
+      expect(await page.locator("[data-panel=child-threads]").count()).toBe(0);
+      await screenshot(page, "child-thread");
+      await page.locator("[data-parent-thread='team-1'] a").click();
+      await child.waitFor();
+      expect(readEffects<{ line: string }>(teamEffects).map((e) => e.line)).toEqual([
+        "charged order 3",
+      ]);
+    } finally {
+      await stopInspectorServer(team);
+    }
+  });
 });
 
 async function send(page: Page, text: string) {

@@ -195,6 +195,19 @@ export class TenxgraphClient {
     return data.threads;
   }
 
+  /**
+   * The thread's child threads: those its subgraph nodes ran on, each with its own transcript and
+   * tool ledger, paged as {@link listThreads}. `NotFoundError` for an unknown thread.
+   */
+  async listChildThreads(threadId: string, options: PageOptions = {}): Promise<ThreadInfo[]> {
+    const data = await this.#http.json<{ threads: ThreadInfo[] }>({
+      method: "GET",
+      path: `${thread(threadId)}/children${query(options)}`,
+      signal: options.signal,
+    });
+    return data.threads;
+  }
+
   /** A thread, or `null` when it does not exist. */
   async getThread(threadId: string, options: CallOptions = {}): Promise<ThreadInfo | null> {
     const data = await this.#http.json<{ thread_data: { thread: ThreadInfo | null } }>({

@@ -6,6 +6,8 @@ export interface ThreadInfo {
   thread_id: string;
   thread_name: string | null;
   user_id: string | null;
+  /** The thread this one is a child of (a subgraph's thread); `null` for a top-level thread. */
+  parent_thread_id: string | null;
   metadata: { status: ThreadStatus; version: number };
   updated_at: string | null;
   run_id: string | null;

@@ -1,7 +1,7 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { silentLogger, type Checkpointer } from "@tenxgraph/core";
+import { silentLogger, type AnyCompiledGraph, type Checkpointer } from "@tenxgraph/core";
 import { TenxgraphClient } from "@tenxgraph/client";
 import { serve, type RunningServer } from "@tenxgraph/server";
 import { dropStore, freshStore } from "../../support/fresh-store.js";
@@ -24,18 +24,24 @@ export interface ClientTestServer {
   close(): Promise<void>;
 }
 
-/** Starts the client tests' graph behind `serve()` on `kind` (SQLite file, or PostgreSQL + Redis). */
+/** Starts the client tests' graph (or `build`'s) behind `serve()` on `kind` (SQLite file, or PostgreSQL + Redis). */
 export async function startClientServer(
   kind: StoreKind,
   name: string,
-  options: { maxBodyBytes?: number } = {},
+  options: {
+    maxBodyBytes?: number;
+    /** A graph of the test's own, charging into `charges` (default: the client tests' graph). */
+    build?: (checkpointer: Checkpointer, charges: string[]) => AnyCompiledGraph;
+  } = {},
 ): Promise<ClientTestServer> {
   const dir = mkdtempSync(join(tmpdir(), "tenxgraph-client-"));
   const spec = freshStore(kind, name, dir);
   const checkpointer = openStore(spec);
   const gate = new Gate();
   const charges: string[] = [];
-  const graph = buildClientGraph(checkpointer, gate, charges);
+  const graph = options.build
+    ? options.build(checkpointer, charges)
+    : buildClientGraph(checkpointer, gate, charges);
   const server = await serve({
     graph,
     host: "127.0.0.1",

@@ -3,16 +3,21 @@ import {
   type InDoubtCall,
   type LedgerEntry,
   type TenxgraphClient,
+  type ThreadInfo,
   type WireState,
 } from "@tenxgraph/client";
 
 /** What the thread page shows of a thread, read together. */
 export interface ThreadData {
   name: string | null;
+  /** The thread this one is a subgraph's thread of; `null` for a top-level thread. */
+  parentThreadId: string | null;
   /** `null` for a thread nobody wrote to yet. */
   state: WireState | null;
   ledger: LedgerEntry[];
   inDoubt: InDoubtCall[];
+  /** The threads its subgraph nodes ran on (the first page of them). */
+  children: ThreadInfo[];
 }
 
 /**
@@ -25,13 +30,17 @@ export async function readThread(
   signal: AbortSignal,
 ): Promise<ThreadData> {
   const thread = await client.getThread(threadId, { signal });
-  if (thread === null) return { name: null, state: null, ledger: [], inDoubt: [] };
-  const [state, ledger, inDoubt] = await Promise.all([
+  if (thread === null) {
+    return { name: null, parentThreadId: null, state: null, ledger: [], inDoubt: [], children: [] };
+  }
+  const [state, ledger, inDoubt, children] = await Promise.all([
     client.getState(threadId, { signal }),
     client.getLedger(threadId, { signal }).catch(emptyWhenMissing),
     client.listInDoubt(threadId, { signal }).catch(emptyWhenMissing),
+    client.listChildThreads(threadId, { signal }).catch(emptyWhenMissing),
   ]);
-  return { name: thread.thread_name, state, ledger, inDoubt };
+  const parentThreadId = thread.parent_thread_id;
+  return { name: thread.thread_name, parentThreadId, state, ledger, inDoubt, children };
 }
 
 function emptyWhenMissing(error: unknown): never[] {

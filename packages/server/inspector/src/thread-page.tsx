@@ -1,5 +1,6 @@
 import type { GraphInfo, LedgerEntry, WireMessage } from "@tenxgraph/client";
 import { useEffect, useState } from "preact/hooks";
+import { ChildThreads } from "./child-threads.js";
 import { GraphPicture } from "./graph-picture.js";
 import { InDoubtPanel } from "./in-doubt-panel.js";
 import { isInDoubtQuestion } from "./interrupt-answer.js";
@@ -98,6 +99,14 @@ function ThreadHead(props: {
           <button onClick={() => void run.start({ continue: true })}>Continue the run</button>
         )}
       </div>
+      {data.parentThreadId !== null && (
+        <p data-parent-thread={data.parentThreadId}>
+          A subgraph's thread, run for{" "}
+          <a href={hrefOf({ view: "thread", threadId: data.parentThreadId })} onClick={followLink}>
+            {data.parentThreadId}
+          </a>
+        </p>
+      )}
       {!data.state && <p class="empty">A new thread: the first message you send creates it.</p>}
     </section>
   );
@@ -186,6 +195,7 @@ function OperatorPanels(props: {
           inDoubtKeys={new Set(data.inDoubt.map((c) => c.key))}
         />
       </section>
+      <ChildThreads threads={data.children} />
       <section class="card" data-panel="graph">
         <h3>Graph</h3>
         {graph.state === "ready" && (

@@ -58,6 +58,13 @@ const OPERATIONS: Operation[] = [
     undefined,
     pageQuerySchema,
   ],
+  [
+    "get",
+    `${T}/children`,
+    "The thread's child threads (its subgraphs' threads)",
+    undefined,
+    pageQuerySchema,
+  ],
   ["get", T, "Thread details"],
   ["delete", T, "Delete the thread, its messages and ledger", configBodySchema],
   ["get", `${T}/state`, "The thread's state"],

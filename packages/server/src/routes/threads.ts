@@ -13,9 +13,9 @@ import {
 } from "../schemas.js";
 import { ApiError } from "../api-error.js";
 import type { ServerContext } from "../server-context.js";
-import type { ServerEnv } from "../server-env.js";
+import type { AuthUser, ServerEnv } from "../server-env.js";
 import { mergeState } from "../state-merge.js";
-import { threadInfo } from "../thread-info.js";
+import { parentOf, threadInfo } from "../thread-info.js";
 import { storedThreadName, THREAD_NAME_FIELD } from "../thread-name.js";
 import { editThread } from "../thread-writes.js";
 import { fromWireMessage } from "../wire/convert-message.js";
@@ -23,29 +23,30 @@ import { toWireState } from "../wire/wire-state.js";
 
 /**
  * Threads: list (the caller's top-level threads only: a subgraph's threads are its parent's),
- * details, state get/put/clear, delete (with the thread's child threads).
+ * a thread's child threads, details, state get/put/clear, delete (with the thread's child threads).
  */
 export function threadRoutes(app: Hono<ServerEnv>, ctx: ServerContext): void {
   app.get("/v1/threads", async (c) => {
-    const { search, offset, limit } = readQuery(c, pageQuerySchema);
+    const query = readQuery(c, pageQuerySchema);
+    return ok(c, { threads: await threadPage(ctx, ownerFilter(c.get("user")), query) });
+  });
+
+  app.get("/v1/threads/:thread_id/children", async (c) => {
+    const threadId = pathId(c, "thread_id");
     const user = c.get("user");
-    const filter = user.authenticated ? { userId: user.id } : {};
-    // Searching filters ids and names after going through all of the caller's threads.
-    const page = search ? {} : { offset, limit };
-    const threads = await withCheckpoints(
-      ctx,
-      await ctx.checkpointer.listThreads({ ...filter, ...page }),
-    );
-    const found = search
-      ? threads.filter((t) => matches(t, search)).slice(offset, offset + limit)
-      : threads;
-    return ok(c, { threads: found.map(threadInfo) });
+    await requireThread(ctx.checkpointer, user, threadId, "read");
+    const query = readQuery(c, pageQuerySchema);
+    const filter = { ...ownerFilter(user), parentThreadId: threadId };
+    return ok(c, { threads: await threadPage(ctx, filter, query) });
   });
 
   app.get("/v1/threads/:thread_id", async (c) => {
     const threadId = pathId(c, "thread_id");
     const checkpoint = await authorizeThread(ctx.checkpointer, c.get("user"), threadId, "read");
-    return ok(c, { thread_data: { thread: checkpoint ? threadInfo(checkpoint) : null } });
+    const thread = checkpoint
+      ? threadInfo(checkpoint, await parentOf(ctx.checkpointer, threadId))
+      : null;
+    return ok(c, { thread_data: { thread } });
   });
 
   app.delete("/v1/threads/:thread_id", async (c) => {
@@ -105,6 +106,29 @@ export function threadRoutes(app: Hono<ServerEnv>, ctx: ServerContext): void {
   });
 }
 
+/** The caller's threads only; without auth there are no owners. */
+function ownerFilter(user: AuthUser): { userId?: string } {
+  return user.authenticated ? { userId: user.id } : {};
+}
+
+/**
+ * One page of the listing `filter` selects, as `ThreadInfo`s. Searching filters ids and names
+ * after going through all of the listing's threads.
+ */
+async function threadPage(
+  ctx: ServerContext,
+  filter: { userId?: string; parentThreadId?: string },
+  query: { search?: string | undefined; offset: number; limit: number },
+): Promise<ReturnType<typeof threadInfo>[]> {
+  const { search, offset, limit } = query;
+  const page = search ? {} : { offset, limit };
+  const summaries = await ctx.checkpointer.listThreads({ ...filter, ...page });
+  const threads = await withCheckpoints(ctx, summaries);
+  const infos = threads.map((t, i) => threadInfo(t, summaries[i]!.parentThreadId));
+  if (!search) return infos;
+  return infos.filter((t) => matches(t, search)).slice(offset, offset + limit);
+}
+
 /**
  * Each thread's checkpoint in place of its summary: names live in the checkpoint, which a
  * summary lacks (one read per thread); a thread deleted in between keeps its summary.
@@ -120,7 +144,6 @@ async function withCheckpoints(
 }
 
 /** True when the thread's id or name contains `search`. */
-function matches(thread: ThreadSummary | ThreadCheckpoint, search: string): boolean {
-  if (thread.threadId.includes(search)) return true;
-  return "values" in thread && (storedThreadName(thread.values) ?? "").includes(search);
+function matches(thread: ReturnType<typeof threadInfo>, search: string): boolean {
+  return thread.thread_id.includes(search) || (thread.thread_name ?? "").includes(search);
 }

@@ -1,0 +1,81 @@
+import type { BaseState, CompiledGraph } from "@tenxgraph/core";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { STORES } from "../support/store-spec.js";
+import { buildTeamGraph } from "../support/team-graph.js";
+import { caller, isErrorEnvelope, tokenFor, userMessage } from "./support/http.js";
+import { startTestServer, type TestServer } from "./support/test-server.js";
+
+/**
+ * Over real HTTP on each store: a supervisor's thread lists the child thread its WORKER subgraph
+ * ran on, and every thread route reads the child by its URL-encoded id (it holds '|' and '@').
+ */
+describe.each(STORES)("child threads on $label", ({ kind }) => {
+  let t: TestServer;
+  let call: ReturnType<typeof caller>;
+  const parent = `team-${kind}`;
+  const child = `${parent}|WORKER@0`;
+  const childPath = `/v1/threads/${encodeURIComponent(child)}`;
+  beforeAll(async () => {
+    t = await startTestServer(kind, `child_threads_${kind}`, {
+      build: (checkpointer) =>
+        buildTeamGraph(checkpointer, () => {}) as unknown as CompiledGraph<BaseState>,
+    });
+    call = caller(t.base, await tokenFor("alice"));
+    const seeded = await call("POST", "/v1/graph/invoke", {
+      messages: [userMessage("charge 7")],
+      config: { thread_id: parent },
+    });
+    expect(seeded.status).toBe(200);
+  });
+  afterAll(() => t.close());
+
+  it("lists a thread's child threads, paged, each with its parent", async () => {
+    const children = await call("GET", `/v1/threads/${parent}/children`);
+    expect(children.body.data.threads).toEqual([
+      expect.objectContaining({
+        thread_id: child,
+        parent_thread_id: parent,
+        user_id: "alice",
+        metadata: expect.objectContaining({ status: "completed" }),
+      }),
+    ]);
+    expect(
+      (await call("GET", `/v1/threads/${parent}/children?offset=1`)).body.data.threads,
+    ).toEqual([]);
+    expect((await call("GET", `/v1/threads/${parent}/children?limit=0`)).status).toBe(422);
+    expect((await call("GET", `${childPath}/children`)).body.data.threads).toEqual([]);
+    // The listing of top-level threads shows the parent only, with no parent of its own.
+    const top = (await call("GET", "/v1/threads")).body.data.threads;
+    expect(top).toEqual([expect.objectContaining({ thread_id: parent, parent_thread_id: null })]);
+  });
+
+  it("reads the child by its encoded id: details, state, messages, ledger, history", async () => {
+    const details = (await call("GET", childPath)).body.data.thread_data.thread;
+    expect(details).toMatchObject({ thread_id: child, parent_thread_id: parent });
+    const state = (await call("GET", `${childPath}/state`)).body.data.state;
+    expect(state.execution_meta.internal_data.status).toBe("completed");
+    const messages = (await call("GET", `${childPath}/messages`)).body.data.messages;
+    expect(messages.at(-1).content[0].text).toBe("Done: Charged order 7");
+    const ledger = (await call("GET", `${childPath}/ledger`)).body.data.entries;
+    expect(ledger).toEqual([
+      expect.objectContaining({
+        key: "charge_card:order-7-charge",
+        tool_name: "charge_card",
+        status: "completed",
+      }),
+    ]);
+    const history = await call("GET", `${childPath}/history`);
+    expect(history.status).toBe(200);
+    // The parent's own ledger is empty: its worker's calls are the child's.
+    expect((await call("GET", `/v1/threads/${parent}/ledger`)).body.data.entries).toEqual([]);
+  });
+
+  it("answers 404 for an unknown thread and 403 for another user's", async () => {
+    const unknown = await call("GET", "/v1/threads/unknown/children");
+    expect(unknown.status).toBe(404);
+    expect(isErrorEnvelope(unknown.body)).toBe(true);
+    const bob = caller(t.base, await tokenFor("bob"));
+    expect((await bob("GET", `/v1/threads/${parent}/children`)).status).toBe(403);
+    expect((await bob("GET", childPath)).status).toBe(403);
+  });
+});
