@@ -257,6 +257,9 @@ describe("the web inspector in Chromium", { timeout: 60_000 }, () => {
       await page.locator("tr[data-key='charge_card:order-3-charge']").waitFor();
       await page.getByText("Done: Charged order 3").first().waitFor();
       expect(await page.locator("[data-panel=child-threads]").count()).toBe(0);
+      // It runs only through its parent: no composer, and no picture of the parent's graph.
+      expect(await page.locator("[data-panel=run]").count()).toBe(0);
+      expect(await page.locator("[data-panel=graph]").count()).toBe(0);
       await screenshot(page, "child-thread");
       await page.locator("[data-parent-thread='team-1'] a").click();
       await child.waitFor();

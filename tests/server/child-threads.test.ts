@@ -70,6 +70,30 @@ describe.each(STORES)("child threads on $label", ({ kind }) => {
     expect((await call("GET", `/v1/threads/${parent}/ledger`)).body.data.entries).toEqual([]);
   });
 
+  it("refuses to run or update a child thread on its own (409 SUBGRAPH_THREAD), writing nothing", async () => {
+    const version = async () =>
+      (await call("GET", childPath)).body.data.thread_data.thread.metadata.version as number;
+    const before = await version();
+    const refused = [
+      await call("POST", "/v1/graph/invoke", {
+        messages: [],
+        continue: true,
+        config: { thread_id: child },
+      }),
+      await call("POST", "/v1/graph/invoke", {
+        messages: [userMessage("charge 8")],
+        config: { thread_id: child },
+      }),
+      await call("POST", `${childPath}/state/update`, { values: {} }),
+    ];
+    for (const answer of refused) {
+      expect(answer.status).toBe(409);
+      expect(answer.body.error.code).toBe("SUBGRAPH_THREAD");
+      expect(answer.body.error.message).toContain(`run or edit '${parent}' instead`);
+    }
+    expect(await version()).toBe(before);
+  });
+
   it("answers 404 for an unknown thread and 403 for another user's", async () => {
     const unknown = await call("GET", "/v1/threads/unknown/children");
     expect(unknown.status).toBe(404);

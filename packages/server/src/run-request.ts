@@ -15,6 +15,7 @@ import { runConfigSchema, type GraphInput } from "./schemas.js";
 import { track, type ServerContext } from "./server-context.js";
 import type { AuthUser } from "./server-env.js";
 import { fromWireMessage } from "./wire/convert-message.js";
+import { refuseSubgraphThread } from "./thread-info.js";
 
 /** A checked invoke/stream request, ready for `graph.invoke` or `graph.stream`. */
 export interface PreparedRun {
@@ -74,6 +75,7 @@ export async function prepareRun(
   const given = String(parsed.data.thread_id ?? "").trim();
   const threadId = given === "" || given === "0" ? uuidv7() : given;
   const checkpoint = await authorizeThread(ctx.checkpointer, user, threadId, "run on");
+  if (checkpoint) await refuseSubgraphThread(ctx.checkpointer, threadId, "run");
   const inputMessages = body.messages.map(fromWireMessage);
   const answers =
     body.resume === undefined && body.continue !== true

@@ -1,5 +1,6 @@
 import type { Checkpointer, ThreadSummary } from "@tenxgraph/core";
 import type { ThreadCheckpoint } from "@tenxgraph/core/storage";
+import { ApiError } from "./api-error.js";
 import { storedThreadName } from "./thread-name.js";
 
 /**
@@ -22,6 +23,9 @@ export function threadInfo(
   };
 }
 
+/** Children read at a time while looking for a thread among its candidate parent's. */
+const CHILDREN_PAGE = 500;
+
 /**
  * The thread `threadId` is a child of, or `null`. A checkpoint does not carry its parent, only
  * the store's listings do: a subgraph names its child `<parent>|<node>@<step>`, so the candidate
@@ -35,6 +39,29 @@ export async function parentOf(
   const cut = threadId.lastIndexOf("|");
   if (cut <= 0) return null;
   const candidate = threadId.slice(0, cut);
-  const children = await checkpointer.listThreads({ parentThreadId: candidate });
-  return children.some((child) => child.threadId === threadId) ? candidate : null;
+  for (let offset = 0; ; offset += CHILDREN_PAGE) {
+    const page = { parentThreadId: candidate, limit: CHILDREN_PAGE, offset };
+    const children = await checkpointer.listThreads(page);
+    if (children.some((child) => child.threadId === threadId)) return candidate;
+    if (children.length < CHILDREN_PAGE) return null;
+  }
+}
+
+/**
+ * Refuses to `action` a subgraph's thread on its own (409 `SUBGRAPH_THREAD`): it runs the child
+ * graph, not the served one, and only its parent's run may move it.
+ */
+export async function refuseSubgraphThread(
+  checkpointer: Checkpointer,
+  threadId: string,
+  action: string,
+): Promise<void> {
+  const parent = await parentOf(checkpointer, threadId);
+  if (parent === null) return;
+  throw new ApiError(
+    409,
+    "SUBGRAPH_THREAD",
+    `Thread '${threadId}' is a subgraph's thread of '${parent}': it cannot ${action} on its own; ` +
+      `run or edit '${parent}' instead`,
+  );
 }

@@ -95,9 +95,11 @@ function ThreadHead(props: {
           Refresh
         </button>
         {/* With calls in doubt, their panel offers to continue, saying what it will do. */}
-        {(status === "stopped" || status === "failed") && data.inDoubt.length === 0 && (
-          <button onClick={() => void run.start({ continue: true })}>Continue the run</button>
-        )}
+        {(status === "stopped" || status === "failed") &&
+          data.inDoubt.length === 0 &&
+          !runsThroughParent(data) && (
+            <button onClick={() => void run.start({ continue: true })}>Continue the run</button>
+          )}
       </div>
       {data.parentThreadId !== null && (
         <p data-parent-thread={data.parentThreadId}>
@@ -105,6 +107,7 @@ function ThreadHead(props: {
           <a href={hrefOf({ view: "thread", threadId: data.parentThreadId })} onClick={followLink}>
             {data.parentThreadId}
           </a>
+          : it runs, and its questions are answered, only through its parent.
         </p>
       )}
       {!data.state && <p class="empty">A new thread: the first message you send creates it.</p>}
@@ -133,13 +136,14 @@ function Conversation(props: {
         <h3>Transcript</h3>
         <Transcript messages={props.messages} drafts={run.live?.drafts ?? {}} links={props.links} />
       </section>
-      <RunPanel run={run} />
+      {!runsThroughParent(props.data) && <RunPanel run={run} />}
       {selected !== null && (
         <PastVersion
           threadId={threadId}
           version={selected}
           links={props.links}
-          running={run.running}
+          // A subgraph's thread is not forked on its own: it runs through its parent.
+          running={run.running || runsThroughParent(props.data)}
           onClose={() => setSelected(null)}
           onFork={(text) => fork(selected, text)}
         />
@@ -170,9 +174,11 @@ function OperatorPanels(props: {
   const { data, run, graph } = props;
   const meta = data.state?.execution_meta;
   // While a run streams, what it waits for is not known yet: the panels come back when it ends.
-  const interrupts = run.running
-    ? []
-    : (meta?.internal_data.interrupts ?? []).filter((i) => !isInDoubtQuestion(i.value));
+  // A subgraph's questions are the parent's too, answered on the parent's page.
+  const interrupts =
+    run.running || runsThroughParent(data)
+      ? []
+      : (meta?.internal_data.interrupts ?? []).filter((i) => !isInDoubtQuestion(i.value));
   return (
     <>
       <InterruptPanel
@@ -182,7 +188,7 @@ function OperatorPanels(props: {
       />
       <InDoubtPanel
         threadId={props.threadId}
-        calls={run.running ? [] : data.inDoubt}
+        calls={run.running || runsThroughParent(data) ? [] : data.inDoubt}
         running={run.running}
         onContinue={() => void run.start({ continue: true })}
         onDecided={props.reload}
@@ -196,15 +202,23 @@ function OperatorPanels(props: {
         />
       </section>
       <ChildThreads threads={data.children} />
-      <section class="card" data-panel="graph">
-        <h3>Graph</h3>
-        {graph.state === "ready" && (
-          <GraphPicture graph={graph.value} current={meta?.current_node} />
-        )}
-        {graph.state === "failed" && <p class="error">{graph.message}</p>}
-      </section>
+      {/* The served graph is the parent's: a subgraph's thread runs another. */}
+      {!runsThroughParent(data) && (
+        <section class="card" data-panel="graph">
+          <h3>Graph</h3>
+          {graph.state === "ready" && (
+            <GraphPicture graph={graph.value} current={meta?.current_node} />
+          )}
+          {graph.state === "failed" && <p class="error">{graph.message}</p>}
+        </section>
+      )}
     </>
   );
+}
+
+/** A subgraph's thread: it runs, and its interrupts are answered, only through its parent. */
+function runsThroughParent(data: ThreadData): boolean {
+  return data.parentThreadId !== null;
 }
 
 /** Reads the thread again every {@link FOLLOW_MS} while `following`: a run this page did not start. */

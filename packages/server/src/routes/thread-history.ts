@@ -1,3 +1,4 @@
+import { refuseSubgraphThread } from "../thread-info.js";
 import { Message, type BaseState, type StateHistoryEntry } from "@tenxgraph/core";
 import type { Hono } from "hono";
 import { ok } from "../envelope.js";
@@ -33,6 +34,7 @@ export function threadHistoryRoutes(app: Hono<ServerEnv>, ctx: ServerContext): v
   app.post("/v1/threads/:thread_id/state/update", async (c) => {
     const threadId = pathId(c, "thread_id");
     await requireThread(ctx.checkpointer, c.get("user"), threadId, "write");
+    await refuseSubgraphThread(ctx.checkpointer, threadId, "be updated");
     const body = await readBody(c, updateStateSchema);
     const update = {
       ...body.values,

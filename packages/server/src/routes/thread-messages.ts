@@ -1,3 +1,4 @@
+import { refuseSubgraphThread } from "../thread-info.js";
 import { Message } from "@tenxgraph/core";
 import type { Hono } from "hono";
 import { ApiError } from "../api-error.js";
@@ -58,6 +59,7 @@ export function threadMessageRoutes(app: Hono<ServerEnv>, ctx: ServerContext): v
     const threadId = pathId(c, "thread_id");
     const messageId = pathId(c, "message_id");
     await requireThread(ctx.checkpointer, c.get("user"), threadId, "delete messages of");
+    await refuseSubgraphThread(ctx.checkpointer, threadId, "have a message deleted");
     await readBody(c, configBodySchema);
     // A new version without the message; the versions before it keep it (nothing stored is
     // rewritten), and the ledger keeps its calls, so removing one never lets a call run twice.
