@@ -327,7 +327,7 @@ interface NodeLimits {
 function nodeContext<S extends BaseState>(
   deps: RunDependencies<S>,
   args: StepArgs<S>,
-  { node, namespace }: StepTask,
+  { node, namespace, input }: StepTask,
   { scope, deadlineAt }: NodeLimits,
 ): NodeContext {
   const ctx: NodeContext = {
@@ -359,9 +359,19 @@ function nodeContext<S extends BaseState>(
     faultPoints: deps.faultPoints,
     remoteTools: args.config.remoteTools,
     ledgerNamespace: namespace,
+    send: input && sendFields(input, args.progress.state),
     run: { services: deps, config: args.config },
     reducers: deps.graph.reducers as Record<string, Reducer<unknown> | undefined>,
   });
+}
+
+/** The fields a `Send` input sets, and those of them the state does not have (the task's own). */
+function sendFields(
+  input: Record<string, unknown>,
+  state: BaseState,
+): { fields: string[]; ownFields: Set<string> } {
+  const fields = Object.keys(input).filter((field) => field !== "messages");
+  return { fields, ownFields: new Set(fields.filter((field) => !Object.hasOwn(state, field))) };
 }
 
 async function callNode<S extends BaseState>(
