@@ -4,6 +4,7 @@ import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { z } from "zod";
 import {
+  Command,
   END,
   InMemoryCheckpointer,
   Message,
@@ -132,5 +133,41 @@ describe.each(KINDS)("documented paths on %s", (kind) => {
     expect((await store.getCheckpoint("t|worker:0@1"))?.values).toEqual({ order_id: "o-1" });
     expect((await store.getCheckpoint("t|worker:1@1"))?.values).toEqual({ order_id: "o-2" });
     expect(Object.keys((await app.getState({ threadId: "t" }))!.values)).toEqual(["messages"]);
+  });
+
+  it("a tool's new Command({ update }) updates the state, recorded with its result", async () => {
+    const runs: string[] = [];
+    const lookup = tool({
+      name: "lookup_user",
+      description: "looks the user up",
+      schema: z.object({}),
+      execute: (_args, ctx) => {
+        runs.push(ctx.toolCallId);
+        return new Command({
+          update: { user_name: "Ada", messages: [Message.tool(ctx.toolCallId, "Found")] },
+        });
+      },
+    });
+    const app = new StateGraph<BaseState & { user_name?: string }>()
+      .addNode("MODEL", () => ({
+        ...Message.assistant("", [{ id: "call_1", name: "lookup_user", arguments: "{}" }]),
+        id: "m-1",
+      }))
+      .addNode("TOOLS", new ToolNode([lookup]))
+      .addEdge("MODEL", "TOOLS")
+      .addEdge("TOOLS", END)
+      .setEntryPoint("MODEL")
+      .compile({ checkpointer: storeOf(kind, "tool_command"), logger: silentLogger });
+
+    const result = await app.invoke({ messages: [Message.user("who?")] }, { threadId: "t" });
+
+    expect(result.state.user_name).toBe("Ada");
+    const stored = (await app.getState({ threadId: "t" }))!.values;
+    expect(stored.user_name).toBe("Ada");
+    expect(Message.text(stored.messages.at(-1)!)).toBe("Found");
+    expect(await app.getToolLedger({ threadId: "t" })).toMatchObject([
+      { status: "completed", result: { updates: [{ user_name: "Ada" }] } },
+    ]);
+    expect(runs).toEqual(["call_1"]);
   });
 });

@@ -53,6 +53,12 @@ export const ERROR_CODES = {
    * attempt does is recorded.
    */
   TOOL_CONFLICT_002: "TOOL_CONFLICT_002",
+  /**
+   * A tool returned a `Command` the runtime cannot apply: one with `goto` or `resume`, or whose
+   * `update.messages` is not exactly one tool message answering the call. Recorded as the
+   * call's failure (the tool ran; it is not run again).
+   */
+  TOOL_COMMAND_001: "TOOL_COMMAND_001",
   /** `{ resume }` without `interruptId` while several interrupts are pending. */
   RESUME_001: "RESUME_001",
   /** `interruptId` names no pending interrupt. */
