@@ -106,6 +106,13 @@ export const ERROR_CODES = {
    */
   NODE_OUTPUT_001: "NODE_OUTPUT_001",
   /**
+   * An option that is not known was passed to `compile()`, `invoke()`/`stream()` (their
+   * config), `createReactAgent()` or `new Agent()`: a LangGraph.js name (`configurable`,
+   * `interruptBefore`, `prompt`), a typo, or another function's option. The message names it,
+   * says what to use instead, and lists the known options. Nothing was built or run.
+   */
+  OPTION_001: "OPTION_001",
+  /**
    * A checkpointer option is invalid (a malformed Redis URL, say); nothing was opened. Thrown
    * by the constructor as a `TypeError` that carries this code.
    */

@@ -5,6 +5,7 @@ import {
   type ModelSpec,
   type ProviderSettings,
 } from "../providers/resolve-model.js";
+import { requireAgentOptions } from "./option-keys.js";
 import { resolveRetry, type RetryOptions } from "./retry.js";
 import type { ProviderOptions } from "./stream-reply.js";
 
@@ -89,7 +90,8 @@ export interface ResolvedAgentOptions<S extends BaseState = BaseState> {
 /**
  * Checks the options once, at construction, so a mistake surfaces where the graph is built
  * rather than at its first run: `TypeError` for a malformed option, `ModelError` (`MODEL_003`)
- * for a model string that cannot work.
+ * for a model string that cannot work, `UnknownOptionError` (`OPTION_001`) for an option it
+ * does not know (`prompt`, `responseFormat`).
  */
 export function resolveAgentOptions<S extends BaseState = BaseState>(
   options: AgentOptions<S>,
@@ -97,6 +99,7 @@ export function resolveAgentOptions<S extends BaseState = BaseState>(
   if (typeof options !== "object" || options === null) {
     throw new TypeError("Agent: options must be an object, e.g. { model: 'openai/gpt-4o-mini' }");
   }
+  requireAgentOptions(options);
   const provider = Object.freeze({ ...options.provider });
   checkModel(options.model, provider);
   const problem = (what: string) => new TypeError(`Agent: ${what}`);
