@@ -10,8 +10,7 @@ import {
   type CompileOptions,
 } from "@tenxgraph/core";
 import { Agent } from "../agent/agent.js";
-import { builderOptions } from "../agent/option-keys.js";
-import type { AgentOptions } from "../agent/agent-options.js";
+import { builderOptions, type AgentOptions } from "../agent/agent-options.js";
 
 /** What {@link createReactAgent} is built from: the `Agent`'s options, the tools, and storage. */
 export interface CreateReactAgentOptions extends Omit<AgentOptions, "tools" | "toolNode"> {

@@ -14,8 +14,7 @@ import {
 } from "@tenxgraph/core";
 import { z } from "zod";
 import { Agent } from "../agent/agent.js";
-import { builderOptions } from "../agent/option-keys.js";
-import type { AgentOptions } from "../agent/agent-options.js";
+import { builderOptions, type AgentOptions } from "../agent/agent-options.js";
 import type { ModelSpec } from "../providers/resolve-model.js";
 
 /** A worker the supervisor may hand the conversation to. */
