@@ -108,6 +108,12 @@ export {
 } from "./errors/errors.js";
 export type { CommittedProgress } from "./errors/errors.js";
 export { ERROR_CODES } from "./errors/codes.js";
+export {
+  UnknownOptionError,
+  requireKnownOptions,
+  LANGGRAPH_OPTION_HINTS,
+} from "./errors/unknown-option.js";
+export type { OptionHints } from "./errors/unknown-option.js";
 export type { ErrorCode } from "./errors/codes.js";
 
 export type {

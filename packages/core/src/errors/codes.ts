@@ -53,6 +53,12 @@ export const ERROR_CODES = {
    * attempt does is recorded.
    */
   TOOL_CONFLICT_002: "TOOL_CONFLICT_002",
+  /**
+   * A tool returned a `Command` the runtime cannot apply: one with `goto` or `resume`, or whose
+   * `update.messages` is not exactly one tool message answering the call. Recorded as the
+   * call's failure (the tool ran; it is not run again).
+   */
+  TOOL_COMMAND_001: "TOOL_COMMAND_001",
   /** `{ resume }` without `interruptId` while several interrupts are pending. */
   RESUME_001: "RESUME_001",
   /** `interruptId` names no pending interrupt. */
@@ -99,6 +105,13 @@ export const ERROR_CODES = {
    * the thread is left failed at the node.
    */
   NODE_OUTPUT_001: "NODE_OUTPUT_001",
+  /**
+   * An option that is not known was passed to `compile()`, `invoke()`/`stream()` (their
+   * config), `createReactAgent()` or `new Agent()`: a LangGraph.js name (`configurable`,
+   * `interruptBefore`, `prompt`), a typo, or another function's option. The message names it,
+   * says what to use instead, and lists the known options. Nothing was built or run.
+   */
+  OPTION_001: "OPTION_001",
   /**
    * A checkpointer option is invalid (a malformed Redis URL, say); nothing was opened. Thrown
    * by the constructor as a `TypeError` that carries this code.

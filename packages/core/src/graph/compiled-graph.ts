@@ -26,6 +26,11 @@ import { readThreadState, type StateHistoryEntry, type ThreadState } from "./thr
 import type { BaseState, StateUpdate } from "./reducers.js";
 import { updateThreadState, type UpdateStateOptions } from "../runtime/state-edit.js";
 import { InvalidRunError } from "../errors/errors.js";
+import {
+  LANGGRAPH_OPTION_HINTS,
+  requireKnownOptions,
+  type OptionHints,
+} from "../errors/unknown-option.js";
 
 /** Options of `StateGraph.compile()`. */
 export interface CompileOptions {
@@ -51,6 +56,36 @@ export interface CompileOptions {
    * left by a dead execution (in doubt); a live one is waited on instead of running twice.
    */
   claimStaleAfterMs?: number;
+}
+
+/** Every key of {@link CompileOptions}: the compiler checks the list against the interface. */
+const COMPILE_OPTION_KEYS = {
+  checkpointer: true,
+  logger: true,
+  meter: true,
+  ids: true,
+  faultPoints: true,
+  stopPollIntervalMs: true,
+  claimStaleAfterMs: true,
+} satisfies Record<keyof CompileOptions, true>;
+const COMPILE_OPTIONS: ReadonlySet<string> = new Set(Object.keys(COMPILE_OPTION_KEYS));
+
+/** What to use instead of LangGraph.js's compile options. */
+const COMPILE_HINTS: OptionHints = {
+  ...LANGGRAPH_OPTION_HINTS,
+  name: "A graph has no name: a subgraph node is named by addNode(name, graph)",
+  description: "A graph has no description",
+};
+
+/**
+ * Refuses an option `compile()` does not know (`OPTION_001`), a LangGraph.js one
+ * (`interruptBefore`, `store`) included: JavaScript would ignore it silently.
+ */
+export function requireCompileOptions(options: CompileOptions): void {
+  if (typeof options !== "object" || options === null) {
+    throw new TypeError("compile(): options must be an object, e.g. { checkpointer }");
+  }
+  requireKnownOptions("compile()", options, COMPILE_OPTIONS, COMPILE_HINTS);
 }
 
 const ENDED_RUNS_REMEMBERED = 1000;
@@ -92,7 +127,7 @@ export class CompiledGraph<S extends BaseState> {
    * tool messages, never rejections.
    */
   async invoke(input: RunInput<S>, config: RunConfig = {}): Promise<RunResult<S>> {
-    return this.#execute(input, config, () => {}, new AbortController());
+    return this.#execute(input, config, () => {}, new AbortController(), "invoke");
   }
 
   /**
@@ -119,7 +154,7 @@ export class CompiledGraph<S extends BaseState> {
     const project: RunEventSink = (event, step) => {
       for (const chunk of projection.project(event, step)) queue.push(chunk as StreamOutput<S, M>);
     };
-    const run = this.#execute(input, config, project, abort).then(
+    const run = this.#execute(input, config, project, abort, "stream").then(
       () => queue.close(),
       (error: unknown) => queue.fail(error),
     );
@@ -250,8 +285,9 @@ export class CompiledGraph<S extends BaseState> {
     config: RunConfig,
     send: RunEventSink,
     abort: AbortController,
+    call: "invoke" | "stream",
   ): Promise<RunResult<S>> {
-    const resolved = resolveRunConfig(config, this.#deps.logger, this.#deps.ids);
+    const resolved = resolveRunConfig(config, this.#deps.logger, this.#deps.ids, call);
     const runId = this.#deps.ids();
     const active = this.#activeRuns.get(resolved.threadId) ?? new Set();
     this.#activeRuns.set(resolved.threadId, active.add(abort));

@@ -10,7 +10,7 @@ import {
 } from "./state-schema.js";
 import { isCompiledGraph, Subgraph } from "./subgraph.js";
 import { validateGraph } from "./validate.js";
-import { CompiledGraph, type CompileOptions } from "./compiled-graph.js";
+import { CompiledGraph, requireCompileOptions, type CompileOptions } from "./compiled-graph.js";
 
 /** A compiled graph of any state, as `addNode` takes it: a subgraph's state is its own. */
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- see above
@@ -188,8 +188,12 @@ class StateGraphBuilder<S extends BaseState, N extends string> {
     return this;
   }
 
-  /** Validates the graph (coded `GraphValidationError`s) and returns the runnable app. */
+  /**
+   * Validates the graph (coded `GraphValidationError`s) and returns the runnable app. An option
+   * it does not know is `OPTION_001`.
+   */
   compile(options: CompileOptions = {}): CompiledGraph<S> {
+    requireCompileOptions(options);
     const shape = {
       nodes: this.#nodes,
       edges: this.#edges,

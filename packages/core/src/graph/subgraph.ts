@@ -23,7 +23,10 @@ export interface SubgraphSource<C extends BaseState> {
 
 /** How a subgraph's state maps to and from its parent's (default: the keys they share). */
 export interface SubgraphOptions<P extends BaseState, C extends BaseState> {
-  /** The child's input from the parent's state; default: the parent's transcript and the fields the child has. */
+  /**
+   * The child's input from the parent's state (with a `Send`'s fields laid over it); default: the
+   * parent's transcript, the fields the child has and those of the `Send` that started the task.
+   */
   input?: (state: P) => Partial<C>;
   /** The parent's update from the child's final state; default: its new messages and the fields the parent has. */
   output?: (state: C) => StateUpdate<P>;
@@ -86,7 +89,7 @@ export class Subgraph<
         new AbortController(),
         ctx.newId(),
       );
-      if (result.status === "completed") return this.#outputOf(result.state, state);
+      if (result.status === "completed") return this.#outputOf(result.state, state, ctx);
       // Stopped by the parent's signal (a stop, its node deadline): the parent ends as that says.
       if (result.status === "stopped") throw ctx.signal.reason ?? new StopSignal("signal");
     }
@@ -104,7 +107,7 @@ export class Subgraph<
     namespace: string,
     resumed: Set<string>,
   ): RunInput<C> {
-    if (!checkpoint) return this.#inputOf(state);
+    if (!checkpoint) return this.#inputOf(state, ctx);
     if (checkpoint.status !== "interrupted") return null;
     const answers = ctx.runtime.resumeAnswers;
     const answered = checkpoint.interrupts.find(
@@ -121,9 +124,15 @@ export class Subgraph<
     return { resume: answers[parentInterruptId(namespace, answered.id)], interruptId: answered.id };
   }
 
-  #inputOf(state: P): Partial<C> {
+  /**
+   * The child's first input: the parent's transcript, the fields the child declares, and every
+   * field a `Send` gave this task (LangGraph's map-reduce: the child works on what it was sent,
+   * declared or not). `state` and the `Send` input are the same on a replay after a crash.
+   */
+  #inputOf(state: P, ctx: InternalNodeContext): Partial<C> {
     if (this.#options.input) return this.#options.input(state);
     const fields = childFields(this.graph);
+    for (const field of ctx.runtime.send?.fields ?? []) fields.add(field);
     const input: Record<string, unknown> = { messages: state.messages };
     for (const [field, value] of Object.entries(state)) {
       if (field !== "messages" && fields.has(field)) input[field] = value;
@@ -131,14 +140,20 @@ export class Subgraph<
     return input as Partial<C>;
   }
 
-  #outputOf(child: C, parent: P): StateUpdate<P> {
+  /**
+   * The parent's update: the child's new messages and the fields the parent has, less those only
+   * a `Send` gave this task (they were the branch's input, not the parent's state).
+   */
+  #outputOf(child: C, parent: P, ctx: InternalNodeContext): StateUpdate<P> {
     if (this.#options.output) return this.#options.output(child);
+    const sendOwn = ctx.runtime.send?.ownFields;
     const known = new Set(parent.messages.map((message) => message.id));
     const update: Record<string, unknown> = {
       messages: child.messages.filter((message) => !known.has(message.id)),
     };
     for (const [field, value] of Object.entries(child)) {
-      if (field !== "messages" && Object.hasOwn(parent, field)) update[field] = value;
+      if (field === "messages" || sendOwn?.has(field)) continue;
+      if (Object.hasOwn(parent, field)) update[field] = value;
     }
     return update as StateUpdate<P>;
   }

@@ -64,7 +64,10 @@ function payoutTool(effects: string[]) {
 function dyingAt(store: InMemoryCheckpointer, point: FaultPointName, node: string, nth = 1) {
   let seen = 0;
   const crash = freezeAt(point, (at) => at.node === node && ++seen === nth);
-  return { checkpointer: withoutHeartbeats(store), faultPoints: crash.faultPoints, crash };
+  return {
+    options: { checkpointer: withoutHeartbeats(store), faultPoints: crash.faultPoints },
+    crash,
+  };
 }
 
 describe("ledger protocol v2: writes that ride in step writes", () => {
@@ -171,7 +174,7 @@ describe("ledger protocol v2: writes that ride in step writes", () => {
       "Done.",
     ];
     const dying = dyingAt(store, "step.after_write", "TOOL");
-    const first = supportAgent<S>({ model, tools, claimStaleAfterMs: 60, ...dying });
+    const first = supportAgent<S>({ model, tools, claimStaleAfterMs: 60, ...dying.options });
     void first.invoke(user("go"), { threadId: "t-crash" }).catch(() => {});
     await dying.crash.reached;
     // The retry call's claim was written with the model's step; the fail call has none.
@@ -208,7 +211,7 @@ describe("ledger protocol v2: writes that ride in step writes", () => {
       model: [oneCharge, "Charged."],
       tools: supportTools(effects),
       claimStaleAfterMs: 60,
-      ...dying,
+      ...dying.options,
     });
     void first.invoke(user("charge"), { threadId: "t-ride" }).catch(() => {});
     await dying.crash.reached;

@@ -81,6 +81,12 @@ export interface NodeRuntime {
    */
   readonly ledgerNamespace: string;
   /**
+   * The fields a `Send` gave this task (its input, read back from the step's write, so a replay
+   * after a crash has the same), and of them those the parent's state did not hold: a subgraph
+   * node hands the first to its child and keeps the second out of the parent's update.
+   */
+  readonly send?: { fields: readonly string[]; ownFields: ReadonlySet<string> };
+  /**
    * The run's services and resolved config, from which a subgraph node makes its child run (on
    * the same store, with the same limits and signals).
    */

@@ -1,4 +1,9 @@
 import { InvalidRunError } from "../errors/errors.js";
+import {
+  LANGGRAPH_OPTION_HINTS,
+  requireKnownOptions,
+  type OptionHints,
+} from "../errors/unknown-option.js";
 import { withFields, type Logger } from "../events/logger.js";
 import { MAX_ID_LENGTH } from "../storage/json-check.js";
 import type { IdGenerator } from "../messages/ids.js";
@@ -67,6 +72,41 @@ export interface RunConfig {
   fromVersion?: number;
 }
 
+/** Every key of {@link RunConfig}: the compiler checks the list against the interface. */
+const RUN_CONFIG_KEYS = {
+  threadId: true,
+  userId: true,
+  nodeTimeout: true,
+  toolTimeout: true,
+  recursionLimit: true,
+  durableCheckpointEveryStep: true,
+  signal: true,
+  drainSignal: true,
+  abandonSignal: true,
+  remoteTools: true,
+  loadedCheckpoint: true,
+  fromVersion: true,
+} satisfies Record<keyof RunConfig, true>;
+const INVOKE_OPTIONS: ReadonlySet<string> = new Set(Object.keys(RUN_CONFIG_KEYS));
+const STREAM_OPTIONS: ReadonlySet<string> = new Set([...INVOKE_OPTIONS, "streamMode"]);
+
+/** What to use instead of LangGraph.js's run options. */
+const RUN_CONFIG_HINTS: OptionHints = {
+  ...LANGGRAPH_OPTION_HINTS,
+  configurable:
+    "Use 'threadId' (configurable.thread_id) and 'userId' at the top of the config; pass other values through the state or a closure",
+  thread_id: "Use 'threadId'",
+  recursion_limit: "Use 'recursionLimit'",
+  checkpoint_id: "Use 'fromVersion', a version from getStateHistory()",
+  durability: "Use 'durableCheckpointEveryStep'",
+  timeout: "Use 'nodeTimeout' (seconds a node may run) and 'toolTimeout' (one tool call)",
+  context: "Pass values through the state, 'userId', or a closure",
+  callbacks: "Read the run's events with stream(), or give compile() a logger",
+  streamMode: "'streamMode' is an option of stream(); invoke() answers the run's result",
+  subgraphs:
+    "Use getState({ threadId, subgraphs: true }); a subgraph's stream events carry its namespace",
+};
+
 /** Above the model adapters' default request timeout (600 s), so a slow model fails with its own error. */
 export const DEFAULT_NODE_TIMEOUT_SECONDS = 900;
 /** Default deadline of one tool call. */
@@ -99,16 +139,20 @@ export interface ResolvedRunConfig {
 /**
  * Applies defaults and checks every value; invalid timeouts and limits warn and fall back, and
  * a value that names the wrong thread or cannot work (an object `threadId`, a `signal` that is
- * no AbortSignal) is refused with `INPUT_001` before anything is read or written.
+ * no AbortSignal) is refused with `INPUT_001` before anything is read or written. A key that is
+ * no option of `call` (`configurable`, `interruptBefore`, a typo) is `OPTION_001`.
  */
 export function resolveRunConfig(
   config: RunConfig,
   logger: Logger,
   newId: IdGenerator,
+  call: "invoke" | "stream" = "invoke",
 ): ResolvedRunConfig {
   if (typeof config !== "object" || config === null) {
     throw new InvalidRunError("INPUT_001", `config must be an object, got ${typeOf(config)}`);
   }
+  const known = call === "stream" ? STREAM_OPTIONS : INVOKE_OPTIONS;
+  requireKnownOptions(`${call}() config`, config, known, RUN_CONFIG_HINTS);
   if (config.threadId !== undefined) requireId(config.threadId, "config.threadId");
   if (config.userId !== undefined && config.userId !== null) {
     requireId(config.userId, "config.userId");

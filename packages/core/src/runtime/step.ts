@@ -2,10 +2,11 @@ import { GraphValidationError, NodeOutputError, NodeTimeoutError } from "../erro
 import { isTenxgraphError } from "../errors/tenxgraph-error.js";
 import { withFields, type Logger } from "../events/logger.js";
 import type { EmitRunEvent } from "./run-event.js";
-import { isCommand, type Goto } from "../graph/command.js";
+import type { Goto } from "../graph/command.js";
 import { isGraphNode, type NodeLike, type NodeOutput } from "../graph/graph-node.js";
 import { applyUpdate, type BaseState, type Reducer, type StateUpdate } from "../graph/reducers.js";
-import { messageSchema, type Message } from "../messages/message.js";
+import type { Message } from "../messages/message.js";
+import { requireKnownRemovals, toUpdate } from "./node-output.js";
 import { deepCopy } from "../graph/state-copy.js";
 import { diffTranscript } from "./transcript-change.js";
 import { findSchemaProblem } from "../graph/state-schema.js";
@@ -167,6 +168,7 @@ async function runTask<S extends BaseState>(
   const output = await callNode(node, working, ctx);
   requireAppendOnly(progress.state.messages, working.messages, task.node);
   const { update, goto } = toUpdate(output, task.node);
+  requireKnownRemovals(working.messages, update.messages, task.node);
   return { node: task.node, working, baseline, update, goto };
 }
 
@@ -325,7 +327,7 @@ interface NodeLimits {
 function nodeContext<S extends BaseState>(
   deps: RunDependencies<S>,
   args: StepArgs<S>,
-  { node, namespace }: StepTask,
+  { node, namespace, input }: StepTask,
   { scope, deadlineAt }: NodeLimits,
 ): NodeContext {
   const ctx: NodeContext = {
@@ -357,9 +359,19 @@ function nodeContext<S extends BaseState>(
     faultPoints: deps.faultPoints,
     remoteTools: args.config.remoteTools,
     ledgerNamespace: namespace,
+    send: input && sendFields(input, args.progress.state),
     run: { services: deps, config: args.config },
     reducers: deps.graph.reducers as Record<string, Reducer<unknown> | undefined>,
   });
+}
+
+/** The fields a `Send` input sets, and those of them the state does not have (the task's own). */
+function sendFields(
+  input: Record<string, unknown>,
+  state: BaseState,
+): { fields: string[]; ownFields: Set<string> } {
+  const fields = Object.keys(input).filter((field) => field !== "messages");
+  return { fields, ownFields: new Set(fields.filter((field) => !Object.hasOwn(state, field))) };
 }
 
 async function callNode<S extends BaseState>(
@@ -374,61 +386,4 @@ async function callNode<S extends BaseState>(
 function copyForNode<S extends BaseState>(state: S): S {
   const { messages, ...values } = state;
   return { ...deepCopy(values), messages: messages.slice() } as unknown as S;
-}
-
-/** A node's output as an update, and where a `Command` it returned said to go. */
-function toUpdate<S extends BaseState>(
-  output: NodeOutput<S>,
-  node: string,
-): { update: StateUpdate<S>; goto: Goto | undefined } {
-  if (isCommand(output)) {
-    return { update: asUpdate(output.update as NodeOutput<S>, node), goto: output.goto };
-  }
-  return { update: asUpdate(output, node), goto: undefined };
-}
-
-function asUpdate<S extends BaseState>(output: NodeOutput<S>, node: string): StateUpdate<S> {
-  if (output === undefined || output === null) return {};
-  let update: StateUpdate<S>;
-  if (Array.isArray(output)) update = { messages: output } as StateUpdate<S>;
-  else if (isMessageLike(output)) update = { messages: [output] } as StateUpdate<S>;
-  else if (typeof output === "object" && !isCommand(output)) update = output as StateUpdate<S>;
-  else {
-    throw new NodeOutputError(
-      node,
-      `returned ${isCommand(output) ? "a Command as a Command's update" : typeof output}: return a state update, a message, messages, a Command, or nothing`,
-    );
-  }
-  requireValidMessages(update.messages, node);
-  return update;
-}
-
-/** Messages are checked before they reach the store, where a bad one would spoil the thread. */
-function requireValidMessages(messages: unknown, node: string): void {
-  if (messages === undefined) return;
-  if (!Array.isArray(messages)) {
-    throw new NodeOutputError(node, `returned messages that are not an array of messages`);
-  }
-  messages.forEach((message, index) => {
-    const parsed = messageSchema.safeParse(message);
-    if (parsed.success) return;
-    const issue = parsed.error.issues[0];
-    const where = issue?.path.length ? ` at '${issue.path.join(".")}'` : "";
-    throw new NodeOutputError(
-      node,
-      `returned an invalid message [${index}]${where}: ${issue?.message ?? "not a message"}`,
-    );
-  });
-}
-
-function isMessageLike(value: unknown): value is Message {
-  const v = value as Partial<Message> | null;
-  return (
-    typeof v === "object" &&
-    v !== null &&
-    typeof v.id === "string" &&
-    typeof v.role === "string" &&
-    typeof v.createdAt === "string" &&
-    "content" in v
-  );
 }

@@ -48,11 +48,11 @@ const SCRIPT: ScriptedTurn<State>[] = [
 /** MAIN (scripted model) ⇄ TOOL until the model stops asking for tools. */
 function agent(
   checkpointer: Checkpointer,
-  options: CompileOptions & { executions?: { count: number } } = {},
+  { executions, ...options }: CompileOptions & { executions?: { count: number } } = {},
 ) {
   return new StateGraph()
     .addNode("MAIN", new ScriptedModel(SCRIPT))
-    .addNode("TOOL", new ToolNode([lookupTool(options.executions)]))
+    .addNode("TOOL", new ToolNode([lookupTool(executions)]))
     .addConditionalEdges("MAIN", (s) => {
       const last = s.messages.at(-1);
       return last?.role === "assistant" && last.toolCalls ? "TOOL" : END;

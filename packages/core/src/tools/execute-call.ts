@@ -17,6 +17,8 @@ import { runWithDeadline, type DeadlineScope } from "../runtime/deadline.js";
 import { isInterruptSignal, withInterruptScope } from "../runtime/interrupt.js";
 import type { InternalNodeContext as NodeContext } from "../runtime/node-context.js";
 import { CallUpdates } from "./call-updates.js";
+import { commandResult } from "./tool-command.js";
+import { isCommand } from "../graph/command.js";
 import { changedFields } from "../graph/branch-merge.js";
 import type { ReadyCall } from "./prepared-call.js";
 import type { ToolContext } from "./tool-context.js";
@@ -118,7 +120,10 @@ async function runTool<S extends BaseState>(
         abortHandle: held ? (abort) => (held.onLost = abortOnLost(call, abort)) : undefined,
       },
     );
-    const message = toToolMessage(output, call.call.id);
+    // LangGraph.js's habit: a tool returns `new Command({ update })` to update the state.
+    const message = isCommand(output)
+      ? commandResult(output, call.tool.name, call.call.id, updates)
+      : toToolMessage(output, call.call.id);
     const changes = changedFields(branch.baseline, branch.state);
     return { message, errorCode: null, changes, updates: updates.close() };
   } catch (error) {

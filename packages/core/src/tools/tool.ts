@@ -3,7 +3,11 @@ import type { BaseState } from "../graph/reducers.js";
 import type { ContentBlock, ToolMessage } from "../messages/message.js";
 import type { ToolContext } from "./tool-context.js";
 
-/** What `execute` may return: text, content blocks, a tool message, or any JSON value. */
+/**
+ * What `execute` may return: text, content blocks, a tool message, any JSON value, or
+ * `new Command({ update })` whose `update.messages` is the call's tool message (its other
+ * fields update the state as `ctx.update` does).
+ */
 export type ToolOutput = string | ContentBlock[] | ToolMessage | unknown;
 
 /**

@@ -1,6 +1,7 @@
 import {
   END,
   StateGraph,
+  requireKnownOptions,
   ToolNode,
   type AnyTool,
   type BaseState,
@@ -9,7 +10,7 @@ import {
   type CompileOptions,
 } from "@tenxgraph/core";
 import { Agent } from "../agent/agent.js";
-import type { AgentOptions } from "../agent/agent-options.js";
+import { builderOptions, type AgentOptions } from "../agent/agent-options.js";
 
 /** What {@link createReactAgent} is built from: the `Agent`'s options, the tools, and storage. */
 export interface CreateReactAgentOptions extends Omit<AgentOptions, "tools" | "toolNode"> {
@@ -20,6 +21,8 @@ export interface CreateReactAgentOptions extends Omit<AgentOptions, "tools" | "t
   /** The other options of `compile()`: logger, meter, fault points, timings. */
   compile?: Omit<CompileOptions, "checkpointer">;
 }
+
+const REACT_OPTIONS = builderOptions(["toolNode"], ["checkpointer", "compile"]);
 
 /** The node names of the graph {@link createReactAgent} builds. */
 export const REACT_AGENT_NODES = Object.freeze({ model: "MAIN", tools: "TOOL" });
@@ -39,6 +42,9 @@ export const REACT_AGENT_NODES = Object.freeze({ model: "MAIN", tools: "TOOL" })
  * await app.invoke({ messages: [Message.user("charge order 4821")] }, { threadId: "order-4821" });
  */
 export function createReactAgent(options: CreateReactAgentOptions): CompiledGraph<BaseState> {
+  if (typeof options === "object" && options !== null) {
+    requireKnownOptions("createReactAgent()", options, REACT_OPTIONS.known, REACT_OPTIONS.hints);
+  }
   const { tools, checkpointer, compile, ...agentOptions } = options;
   if (!Array.isArray(tools)) {
     throw new TypeError("createReactAgent: tools must be an array of tools (it may be empty)");

@@ -2,6 +2,7 @@ import {
   END,
   StateGraph,
   ToolNode,
+  requireKnownOptions,
   tool,
   type AnyCompiledGraph,
   type AnyTool,
@@ -13,7 +14,7 @@ import {
 } from "@tenxgraph/core";
 import { z } from "zod";
 import { Agent } from "../agent/agent.js";
-import type { AgentOptions } from "../agent/agent-options.js";
+import { builderOptions, type AgentOptions } from "../agent/agent-options.js";
 import type { ModelSpec } from "../providers/resolve-model.js";
 
 /** A worker the supervisor may hand the conversation to. */
@@ -48,6 +49,11 @@ export const SUPERVISOR_NODES = Object.freeze({ supervisor: "SUPERVISOR", handof
 
 const HANDOFF_PREFIX = "transfer_to_";
 
+const SUPERVISOR_OPTIONS = builderOptions(
+  ["tools", "toolNode"],
+  ["agents", "checkpointer", "compile"],
+);
+
 /**
  * A supervisor model routing to worker agents (LangGraph.js's `createSupervisor`): the
  * supervisor replies, or calls `transfer_to_<name>` tools; `HANDOFF` answers those calls
@@ -67,6 +73,14 @@ const HANDOFF_PREFIX = "transfer_to_";
  * });
  */
 export function createSupervisor(options: CreateSupervisorOptions): CompiledGraph<BaseState> {
+  if (typeof options === "object" && options !== null) {
+    requireKnownOptions(
+      "createSupervisor()",
+      options,
+      SUPERVISOR_OPTIONS.known,
+      SUPERVISOR_OPTIONS.hints,
+    );
+  }
   const { model, agents, checkpointer, compile, ...agentOptions } = options;
   const { supervisor: SUPERVISOR, handoff: HANDOFF } = SUPERVISOR_NODES;
   requireAgents(agents, [SUPERVISOR, HANDOFF]);

@@ -1,0 +1,54 @@
+import { END, StateGraph } from "@tenxgraph/core";
+import { describe, expect, it } from "vitest";
+import { createReactAgent } from "../react/create-react-agent.js";
+import { createSupervisor } from "../supervisor/create-supervisor.js";
+import { Agent } from "./agent.js";
+
+const model = "openai/gpt-4o-mini";
+
+/** LangGraph.js's createReactAgent options that tenxgraph names otherwise, or lacks (issue 27). */
+describe("agent builders refuse options they do not know", () => {
+  it.each([
+    { option: { prompt: "Be brief." }, says: "Use 'systemPrompt'" },
+    { option: { stateModifier: "Be brief." }, says: "Use 'systemPrompt'" },
+    { option: { responseFormat: {} }, says: "Structured output is not supported yet" },
+    { option: { llm: model }, says: "Use 'model'" },
+    { option: { preModelHook: () => ({}) }, says: "Use 'prepareMessages'" },
+    { option: { interruptBefore: ["TOOL"] }, says: "call interrupt() in a tool" },
+    { option: { store: {} }, says: "A cross-thread store is not supported yet" },
+    { option: { checkpointSaver: {} }, says: "Use 'checkpointer'" },
+    { option: { logger: {} }, says: "pass compile: { logger }" },
+    { option: { systemPromt: "typo" }, says: "Known options: model, systemPrompt," },
+  ])("createReactAgent() refuses $option with OPTION_001", ({ option, says }) => {
+    const name = Object.keys(option)[0]!;
+    expect(() => createReactAgent({ model, tools: [], ...option } as never)).toThrow(
+      expect.objectContaining({
+        code: "OPTION_001",
+        option: name,
+        message: expect.stringContaining(says),
+      }),
+    );
+  });
+
+  it("new Agent() and createSupervisor() refuse them too; known options still build", () => {
+    expect(() => new Agent({ model, prompt: "x" } as never)).toThrow(
+      "new Agent(): unknown option 'prompt'. Use 'systemPrompt'",
+    );
+    expect(() => new Agent({ model, checkpointer: {} } as never)).toThrow(
+      "give the checkpointer to the graph's compile()",
+    );
+    const worker = new StateGraph()
+      .addNode("W", () => ({}))
+      .addEdge("W", END)
+      .setEntryPoint("W")
+      .compile();
+    const agents = [{ name: "billing", description: "Billing", graph: worker }];
+    expect(() => createSupervisor({ model, agents, tools: [] } as never)).toThrow(
+      "createSupervisor(): unknown option 'tools'",
+    );
+    expect(() => createSupervisor({ model, agents, systemPrompt: "Route." })).not.toThrow();
+    expect(() =>
+      createReactAgent({ model, tools: [], systemPrompt: "Be brief.", compile: {} }),
+    ).not.toThrow();
+  });
+});
