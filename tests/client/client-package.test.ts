@@ -46,7 +46,7 @@ describe("@tenxgraph/client as a packed package", () => {
        const client = new TenxgraphClient({ baseUrl: process.argv[2] });
        const pong = await client.ping();
        const error = await client.listThreads().catch((e) => e);
-       console.log(manifest.name, pong, error.name, error.status, isClientError(error, "REVOKED_TOKEN"));`,
+       console.log(manifest.name, pong, error.name, error.status, isClientError(error, "MISSING_TOKEN"));`,
     );
     const server = await startClientServer("sqlite", "client_package");
     try {

@@ -81,7 +81,7 @@ describe.each(STORES)("client threads and errors on $label", ({ kind }) => {
     expect(await anonymous.ping()).toBe("pong");
     const missing = await anonymous.listThreads().catch((e: unknown) => e);
     expect(missing).toBeInstanceOf(AuthenticationError);
-    expect(missing).toMatchObject({ status: 401, code: "REVOKED_TOKEN" });
+    expect(missing).toMatchObject({ status: 401, code: "MISSING_TOKEN" });
     const forged = new TenxgraphClient({
       baseUrl: t.url,
       token: await tokenFor("alice", { secret: "not-the-server-secret" }),

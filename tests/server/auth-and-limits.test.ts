@@ -18,7 +18,7 @@ describe("JWT auth (HS256), limits, CORS and request ids", () => {
 
   it("answers 401 with the error envelope for a missing, malformed, forged or expired token", async () => {
     const cases: [string | undefined, string][] = [
-      [undefined, "REVOKED_TOKEN"],
+      [undefined, "MISSING_TOKEN"],
       ["not-a-jwt", "INVALID_TOKEN"],
       [await tokenFor("alice", { secret: "another-secret" }), "INVALID_TOKEN"],
       [await tokenFor("alice", { expired: true }), "EXPIRED_TOKEN"],
@@ -29,6 +29,17 @@ describe("JWT auth (HS256), limits, CORS and request ids", () => {
       expect(r.status, code).toBe(401);
       expect(isErrorEnvelope(r.body)).toBe(true);
       expect(r.body.error.code).toBe(code);
+    }
+    // A header without a token is a missing token; another scheme is not a bearer token.
+    const byHeader: [string, string][] = [
+      ["Bearer", "MISSING_TOKEN"],
+      ["Bearer   ", "MISSING_TOKEN"],
+      ["Basic YWxpY2U6c2VjcmV0", "INVALID_TOKEN"],
+    ];
+    for (const [authorization, code] of byHeader) {
+      const r = await caller(t.base)("GET", "/v1/threads", undefined, { authorization });
+      expect(r.status, authorization).toBe(401);
+      expect(r.body.error.code, authorization).toBe(code);
     }
     expect((await caller(t.base)("GET", "/ping")).status).toBe(200);
   });

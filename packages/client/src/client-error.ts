@@ -36,7 +36,8 @@ export type ErrorCode =
   | "VERSION_NOT_FOUND"
   | "THREAD_005"
   | "REQUEST_TOO_LARGE"
-  | "REVOKED_TOKEN"
+  /** No token was sent (401): give the client a `token`. */
+  | "MISSING_TOKEN"
   | "INVALID_TOKEN"
   | "EXPIRED_TOKEN"
   | "RECURSION_001"

@@ -33,6 +33,7 @@ export interface ExecutionMeta {
  */
 export interface WireState {
   context: WireMessage[];
+  /** The graph's state field `context_summary` (a summary its nodes or `updateState` keep), else `null`. */
   context_summary: string | null;
   execution_meta: ExecutionMeta;
   [field: string]: unknown;

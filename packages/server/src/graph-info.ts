@@ -1,4 +1,5 @@
 import { END, ToolNode, isRemoteTool, type BaseState, type CompiledGraph } from "@tenxgraph/core";
+import { SUMMARY_FIELD, wireStateFields } from "./wire/wire-state.js";
 
 /** The `__start__` node 10xGraph lists before the entry point. */
 const START = "__start__";
@@ -37,7 +38,7 @@ export function graphInfo(graph: CompiledGraph<BaseState>, store: boolean) {
       id_generator: "uuidv7",
       id_type: "string",
       state_type: "BaseState",
-      state_fields: ["messages", ...Object.keys(initialState)],
+      state_fields: wireStateFields(initialState),
       is_realtime: false,
     },
     nodes: names.map((name) => ({ id: name, name })),
@@ -64,7 +65,10 @@ export function graphTools(graph: CompiledGraph<BaseState>) {
   };
 }
 
-/** `GET /v1/graph:StateSchema`: a JSON Schema of the state, from the graph's initial fields. */
+/**
+ * `GET /v1/graph:StateSchema`: a JSON Schema of the wire state (its properties are
+ * `state_fields`), from the graph's initial fields.
+ */
 export function stateSchema(graph: CompiledGraph<BaseState>) {
   const properties: Record<string, unknown> = {
     context: { type: "array", items: { type: "object" }, title: "Context" },
@@ -72,6 +76,8 @@ export function stateSchema(graph: CompiledGraph<BaseState>) {
     execution_meta: { type: "object", title: "Execution Meta" },
   };
   for (const [key, value] of Object.entries(graph.definition.initialState)) {
+    // The graph's own summary field is AgentState's, listed above; the transcript is `context`.
+    if (key === SUMMARY_FIELD || key === "messages") continue;
     properties[key] = { type: jsonType(value), title: key, default: value };
   }
   return { title: "AgentState", type: "object", properties };

@@ -107,10 +107,13 @@ export const deleteAfterSchema = z.object({
 /** Bodies that carry only an optional `config` (deletes). */
 export const configBodySchema = z.object({ config: jsonObject.nullable().optional() }).loose();
 
-/** `PUT /v1/threads/{id}/state`. */
+/**
+ * `PUT /v1/threads/{id}/state`. `context` is checked by {@link wireMessagesOf}; the summary is
+ * text (`null` leaves it as it is).
+ */
 export const putStateSchema = z.object({
   config: jsonObject.nullable().optional(),
-  state: jsonObject,
+  state: z.looseObject({ context_summary: z.string().nullable().optional() }),
 });
 
 /** `POST /v1/threads/{id}/messages`. */

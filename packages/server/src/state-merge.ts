@@ -1,13 +1,10 @@
 import { THREAD_NAME_FIELD } from "./thread-name.js";
 
-/** Keys of 10xGraph's state dump the server owns: never written from a client's state. */
-const RUNTIME_KEYS = new Set([
-  "execution_meta",
-  "context_summary",
-  "context",
-  "messages",
-  THREAD_NAME_FIELD,
-]);
+/**
+ * Keys of 10xGraph's state dump the server owns: never written from a client's state.
+ * (`context_summary` is not one: it is a state field, see `SUMMARY_FIELD`.)
+ */
+const RUNTIME_KEYS = new Set(["execution_meta", "context", "messages", THREAD_NAME_FIELD]);
 
 /**
  * 10xGraph's state merge for `PUT /v1/threads/{id}/state`: objects are merged deeply, `null`

@@ -237,6 +237,10 @@ describe("background runs: POST, read, join, stream, cancel, multitask strategie
     const bad = await postRun("bg-bad", "hi", { multitask_strategy: "rollback" });
     expect(bad.status).toBe(422);
     expect(bad.text).toContain("multitask_strategy");
+    // A background run does not fork (docs/history.md): fork in the foreground, then queue.
+    const fork = await postRun("bg-bad", "hi", { config: { from_version: 1 } });
+    expect(fork.status).toBe(422);
+    expect(fork.body.error.details[0].loc).toEqual(["body", "config", "from_version"]);
     const unknown = await call("GET", "/v1/threads/bg-bad/runs/no-such-run");
     expect(unknown.status).toBe(404);
     openGate();

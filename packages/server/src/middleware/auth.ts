@@ -41,7 +41,8 @@ function isPublic(path: string): boolean {
 
 /**
  * Sets `c.get("user")` for every request: the authenticated user, or "anonymous" without auth.
- * A missing, malformed, badly signed or expired token is a 401 with the error envelope.
+ * A missing (`MISSING_TOKEN`), malformed, badly signed or expired token is a 401 with the
+ * error envelope.
  * `authenticate` comes from {@link requestAuthenticator} (`null` without auth), so HTTP and the
  * WebSocket share one.
  */
@@ -81,15 +82,7 @@ function authenticator(option: Exclude<AuthOption, null>): (request: Request) =>
   const config: JwtAuthConfig = option === "jwt" ? { method: "jwt" } : option;
   const verify = jwtVerifier(config);
   return async (request) => {
-    const header = request.headers.get("authorization") ?? "";
-    const match = /^Bearer\s+(\S+)$/i.exec(header);
-    if (!match)
-      throw new ApiError(
-        401,
-        "REVOKED_TOKEN",
-        "Missing bearer token (Authorization: Bearer <token>)",
-      );
-    const claims = await verify(match[1]!);
+    const claims = await verify(bearerToken(request));
     const id = userIdOf(claims, config.user_claim);
     if (id === null)
       throw new ApiError(
@@ -99,6 +92,31 @@ function authenticator(option: Exclude<AuthOption, null>): (request: Request) =>
       );
     return { id, claims: claims as Record<string, unknown>, authenticated: true };
   };
+}
+
+/**
+ * The request's bearer token. No token at all is `MISSING_TOKEN` (10xGraph's server says
+ * `REVOKED_TOKEN`, which reads as if a token had been withdrawn); a credential of another
+ * scheme, or a malformed header, is `INVALID_TOKEN`. Both are 401.
+ */
+function bearerToken(request: Request): string {
+  const header = (request.headers.get("authorization") ?? "").trim();
+  if (header === "" || /^Bearer$/i.test(header)) {
+    throw new ApiError(
+      401,
+      "MISSING_TOKEN",
+      "Missing bearer token: send Authorization: Bearer <token>",
+    );
+  }
+  const match = /^Bearer\s+(\S+)$/i.exec(header);
+  if (!match) {
+    throw new ApiError(
+      401,
+      "INVALID_TOKEN",
+      "The Authorization header is not a bearer token: send Authorization: Bearer <token>",
+    );
+  }
+  return match[1]!;
 }
 
 function jwtVerifier(config: JwtAuthConfig): (token: string) => Promise<JWTPayload> {

@@ -9,7 +9,7 @@ import { track, type ServerContext } from "../server-context.js";
 import type { ServerEnv } from "../server-env.js";
 import { streamChunks, streamFormat } from "../sse.js";
 import { toWireMessage } from "../wire/convert-message.js";
-import { toWireState } from "../wire/wire-state.js";
+import { toWireState, wireSummary } from "../wire/wire-state.js";
 
 /**
  * `POST /v1/graph/invoke` and `POST /v1/graph/stream`: one run of the graph, through the same
@@ -40,7 +40,7 @@ export function graphRunRoutes(app: Hono<ServerEnv>, ctx: ServerContext): void {
     };
     if (body.response_granularity !== "low") {
       data.context = result.state.messages.map(toWireMessage);
-      data.summary = null;
+      data.summary = wireSummary(result.state as unknown as Record<string, unknown>);
     }
     if (body.response_granularity === "full") {
       // The run's result is the thread as committed: no read after the run.

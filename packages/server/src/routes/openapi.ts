@@ -2,13 +2,18 @@ import type { Hono } from "hono";
 import { z } from "zod";
 import {
   configBodySchema,
+  deleteAfterSchema,
   graphInputSchema,
+  historyQuerySchema,
   inDoubtDecisionBodySchema,
   pageQuerySchema,
   putMessagesSchema,
+  pruneHistorySchema,
   putStateSchema,
   setupInputSchema,
+  stateQuerySchema,
   stopInputSchema,
+  updateStateSchema,
 } from "../schemas.js";
 import type { ServerEnv } from "../server-env.js";
 import { createRunSchema } from "./runs.js";
@@ -48,7 +53,12 @@ const OPERATIONS: Operation[] = [
     graphInputSchema,
   ],
   ["post", "/v1/graph/stop", "Stop the thread's run on any process", stopInputSchema],
-  ["post", "/v1/graph/setup", "Register remote tools (not supported)", setupInputSchema],
+  [
+    "post",
+    "/v1/graph/setup",
+    "Attach remote tools to tool nodes (403 with auth or MODE=production)",
+    setupInputSchema,
+  ],
   ["post", "/v1/graph/fix", "Nothing to fix: transcripts are append-only", stopInputSchema],
   ["get", "/v1/observability/{thread_id}", "Run traces (not kept: run_count 0)"],
   [
@@ -67,7 +77,13 @@ const OPERATIONS: Operation[] = [
   ],
   ["get", T, "Thread details"],
   ["delete", T, "Delete the thread, its messages and ledger", configBodySchema],
-  ["get", `${T}/state`, "The thread's state"],
+  [
+    "get",
+    `${T}/state`,
+    "The thread's state: the latest version, or ?version",
+    undefined,
+    stateQuerySchema,
+  ],
   ["put", `${T}/state`, "Merge into the thread's state", putStateSchema],
   ["delete", `${T}/state`, "Clear the thread's state fields"],
   ["get", `${T}/messages`, "Page the transcript", undefined, pageQuerySchema],
@@ -76,8 +92,33 @@ const OPERATIONS: Operation[] = [
   [
     "delete",
     `${T}/messages/{message_id}`,
-    "Refused: transcripts are append-only",
+    "Remove the message, as the thread's next version (earlier versions keep it)",
     configBodySchema,
+  ],
+  [
+    "get",
+    `${T}/history`,
+    "The thread's versions, newest first (before a version)",
+    undefined,
+    historyQuerySchema,
+  ],
+  [
+    "post",
+    `${T}/state/update`,
+    "Update the state through the graph's reducers (updateState), optionally as a node",
+    updateStateSchema,
+  ],
+  [
+    "post",
+    `${T}/history/prune`,
+    "Delete all but the newest keep_last versions",
+    pruneHistorySchema,
+  ],
+  [
+    "put",
+    `${T}/delete-after`,
+    "Delete the thread once this time has passed (null keeps it)",
+    deleteAfterSchema,
   ],
   ["get", `${T}/ledger`, "The thread's tool ledger"],
   ["get", `${T}/in-doubt`, "Tool calls that may or may not have taken effect"],

@@ -12,9 +12,37 @@ const STATUS: Record<string, string> = {
 };
 
 /**
- * A thread's state as 10xGraph's `AgentState` dump: the transcript as `context`, the run's
- * position in `execution_meta` (core field names), and every other state field as is.
- * tenxgraph's own `status`, `version` and pending `interrupts` ride in `execution_meta.internal_data`.
+ * The state field that is 10xGraph's `context_summary`, under the same name: a graph that keeps
+ * a summary declares it (`initialState: { context_summary: null }`) and its nodes write it;
+ * `PUT …/state` writes it too. The wire shows it as a string or `null`.
+ */
+export const SUMMARY_FIELD = "context_summary";
+
+/** `AgentState`'s own fields, in 10xGraph's order, before the graph's fields. */
+const AGENT_STATE_FIELDS = ["context", SUMMARY_FIELD, "execution_meta"];
+
+/**
+ * The field names of the wire state for a graph that starts from `initialState`: `AgentState`'s
+ * (`context` is the transcript, tenxgraph's `messages`), then the graph's own fields.
+ */
+export function wireStateFields(initialState: Record<string, unknown>): string[] {
+  const own = Object.keys(initialState).filter(
+    (key) => key !== "messages" && key !== THREAD_NAME_FIELD && !AGENT_STATE_FIELDS.includes(key),
+  );
+  return [...AGENT_STATE_FIELDS, ...own];
+}
+
+/** A thread's summary as the wire shows it (`null` when the state keeps none). */
+export function wireSummary(values: Record<string, unknown>): string | null {
+  const summary = values[SUMMARY_FIELD];
+  return typeof summary === "string" ? summary : null;
+}
+
+/**
+ * A thread's state as 10xGraph's `AgentState` dump: the transcript as `context`, the summary
+ * field as `context_summary`, the run's position in `execution_meta` (core field names), and
+ * every other state field as is. tenxgraph's own `status`, `version` and pending `interrupts`
+ * ride in `execution_meta.internal_data`.
  */
 export function toWireState(
   threadId: string,
@@ -23,16 +51,13 @@ export function toWireState(
     "values" | "version" | "currentNode" | "step" | "status" | "interrupts"
   >,
 ): Record<string, unknown> {
-  const {
-    messages,
-    [THREAD_NAME_FIELD]: _name,
-    ...fields
-  } = state.values as typeof state.values & Record<string, unknown>;
+  const values = state.values as typeof state.values & Record<string, unknown>;
+  const { messages, [THREAD_NAME_FIELD]: _name, [SUMMARY_FIELD]: _summary, ...fields } = values;
   const interrupt = state.interrupts[0];
   return {
     ...fields,
     context: messages.map(toWireMessage),
-    context_summary: null,
+    context_summary: wireSummary(values),
     execution_meta: {
       current_node: state.currentNode ?? "__end__",
       step: state.step,
