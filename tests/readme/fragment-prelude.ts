@@ -24,6 +24,7 @@ declare global {
   var ToolNode: typeof core.ToolNode;
   var tool: typeof core.tool;
   var interrupt: typeof core.interrupt;
+  var Command: typeof core.Command;
   var trimMessages: typeof core.trimMessages;
   var z: typeof zod.z;
   var Agent: typeof models.Agent;
