@@ -1,5 +1,5 @@
-import { Logger as QueueLogger, runMigrations } from "graphile-worker";
 import pg from "pg";
+import { migrateRunSchema } from "./run-schema.js";
 import {
   needsBaseVersion,
   type MultitaskStrategy,
@@ -68,39 +68,6 @@ export interface AttemptRef {
   workerId: string;
 }
 
-const SCHEMA_LOCK = 7_315_062_001;
-const MIGRATIONS: readonly string[] = [
-  `CREATE TABLE tenxgraph_runs (
-     run_id text PRIMARY KEY,
-     thread_id text NOT NULL,
-     user_id text,
-     status text NOT NULL CHECK (status IN
-       ('pending', 'running', 'interrupted', 'completed', 'failed', 'cancelled')),
-     multitask_strategy text NOT NULL,
-     request jsonb NOT NULL,
-     worker_id text,
-     queue_worker_id text,
-     attempts integer NOT NULL DEFAULT 0,
-     base_version bigint,
-     heartbeat_at timestamptz,
-     stop_requested text,
-     error jsonb,
-     last_event_seq bigint NOT NULL DEFAULT 0,
-     created_at timestamptz NOT NULL DEFAULT now(),
-     updated_at timestamptz NOT NULL DEFAULT now()
-   );
-   CREATE INDEX tenxgraph_runs_by_thread ON tenxgraph_runs (thread_id, created_at DESC);
-   CREATE INDEX tenxgraph_runs_held ON tenxgraph_runs (heartbeat_at) WHERE status = 'running';
-   CREATE TABLE tenxgraph_run_events (
-     run_id text NOT NULL REFERENCES tenxgraph_runs ON DELETE CASCADE,
-     seq bigint NOT NULL,
-     attempt integer NOT NULL,
-     event jsonb NOT NULL,
-     created_at timestamptz NOT NULL DEFAULT now(),
-     PRIMARY KEY (run_id, seq)
-   );`,
-];
-
 /**
  * Background runs on PostgreSQL: the run rows (status, owner, attempts, heartbeats), their
  * events for streaming, and their jobs in graphile-worker's queue, written together so a run
@@ -132,7 +99,7 @@ export class PgRunStore {
 
   /** Creates or migrates the tables (graphile-worker's too). Idempotent; run on first use. */
   setup(): Promise<void> {
-    this.#ready ??= this.#migrate().catch((error: unknown) => {
+    this.#ready ??= migrateRunSchema(this.pool).catch((error: unknown) => {
       this.#ready = null;
       throw error;
     });
@@ -141,26 +108,6 @@ export class PgRunStore {
 
   async close(): Promise<void> {
     await this.pool.end();
-  }
-
-  async #migrate(): Promise<void> {
-    await runMigrations({ pgPool: this.pool, logger: silentLogger });
-    await this.#transaction(async (client) => {
-      await client.query("SELECT pg_advisory_xact_lock($1)", [SCHEMA_LOCK]);
-      await client.query(
-        "CREATE TABLE IF NOT EXISTS tenxgraph_runs_schema (version integer NOT NULL)",
-      );
-      const { rows } = await client.query<{ version: number }>(
-        "SELECT version FROM tenxgraph_runs_schema",
-      );
-      const current = rows[0]?.version ?? 0;
-      for (let v = current; v < MIGRATIONS.length; v++) await client.query(MIGRATIONS[v]!);
-      if (rows.length === 0) {
-        await client.query("INSERT INTO tenxgraph_runs_schema VALUES ($1)", [MIGRATIONS.length]);
-      } else if (current < MIGRATIONS.length) {
-        await client.query("UPDATE tenxgraph_runs_schema SET version = $1", [MIGRATIONS.length]);
-      }
-    });
   }
 
   /**
@@ -546,6 +493,3 @@ function toRecord(row: RunRow): RunRecord {
     updatedAt: row.updated_at.toISOString(),
   };
 }
-
-/** graphile-worker's migrations log every step; the store says what matters itself. */
-const silentLogger = new QueueLogger(() => () => {});
