@@ -435,11 +435,15 @@ export class PgRunStore {
   /**
    * The run's job, keyed by the run so it is queued once: a job still waiting is replaced, and
    * one locked by a worker that is handing the run back keeps running to its end beside it.
+   * Due when the run was created, whenever it is queued: a thread's queue takes its jobs in
+   * `run_at` order, so a run handed back (takeover, drain) keeps its place ahead of the runs
+   * queued behind it instead of going to the back.
    */
   async #addJob(client: pg.PoolClient, runId: string, threadId: string): Promise<void> {
     await client.query(
       `SELECT graphile_worker.add_job($1, json_build_object('runId', $2::text),
-         queue_name := $3, max_attempts := 1000, job_key := $4)`,
+         queue_name := $3, max_attempts := 1000, job_key := $4,
+         run_at := (SELECT created_at FROM tenxgraph_runs WHERE run_id = $2))`,
       [RUN_TASK, runId, queueName(threadId), `tenxgraph_run:${runId}`],
     );
   }
