@@ -70,7 +70,7 @@ describe.each(STORES)("child threads on $label", ({ kind }) => {
     expect((await call("GET", `/v1/threads/${parent}/ledger`)).body.data.entries).toEqual([]);
   });
 
-  it("refuses to run or update a child thread on its own (409 SUBGRAPH_THREAD), writing nothing", async () => {
+  it("refuses to run, edit or decide on a child thread on its own (409 SUBGRAPH_THREAD), writing nothing", async () => {
     const version = async () =>
       (await call("GET", childPath)).body.data.thread_data.thread.metadata.version as number;
     const before = await version();
@@ -85,6 +85,10 @@ describe.each(STORES)("child threads on $label", ({ kind }) => {
         config: { thread_id: child },
       }),
       await call("POST", `${childPath}/state/update`, { values: {} }),
+      await call("POST", `${childPath}/messages`, { messages: [userMessage("charge 9")] }),
+      await call("PUT", `${childPath}/state`, { state: { note: "edited alone" } }),
+      await call("DELETE", `${childPath}/state`),
+      await call("POST", `${childPath}/in-doubt/charge_card:order-7-charge`, { action: "retry" }),
     ];
     for (const answer of refused) {
       expect(answer.status).toBe(409);
@@ -92,6 +96,8 @@ describe.each(STORES)("child threads on $label", ({ kind }) => {
       expect(answer.body.error.message).toContain(`run or edit '${parent}' instead`);
     }
     expect(await version()).toBe(before);
+    const state = (await call("GET", `${childPath}/state`)).body.data.state;
+    expect(state.execution_meta.internal_data.status).toBe("completed");
   });
 
   it("answers 404 for an unknown thread and 403 for another user's", async () => {
