@@ -93,7 +93,10 @@ export function runRoutes(app: Hono<ServerEnv>, ctx: ServerContext): void {
     const signal = AbortSignal.any([c.req.raw.signal, ctx.closing.signal]);
     while (!FINAL_RUN_STATUSES.includes(run.status) && !signal.aborted) {
       await runs.follower.wait(run.runId, FALLBACK_WAKE_MS, signal);
-      run = (await runs.store.getRun(run.runId)) ?? run;
+      const now = await runs.store.getRun(run.runId);
+      if (!now)
+        throw new ApiError(404, "NOT_FOUND", `Run '${run.runId}' was deleted with its thread`);
+      run = now;
     }
     return ok(c, toWireRun(run));
   });

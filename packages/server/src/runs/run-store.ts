@@ -196,6 +196,37 @@ export class PgRunStore {
   }
 
   /**
+   * Removes a thread's runs with their events and jobs, under the lock `createRun` takes: runs
+   * not started never run (so none re-creates the thread), and a running run's worker loses it
+   * at its next heartbeat or event, ending it without another write. Returns the runs removed.
+   */
+  async deleteThreadRuns(threadId: string): Promise<string[]> {
+    await this.setup();
+    return this.#transaction(async (client) => {
+      await client.query("SELECT pg_advisory_xact_lock(hashtextextended($1, 0))", [
+        `tenxgraph_runs:${threadId}`,
+      ]);
+      const { rows } = await client.query<{ run_id: string }>(
+        "DELETE FROM tenxgraph_runs WHERE thread_id = $1 RETURNING run_id",
+        [threadId],
+      );
+      const runIds = rows.map((r) => r.run_id);
+      if (runIds.length === 0) return [];
+      // A job a worker holds is kept from running again; any other is deleted.
+      await client.query(
+        "SELECT graphile_worker.remove_job('tenxgraph_run:' || id) FROM unnest($1::text[]) AS id",
+        [runIds],
+      );
+      // Streams and joins of these runs wake and find them gone.
+      await client.query(`SELECT pg_notify($1, id) FROM unnest($2::text[]) AS id`, [
+        RUN_EVENTS_CHANNEL,
+        runIds,
+      ]);
+      return runIds;
+    });
+  }
+
+  /**
    * Begins an attempt on a pending run for `workerId`: the run is then `running`, held by the
    * worker's heartbeats, and every later write of the attempt is fenced by its number. `null`
    * when the run is not pending (ended, cancelled, or held by another worker).
