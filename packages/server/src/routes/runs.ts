@@ -38,9 +38,11 @@ export function runRoutes(app: Hono<ServerEnv>, ctx: ServerContext): void {
   app.post("/v1/threads/:thread_id/runs", async (c) => {
     const runs = requireRuns(ctx);
     const threadId = pathId(c, "thread_id");
-    const body = await readBody(c, createRunSchema);
     const user = c.get("user");
+    // Ownership before the body: another user learns nothing about the thread, not even
+    // whether their body would have been valid.
     await authorizeRunThread(ctx, runs, user, threadId);
+    const body = await readBody(c, createRunSchema);
     const request = await backgroundRequest(ctx, user, threadId, body);
     try {
       const run = await runs.store.createRun({
