@@ -1,3 +1,4 @@
+import { setTimeout as sleep } from "node:timers/promises";
 import type { BaseState, CompiledGraph } from "@tenxgraph/core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { STORES } from "../support/store-spec.js";
@@ -9,6 +10,17 @@ import { startTestServer, type TestServer } from "./support/test-server.js";
  * Over real HTTP on each store: a supervisor's thread lists the child thread its WORKER subgraph
  * ran on, and every thread route reads the child by its URL-encoded id (it holds '|' and '@').
  */
+/** A charge that never returns: its call is left in doubt when its run is stopped. */
+const hung = new Promise<void>(() => {});
+
+async function until(check: () => Promise<boolean>): Promise<void> {
+  const giveUp = Date.now() + 30_000;
+  while (!(await check())) {
+    if (Date.now() > giveUp) throw new Error("timed out");
+    await sleep(25);
+  }
+}
+
 describe.each(STORES)("child threads on $label", ({ kind }) => {
   let t: TestServer;
   let call: ReturnType<typeof caller>;
@@ -18,7 +30,11 @@ describe.each(STORES)("child threads on $label", ({ kind }) => {
   beforeAll(async () => {
     t = await startTestServer(kind, `child_threads_${kind}`, {
       build: (checkpointer) =>
-        buildTeamGraph(checkpointer, () => {}) as unknown as CompiledGraph<BaseState>,
+        buildTeamGraph(checkpointer, (order) => (order === "hang" ? hung : undefined), {
+          onInDoubt: "interrupt",
+          claimStaleAfterMs: 400,
+          stopPollIntervalMs: 200,
+        }) as unknown as CompiledGraph<BaseState>,
     });
     call = caller(t.base, await tokenFor("alice"));
     const seeded = await call("POST", "/v1/graph/invoke", {
@@ -107,5 +123,36 @@ describe.each(STORES)("child threads on $label", ({ kind }) => {
     const bob = caller(t.base, await tokenFor("bob"));
     expect((await bob("GET", `/v1/threads/${parent}/children`)).status).toBe(403);
     expect((await bob("GET", childPath)).status).toBe(403);
+  });
+
+  it("refuses an in-doubt decision on a child (409), leaving it waiting for its parent's", async () => {
+    const doubted = `doubt-${kind}`;
+    const doubtedChild = `/v1/threads/${encodeURIComponent(`${doubted}|WORKER@0`)}`;
+    const running = call("POST", "/v1/graph/invoke", {
+      messages: [userMessage("charge hang")],
+      config: { thread_id: doubted },
+    });
+    await until(async () => {
+      const ledger = await call("GET", `${doubtedChild}/ledger`);
+      return ledger.status === 200 && ledger.body.data.entries.length > 0;
+    });
+    expect((await call("POST", "/v1/graph/stop", { thread_id: doubted })).status).toBe(200);
+    await running;
+    const continued = await call("POST", "/v1/graph/invoke", {
+      messages: [],
+      continue: true,
+      config: { thread_id: doubted },
+    });
+    expect(continued.status, continued.text).toBe(200);
+    expect(continued.body.data.meta.status).toBe("interrupted");
+    const before = (await call("GET", `${doubtedChild}/state`)).body.data.state;
+    const asked = (await call("GET", `${doubtedChild}/in-doubt`)).body.data.calls;
+    expect(asked).toEqual([expect.objectContaining({ key: "charge_card:order-hang-charge" })]);
+    const refused = await call("POST", `${doubtedChild}/in-doubt/charge_card:order-hang-charge`, {
+      action: "fail",
+    });
+    expect(refused.status, refused.text).toBe(409);
+    expect(refused.body.error.code).toBe("SUBGRAPH_THREAD");
+    expect((await call("GET", `${doubtedChild}/state`)).body.data.state).toEqual(before);
   });
 });
