@@ -96,7 +96,7 @@ export async function runAttempt(
 }
 
 /** A run the worker refuses before it writes anything, with the code its `error` carries. */
-export class RunRefusedError extends Error {
+class RunRefusedError extends Error {
   constructor(
     readonly code: string,
     message: string,
