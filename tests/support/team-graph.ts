@@ -19,7 +19,7 @@ import { supportAgent } from "@tenxgraph/core/testing";
  */
 export function buildTeamGraph(
   checkpointer: Checkpointer,
-  charged: (orderId: string) => void | Promise<void>,
+  charged: (orderId: string) => unknown,
   options: {
     onInDoubt?: "interrupt";
     claimStaleAfterMs?: number;
