@@ -1,3 +1,4 @@
+import { setTimeout as sleep } from "node:timers/promises";
 import type { BaseState, CompiledGraph } from "@tenxgraph/core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { STORES } from "../support/store-spec.js";
@@ -9,6 +10,17 @@ import { startTestServer, type TestServer } from "./support/test-server.js";
  * Over real HTTP on each store: a supervisor's thread lists the child thread its WORKER subgraph
  * ran on, and every thread route reads the child by its URL-encoded id (it holds '|' and '@').
  */
+/** A charge that never returns: its call is left in doubt when its run is stopped. */
+const hung = new Promise<void>(() => {});
+
+async function until(check: () => Promise<boolean>): Promise<void> {
+  const giveUp = Date.now() + 30_000;
+  while (!(await check())) {
+    if (Date.now() > giveUp) throw new Error("timed out");
+    await sleep(25);
+  }
+}
+
 describe.each(STORES)("child threads on $label", ({ kind }) => {
   let t: TestServer;
   let call: ReturnType<typeof caller>;
@@ -18,7 +30,11 @@ describe.each(STORES)("child threads on $label", ({ kind }) => {
   beforeAll(async () => {
     t = await startTestServer(kind, `child_threads_${kind}`, {
       build: (checkpointer) =>
-        buildTeamGraph(checkpointer, () => {}) as unknown as CompiledGraph<BaseState>,
+        buildTeamGraph(checkpointer, (order) => (order === "hang" ? hung : undefined), {
+          onInDoubt: "interrupt",
+          claimStaleAfterMs: 400,
+          stopPollIntervalMs: 200,
+        }) as unknown as CompiledGraph<BaseState>,
     });
     call = caller(t.base, await tokenFor("alice"));
     const seeded = await call("POST", "/v1/graph/invoke", {
@@ -70,7 +86,7 @@ describe.each(STORES)("child threads on $label", ({ kind }) => {
     expect((await call("GET", `/v1/threads/${parent}/ledger`)).body.data.entries).toEqual([]);
   });
 
-  it("refuses to run or update a child thread on its own (409 SUBGRAPH_THREAD), writing nothing", async () => {
+  it("refuses to run, edit or decide on a child thread on its own (409 SUBGRAPH_THREAD), writing nothing", async () => {
     const version = async () =>
       (await call("GET", childPath)).body.data.thread_data.thread.metadata.version as number;
     const before = await version();
@@ -85,6 +101,10 @@ describe.each(STORES)("child threads on $label", ({ kind }) => {
         config: { thread_id: child },
       }),
       await call("POST", `${childPath}/state/update`, { values: {} }),
+      await call("POST", `${childPath}/messages`, { messages: [userMessage("charge 9")] }),
+      await call("PUT", `${childPath}/state`, { state: { note: "edited alone" } }),
+      await call("DELETE", `${childPath}/state`),
+      await call("POST", `${childPath}/in-doubt/charge_card:order-7-charge`, { action: "retry" }),
     ];
     for (const answer of refused) {
       expect(answer.status).toBe(409);
@@ -92,6 +112,8 @@ describe.each(STORES)("child threads on $label", ({ kind }) => {
       expect(answer.body.error.message).toContain(`run or edit '${parent}' instead`);
     }
     expect(await version()).toBe(before);
+    const state = (await call("GET", `${childPath}/state`)).body.data.state;
+    expect(state.execution_meta.internal_data.status).toBe("completed");
   });
 
   it("answers 404 for an unknown thread and 403 for another user's", async () => {
@@ -101,5 +123,36 @@ describe.each(STORES)("child threads on $label", ({ kind }) => {
     const bob = caller(t.base, await tokenFor("bob"));
     expect((await bob("GET", `/v1/threads/${parent}/children`)).status).toBe(403);
     expect((await bob("GET", childPath)).status).toBe(403);
+  });
+
+  it("refuses an in-doubt decision on a child (409), leaving it waiting for its parent's", async () => {
+    const doubted = `doubt-${kind}`;
+    const doubtedChild = `/v1/threads/${encodeURIComponent(`${doubted}|WORKER@0`)}`;
+    const running = call("POST", "/v1/graph/invoke", {
+      messages: [userMessage("charge hang")],
+      config: { thread_id: doubted },
+    });
+    await until(async () => {
+      const ledger = await call("GET", `${doubtedChild}/ledger`);
+      return ledger.status === 200 && ledger.body.data.entries.length > 0;
+    });
+    expect((await call("POST", "/v1/graph/stop", { thread_id: doubted })).status).toBe(200);
+    await running;
+    const continued = await call("POST", "/v1/graph/invoke", {
+      messages: [],
+      continue: true,
+      config: { thread_id: doubted },
+    });
+    expect(continued.status, continued.text).toBe(200);
+    expect(continued.body.data.meta.status).toBe("interrupted");
+    const before = (await call("GET", `${doubtedChild}/state`)).body.data.state;
+    const asked = (await call("GET", `${doubtedChild}/in-doubt`)).body.data.calls;
+    expect(asked).toEqual([expect.objectContaining({ key: "charge_card:order-hang-charge" })]);
+    const refused = await call("POST", `${doubtedChild}/in-doubt/charge_card:order-hang-charge`, {
+      action: "fail",
+    });
+    expect(refused.status, refused.text).toBe(409);
+    expect(refused.body.error.code).toBe("SUBGRAPH_THREAD");
+    expect((await call("GET", `${doubtedChild}/state`)).body.data.state).toEqual(before);
   });
 });

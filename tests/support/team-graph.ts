@@ -14,16 +14,26 @@ import { supportAgent } from "@tenxgraph/core/testing";
  * A supervisor whose one node, WORKER, is a subgraph: each turn runs the worker on a child
  * thread of its own (`<thread>|WORKER@<step>`), where its tool ledger lives. The worker is a
  * support agent: `charge <n>` calls charge_card (key `order-<n>-charge`) and then sums up,
- * anything else is echoed. `charged` gets each order really charged.
+ * anything else is echoed. `charged` gets each order really charged (and may hold the call, to
+ * leave it in doubt); `onInDoubt: "interrupt"` makes such a call wait for a decision.
  */
-export function buildTeamGraph(checkpointer: Checkpointer, charged: (orderId: string) => void) {
+export function buildTeamGraph(
+  checkpointer: Checkpointer,
+  charged: (orderId: string) => unknown,
+  options: {
+    onInDoubt?: "interrupt";
+    claimStaleAfterMs?: number;
+    stopPollIntervalMs?: number;
+  } = {},
+) {
   const chargeCard = tool({
     name: "charge_card",
     description: "Charge the saved card for an order.",
     schema: z.object({ order_id: z.string() }),
     idempotencyKey: (args) => `order-${args.order_id}-charge`,
-    execute: (args) => {
-      charged(args.order_id);
+    ...(options.onInDoubt ? { onInDoubt: options.onInDoubt } : {}),
+    execute: async (args) => {
+      await charged(args.order_id);
       return `Charged order ${args.order_id}`;
     },
   });
@@ -32,7 +42,12 @@ export function buildTeamGraph(checkpointer: Checkpointer, charged: (orderId: st
     .addNode("WORKER", worker)
     .addEdge("WORKER", END)
     .setEntryPoint("WORKER")
-    .compile({ checkpointer, logger: silentLogger });
+    .compile({
+      checkpointer,
+      logger: silentLogger,
+      ...(options.claimStaleAfterMs ? { claimStaleAfterMs: options.claimStaleAfterMs } : {}),
+      ...(options.stopPollIntervalMs ? { stopPollIntervalMs: options.stopPollIntervalMs } : {}),
+    });
 }
 
 /** The worker's model: a tool call for `charge <n>`, a summary after tool results, else an echo. */

@@ -2,6 +2,7 @@ import { randomUUID } from "node:crypto";
 import type { Message } from "@tenxgraph/core";
 import type { ThreadCheckpoint } from "@tenxgraph/core/storage";
 import type { ServerContext } from "./server-context.js";
+import { refuseSubgraphThread } from "./thread-info.js";
 import type { AuthUser } from "./server-env.js";
 
 /** What a write outside a run changes: field values and messages appended. */
@@ -14,7 +15,7 @@ export interface ThreadEdit {
 
 /**
  * Commits an edit as the next version of the thread (creating it, owned by `user`, when
- * `checkpoint` is null). Compare-and-swap on the version: a run that commits in between makes
+ * `checkpoint` is null); a subgraph's thread is refused (409 `SUBGRAPH_THREAD`). Compare-and-swap on the version: a run that commits in between makes
  * this fail with `StaleStateError` (409), and this write makes that run's next step fail.
  */
 export async function editThread(
@@ -24,6 +25,9 @@ export async function editThread(
   checkpoint: ThreadCheckpoint | null,
   edit: ThreadEdit,
 ): Promise<number> {
+  // A subgraph's thread moves only with its parent's run: an edit of it alone would leave the
+  // parent's step that runs it out of step with it.
+  if (checkpoint) await refuseSubgraphThread(ctx.checkpointer, threadId, "be edited");
   const reset = edit.reset === true || checkpoint === null;
   return ctx.checkpointer.putCheckpoint({
     threadId,

@@ -128,6 +128,53 @@ describe("tenxgraph worker", () => {
     }
   }, 90_000);
 
+  it("four workers started at once on a fresh database all set it up and take runs", async () => {
+    // The threads on PostgreSQL too, in the same database: every setup path (the store's
+    // schema, the runs' tables, the queue's own schema) races every other at once.
+    const dsn = await freshDatabase("workers_at_once");
+    const dir = join(scratch, "at-once");
+    const config = writeProject(dir, {
+      postgres_dsn: dsn,
+      heartbeat_ms: 200,
+      stale_after_ms: 1000,
+      poll_interval_ms: 100,
+    });
+    writeFileSync(
+      join(dir, "store.mjs"),
+      `import { PgCheckpointer } from "@tenxgraph/postgres";
+       export const checkpointer = new PgCheckpointer({
+         postgresDsn: ${JSON.stringify(dsn)}, schema: "threads" });`,
+    );
+    const workers = [0, 1, 2, 3].map(
+      () => new CliProcess(["worker", "--config", config], { cwd: dir }),
+    );
+    const api = new CliProcess(["api", "--config", config, "--port", "0", "--workers", "0"], {
+      cwd: dir,
+    });
+    try {
+      const ids = await Promise.all(
+        workers.map(async (w) => (await w.waitFor(/worker (\S+) taking runs/))[1]!),
+      );
+      expect(new Set(ids).size).toBe(4);
+      const call = caller(await api.url());
+      const runIds: string[] = [];
+      for (const n of [1, 2, 3, 4]) {
+        const posted = await call("POST", `/v1/threads/at-once-${n}/runs`, {
+          messages: [userMessage(`hello ${n}`)],
+        });
+        expect(posted.status, posted.text).toBe(202);
+        runIds.push(posted.body.data.run_id as string);
+      }
+      for (const [i, runId] of runIds.entries()) {
+        const joined = await call("GET", `/v1/threads/at-once-${i + 1}/runs/${runId}/join`);
+        expect(joined.body.data.status).toBe("completed");
+      }
+      for (const w of workers) expect(await w.stop("SIGTERM"), w.output).toBe(0);
+    } finally {
+      await Promise.all([...workers.map((w) => w.stop("SIGKILL")), api.stop()]);
+    }
+  }, 120_000);
+
   it("without runs configured, exits non-zero naming runs.postgres_dsn", async () => {
     const dir = join(scratch, "without-runs");
     const config = writeProject(dir, null);

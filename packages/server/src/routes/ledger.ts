@@ -7,6 +7,7 @@ import { pathId, readBody } from "../request-input.js";
 import { inDoubtDecisionBodySchema } from "../schemas.js";
 import { track, type ServerContext } from "../server-context.js";
 import type { ServerEnv } from "../server-env.js";
+import { refuseSubgraphThread } from "../thread-info.js";
 import { toWireMessage } from "../wire/convert-message.js";
 
 /** What an in-doubt interrupt asks about the call. */
@@ -57,6 +58,8 @@ export function ledgerRoutes(app: Hono<ServerEnv>, ctx: ServerContext): void {
     // Ownership before the body: another user learns nothing about the thread, not even
     // whether their body would have been valid.
     const checkpoint = await requireThread(ctx.checkpointer, user, threadId, "decide on");
+    // The decision runs the served graph, which is not a subgraph's: its parent decides.
+    await refuseSubgraphThread(ctx.checkpointer, threadId, "have an in-doubt call decided");
     const decision = await readBody(c, inDoubtDecisionBodySchema);
     const pending =
       checkpoint.status === "interrupted" ? inDoubtInterrupts(checkpoint.interrupts) : [];

@@ -38,9 +38,11 @@ export function runRoutes(app: Hono<ServerEnv>, ctx: ServerContext): void {
   app.post("/v1/threads/:thread_id/runs", async (c) => {
     const runs = requireRuns(ctx);
     const threadId = pathId(c, "thread_id");
-    const body = await readBody(c, createRunSchema);
     const user = c.get("user");
+    // Ownership before the body: another user learns nothing about the thread, not even
+    // whether their body would have been valid.
     await authorizeRunThread(ctx, runs, user, threadId);
+    const body = await readBody(c, createRunSchema);
     const request = await backgroundRequest(ctx, user, threadId, body);
     try {
       const run = await runs.store.createRun({
@@ -93,7 +95,10 @@ export function runRoutes(app: Hono<ServerEnv>, ctx: ServerContext): void {
     const signal = AbortSignal.any([c.req.raw.signal, ctx.closing.signal]);
     while (!FINAL_RUN_STATUSES.includes(run.status) && !signal.aborted) {
       await runs.follower.wait(run.runId, FALLBACK_WAKE_MS, signal);
-      run = (await runs.store.getRun(run.runId)) ?? run;
+      const now = await runs.store.getRun(run.runId);
+      if (!now)
+        throw new ApiError(404, "NOT_FOUND", `Run '${run.runId}' was deleted with its thread`);
+      run = now;
     }
     return ok(c, toWireRun(run));
   });

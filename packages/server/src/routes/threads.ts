@@ -54,6 +54,9 @@ export function threadRoutes(app: Hono<ServerEnv>, ctx: ServerContext): void {
     // A thread that does not exist is a 404, as for every other action on one thread.
     await requireThread(ctx.checkpointer, c.get("user"), threadId, "delete");
     await readBody(c, configBodySchema);
+    // Its runs go first: a queued one would otherwise re-create the thread, and their inputs
+    // and events would reach whoever uses the id next.
+    await ctx.runs?.store.deleteThreadRuns(threadId);
     await ctx.graph.deleteThread({ threadId });
     return ok(c, {
       success: true,

@@ -5,7 +5,9 @@ import {
   type Logger,
   type RunInput,
   type RunStatus as CoreRunStatus,
+  type StreamEvent,
 } from "@tenxgraph/core";
+import type { ThreadCheckpoint } from "@tenxgraph/core/storage";
 import type { RunEvent, RunRecord, StopReason } from "./run-record.js";
 import type { AttemptOutcome, AttemptRef, PgRunStore } from "./run-store.js";
 
@@ -38,24 +40,45 @@ export async function runAttempt(
   );
   let ended: CoreRunStatus | null = null;
   let failure: unknown = null;
-  try {
-    const input = await attemptInput(graph, run);
-    const { config } = run.request;
-    const stream = graph.stream(input, {
-      ...config,
-      userId: config.userId ?? undefined,
-      signal: controls.stop.signal,
-      drainSignal: controls.drain.signal,
-      abandonSignal: controls.abandon.signal,
-    });
+  /** How the continuation of a stopped thread ended, when it did not finish. */
+  let unfinished: CoreRunStatus | null = null;
+  const { config } = run.request;
+  const options = {
+    ...config,
+    userId: config.userId ?? undefined,
+    signal: controls.stop.signal,
+    drainSignal: controls.drain.signal,
+    abandonSignal: controls.abandon.signal,
+  };
+  const follow = async (stream: AsyncIterable<StreamEvent>) => {
+    let status: CoreRunStatus | null = null;
     for await (const event of stream) {
       events.push(event);
-      if (event.type === "run_end") ended = event.status;
+      if (event.type === "run_end") status = event.status;
+    }
+    return status ?? "completed";
+  };
+  try {
+    // Read once and handed to the run: a thread created by someone else after this check makes
+    // the run's first write stale instead of landing on it.
+    const checkpoint = await graph.checkpointer.getCheckpoint(run.threadId);
+    requireRunOwner(run, checkpoint);
+    const input = await attemptInput(graph, run);
+    if (isNewTurn(input) && (await leftWithUnansweredCalls(graph, run.threadId))) {
+      // A run stopped in its tool node (by this run's `interrupt`, or cancelled ahead of it in
+      // the queue) left calls unanswered, and a new turn is refused until they are: continue
+      // it first, as `invoke(null)` would, then apply this run's input.
+      const continued = await follow(graph.stream(null, options));
+      if (continued !== "completed") unfinished = continued;
+      else ended = await follow(graph.stream(input, options));
+    } else {
+      ended = await follow(graph.stream(input, { ...options, loadedCheckpoint: checkpoint }));
     }
   } catch (error) {
     failure = error;
+  } finally {
+    await events.flush();
   }
-  await events.flush();
   if (controls.abandon.signal.aborted || events.lost) return null;
   if (failure !== null) {
     if (isTenxgraphError(failure, "RUN_ABANDONED_001")) return null;
@@ -63,12 +86,80 @@ export async function runAttempt(
       kind: "final",
       status: "failed",
       error: {
-        code: isTenxgraphError(failure) ? failure.code : null,
+        code: isTenxgraphError(failure) || failure instanceof RunRefusedError ? failure.code : null,
         message: failure instanceof Error ? failure.message : String(failure),
       },
     };
   }
+  if (unfinished !== null) return continuationOutcome(unfinished, controls);
   return outcomeOf(ended ?? "completed", controls);
+}
+
+/** A run the worker refuses before it writes anything, with the code its `error` carries. */
+class RunRefusedError extends Error {
+  constructor(
+    readonly code: string,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+/**
+ * A run runs as the user who queued it, on a thread that user owns or that does not exist yet.
+ * A thread another user created after the run was queued is theirs: the run fails and writes
+ * nothing, so it neither reads their transcript nor makes itself the owner. Without auth
+ * (`userId` null) there are no owners.
+ */
+function requireRunOwner(run: RunRecord, checkpoint: ThreadCheckpoint | null): void {
+  if (run.userId === null || checkpoint === null || checkpoint.userId === run.userId) return;
+  throw new RunRefusedError(
+    "PERMISSION_DENIED",
+    `Thread '${run.threadId}' was created by another user after this run was queued: the run ` +
+      `may not run on it (nothing was written); queue it on a thread of your own`,
+  );
+}
+
+function isNewTurn(input: RunInput<BaseState>): input is Partial<BaseState> {
+  return input !== null && !("resume" in input);
+}
+
+/** True when the thread was stopped in a node whose tool calls are not all answered. */
+async function leftWithUnansweredCalls(
+  graph: CompiledGraph<BaseState>,
+  threadId: string,
+): Promise<boolean> {
+  const state = await graph.getState({ threadId });
+  if (state?.status !== "stopped" || state.currentNode === null) return false;
+  const messages = state.values.messages;
+  for (let i = messages.length - 1; i >= 0; i--) {
+    const message = messages[i]!;
+    if (message.role !== "assistant") continue;
+    const answered = new Set(
+      messages.slice(i + 1).flatMap((m) => (m.role === "tool" ? [m.toolCallId] : [])),
+    );
+    return (message.toolCalls ?? []).some((call) => !answered.has(call.id));
+  }
+  return false;
+}
+
+/**
+ * The continuation of a stopped thread did not finish, so this run's input was not applied: a
+ * stop asked of this run ends it as usual; otherwise it fails, saying why and what to do.
+ */
+function continuationOutcome(status: CoreRunStatus, controls: AttemptControls): AttemptOutcome {
+  if (status === "stopped") return outcomeOf(status, controls);
+  return {
+    kind: "final",
+    status: "failed",
+    error: {
+      code: "THREAD_003",
+      message:
+        `The thread had been stopped with tool calls unanswered; continuing it first ended ` +
+        `'${status}', so this run's input was not applied: settle the thread (answer its ` +
+        `interrupt, or continue it), then queue the input again`,
+    },
+  };
 }
 
 function outcomeOf(status: CoreRunStatus, controls: AttemptControls): AttemptOutcome {

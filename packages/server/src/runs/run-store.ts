@@ -1,5 +1,5 @@
-import { Logger as QueueLogger, runMigrations } from "graphile-worker";
 import pg from "pg";
+import { migrateRunSchema } from "./run-schema.js";
 import {
   needsBaseVersion,
   type MultitaskStrategy,
@@ -68,39 +68,6 @@ export interface AttemptRef {
   workerId: string;
 }
 
-const SCHEMA_LOCK = 7_315_062_001;
-const MIGRATIONS: readonly string[] = [
-  `CREATE TABLE tenxgraph_runs (
-     run_id text PRIMARY KEY,
-     thread_id text NOT NULL,
-     user_id text,
-     status text NOT NULL CHECK (status IN
-       ('pending', 'running', 'interrupted', 'completed', 'failed', 'cancelled')),
-     multitask_strategy text NOT NULL,
-     request jsonb NOT NULL,
-     worker_id text,
-     queue_worker_id text,
-     attempts integer NOT NULL DEFAULT 0,
-     base_version bigint,
-     heartbeat_at timestamptz,
-     stop_requested text,
-     error jsonb,
-     last_event_seq bigint NOT NULL DEFAULT 0,
-     created_at timestamptz NOT NULL DEFAULT now(),
-     updated_at timestamptz NOT NULL DEFAULT now()
-   );
-   CREATE INDEX tenxgraph_runs_by_thread ON tenxgraph_runs (thread_id, created_at DESC);
-   CREATE INDEX tenxgraph_runs_held ON tenxgraph_runs (heartbeat_at) WHERE status = 'running';
-   CREATE TABLE tenxgraph_run_events (
-     run_id text NOT NULL REFERENCES tenxgraph_runs ON DELETE CASCADE,
-     seq bigint NOT NULL,
-     attempt integer NOT NULL,
-     event jsonb NOT NULL,
-     created_at timestamptz NOT NULL DEFAULT now(),
-     PRIMARY KEY (run_id, seq)
-   );`,
-];
-
 /**
  * Background runs on PostgreSQL: the run rows (status, owner, attempts, heartbeats), their
  * events for streaming, and their jobs in graphile-worker's queue, written together so a run
@@ -132,7 +99,7 @@ export class PgRunStore {
 
   /** Creates or migrates the tables (graphile-worker's too). Idempotent; run on first use. */
   setup(): Promise<void> {
-    this.#ready ??= this.#migrate().catch((error: unknown) => {
+    this.#ready ??= migrateRunSchema(this.pool).catch((error: unknown) => {
       this.#ready = null;
       throw error;
     });
@@ -141,26 +108,6 @@ export class PgRunStore {
 
   async close(): Promise<void> {
     await this.pool.end();
-  }
-
-  async #migrate(): Promise<void> {
-    await runMigrations({ pgPool: this.pool, logger: silentLogger });
-    await this.#transaction(async (client) => {
-      await client.query("SELECT pg_advisory_xact_lock($1)", [SCHEMA_LOCK]);
-      await client.query(
-        "CREATE TABLE IF NOT EXISTS tenxgraph_runs_schema (version integer NOT NULL)",
-      );
-      const { rows } = await client.query<{ version: number }>(
-        "SELECT version FROM tenxgraph_runs_schema",
-      );
-      const current = rows[0]?.version ?? 0;
-      for (let v = current; v < MIGRATIONS.length; v++) await client.query(MIGRATIONS[v]!);
-      if (rows.length === 0) {
-        await client.query("INSERT INTO tenxgraph_runs_schema VALUES ($1)", [MIGRATIONS.length]);
-      } else if (current < MIGRATIONS.length) {
-        await client.query("UPDATE tenxgraph_runs_schema SET version = $1", [MIGRATIONS.length]);
-      }
-    });
   }
 
   /**
@@ -245,6 +192,37 @@ export class PgRunStore {
         runId,
       ]);
       return toRecord(after.rows[0]!);
+    });
+  }
+
+  /**
+   * Removes a thread's runs with their events and jobs, under the lock `createRun` takes: runs
+   * not started never run (so none re-creates the thread), and a running run's worker loses it
+   * at its next heartbeat or event, ending it without another write. Returns the runs removed.
+   */
+  async deleteThreadRuns(threadId: string): Promise<string[]> {
+    await this.setup();
+    return this.#transaction(async (client) => {
+      await client.query("SELECT pg_advisory_xact_lock(hashtextextended($1, 0))", [
+        `tenxgraph_runs:${threadId}`,
+      ]);
+      const { rows } = await client.query<{ run_id: string }>(
+        "DELETE FROM tenxgraph_runs WHERE thread_id = $1 RETURNING run_id",
+        [threadId],
+      );
+      const runIds = rows.map((r) => r.run_id);
+      if (runIds.length === 0) return [];
+      // A job a worker holds is kept from running again; any other is deleted.
+      await client.query(
+        "SELECT graphile_worker.remove_job('tenxgraph_run:' || id) FROM unnest($1::text[]) AS id",
+        [runIds],
+      );
+      // Streams and joins of these runs wake and find them gone.
+      await client.query(`SELECT pg_notify($1, id) FROM unnest($2::text[]) AS id`, [
+        RUN_EVENTS_CHANNEL,
+        runIds,
+      ]);
+      return runIds;
     });
   }
 
@@ -488,11 +466,15 @@ export class PgRunStore {
   /**
    * The run's job, keyed by the run so it is queued once: a job still waiting is replaced, and
    * one locked by a worker that is handing the run back keeps running to its end beside it.
+   * Due when the run was created, whenever it is queued: a thread's queue takes its jobs in
+   * `run_at` order, so a run handed back (takeover, drain) keeps its place ahead of the runs
+   * queued behind it instead of going to the back.
    */
   async #addJob(client: pg.PoolClient, runId: string, threadId: string): Promise<void> {
     await client.query(
       `SELECT graphile_worker.add_job($1, json_build_object('runId', $2::text),
-         queue_name := $3, max_attempts := 1000, job_key := $4)`,
+         queue_name := $3, max_attempts := 1000, job_key := $4,
+         run_at := (SELECT created_at FROM tenxgraph_runs WHERE run_id = $2))`,
       [RUN_TASK, runId, queueName(threadId), `tenxgraph_run:${runId}`],
     );
   }
@@ -546,6 +528,3 @@ function toRecord(row: RunRow): RunRecord {
     updatedAt: row.updated_at.toISOString(),
   };
 }
-
-/** graphile-worker's migrations log every step; the store says what matters itself. */
-const silentLogger = new QueueLogger(() => () => {});
