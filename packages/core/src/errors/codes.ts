@@ -7,6 +7,12 @@ export const ERROR_CODES = {
   STORAGE_CONFLICT_001: "STORAGE_CONFLICT_001",
   /** A checkpointer could not read or write (engine failure, closed store). */
   STORAGE_FAILURE_001: "STORAGE_FAILURE_001",
+  /**
+   * A write named a user other than the thread's owner. The write that creates a thread sets its
+   * owner (its `userId`, or none), and no later write changes it: a write with another `userId`
+   * is refused and nothing of it is written. A write with no `userId` keeps the owner.
+   */
+  STORAGE_OWNER_001: "STORAGE_OWNER_001",
   /** The store's schema is newer than this code: upgrade tenxgraph; nothing was changed. */
   STORAGE_SCHEMA_001: "STORAGE_SCHEMA_001",
   /** The store is not a tenxgraph store (not a database, corrupt, or another program's tables). */
