@@ -59,6 +59,14 @@ export const ERROR_CODES = {
    * attempt does is recorded.
    */
   TOOL_CONFLICT_002: "TOOL_CONFLICT_002",
+  /**
+   * The ledger holds this very call (same assistant message id and call id) recorded with other
+   * arguments: the message was edited in place after the call ran. The recorded result is not
+   * replayed (it answers the old arguments) and the edited call is not run (its record would
+   * overwrite one of a side effect that happened); the call is answered with this error. Give
+   * the edited call a new call id (or the message a new id) to run it.
+   */
+  TOOL_CONFLICT_003: "TOOL_CONFLICT_003",
   /** `{ resume }` without `interruptId` while several interrupts are pending. */
   RESUME_001: "RESUME_001",
   /** `interruptId` names no pending interrupt. */
