@@ -8,7 +8,7 @@ import type { ClaimOutcome } from "./ledger/step-ledger.js";
 import { TRANSCRIPT_REFUSED } from "./schema/child-transcript-function.js";
 import { OWNER_REFUSED } from "./schema/owner-migration.js";
 
-/** A step as one statement: `tenxgraph_put_checkpoint` of migration 7. */
+/** A step as one statement: `tenxgraph_put_checkpoint` of migration 7, as migration 9 left it. */
 export const PUT_CHECKPOINT = `SELECT * FROM tenxgraph_put_checkpoint(
   $1, $2, $3, $4, $5, $6, $7, $8, $9, $10::jsonb, $11, $12::jsonb, $13::jsonb, $14::jsonb, $15,
   $16::jsonb, $17, $18::jsonb, $19, $20::jsonb, $21::jsonb, $22)`;
