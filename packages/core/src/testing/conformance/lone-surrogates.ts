@@ -145,6 +145,8 @@ export function loneSurrogatesConformance(get: GetCheckpointer, test: TestApi): 
       expect(effects).toEqual([`lookup ${HIGH}`]);
       const replayed = again.state.messages.filter((m) => m.role === "tool");
       expect(replayed.map((m) => Message.text(m))).toStrictEqual([CUT]);
+      // The call's recorded update, applied again by the replay.
+      expect((again.state as Record<string, unknown>)[`note${LOW}`]).toBe(CUT);
     });
   });
 }
