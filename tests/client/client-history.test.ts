@@ -96,6 +96,41 @@ describe.each(STORES)("client history on $label", ({ kind }) => {
     expect(t.charges).toContain("77");
   });
 
+  it("answers a tool call edited in place after it ran with TOOL_CONFLICT_003, not its old result", async () => {
+    const threadId = `edited-call-${kind}`;
+    await alice.invoke("approve ann", { threadId });
+    const answered = await alice.resume(threadId, { ok: true });
+    expect(messageText(answered.messages.at(-1)!)).toBe('Done: ann: {"ok":true}');
+
+    // The owner edits the call in place (same message id, same call id, another name) and
+    // drops what came after it, so the tool node runs that call again.
+    const messages = await alice.listMessages(threadId);
+    const asked = messages.find((m) => (m.tools_calls?.length ?? 0) > 0)!;
+    const later = messages.slice(messages.indexOf(asked) + 1);
+    const [call] = asked.tools_calls!;
+    await alice.editState(threadId, {
+      messages: [
+        {
+          message_id: asked.message_id,
+          role: "assistant",
+          content: [],
+          tools_calls: [
+            { id: call!.id, function: { name: "approve_refund", arguments: '{"who":"bob"}' } },
+          ],
+        } as never,
+      ],
+      removeMessageIds: later.map((m) => m.message_id),
+      asNode: "MAIN",
+    });
+    const continued = await alice.continueRun(threadId);
+
+    // Not "ann: {"ok":true}" (ann's approval answering bob's call), and no new approval asked.
+    expect(continued.meta.status).toBe("completed");
+    const reply = messageText(continued.messages.at(-1)!);
+    expect(reply).toContain("[TOOL_CONFLICT_003]");
+    expect(reply).not.toContain("ann:");
+  });
+
   it("prunes, sets a delete-after time, and keeps other users out", async () => {
     const threadId = `prune-${kind}`;
     await alice.invoke("hello", { threadId });

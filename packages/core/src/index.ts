@@ -104,6 +104,7 @@ export {
   StaleStateError,
   StorageError,
   StorageSchemaError,
+  ThreadOwnerError,
   ToolError,
 } from "./errors/errors.js";
 export type { CommittedProgress } from "./errors/errors.js";

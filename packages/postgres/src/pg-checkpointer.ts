@@ -24,7 +24,7 @@ import type { PgCheckpointerOptions, ResolvedSettings } from "./options.js";
 import { toCheckpoint, toThreadSummary } from "./rows.js";
 import type { CheckpointRow, ThreadRow } from "./rows.js";
 import { migrate } from "./schema/setup.js";
-import { refusedTranscriptOr, writeStep, writtenCheckpoint } from "./step-write.js";
+import { refusedWriteOr, writeStep, writtenCheckpoint } from "./step-write.js";
 
 const SELECT_CHECKPOINT = `
   SELECT t.thread_id, t.incarnation_id, t.user_id, t.version, t.incarnation, t.message_count,
@@ -181,8 +181,8 @@ export class PgCheckpointer extends BaseCheckpointer {
   }
 
   /**
-   * One statement (`tenxgraph_put_checkpoint`, migration 7): the version compare, the fence of
-   * every riding completion, the transcript change checked against the parent's, then the
+   * One statement (`tenxgraph_put_checkpoint`, migrations 7 and 9): the version compare, the
+   * owner (a write never changes it: `ThreadOwnerError`), the fence of every riding completion, the transcript change checked against the parent's, then the
    * checkpoint, messages, completions, claims and (with `keepVersions`) the pruning of old
    * state rows, in one round trip and one transaction. A write without ledger writes sends two
    * empty lists. A child thread's first write also records its parent (see `writeStep`).
@@ -191,7 +191,7 @@ export class PgCheckpointer extends BaseCheckpointer {
     const { threadId, expectedVersion } = write;
     // Cut off mid-flight, the run fails clearly and `invoke(null)` continues the thread.
     const result = await writeStep(this.#db, write, this.keepVersions).catch((error: unknown) => {
-      throw refusedTranscriptOr(error);
+      throw refusedWriteOr(error, write);
     });
     if (result?.lost_key != null) {
       // The version matched, so the cache did not mislead this run and stays: another

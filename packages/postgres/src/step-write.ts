@@ -1,13 +1,14 @@
 import type { Message } from "@tenxgraph/core";
 import type { StoreWrite, ThreadCheckpoint } from "@tenxgraph/core/storage";
-import { StorageError } from "@tenxgraph/core/storage";
+import { StorageError, ThreadOwnerError } from "@tenxgraph/core/storage";
 import type { Database } from "./connection/database.js";
 import { toJsonb } from "./json.js";
 import { claimsJsonb, completionsJsonb } from "./ledger/step-ledger.js";
 import type { ClaimOutcome } from "./ledger/step-ledger.js";
 import { TRANSCRIPT_REFUSED } from "./schema/child-transcript-function.js";
+import { OWNER_REFUSED } from "./schema/owner-migration.js";
 
-/** A step as one statement: `tenxgraph_put_checkpoint` of migration 7. */
+/** A step as one statement: `tenxgraph_put_checkpoint` of migration 7, as migration 9 left it. */
 export const PUT_CHECKPOINT = `SELECT * FROM tenxgraph_put_checkpoint(
   $1, $2, $3, $4, $5, $6, $7, $8, $9, $10::jsonb, $11, $12::jsonb, $13::jsonb, $14::jsonb, $15,
   $16::jsonb, $17, $18::jsonb, $19, $20::jsonb, $21::jsonb, $22)`;
@@ -117,13 +118,18 @@ export function writtenCheckpoint(write: StoreWrite, written: WrittenRow): Threa
 }
 
 /**
- * A transcript change the step function refused (an appended id already in the parent's
- * transcript, a replaced or removed id not in it, a parent not kept) becomes a `StorageError`
- * carrying the function's message alone.
+ * A write the step function refused, as the error that names why: a transcript change that
+ * does not fit the parent (an appended id already in the parent's transcript, a replaced or
+ * removed id not in it, a parent not kept) becomes a `StorageError` carrying the function's
+ * message alone; a write naming a user other than the thread's owner, `ThreadOwnerError`.
+ * Anything else is returned as it is.
  */
-export function refusedTranscriptOr(error: unknown): unknown {
+export function refusedWriteOr(error: unknown, write: StoreWrite): unknown {
   const cause = (error as { cause?: { code?: string; message?: string } }).cause;
   const pgError = cause?.code ? cause : (error as typeof cause);
+  if (pgError?.code === OWNER_REFUSED && write.userId !== null) {
+    return new ThreadOwnerError(write.threadId, write.userId);
+  }
   if (pgError?.code !== TRANSCRIPT_REFUSED) return error;
   return new StorageError("putCheckpoint", new Error(pgError.message));
 }

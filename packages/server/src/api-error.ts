@@ -42,10 +42,12 @@ export function validationError(where: string, error: z.ZodError): ApiError {
 
 /**
  * The status a tenxgraph error maps to. A conflict with another execution is 409 so a client can
- * retry; bad input is 422; a thread that is not there is 404; the rest are server failures.
+ * retry; a write into another user's thread is 403; bad input is 422; a thread that is not there
+ * is 404; the rest are server failures.
  */
 export function statusOfCode(code: string): ContentfulStatusCode {
   if (code === "STORAGE_CONFLICT_001" || code === "TOOL_CONFLICT_001") return 409;
+  if (code === "STORAGE_OWNER_001") return 403;
   if (code === "THREAD_002" || code === "THREAD_003") return 409;
   if (code === "THREAD_001" || code === "THREAD_005") return 404;
   if (code.startsWith("RESUME_") || code === "INPUT_001") return 422;

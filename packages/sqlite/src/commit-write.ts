@@ -2,6 +2,7 @@ import type { SeqRanges, StepCommit, StoreWrite } from "@tenxgraph/core/storage"
 import {
   StaleStateError,
   StorageError,
+  ThreadOwnerError,
   childRanges,
   isPrefix,
   rangesLength,
@@ -120,7 +121,8 @@ interface ThreadVersionRow {
 /**
  * Creates the thread or moves it one version on, with the new head's transcript length and
  * `rowsAdded` more message rows; returns the place of the first new row. Throws
- * `StaleStateError` when the thread is not at the write's version (of the write's life).
+ * `StaleStateError` when the thread is not at the write's version (of the write's life), and
+ * `ThreadOwnerError` when the write names a user other than the thread's owner.
  */
 function moveThread(
   sql: Statements,
@@ -144,6 +146,12 @@ function moveThread(
       : advanceThread(sql, thread);
   if (firstSeq === null) {
     const actual = sql.selectVersion.get(threadId) as ThreadVersionRow | undefined;
+    // At the write's version and life, the thread's owner is what refused it.
+    const current =
+      expectedVersion !== 0 &&
+      actual?.version === expectedVersion &&
+      actual.incarnation === write.incarnation;
+    if (current && write.userId !== null) throw new ThreadOwnerError(threadId, write.userId);
     throw new StaleStateError(threadId, expectedVersion, actual?.version ?? null);
   }
   return firstSeq;

@@ -51,12 +51,13 @@ export const SQL = {
             @rowsAdded, (SELECT COALESCE(MAX(write_seq), 0) + 1 FROM threads), @now, @now)
     ON CONFLICT (thread_id) DO NOTHING`,
   /**
-   * The compare-and-swap of a step that keeps the thread's status and user, as most steps do:
+   * The compare-and-swap of a step that keeps the thread's status, as most steps do:
    * it moves the thread only from the version (of the life) the write was computed from, and
    * sets no indexed column, so neither listing index is written. (SQLite rewrites an index
    * whenever its column is assigned, even to the same value.) A write it does not match is a
    * status change or stale: `advanceThreadRelisted` tells which. Returns the place of the
-   * write's first new message row.
+   * write's first new message row. Neither statement matches a write naming a user other than
+   * the thread's owner: no write changes the owner.
    */
   advanceThread: `
     UPDATE threads
@@ -66,17 +67,18 @@ export const SQL = {
       AND status = @status AND (@userId IS NULL OR user_id IS @userId)
     RETURNING next_seq - @rowsAdded AS first_seq`,
   /**
-   * The compare-and-swap of a write that changes the status (or the user): a new status moves
-   * the thread to the top of the listings, as creating it did.
+   * The compare-and-swap of a write that changes the status: a new status moves the thread to
+   * the top of the listings, as creating it did.
    */
   advanceThreadRelisted: `
     UPDATE threads
-    SET user_id = COALESCE(@userId, user_id), status = @status, version = version + 1,
+    SET status = @status, version = version + 1,
         message_count = @messageCount, next_seq = next_seq + @rowsAdded,
         write_seq = CASE WHEN status = @status THEN write_seq
                          ELSE (SELECT MAX(write_seq) FROM threads) + 1 END,
         updated_at = @now
     WHERE thread_id = @threadId AND version = @expectedVersion AND incarnation = @incarnation
+      AND (@userId IS NULL OR user_id IS @userId)
     RETURNING next_seq - @rowsAdded AS first_seq`,
   insertState: `
     INSERT INTO states (thread_id, version, parent_version, node, run_id, step, current_node,

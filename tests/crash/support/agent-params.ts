@@ -62,6 +62,12 @@ export interface AgentParams {
   /** Run the team (team-agent.ts) instead of the support agent; `rounds` and `answer` are unused. */
   team?: TeamPlan;
   kill?: KillPlan;
+  /**
+   * Where the worker stops and waits for the parent's SIGKILL: at the `hit`-th time (default 1)
+   * the run reaches `point`, it reports `paused` and goes no further. For a kill at a moment no
+   * store call waits on (a write the store hands Redis without waiting for it).
+   */
+  pause?: { point: FaultPointName; hit?: number };
   /** This tool never returns in this process (before its side effect): the parent kills it. */
   hang?: ToolName;
   /** `onInDoubt` per tool (default `"retry"`). */

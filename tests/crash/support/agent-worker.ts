@@ -100,6 +100,7 @@ function faultPoints(params: AgentParams): FaultPoints {
   const faults = new FaultPoints()
     .arm("tool.after_return", (at) => report({ type: "returned", ...where(at) }))
     .arm("ledger.after_record", (at) => report({ type: "recorded", ...where(at) }));
+  if (params.pause) pauseAt(faults, params.pause);
   const kill = params.kill;
   if (!kill) return faults;
   let seen = 0;
@@ -120,5 +121,18 @@ function faultPoints(params: AgentParams): FaultPoints {
       when: (at) =>
         (kill.tool === undefined || at.toolName === kill.tool) && ++seen === (kill.hit ?? 1),
     },
+  );
+}
+
+/** Arms `pause`: the run stops there for good, and the parent hears so and kills the process. */
+function pauseAt(faults: FaultPoints, pause: NonNullable<AgentParams["pause"]>): void {
+  let seen = 0;
+  faults.arm(
+    pause.point,
+    async (at) => {
+      await report({ type: "paused", point: pause.point, node: at.node });
+      await new Promise(() => {}); // nothing more happens in this run: the parent's SIGKILL ends it
+    },
+    { when: () => ++seen === (pause.hit ?? 1) },
   );
 }

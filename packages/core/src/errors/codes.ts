@@ -7,6 +7,12 @@ export const ERROR_CODES = {
   STORAGE_CONFLICT_001: "STORAGE_CONFLICT_001",
   /** A checkpointer could not read or write (engine failure, closed store). */
   STORAGE_FAILURE_001: "STORAGE_FAILURE_001",
+  /**
+   * A write named a user other than the thread's owner. The write that creates a thread sets its
+   * owner (its `userId`, or none), and no later write changes it: a write with another `userId`
+   * is refused and nothing of it is written. A write with no `userId` keeps the owner.
+   */
+  STORAGE_OWNER_001: "STORAGE_OWNER_001",
   /** The store's schema is newer than this code: upgrade tenxgraph; nothing was changed. */
   STORAGE_SCHEMA_001: "STORAGE_SCHEMA_001",
   /** The store is not a tenxgraph store (not a database, corrupt, or another program's tables). */
@@ -59,6 +65,14 @@ export const ERROR_CODES = {
    * call's failure (the tool ran; it is not run again).
    */
   TOOL_COMMAND_001: "TOOL_COMMAND_001",
+  /**
+   * The ledger holds this very call (same assistant message id and call id) recorded with other
+   * arguments: the message was edited in place after the call ran. The recorded result is not
+   * replayed (it answers the old arguments) and the edited call is not run (its record would
+   * overwrite one of a side effect that happened); the call is answered with this error. Give
+   * the edited call a new call id (or the message a new id) to run it.
+   */
+  TOOL_CONFLICT_003: "TOOL_CONFLICT_003",
   /** `{ resume }` without `interruptId` while several interrupts are pending. */
   RESUME_001: "RESUME_001",
   /** `interruptId` names no pending interrupt. */

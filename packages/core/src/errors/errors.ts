@@ -68,6 +68,25 @@ export class StorageError extends TenxgraphError {
 }
 
 /**
+ * A write named a user other than the thread's owner (`STORAGE_OWNER_001`): the write that
+ * created the thread set its owner, and no write changes it, so a run of another user cannot
+ * write into the thread. Nothing of the write was applied. The message does not name the owner,
+ * since it may reach the user who was refused.
+ */
+export class ThreadOwnerError extends TenxgraphError {
+  constructor(
+    readonly threadId: string,
+    readonly userId: string,
+  ) {
+    super(
+      "STORAGE_OWNER_001",
+      `Thread '${threadId}' belongs to another user: a write as user '${userId}' cannot change ` +
+        `its owner, and nothing of it was written`,
+    );
+  }
+}
+
+/**
  * A store refused to open because using it could lose data: its schema is newer than this code
  * (`STORAGE_SCHEMA_001`), or it is not a tenxgraph store at all (`STORAGE_SCHEMA_002`). Nothing in
  * it was changed; `location` names the file or database.

@@ -11,6 +11,7 @@ import { StepLedger } from "../runtime/step-ledger.js";
 import { planCalls } from "./claim.js";
 import { durableCall, type CallWork } from "./durable-call.js";
 import type { LedgerCall } from "./ledger-call.js";
+import { argsDigest } from "./args-digest.js";
 
 /*
  * The ledger protocol on its own, without ToolNode: a call is planned, then carried by
@@ -69,6 +70,7 @@ function chargeCall(): LedgerCall {
     tool: { name: "charge_card", timeout: undefined, onInDoubt: "retry" },
     args: { order_id: "4821" },
     origin: "m-1:call_1",
+    argsDigest: argsDigest('{"order_id":"4821"}'),
     key: "m-1:call_1",
     unscopedKey: null,
     log: silentLogger,

@@ -11,6 +11,7 @@ import { messageEnvelope, type ReplayedResult } from "./envelope.js";
 import { resolveInDoubt } from "./in-doubt.js";
 import type { LedgerCall } from "./ledger-call.js";
 import { recordResult, releaseClaim, reportUnrecorded } from "./record.js";
+import { toolErrorMessage } from "../messages/tool-result.js";
 
 /** What running the tool once gave: the message the model reads, and what is recorded with it. */
 export interface ToolRun {
@@ -170,6 +171,7 @@ async function runAndRecord(
         call.origin,
         ran.errorCode,
         ran.updates,
+        call.argsDigest,
       );
       const { stepLedger } = ctx.runtime;
       if (last && stepLedger.rides) {
@@ -191,8 +193,9 @@ async function runAndRecord(
   }
 }
 
-/** A recorded result, counted as a ledger hit. */
+/** A recorded result, counted as a ledger hit; refused when the call was edited since it ran. */
 function replay(call: LedgerCall, result: ReplayedResult, ctx: NodeContext): CallOutcome {
+  if (editedSince(call, result)) return editedCall(call);
   ctx.runtime.metrics.ledgerHits.add(1, { tool: call.tool.name });
   call.log.info({ key: call.key, tool: call.tool.name }, "Tool call replayed from the ledger");
   // State changes and updates are applied again when this very call is replayed. A domain key
@@ -205,4 +208,41 @@ function replay(call: LedgerCall, result: ReplayedResult, ctx: NodeContext): Cal
     changes: ownResult ? result.stateChanges : {},
     updates: ownResult ? (result.updates ?? []) : [],
   };
+}
+
+/**
+ * The record is this very call's (same message and call id) but was made with other arguments:
+ * the assistant message was edited in place after the call ran. A result recorded by another
+ * call (a domain key's fact) replays whatever its arguments, as the domain key declares; so
+ * does one recorded before results carried a digest.
+ */
+function editedSince(call: LedgerCall, result: ReplayedResult): boolean {
+  return (
+    result.origin !== undefined &&
+    result.origin === call.origin &&
+    result.argsDigest !== undefined &&
+    result.argsDigest !== call.argsDigest
+  );
+}
+
+/**
+ * An edited call settles with `TOOL_CONFLICT_003`, neither replayed nor run: the record answers
+ * the old arguments (a charge of order 42 must not answer one of order 999), and running the
+ * call would overwrite the record of a side effect that happened, so a fork back to the old
+ * arguments would run that one again. The ledger is left as it is; a new call id runs anew.
+ */
+function editedCall(call: LedgerCall): CallOutcome {
+  call.log.warn(
+    { key: call.key, tool: call.tool.name, origin: call.origin },
+    "Tool call was recorded with other arguments (its message was edited): neither replayed nor run",
+  );
+  const message = toolErrorMessage(
+    call.tool.name,
+    call.call.id,
+    "TOOL_CONFLICT_003",
+    `call '${call.origin}' was recorded with other arguments (its assistant message was edited ` +
+      `after the call ran): the recorded result is not replayed and the edited call is not run; ` +
+      `give the edited call a new call id to run it`,
+  );
+  return { message, replayed: false, changes: {}, updates: [] };
 }

@@ -6,8 +6,8 @@ import { toToolMessage } from "../messages/tool-result.js";
  * any other value (turned into a tool message on replay). `stateChanges` are the state fields
  * the call changed in its copy (whole values), and `updates` the updates it made with
  * `ctx.update`, in order; both are applied again when the call is replayed. `origin` is the
- * `<message id>:<call id>` of the call that produced the result; `errorCode` the code of a
- * failed call's message.
+ * `<message id>:<call id>` of the call that produced the result, `argsDigest` the digest of
+ * the arguments it ran with (see `argsDigest`); `errorCode` the code of a failed call's message.
  */
 export type ResultEnvelope = (
   { __kind__: "message"; value: ToolMessage } | { __kind__: "raw"; value: unknown }
@@ -15,21 +15,27 @@ export type ResultEnvelope = (
   stateChanges?: Record<string, unknown>;
   updates?: Record<string, unknown>[];
   origin?: string;
+  argsDigest?: string;
   errorCode?: string;
 };
 
-/** The envelope of a tool message result, with the state it wrote and the call that made it. */
+/**
+ * The envelope of a tool message result, with the state it wrote and the call that made it
+ * (its origin and the digest of its arguments).
+ */
 export function messageEnvelope(
   message: ToolMessage,
   stateChanges: Record<string, unknown>,
   origin?: string | null,
   errorCode?: string | null,
   updates: readonly Record<string, unknown>[] = [],
+  argsDigest?: string | null,
 ): ResultEnvelope {
   const envelope: ResultEnvelope = { __kind__: "message", value: message };
   if (Object.keys(stateChanges).length > 0) envelope.stateChanges = stateChanges;
   if (updates.length > 0) envelope.updates = [...updates];
   if (origin) envelope.origin = origin;
+  if (argsDigest) envelope.argsDigest = argsDigest;
   if (errorCode) envelope.errorCode = errorCode;
   return envelope;
 }
@@ -42,6 +48,8 @@ export interface ReplayedResult {
   updates?: Record<string, unknown>[];
   /** The call that produced it, when recorded. */
   origin?: string;
+  /** The digest of the arguments it ran with, when recorded (results recorded before have none). */
+  argsDigest?: string;
   /** The code of a failed call's message, when recorded. */
   errorCode?: string;
 }
@@ -64,6 +72,7 @@ export function decodeEnvelope(stored: unknown, toolCallId: string): ReplayedRes
     stateChanges: stateChanges as Record<string, unknown>,
     ...(updates !== undefined ? { updates: updates as Record<string, unknown>[] } : {}),
     ...(typeof envelope.origin === "string" ? { origin: envelope.origin } : {}),
+    ...(typeof envelope.argsDigest === "string" ? { argsDigest: envelope.argsDigest } : {}),
     ...(typeof envelope.errorCode === "string" ? { errorCode: envelope.errorCode } : {}),
   };
   if (envelope.__kind__ === "raw" && "value" in envelope) {

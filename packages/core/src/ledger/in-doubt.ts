@@ -41,7 +41,14 @@ export async function resolveInDoubt(
     const outcome = await act(call, decision, attempt, held, ctx, toolContext);
     if (outcome.kind === "run") return taken;
     if (attempt !== null) {
-      const envelope = messageEnvelope(outcome.message, {}, call.origin, outcome.errorCode);
+      const envelope = messageEnvelope(
+        outcome.message,
+        {},
+        call.origin,
+        outcome.errorCode,
+        [],
+        call.argsDigest,
+      );
       await recordResult(call, attempt, envelope, ctx);
     }
     return { kind: "settled", message: outcome.message };

@@ -14,6 +14,12 @@ export interface LedgerCall {
   /** `<message id>:<call id>`: names the call in recorded results (`null` when a part is missing). */
   readonly origin: string | null;
   /**
+   * The digest of the model's arguments (`argsDigest`), recorded with the result: the call's own
+   * record replays only while it matches, so a call edited in place is not answered with the
+   * result of the arguments it had before.
+   */
+  readonly argsDigest: string;
+  /**
    * The ledger key, or `null` when the call cannot be keyed (it then runs without the ledger).
    * With a domain key it is that key scoped by the tool's name; a call may switch to
    * `unscopedKey` before its claim (see `adoptUnscopedKeys`).

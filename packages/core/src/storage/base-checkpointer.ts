@@ -228,6 +228,8 @@ export abstract class BaseCheckpointer implements Checkpointer {
     }
     const complete: StoreWrite = {
       ...write,
+      // Absent is no user, as null: the write keeps the thread's owner.
+      userId: userId ?? null,
       parentVersion,
       node: write.node ?? null,
       runId: write.runId ?? null,

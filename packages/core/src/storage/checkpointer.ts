@@ -46,6 +46,10 @@ interface CheckpointFields {
    * thread of the same id, even one that reached the same version.
    */
   incarnation: string;
+  /**
+   * The thread's owner, set by the write that creates the thread and never changed: a later
+   * write passes the same user or `null` (keep it); another user is refused (`ThreadOwnerError`).
+   */
   userId: string | null;
   /** Steps the thread has taken over all its runs. */
   step: number;
@@ -200,8 +204,9 @@ export interface Checkpointer {
   /**
    * Commits `write` as version `expectedVersion + 1`, appending `newMessages`, atomically.
    * Throws `StaleStateError` when the thread's version is not `expectedVersion` or its
-   * incarnation is not the write's (for `expectedVersion` 0: when the thread exists). Returns
-   * the new version.
+   * incarnation is not the write's (for `expectedVersion` 0: when the thread exists), then
+   * `ThreadOwnerError` when the write names a user other than the thread's owner; either writes
+   * nothing. Returns the new version.
    */
   putCheckpoint(write: CheckpointWrite): Promise<number>;
   /**

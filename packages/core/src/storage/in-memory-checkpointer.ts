@@ -1,4 +1,9 @@
-import { ClaimLostError, StaleStateError, StorageError } from "../errors/errors.js";
+import {
+  ClaimLostError,
+  StaleStateError,
+  StorageError,
+  ThreadOwnerError,
+} from "../errors/errors.js";
 import type {
   AttemptRef,
   ClaimResult,
@@ -109,6 +114,11 @@ export class InMemoryCheckpointer extends BaseCheckpointer {
     if ((actualVersion ?? 0) !== expectedVersion || otherLife) {
       throw new StaleStateError(threadId, expectedVersion, actualVersion);
     }
+    // The write that created the thread set its owner; no later write changes it.
+    const owner = previous?.head.checkpoint.userId ?? null;
+    if (previous && write.userId !== null && write.userId !== owner) {
+      throw new ThreadOwnerError(threadId, write.userId);
+    }
     for (const { attempt } of ledgerWrites.completions) {
       const held = this.#ledgers.get(threadId)?.get(attempt.key);
       if (held?.status !== "started" || held.attempt !== attempt.attempt) {
@@ -146,7 +156,7 @@ export class InMemoryCheckpointer extends BaseCheckpointer {
     const checkpoint: ThreadCheckpoint = {
       threadId,
       incarnation: write.incarnation,
-      userId: write.userId ?? previous?.head.checkpoint.userId ?? null,
+      userId: previous ? owner : write.userId,
       version: expectedVersion + 1,
       parentVersion: write.parentVersion === 0 ? null : write.parentVersion,
       node: write.node,

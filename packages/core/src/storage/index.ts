@@ -59,4 +59,5 @@ export {
   StaleStateError,
   StorageError,
   StorageSchemaError,
+  ThreadOwnerError,
 } from "../errors/errors.js";

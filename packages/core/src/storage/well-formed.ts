@@ -8,8 +8,8 @@ const UNSTORABLE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC
  * For checkpointer implementations: refuses identifiers (thread ids, message ids, ledger keys)
  * that a database text column cannot hold exactly, before anything is written. UTF-8 has no
  * encoding for a lone surrogate (it would come back as U+FFFD, so the id a listing returns would
- * name no thread), and PostgreSQL text cannot hold U+0000. JSON values are unaffected:
- * `JSON.stringify` escapes both.
+ * name no thread), and PostgreSQL text cannot hold U+0000. JSON values are unaffected: every
+ * store keeps them exactly (`jsonb`, which refuses both, gets them wrapped as JSON text).
  */
 export function requireWellFormed(
   operation: string,

@@ -2,6 +2,7 @@ import { errorText } from "../errors/errors.js";
 import { withFields } from "../events/logger.js";
 import type { ToolCall, ToolMessage } from "../messages/message.js";
 import type { LedgerCall } from "../ledger/ledger-call.js";
+import { argsDigest } from "../ledger/args-digest.js";
 import { domainLedgerKey, ledgerKey } from "../ledger/ledger-key.js";
 import type { InternalNodeContext as NodeContext } from "../runtime/node-context.js";
 import type { AnyTool } from "./tool.js";
@@ -126,6 +127,7 @@ export function prepareCall(
     args: parsed.args,
     messageId,
     origin,
+    argsDigest: argsDigest(call.arguments),
     key,
     unscopedKey: domainKey,
     // The tool gets the domain key it declared, unscoped: it is what the provider knows.

@@ -32,7 +32,7 @@ export function completionsJsonb(completions: readonly LedgerCompletion[]): stri
 
 /**
  * The claims of a step write as the step function's `p_claims`. Plain `JSON.stringify` is safe
- * for `jsonb`: the base checkpointer refused ids holding U+0000.
+ * for `jsonb`: the base checkpointer refused ids holding U+0000 or a lone surrogate.
  */
 export function claimsJsonb(claims: readonly LedgerClaim[]): string {
   return JSON.stringify(

@@ -2,6 +2,7 @@ import { CHILD_THREADS_MIGRATION } from "./child-threads-migration.js";
 import { HISTORY_MIGRATION } from "./history-migration.js";
 import { INCARNATION_ID_MIGRATION } from "./incarnation-id-migration.js";
 import { LEASE_MIGRATION } from "./lease-migration.js";
+import { OWNER_MIGRATION } from "./owner-migration.js";
 import { PUT_CHECKPOINT_WITH_INCARNATION } from "./put-checkpoint-function.js";
 import { STEP_LEDGER_MIGRATION } from "./step-ledger-migration.js";
 
@@ -237,6 +238,7 @@ export const MIGRATIONS: readonly (readonly string[])[] = [
   STEP_LEDGER_MIGRATION,
   HISTORY_MIGRATION,
   CHILD_THREADS_MIGRATION,
+  OWNER_MIGRATION,
 ];
 
 /** The schema version this code writes and reads. */

@@ -4,6 +4,7 @@ import { childThreadsConformance } from "./child-threads.js";
 import { historyConformance } from "./history.js";
 import { idsConformance } from "./ids.js";
 import { ledgerConformance } from "./ledger.js";
+import { loneSurrogatesConformance } from "./lone-surrogates.js";
 import { messagesConformance } from "./messages.js";
 import { stateConformance } from "./state.js";
 import { stopConformance } from "./stop.js";
@@ -12,7 +13,7 @@ import { threadsConformance } from "./threads.js";
 
 /**
  * Registers the one suite every checkpointer must pass (state, messages, history, ledger, stop
- * requests, threads, child threads, ids), under `describe("checkpointer conformance: <name>")`. Call it from a test file.
+ * requests, threads, child threads, ids, lone surrogates), under `describe("checkpointer conformance: <name>")`. Call it from a test file.
  * The suite never calls `setup()` before a test: stores must set themselves up on first use.
  *
  * The suite does not import a test framework: pass it as `test`. The vitest module fits as is
@@ -61,5 +62,6 @@ export function checkpointerConformance(harness: CheckpointerHarness, test: Test
     threadsConformance(get, test, harness);
     childThreadsConformance(get, test);
     idsConformance(get, test);
+    loneSurrogatesConformance(get, test);
   });
 }

@@ -1,4 +1,5 @@
 import { assertions, claim, createThread, tick } from "./fixtures.js";
+import { ledgerEditedCallsConformance } from "./ledger-edited-calls.js";
 import { ledgerLeasesConformance } from "./ledger-leases.js";
 import { ledgerRecordsConformance } from "./ledger-records.js";
 import { ledgerStepWritesConformance } from "./ledger-step-writes.js";
@@ -209,6 +210,7 @@ export function ledgerConformance(get: GetCheckpointer, test: TestApi, getPeer: 
     ledgerRecordsConformance(get, test);
     ledgerLeasesConformance(get, test);
     ledgerToolKeysConformance(get, test);
+    ledgerEditedCallsConformance(get, test);
     ledgerStepWritesConformance(get, test);
   });
 }

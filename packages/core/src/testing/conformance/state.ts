@@ -1,5 +1,5 @@
 import { Message } from "../../messages/message.js";
-import { assertions, checkpointWrite, createThread, newThreadId } from "./fixtures.js";
+import { assertions, checkpointWrite, claim, createThread, newThreadId } from "./fixtures.js";
 import type { GetCheckpointer, GetPeer } from "./fixtures.js";
 import type { TestApi } from "./test-api.js";
 
@@ -210,6 +210,73 @@ export function stateConformance(get: GetCheckpointer, test: TestApi, getPeer: G
       expect(await checkpointer.getCheckpoint(threadId)).toMatchObject({
         userId: "owner-7",
         version: 2,
+      });
+    });
+
+    it("never changes a thread's owner: a write as another user is refused with STORAGE_OWNER_001 and applies nothing", async () => {
+      const checkpointer = get();
+      const first = Message.user("the owner's message");
+      const threadId = await createThread(checkpointer, {
+        userId: "owner-7",
+        newMessages: [first],
+      });
+      const before = await checkpointer.getCheckpoint(threadId);
+      await checkpointer.claimCalls(threadId, [claim("m1:call_1", "run-a")]);
+      const intruding = {
+        userId: "intruder",
+        values: { taken: true },
+        newMessages: [Message.user("the intruder's message")],
+      };
+      const refused = { threadId, userId: "intruder" };
+      // The same status (a plain step) and a new one (a step that relists the thread).
+      for (const status of ["running", "completed"] as const) {
+        await expectErrorCode(
+          checkpointer.putCheckpoint(checkpointWrite(threadId, 1, { ...intruding, status })),
+          "STORAGE_OWNER_001",
+          refused,
+          `a ${status} write as another user`,
+        );
+      }
+      if (checkpointer.commitStep) {
+        const step = {
+          ...checkpointWrite(threadId, 1, intruding),
+          ledger: {
+            completions: [{ attempt: { key: "m1:call_1", attempt: 1 }, result: "taken" }],
+            claims: [claim("m1:call_2", "run-b")],
+          },
+        };
+        await expectErrorCode(checkpointer.commitStep(step), "STORAGE_OWNER_001", refused);
+      }
+      expect(await checkpointer.getCheckpoint(threadId)).toEqual(before);
+      expect(await checkpointer.listMessages(threadId)).toEqual([first]);
+      expect(await checkpointer.listThreads({ userId: "intruder" })).toEqual([]);
+      const ledger = await checkpointer.listCalls(threadId);
+      expect(ledger.map((e) => [e.key, e.status])).toEqual([["m1:call_1", "started"]]);
+      // A stale write is reported as stale, whoever it names.
+      await expectErrorCode(
+        checkpointer.putCheckpoint(checkpointWrite(threadId, 7, intruding)),
+        "STORAGE_CONFLICT_001",
+      );
+      // The owner, or a write naming no user, goes on from the same version.
+      await checkpointer.putCheckpoint(checkpointWrite(threadId, 1, { userId: "owner-7" }));
+      await checkpointer.putCheckpoint(checkpointWrite(threadId, 2, { userId: null }));
+      expect(await checkpointer.getCheckpoint(threadId)).toMatchObject({
+        userId: "owner-7",
+        version: 3,
+      });
+    });
+
+    it("keeps a thread made without an owner ownerless: a write naming a user is refused", async () => {
+      const checkpointer = get();
+      const threadId = await createThread(checkpointer, { userId: null });
+      await expectErrorCode(
+        checkpointer.putCheckpoint(checkpointWrite(threadId, 1, { userId: "newcomer" })),
+        "STORAGE_OWNER_001",
+        { threadId, userId: "newcomer" },
+      );
+      expect(await checkpointer.getCheckpoint(threadId)).toMatchObject({
+        userId: null,
+        version: 1,
       });
     });
 
