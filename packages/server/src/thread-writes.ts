@@ -3,6 +3,7 @@ import type { Message } from "@tenxgraph/core";
 import type { ThreadCheckpoint } from "@tenxgraph/core/storage";
 import type { ServerContext } from "./server-context.js";
 import type { AuthUser } from "./server-env.js";
+import { refuseChildThreadId } from "./request-limits.js";
 
 /** What a write outside a run changes: field values and messages appended. */
 export interface ThreadEdit {
@@ -24,6 +25,7 @@ export async function editThread(
   checkpoint: ThreadCheckpoint | null,
   edit: ThreadEdit,
 ): Promise<number> {
+  if (checkpoint === null) refuseChildThreadId(threadId);
   const reset = edit.reset === true || checkpoint === null;
   return ctx.checkpointer.putCheckpoint({
     threadId,
