@@ -115,6 +115,27 @@ describe.each(KINDS)("request limits on $label", ({ label, kind, memory }) => {
       }
     }
     expect(await t.checkpointer.listThreads()).toEqual(threadsBefore);
+    // Ids inside a body: a message's id, a tool call's, one to remove.
+    const versionBefore = (await t.checkpointer.getCheckpoint(thread))?.version;
+    for (const id of ["m".repeat(257), "nul\u0000id", "lone\ud800"]) {
+      const message = { ...userMessage("hi"), message_id: id };
+      const appended = await alice("POST", `/v1/threads/${thread}/messages`, {
+        messages: [message],
+      });
+      expect(appended.status, JSON.stringify(id)).toBe(422);
+      expect(appended.body.error.details[0].loc).toEqual(["body", "messages", "0", "message_id"]);
+      const run = await alice("POST", "/v1/graph/invoke", {
+        messages: [message],
+        config: { thread_id: thread },
+      });
+      expect(run.status).toBe(422);
+      const removed = await alice("POST", `/v1/threads/${thread}/state/update`, {
+        remove_message_ids: [id],
+      });
+      expect(removed.status).toBe(422);
+      expect(removed.body.error.details[0].loc).toEqual(["body", "remove_message_ids", "0"]);
+    }
+    expect((await t.checkpointer.getCheckpoint(thread))?.version).toBe(versionBefore);
   });
 
   it("answers a valid token whose user id no store can hold with 401 INVALID_TOKEN", async () => {

@@ -1,4 +1,5 @@
 import { MAX_ID_LENGTH } from "@tenxgraph/core";
+import { z } from "zod";
 import { ApiError } from "./api-error.js";
 
 /**
@@ -45,6 +46,15 @@ export function idProblem(value: string): string | null {
   if (UNSTORABLE.test(value)) return "holds U+0000 or a lone surrogate (not well-formed Unicode)";
   return null;
 }
+
+/**
+ * A client-given id in a body (message, tool call): refused with a 422 naming its field when a
+ * store could not hold it. An empty string passes: where allowed, it asks the server to mint one.
+ */
+export const bodyIdSchema = z.string().superRefine((id, ctx) => {
+  const problem = id === "" ? null : idProblem(id);
+  if (problem !== null) ctx.addIssue({ code: "custom", message: `id ${problem}` });
+});
 
 /** Refuses an id a store cannot hold with a 422 `VALIDATION_ERROR` naming its field (`loc`). */
 export function requireValidId(value: string, loc: string[]): string {

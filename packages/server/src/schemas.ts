@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { validationError } from "./api-error.js";
 import { remoteToolConfigSchema } from "./remote-tools.js";
-import { idProblem } from "./request-limits.js";
+import { bodyIdSchema, idProblem } from "./request-limits.js";
 import { wireMessageSchema, type WireMessageInput } from "./wire/wire-message.js";
 
 /** A JSON object (`config`, `options`, `metadata`, …). */
@@ -100,7 +100,7 @@ export const stateQuerySchema = z.object({
 export const updateStateSchema = z.object({
   values: jsonObject.optional(),
   messages: z.array(wireMessageSchema).default([]),
-  remove_message_ids: z.array(z.string().min(1)).default([]),
+  remove_message_ids: z.array(bodyIdSchema.min(1)).default([]),
   as_node: z.string().min(1).optional(),
 });
 
