@@ -48,7 +48,7 @@ export function validationError(where: string, error: z.ZodError): ApiError {
 export function statusOfCode(code: string): ContentfulStatusCode {
   if (code === "STORAGE_CONFLICT_001" || code === "TOOL_CONFLICT_001") return 409;
   if (code === "STORAGE_OWNER_001") return 403;
-  if (code === "THREAD_002" || code === "THREAD_003") return 409;
+  if (code === "THREAD_002" || code === "THREAD_003" || code === "THREAD_006") return 409;
   if (code === "THREAD_001" || code === "THREAD_005") return 404;
   if (code.startsWith("RESUME_") || code === "INPUT_001") return 422;
   return 500;

@@ -1,9 +1,10 @@
 import { jsonLogger, type BaseState, type CompiledGraph, type Logger } from "@tenxgraph/core";
 import { Hono } from "hono";
 import { bodyLimit } from "hono/body-limit";
-import { cors } from "hono/cors";
+import { corsMiddleware, originGuard, originsFromEnv } from "./cors.js";
 import { HTTPException } from "hono/http-exception";
 import { ApiError, toApiError } from "./api-error.js";
+import { stateEditPolicy } from "./state-edit-policy.js";
 import { fail } from "./envelope.js";
 import { authMiddleware, requestAuthenticator, type AuthOption } from "./middleware/auth.js";
 import { requestIdMiddleware } from "./middleware/request-id.js";
@@ -37,7 +38,10 @@ export interface AppOptions {
   threadNameGenerator?: ThreadNameGenerator | null;
   /** Largest request body in bytes (default `MAX_REQUEST_SIZE` or 10 MB): larger is a 413. */
   maxBodyBytes?: number;
-  /** Allowed CORS origins (default `ORIGINS` split on commas, or any origin). */
+  /**
+   * Origins whose pages may call the API from a browser (default `ORIGINS` split on commas).
+   * None (the default): no cross-origin access at all. `"*"`: any origin, without credentials.
+   */
   corsOrigins?: string[];
   logger?: Logger;
   /** Most WebSockets open at once on `/v1/graph/ws` (default: no limit); more close with 1013. */
@@ -49,6 +53,14 @@ export interface AppOptions {
    * {@link RunEventFollower} on the same PostgreSQL. Without them those routes answer 501.
    */
   runs?: RunService | null;
+  /**
+   * Let every user make state edits that add tool calls or tool results or set `as_node`
+   * (default `PRIVILEGED_STATE_EDITS=true`, else false): continuing after one runs tools with
+   * the editor's arguments. Otherwise only users with `adminClaim` may.
+   */
+  privilegedStateEdits?: boolean;
+  /** The token claim (`true`) that allows those edits to its user (default `"admin"`). */
+  adminClaim?: string | null;
   /** Serve the web inspector at `/inspector` (default true); its data calls use the API's auth. */
   inspector?: boolean;
 }
@@ -65,6 +77,8 @@ export type TenxgraphApp = Hono<ServerEnv> & { context: ServerContext };
  * const response = await app.request("/ping");
  */
 export function createApp(options: AppOptions): TenxgraphApp {
+  const maxSize = options.maxBodyBytes ?? Number(process.env.MAX_REQUEST_SIZE ?? 10 * 1024 * 1024);
+  const origins = options.corsOrigins ?? originsFromEnv();
   const ctx: ServerContext = {
     graph: options.graph as CompiledGraph<BaseState>,
     checkpointer: options.graph.checkpointer,
@@ -76,24 +90,20 @@ export function createApp(options: AppOptions): TenxgraphApp {
     remoteToolSetup: !options.auth && (options.mode ?? process.env.MODE) !== "production",
     authenticate: requestAuthenticator(options.auth),
     maxSockets: options.maxSockets || null,
+    maxBodyBytes: maxSize,
+    stateEdits: stateEditPolicy(options),
+    origins,
+    socketPeaks: { queuedFrames: 0, queuedBytes: 0, bufferedBytes: 0 },
     logger: options.logger ?? jsonLogger(),
     runs: options.runs ?? null,
     closing: new AbortController(),
     activeRuns: new Set(),
   };
   const app = new Hono<ServerEnv>();
-  const origins = options.corsOrigins ?? process.env.ORIGINS?.split(",").map((o) => o.trim());
   app.use(requestIdMiddleware());
-  app.use(
-    cors({
-      origin: !origins || origins.includes("*") ? (origin) => origin || "*" : origins,
-      credentials: true,
-      allowHeaders: ["authorization", "content-type", "accept", "x-request-id"],
-      allowMethods: ["GET", "POST", "PUT", "DELETE", "PATCH", "OPTIONS"],
-      exposeHeaders: ["X-Request-ID", "X-Timestamp"],
-    }),
-  );
-  const maxSize = options.maxBodyBytes ?? Number(process.env.MAX_REQUEST_SIZE ?? 10 * 1024 * 1024);
+  const cors = corsMiddleware(origins);
+  if (cors) app.use(cors);
+  app.use(originGuard(origins));
   app.use(
     bodyLimit({
       maxSize,

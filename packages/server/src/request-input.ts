@@ -1,15 +1,19 @@
 import type { Context } from "hono";
 import type { z } from "zod";
 import { ApiError, validationError } from "./api-error.js";
+import { requireJsonDepth, requireValidId } from "./request-limits.js";
 
 /**
  * The request's JSON body checked against `schema`. An empty body reads as `{}` (clients send
- * DELETE with or without one); a body that is not JSON is a 400 naming the problem.
+ * DELETE with or without one); a body sent as another media type than JSON is a 415 (a page on
+ * another origin can send `text/plain` without a preflight); a body that is not JSON is a 400
+ * naming the problem; JSON nested too deep is a 422.
  */
 export async function readBody<T extends z.ZodType>(c: Context, schema: T): Promise<z.infer<T>> {
   const text = await c.req.text();
   let json: unknown = {};
   if (text.trim() !== "") {
+    requireJsonMediaType(c.req.header("content-type"));
     try {
       json = JSON.parse(text);
     } catch (error) {
@@ -20,9 +24,24 @@ export async function readBody<T extends z.ZodType>(c: Context, schema: T): Prom
       );
     }
   }
+  requireJsonDepth(json, "body");
   const parsed = schema.safeParse(json);
   if (!parsed.success) throw validationError("body", parsed.error);
   return parsed.data;
+}
+
+/** `application/json` or a `+json` type, with any parameters (`; charset=utf-8`). */
+const JSON_MEDIA_TYPE = /^application\/(?:[\w.-]+\+)?json$/i;
+
+/** A 415 `UNSUPPORTED_MEDIA_TYPE` unless the body is declared JSON. */
+function requireJsonMediaType(header: string | undefined): void {
+  const type = (header ?? "").split(";")[0]!.trim();
+  if (JSON_MEDIA_TYPE.test(type)) return;
+  throw new ApiError(
+    415,
+    "UNSUPPORTED_MEDIA_TYPE",
+    `The request body must be sent as Content-Type: application/json, not '${type || "(none)"}'`,
+  );
 }
 
 /** The query string checked against `schema`. */
@@ -32,19 +51,10 @@ export function readQuery<T extends z.ZodType>(c: Context, schema: T): z.infer<T
   return parsed.data;
 }
 
-/** Longest id accepted in a path: ids are generated URL-safe and far shorter. */
-const MAX_ID_LENGTH = 512;
-
-/** A path id (thread, message, memory, file), percent-decoded by the router; blank is a 422. */
+/**
+ * A path id (thread, message, memory, file), percent-decoded by the router: one a store cannot
+ * hold (blank, over 256 characters, U+0000, a lone surrogate) is a 422 naming it.
+ */
 export function pathId(c: Context, name: string): string {
-  const value = c.req.param(name) ?? "";
-  if (value.trim() === "" || value.length > MAX_ID_LENGTH) {
-    throw new ApiError(
-      422,
-      "VALIDATION_ERROR",
-      `Invalid ${name}: must be 1..${MAX_ID_LENGTH} characters, not blank`,
-      [{ loc: ["path", name], msg: "invalid id", type: "value_error" }],
-    );
-  }
-  return value;
+  return requireValidId(c.req.param(name) ?? "", ["path", name]);
 }

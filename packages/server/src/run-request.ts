@@ -16,6 +16,7 @@ import { track, type ServerContext } from "./server-context.js";
 import type { AuthUser } from "./server-env.js";
 import { fromWireMessage } from "./wire/convert-message.js";
 import { refuseSubgraphThread } from "./thread-info.js";
+import { refuseChildThreadId, requireValidId } from "./request-limits.js";
 
 /** A checked invoke/stream request, ready for `graph.invoke` or `graph.stream`. */
 export interface PreparedRun {
@@ -74,8 +75,10 @@ export async function prepareRun(
   if (!parsed.success) throw validationError("body.config", parsed.error);
   const given = String(parsed.data.thread_id ?? "").trim();
   const threadId = given === "" || given === "0" ? uuidv7() : given;
+  requireValidId(threadId, ["body", "config", "thread_id"]);
   const checkpoint = await authorizeThread(ctx.checkpointer, user, threadId, "run on");
   if (checkpoint) await refuseSubgraphThread(ctx.checkpointer, threadId, "run");
+  else refuseChildThreadId(threadId);
   const inputMessages = body.messages.map(fromWireMessage);
   const answers =
     body.resume === undefined && body.continue !== true

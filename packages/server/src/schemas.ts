@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { validationError } from "./api-error.js";
 import { remoteToolConfigSchema } from "./remote-tools.js";
+import { bodyIdSchema, idProblem } from "./request-limits.js";
 import { wireMessageSchema, type WireMessageInput } from "./wire/wire-message.js";
 
 /** A JSON object (`config`, `options`, `metadata`, …). */
@@ -52,7 +53,14 @@ export const runConfigSchema = z.looseObject({
 
 /** `POST /v1/graph/stop`. */
 export const stopInputSchema = z.object({
-  thread_id: z.string().trim().min(1, "thread_id must not be blank"),
+  thread_id: z
+    .string()
+    .trim()
+    .min(1, "thread_id must not be blank")
+    .superRefine((id, ctx) => {
+      const problem = idProblem(id);
+      if (problem !== null) ctx.addIssue({ code: "custom", message: `thread_id ${problem}` });
+    }),
   config: jsonObject.nullable().optional(),
 });
 
@@ -92,7 +100,7 @@ export const stateQuerySchema = z.object({
 export const updateStateSchema = z.object({
   values: jsonObject.optional(),
   messages: z.array(wireMessageSchema).default([]),
-  remove_message_ids: z.array(z.string().min(1)).default([]),
+  remove_message_ids: z.array(bodyIdSchema.min(1)).default([]),
   as_node: z.string().min(1).optional(),
 });
 

@@ -1,6 +1,7 @@
 import type { BaseState, Checkpointer, CompiledGraph, Logger } from "@tenxgraph/core";
 import type { FileStore } from "./storage/file-store.js";
 import type { AuthUser } from "./server-env.js";
+import type { StateEditPolicy } from "./state-edit-policy.js";
 import type { MemoryStore } from "./storage/memory-store.js";
 import type { RunEventFollower } from "./runs/run-event-follower.js";
 import type { PgRunStore } from "./runs/run-store.js";
@@ -29,6 +30,14 @@ export interface ServerContext {
   authenticate: (request: Request) => Promise<AuthUser>;
   /** Most WebSockets open at once (`websocket.max_connections`); `null`: no limit. */
   maxSockets: number | null;
+  /** Who may add tool calls or results, or set `as_node`, through a state edit. */
+  stateEdits: StateEditPolicy;
+  /** Largest request body, and so largest WebSocket frame, in bytes. */
+  maxBodyBytes: number;
+  /** Origins configured for browser pages (`ORIGINS`); `undefined`: the server's own only. */
+  origins: string[] | undefined;
+  /** The most any one WebSocket has held at once, for monitoring (see `ws/socket-limits.ts`). */
+  socketPeaks: SocketPeaks;
   logger: Logger;
   /** Background runs; `null` when not configured (their routes answer 501). */
   runs: RunService | null;
@@ -36,6 +45,13 @@ export interface ServerContext {
   closing: AbortController;
   /** Runs in progress, so a shutdown can let them end. */
   activeRuns: Set<Promise<unknown>>;
+}
+
+/** High-water marks of WebSocket sessions: frames waiting to run, output not yet sent. */
+export interface SocketPeaks {
+  queuedFrames: number;
+  queuedBytes: number;
+  bufferedBytes: number;
 }
 
 /** Keeps `work` in `ctx.activeRuns` until it settles. */

@@ -4,6 +4,7 @@ import type { ThreadCheckpoint } from "@tenxgraph/core/storage";
 import type { ServerContext } from "./server-context.js";
 import { refuseSubgraphThread } from "./thread-info.js";
 import type { AuthUser } from "./server-env.js";
+import { refuseChildThreadId } from "./request-limits.js";
 
 /** What a write outside a run changes: field values and messages appended. */
 export interface ThreadEdit {
@@ -28,6 +29,7 @@ export async function editThread(
   // A subgraph's thread moves only with its parent's run: an edit of it alone would leave the
   // parent's step that runs it out of step with it.
   if (checkpoint) await refuseSubgraphThread(ctx.checkpointer, threadId, "be edited");
+  else refuseChildThreadId(threadId);
   const reset = edit.reset === true || checkpoint === null;
   return ctx.checkpointer.putCheckpoint({
     threadId,

@@ -1,3 +1,4 @@
+import { SignJWT } from "jose";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -19,8 +20,8 @@ export interface ClientTestServer {
   /** Orders charge_card really charged, in order. */
   charges: string[];
   server: RunningServer;
-  /** A client that sends a token for `userId`. */
-  clientFor(userId: string): Promise<TenxgraphClient>;
+  /** A client that sends a token for `userId` (with `claims` beside `user_id`). */
+  clientFor(userId: string, claims?: Record<string, unknown>): Promise<TenxgraphClient>;
   close(): Promise<void>;
 }
 
@@ -57,8 +58,13 @@ export async function startClientServer(
     gate,
     charges,
     server,
-    async clientFor(userId) {
-      const token = await tokenFor(userId);
+    async clientFor(userId, claims) {
+      const token = claims
+        ? await new SignJWT({ ...claims, user_id: userId })
+            .setProtectedHeader({ alg: "HS256" })
+            .setExpirationTime("1h")
+            .sign(new TextEncoder().encode(TEST_JWT_SECRET))
+        : await tokenFor(userId);
       return new TenxgraphClient({ baseUrl: server.url, token });
     },
     async close() {

@@ -100,6 +100,12 @@ export const ERROR_CODES = {
    */
   THREAD_005: "THREAD_005",
   /**
+   * A subgraph found a thread at its child's id (`<parent>|<node>@<step>`) that its parent did
+   * not create: not recorded with this parent as its `parentThreadId`, or owned by another user.
+   * The subgraph does not adopt it (its messages are not the child's reply); nothing was written.
+   */
+  THREAD_006: "THREAD_006",
+  /**
    * The run was abandoned through `config.abandonSignal`: its owner lost it to another
    * execution (a worker whose lease was taken over), so it stopped where it was and wrote
    * nothing more. The execution that took it over carries the thread on.

@@ -14,6 +14,7 @@ import { StopSignal } from "../runtime/stop-signal.js";
 import type { Interrupt, ThreadCheckpoint } from "../storage/checkpointer.js";
 import type { GraphDefinition } from "./graph-definition.js";
 import type { GraphNode, NodeOutput } from "./graph-node.js";
+import { requireOwnChild } from "./subgraph-adopt.js";
 import type { BaseState, StateUpdate } from "./reducers.js";
 
 /** What a subgraph node runs of a compiled graph: its definition (`CompiledGraph.definition`). */
@@ -67,8 +68,11 @@ export class Subgraph<
     };
     // Each answer resumes the child once: an interrupt it raises again goes back to the caller.
     const resumed = new Set<string>();
-    for (;;) {
+    for (let first = true; ; first = false) {
       const checkpoint = await deps.checkpointer.getCheckpoint(threadId);
+      // A thread already at the child's id must be this parent's own child, never a squatter's.
+      if (first && checkpoint)
+        await requireOwnChild(deps.checkpointer, checkpoint, ctx.threadId, ctx.userId);
       const input = this.#nextInput(checkpoint, state, ctx, namespace, resumed);
       const config = {
         ...ctx.runtime.run.config,

@@ -27,7 +27,7 @@ export function initTemplate(
     )}\n`,
     "tenxgraph.json": `${JSON.stringify({ agent: "./graph.ts:app", auth: null, env: ".env" }, null, 2)}\n`,
     ".env.example":
-      '# Copy to .env. With auth set to "jwt" in tenxgraph.json, tokens are checked with:\nJWT_SECRET_KEY=change-me\nJWT_ALGORITHM=HS256\n',
+      '# Copy to .env. With auth set to "jwt" in tenxgraph.json, tokens are checked with:\nJWT_SECRET_KEY=change-me\nJWT_ALGORITHM=HS256\n# Browser pages on other origins that may call the API (comma separated); none by default.\n# ORIGINS=http://localhost:5173\n',
     ".env": "",
     ".gitignore": "node_modules\n.tenxgraph\n.env\n",
     "graph.ts": GRAPH,

@@ -1,6 +1,7 @@
 import type { MiddlewareHandler } from "hono";
 import { createRemoteJWKSet, errors, jwtVerify, type JWTPayload, type JWTVerifyGetKey } from "jose";
 import { ApiError } from "../api-error.js";
+import { idProblem } from "../request-limits.js";
 import { INSPECTOR_PATH } from "../routes/inspector.js";
 import type { AuthUser, ServerEnv } from "../server-env.js";
 
@@ -76,7 +77,7 @@ function authenticator(option: Exclude<AuthOption, null>): (request: Request) =>
       if (!user || typeof user.id !== "string" || user.id === "") {
         throw new ApiError(401, "INVALID_TOKEN", "Authentication failed");
       }
-      return { id: user.id, claims: user.claims ?? {}, authenticated: true };
+      return { id: usableUserId(user.id), claims: user.claims ?? {}, authenticated: true };
     };
   }
   const config: JwtAuthConfig = option === "jwt" ? { method: "jwt" } : option;
@@ -90,7 +91,7 @@ function authenticator(option: Exclude<AuthOption, null>): (request: Request) =>
         "INVALID_TOKEN",
         "The token names no user (user_id, the configured claim, or sub)",
       );
-    return { id, claims: claims as Record<string, unknown>, authenticated: true };
+    return { id: usableUserId(id), claims: claims as Record<string, unknown>, authenticated: true };
   };
 }
 
@@ -117,6 +118,13 @@ function bearerToken(request: Request): string {
     );
   }
   return match[1]!;
+}
+
+/** A user id every store can hold as a thread's owner; else the token is refused (401). */
+function usableUserId(id: string): string {
+  const problem = idProblem(id);
+  if (problem === null) return id;
+  throw new ApiError(401, "INVALID_TOKEN", `The token's user id cannot be used: it ${problem}`);
 }
 
 function jwtVerifier(config: JwtAuthConfig): (token: string) => Promise<JWTPayload> {

@@ -4,6 +4,7 @@ import type { Hono } from "hono";
 import { ok } from "../envelope.js";
 import { requireThread } from "../ownership.js";
 import { pathId, readBody, readQuery } from "../request-input.js";
+import { refusePrivilegedEdit } from "../state-edit-policy.js";
 import {
   deleteAfterSchema,
   historyQuerySchema,
@@ -36,12 +37,11 @@ export function threadHistoryRoutes(app: Hono<ServerEnv>, ctx: ServerContext): v
     await requireThread(ctx.checkpointer, c.get("user"), threadId, "write");
     await refuseSubgraphThread(ctx.checkpointer, threadId, "be updated");
     const body = await readBody(c, updateStateSchema);
+    const added = body.messages.map(fromWireMessage);
+    refusePrivilegedEdit(ctx.stateEdits, c.get("user"), { messages: added, asNode: body.as_node });
     const update = {
       ...body.values,
-      messages: [
-        ...body.remove_message_ids.map((id) => Message.remove(id)),
-        ...body.messages.map(fromWireMessage),
-      ],
+      messages: [...body.remove_message_ids.map((id) => Message.remove(id)), ...added],
     };
     const options = body.as_node === undefined ? {} : { asNode: body.as_node };
     const version = await ctx.graph.updateState({ threadId }, update, options);

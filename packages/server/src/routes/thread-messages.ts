@@ -9,6 +9,7 @@ import { configBodySchema, pageQuerySchema, putMessagesSchema } from "../schemas
 import type { ServerContext } from "../server-context.js";
 import type { ServerEnv } from "../server-env.js";
 import { editThread } from "../thread-writes.js";
+import { refusePrivilegedEdit } from "../state-edit-policy.js";
 import { fromWireMessage, toWireMessage } from "../wire/convert-message.js";
 
 /** A thread's transcript: page, append, read one, delete one. */
@@ -33,6 +34,7 @@ export function threadMessageRoutes(app: Hono<ServerEnv>, ctx: ServerContext): v
     const checkpoint = await authorizeThread(ctx.checkpointer, user, threadId, "write");
     const body = await readBody(c, putMessagesSchema);
     const messages = body.messages.map(fromWireMessage);
+    refusePrivilegedEdit(ctx.stateEdits, user, { messages });
     const version = await editThread(ctx, user, threadId, checkpoint, { newMessages: messages });
     return ok(c, {
       success: true,

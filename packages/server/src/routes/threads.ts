@@ -18,6 +18,7 @@ import { mergeState } from "../state-merge.js";
 import { parentOf, threadInfo } from "../thread-info.js";
 import { storedThreadName, THREAD_NAME_FIELD } from "../thread-name.js";
 import { editThread } from "../thread-writes.js";
+import { refusePrivilegedEdit } from "../state-edit-policy.js";
 import { fromWireMessage } from "../wire/convert-message.js";
 import { toWireState } from "../wire/wire-state.js";
 
@@ -88,6 +89,7 @@ export function threadRoutes(app: Hono<ServerEnv>, ctx: ServerContext): void {
     const checkpoint = await authorizeThread(ctx.checkpointer, user, threadId, "write");
     const body = await readBody(c, putStateSchema);
     const appended = wireMessagesOf(body.state).map(fromWireMessage);
+    refusePrivilegedEdit(ctx.stateEdits, user, { messages: appended });
     const values = mergeState(checkpoint?.values ?? {}, body.state);
     await editThread(ctx, user, threadId, checkpoint, { values, newMessages: appended });
     const state = await ctx.graph.getState({ threadId });

@@ -10,14 +10,24 @@ import { graphInputSchema } from "../schemas.js";
 import { track, type ServerContext } from "../server-context.js";
 import type { AuthUser } from "../server-env.js";
 import { wireMessageSchema } from "../wire/wire-message.js";
+import { originAllowed } from "../cors.js";
+import { requireJsonDepth } from "../request-limits.js";
+import { SocketBudget } from "./socket-limits.js";
 
 /** Where the socket is served. */
 export const GRAPH_SOCKET_PATH = "/v1/graph/ws";
 /** The subprotocol 10xGraph's client offers first, with the token as the second entry. */
 export const BEARER_PROTOCOL = "agentflow-bearer";
 
-/** Close codes of the contract (§2.1 row 9). */
-const CLOSE = { normal: 1000, goingAway: 1001, policy: 1008, serverError: 1011, tryLater: 1013 };
+/** Close codes of the contract (§2.1 row 9); 1009: a frame larger than a request body may be. */
+const CLOSE = {
+  normal: 1000,
+  goingAway: 1001,
+  policy: 1008,
+  tooBig: 1009,
+  serverError: 1011,
+  tryLater: 1013,
+};
 
 /** One text frame: 10xGraph's `WsGraphInput`. `resume` runs `tool_result` as the input. */
 const wsGraphInputSchema = z
@@ -58,8 +68,11 @@ export interface GraphSocketServer {
  * attachGraphSocket(server, app);
  */
 export function attachGraphSocket(server: Server, app: TenxgraphApp): GraphSocketServer {
+  const ctx = app.context;
   const sockets = new WebSocketServer({
     noServer: true,
+    // A larger frame closes the socket with 1009 before it is buffered whole.
+    maxPayload: ctx.maxBodyBytes,
     // Echo the sentinel when offered: the client's token rides as the second "protocol".
     handleProtocols: (offered) => (offered.has(BEARER_PROTOCOL) ? BEARER_PROTOCOL : false),
   });
@@ -69,8 +82,18 @@ export function attachGraphSocket(server: Server, app: TenxgraphApp): GraphSocke
       socket.end("HTTP/1.1 404 Not Found\r\nConnection: close\r\nContent-Length: 0\r\n\r\n");
       return;
     }
+    // Browsers do not apply CORS to WebSockets: a page on another origin is refused here.
+    const header = (name: string) => {
+      const value = request.headers[name];
+      return Array.isArray(value) ? value[0] : value;
+    };
+    const hosts = { host: header("host"), forwardedHost: header("x-forwarded-host") };
+    if (!originAllowed(header("origin"), hosts, ctx.origins)) {
+      socket.end("HTTP/1.1 403 Forbidden\r\nConnection: close\r\nContent-Length: 0\r\n\r\n");
+      return;
+    }
     sockets.handleUpgrade(request, socket, head, (ws) => {
-      session(app.context, ws, request, url, sockets.clients.size);
+      session(ctx, ws, request, url, sockets.clients.size);
     });
   };
   server.on("upgrade", onUpgrade);
@@ -96,19 +119,45 @@ function session(
   }
   const closed = new AbortController();
   ws.on("close", () => closed.abort());
+  // A frame over `maxPayload` (closed 1009) or a broken connection: the socket closes itself.
+  ws.on("error", (error) => ctx.logger.warn({ err: error }, "WebSocket closed on an error"));
   // Listening before the token is checked: the client sends its first frame on open, and a
   // frame with no listener yet would be lost.
   const user = ctx.authenticate(handshakeRequest(request, url)).catch((error: unknown) => {
     ws.close(CLOSE.policy, closeReason(toApiError(error).message));
     return null;
   });
+  // Frames wait their turn within bounds; output past its bound closes the socket.
+  const budget = new SocketBudget(ctx.maxBodyBytes, ctx.socketPeaks);
+  const overflow = (reason: string) => {
+    closed.abort();
+    ws.close(CLOSE.policy, reason);
+  };
   let queue: Promise<unknown> = user;
   ws.on("message", (data: RawData, isBinary: boolean) => {
+    const size = frameSize(data);
+    if (closed.signal.aborted) return;
+    if (!budget.admit(size)) {
+      overflow("Too many frames waiting: wait for each run's done before sending more");
+      return;
+    }
     queue = queue.then(async () => {
+      budget.release(size);
       const who = await user;
-      if (who) await onFrame(ctx, ws, who, data, isBinary, closed.signal);
+      const send = (chunk: unknown) => {
+        if (ws.readyState !== ws.OPEN) return;
+        ws.send(JSON.stringify(chunk));
+        if (!budget.outputFits(ws.bufferedAmount))
+          overflow("Too much output waiting: the client is not reading");
+      };
+      if (who) await onFrame(ctx, ws, who, data, isBinary, closed.signal, send);
     });
   });
+}
+
+function frameSize(data: RawData): number {
+  if (Array.isArray(data)) return data.reduce((sum, part) => sum + part.length, 0);
+  return data instanceof ArrayBuffer ? data.byteLength : data.length;
 }
 
 /** One frame: a run streamed back, or an error chunk; the socket stays open unless it must not. */
@@ -119,11 +168,9 @@ async function onFrame(
   data: RawData,
   isBinary: boolean,
   closed: AbortSignal,
+  send: (chunk: unknown) => void,
 ): Promise<void> {
   if (closed.aborted) return;
-  const send = (chunk: unknown) => {
-    if (ws.readyState === ws.OPEN) ws.send(JSON.stringify(chunk));
-  };
   const frame = parseFrame(data, isBinary);
   if (!frame.ok) {
     send(errorChunk(null, `Invalid request: ${frame.reason}`, "VALIDATION_ERROR"));
@@ -172,6 +219,11 @@ function parseFrame(data: RawData, isBinary: boolean): ParsedFrame {
     json = JSON.parse(Buffer.isBuffer(data) ? data.toString("utf8") : String(data));
   } catch (error) {
     return { ok: false, reason: `not JSON (${(error as Error).message})` };
+  }
+  try {
+    requireJsonDepth(json, "frame");
+  } catch (error) {
+    return { ok: false, reason: (error as Error).message };
   }
   const parsed = wsGraphInputSchema.safeParse(json);
   if (!parsed.success) {
