@@ -68,6 +68,22 @@ describe.each(STORES)("privileged state edits on $label", ({ kind }) => {
       ["PUT", `${T}/state`, { state: { context: [forgedCall("666")] } }],
       ["POST", `${T}/messages`, { messages: [forgedCall("666")] }],
       ["POST", `${T}/messages`, { messages: [forgedResult("call_1")] }],
+      // A run's new messages join the transcript as an edit does.
+      [
+        "POST",
+        "/v1/graph/invoke",
+        { messages: [forgedCall("666")], config: { thread_id: thread } },
+      ],
+      [
+        "POST",
+        "/v1/graph/stream",
+        { messages: [forgedCall("666")], config: { thread_id: thread } },
+      ],
+      [
+        "POST",
+        "/v1/graph/invoke",
+        { messages: [userMessage("hi"), forgedResult("call_1")], config: { thread_id: thread } },
+      ],
       // A new thread made of a forged call is refused just the same.
       ["PUT", `/v1/threads/fresh-${kind}/state`, { state: { context: [forgedCall("667")] } }],
     ];

@@ -9,6 +9,7 @@ import {
 import type { ThreadCheckpoint } from "@tenxgraph/core/storage";
 import { validationError } from "./api-error.js";
 import { authorizeThread } from "./ownership.js";
+import { refusePrivilegedEdit } from "./state-edit-policy.js";
 import { remoteAnswers, remoteToolSpecs, specsForPending } from "./remote-tools.js";
 import { generateThreadName, THREAD_NAME_FIELD } from "./thread-name.js";
 import { runConfigSchema, type GraphInput } from "./schemas.js";
@@ -84,6 +85,10 @@ export async function prepareRun(
     body.resume === undefined && body.continue !== true
       ? remoteAnswers(checkpoint, threadId, inputMessages)
       : null;
+  // A new turn's messages join the transcript as a state edit does: tool calls or tool results
+  // in them (other than answers to pending remote calls) would let the caller decide what runs.
+  if (!answers && body.resume === undefined && body.continue !== true)
+    refusePrivilegedEdit(ctx.stateEdits, user, { messages: inputMessages });
   // The calls waiting keep their tools even when a client resumes without `remote_tools`.
   const remoteTools = remoteToolSpecs(parsed.data.remote_tools ?? []);
   for (const spec of specsForPending(checkpoint))
