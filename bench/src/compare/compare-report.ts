@@ -70,7 +70,7 @@ export function renderCompare(rows: CompareRow[], header: CompareHeader): string
   const lines = [
     "# bench:compare",
     "",
-    `Base: ${header.base}. New: ${header.next}. ${header.rounds} rounds, base and new interleaved;`,
+    `Base: ${header.base}. New: ${header.next}. ${header.rounds} round(s), base and new interleaved;`,
     `medians over rounds, per node step (HTTP: per request). CPU is the child process's user +`,
     `system time. Gate: CPU new/base above ${x(header.threshold)} fails.`,
     "",

@@ -144,7 +144,7 @@ async function main(): Promise<number> {
     options.threshold,
   );
   const report = renderCompare(rows, {
-    base: `${ref} (${sha.slice(0, 12)})`,
+    base: sha.startsWith(ref) ? sha.slice(0, 12) : `${ref} (${sha.slice(0, 12)})`,
     next: describeNewTree(),
     rounds: options.rounds,
     threshold: options.threshold,
