@@ -41,6 +41,7 @@ export default defineConfig({
             "packages/*/src/**/*.test.ts",
             "packages/server/inspector/src/**/*.test.ts",
             "scripts/**/*.test.ts",
+            "bench/src/**/*.test.ts",
           ],
           exclude: ["packages/*/src/**/*.int.test.ts"],
         },
