@@ -27,7 +27,7 @@ import { migrate } from "./schema/setup.js";
 import { refusedWriteOr, writeStep, writtenCheckpoint } from "./step-write.js";
 
 const SELECT_CHECKPOINT = `
-  SELECT t.thread_id, t.incarnation_id, t.user_id, t.version, t.incarnation, t.message_count,
+  SELECT t.thread_id, t.parent_thread_id, t.incarnation_id, t.user_id, t.version, t.incarnation, t.message_count,
          t.updated_at, s.parent_version, s.node, s.run_id, s.step, s.current_node, s.frontier, s.status, s."values", s.interrupts, s.resume_answers
   FROM threads t JOIN states s ON s.thread_id = t.thread_id AND s.version = t.version
   WHERE t.thread_id = $1`;
@@ -165,7 +165,9 @@ export class PgCheckpointer extends BaseCheckpointer {
         typeof cached.value.incarnation === "string" &&
         cached.value.parentVersion !== undefined
       ) {
-        return cached.value;
+        // The parent comes from the row checked above, at no extra cost: a copy cached by a
+        // release without the field, or by a later write that did not name it, reads the same.
+        return { ...cached.value, parentThreadId: current.parentThreadId };
       }
     }
     const [row] = await this.#db.query<CheckpointRow>(
@@ -326,17 +328,33 @@ export class PgCheckpointer extends BaseCheckpointer {
     return this.#ledger.listCalls(threadId);
   }
 
-  /** The thread's version and incarnation in PostgreSQL, which a cached copy must match. */
-  async #current(threadId: string): Promise<{ version: number; incarnation: number } | null> {
-    const [row] = await this.#db.query<{ version: string; incarnation: string }>(
+  /**
+   * The thread's version and incarnation in PostgreSQL, which a cached copy must match, and its
+   * parent, which the row holds and a cached copy read back takes from it (see `loadCheckpoint`).
+   */
+  async #current(threadId: string): Promise<CurrentThread | null> {
+    const [row] = await this.#db.query<{
+      version: string;
+      incarnation: string;
+      parent_thread_id: string | null;
+    }>(
       "getCheckpoint",
       "repeatable",
-      "SELECT version, incarnation FROM threads WHERE thread_id = $1",
+      "SELECT version, incarnation, parent_thread_id FROM threads WHERE thread_id = $1",
       [threadId],
     );
+    if (!row) return null;
     // bigint arrives as a string; versions and incarnations stay far below 2^53.
-    return row ? { version: Number(row.version), incarnation: Number(row.incarnation) } : null;
+    const { version, incarnation, parent_thread_id: parentThreadId } = row;
+    return { version: Number(version), incarnation: Number(incarnation), parentThreadId };
   }
+}
+
+/** What `threads` holds of a thread that a cached copy is checked against and completed by. */
+interface CurrentThread {
+  version: number;
+  incarnation: number;
+  parentThreadId: string | null;
 }
 
 function isForeignKeyViolation(error: unknown): boolean {

@@ -13,6 +13,7 @@ import { fromJsonb } from "./json.js";
  */
 export interface CheckpointRow {
   thread_id: string;
+  parent_thread_id: string | null;
   incarnation_id: string;
   user_id: string | null;
   version: string;
@@ -85,6 +86,7 @@ export function toCheckpoint(row: CheckpointRow): ThreadCheckpoint {
     resumeAnswers: fromJsonb(row.resume_answers) as ThreadCheckpoint["resumeAnswers"],
     messageCount: row.message_count,
     updatedAt: row.updated_at.toISOString(),
+    parentThreadId: row.parent_thread_id,
   };
 }
 

@@ -114,6 +114,9 @@ export function writtenCheckpoint(write: StoreWrite, written: WrittenRow): Threa
     resumeAnswers: write.resumeAnswers,
     messageCount: written.message_count,
     updatedAt: written.updated_at.toISOString(),
+    // Exact for the write that creates the thread (the only one that records it); a later write
+    // may not name the parent, so a cached copy's is replaced by the row's when read back.
+    parentThreadId: write.parentThreadId,
   };
 }
 

@@ -78,7 +78,7 @@ export async function prepareRun(
   const threadId = given === "" || given === "0" ? uuidv7() : given;
   requireValidId(threadId, ["body", "config", "thread_id"]);
   const checkpoint = await authorizeThread(ctx.checkpointer, user, threadId, "run on");
-  if (checkpoint) await refuseSubgraphThread(ctx.checkpointer, threadId, "run");
+  if (checkpoint) refuseSubgraphThread(checkpoint, "run");
   else refuseChildThreadId(threadId);
   const inputMessages = body.messages.map(fromWireMessage);
   const answers =

@@ -28,7 +28,7 @@ export async function editThread(
 ): Promise<number> {
   // A subgraph's thread moves only with its parent's run: an edit of it alone would leave the
   // parent's step that runs it out of step with it.
-  if (checkpoint) await refuseSubgraphThread(ctx.checkpointer, threadId, "be edited");
+  if (checkpoint) refuseSubgraphThread(checkpoint, "be edited");
   else refuseChildThreadId(threadId);
   const reset = edit.reset === true || checkpoint === null;
   return ctx.checkpointer.putCheckpoint({

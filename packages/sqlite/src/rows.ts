@@ -10,6 +10,7 @@ import { ledgerEntryFromRow, prefixRanges } from "@tenxgraph/core/storage";
 /** A row of `threads` joined with one of its rows of `states` (one that has a transcript). */
 export interface CheckpointRow {
   thread_id: string;
+  parent_thread_id: string | null;
   incarnation: string;
   user_id: string | null;
   version: number;
@@ -81,6 +82,7 @@ export function toCheckpoint(row: CheckpointRow): ThreadCheckpoint {
     resumeAnswers: JSON.parse(row.resume_answers_json) as ThreadCheckpoint["resumeAnswers"],
     messageCount: row.message_count,
     updatedAt: row.updated_at,
+    parentThreadId: row.parent_thread_id,
   };
 }
 

@@ -11,7 +11,7 @@ const NEXT_CLAIM_SEQ = `(SELECT COALESCE(MAX(claim_seq), 0) + 1 FROM tool_execut
  * both tables).
  */
 const CHECKPOINT_COLUMNS = `
-  t.thread_id, t.incarnation, t.user_id, s.version, s.parent_version, s.node, s.run_id,
+  t.thread_id, t.parent_thread_id, t.incarnation, t.user_id, s.version, s.parent_version, s.node, s.run_id,
   s.message_count, s.created_at AS updated_at, s.step, s.current_node, s.frontier_json, s.status,
   s.values_json, s.interrupts_json, s.resume_answers_json`;
 

@@ -71,8 +71,7 @@ export class Subgraph<
     for (let first = true; ; first = false) {
       const checkpoint = await deps.checkpointer.getCheckpoint(threadId);
       // A thread already at the child's id must be this parent's own child, never a squatter's.
-      if (first && checkpoint)
-        await requireOwnChild(deps.checkpointer, checkpoint, ctx.threadId, ctx.userId);
+      if (first && checkpoint) requireOwnChild(checkpoint, ctx.threadId, ctx.userId);
       const input = this.#nextInput(checkpoint, state, ctx, namespace, resumed);
       const config = {
         ...ctx.runtime.run.config,

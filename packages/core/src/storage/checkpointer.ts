@@ -90,6 +90,11 @@ export interface ThreadCheckpoint extends CheckpointFields {
   messageCount: number;
   /** ISO-8601 time of the write. */
   updatedAt: string;
+  /**
+   * The thread this one is a child of (a subgraph's thread), as its first write recorded it;
+   * `null` for a top-level thread. The same in every version of the thread.
+   */
+  parentThreadId: string | null;
 }
 
 /**

@@ -171,6 +171,8 @@ export class InMemoryCheckpointer extends BaseCheckpointer {
       resumeAnswers: copy.resumeAnswers,
       messageCount: rangesLength(transcript),
       updatedAt: this.#now(),
+      // Recorded by the thread's first write, as the SQL stores do; later writes cannot change it.
+      parentThreadId: record.parentThreadId,
     };
     // The listing order moves only on creation or a status change, as in the SQL stores.
     const relisted = previous === undefined || previous.head.checkpoint.status !== write.status;

@@ -12,7 +12,7 @@ import type { CheckpointRow } from "../rows.js";
  * kept history (migration 7): their transcript is unknown, so they are read as not kept.
  */
 const SELECT_VERSIONS = `
-  SELECT t.thread_id, t.incarnation_id, t.user_id, s.version, t.incarnation, s.message_count,
+  SELECT t.thread_id, t.parent_thread_id, t.incarnation_id, t.user_id, s.version, t.incarnation, s.message_count,
          s.created_at AS updated_at, s.parent_version, s.node, s.run_id, s.step,
          s.current_node, s.frontier, s.status, s."values", s.interrupts, s.resume_answers
   FROM states s JOIN threads t ON t.thread_id = s.thread_id

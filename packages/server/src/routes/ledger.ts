@@ -59,7 +59,7 @@ export function ledgerRoutes(app: Hono<ServerEnv>, ctx: ServerContext): void {
     // whether their body would have been valid.
     const checkpoint = await requireThread(ctx.checkpointer, user, threadId, "decide on");
     // The decision runs the served graph, which is not a subgraph's: its parent decides.
-    await refuseSubgraphThread(ctx.checkpointer, threadId, "have an in-doubt call decided");
+    refuseSubgraphThread(checkpoint, "have an in-doubt call decided");
     const decision = await readBody(c, inDoubtDecisionBodySchema);
     const pending =
       checkpoint.status === "interrupted" ? inDoubtInterrupts(checkpoint.interrupts) : [];

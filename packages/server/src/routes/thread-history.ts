@@ -34,8 +34,8 @@ export function threadHistoryRoutes(app: Hono<ServerEnv>, ctx: ServerContext): v
 
   app.post("/v1/threads/:thread_id/state/update", async (c) => {
     const threadId = pathId(c, "thread_id");
-    await requireThread(ctx.checkpointer, c.get("user"), threadId, "write");
-    await refuseSubgraphThread(ctx.checkpointer, threadId, "be updated");
+    const checkpoint = await requireThread(ctx.checkpointer, c.get("user"), threadId, "write");
+    refuseSubgraphThread(checkpoint, "be updated");
     const body = await readBody(c, updateStateSchema);
     const added = body.messages.map(fromWireMessage);
     refusePrivilegedEdit(ctx.stateEdits, c.get("user"), { messages: added, asNode: body.as_node });

@@ -60,8 +60,13 @@ export function threadMessageRoutes(app: Hono<ServerEnv>, ctx: ServerContext): v
   app.delete("/v1/threads/:thread_id/messages/:message_id", async (c) => {
     const threadId = pathId(c, "thread_id");
     const messageId = pathId(c, "message_id");
-    await requireThread(ctx.checkpointer, c.get("user"), threadId, "delete messages of");
-    await refuseSubgraphThread(ctx.checkpointer, threadId, "have a message deleted");
+    const checkpoint = await requireThread(
+      ctx.checkpointer,
+      c.get("user"),
+      threadId,
+      "delete messages of",
+    );
+    refuseSubgraphThread(checkpoint, "have a message deleted");
     await readBody(c, configBodySchema);
     // A new version without the message; the versions before it keep it (nothing stored is
     // rewritten), and the ledger keeps its calls, so removing one never lets a call run twice.

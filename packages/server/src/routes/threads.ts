@@ -15,7 +15,7 @@ import { ApiError } from "../api-error.js";
 import type { ServerContext } from "../server-context.js";
 import type { AuthUser, ServerEnv } from "../server-env.js";
 import { mergeState } from "../state-merge.js";
-import { parentOf, threadInfo } from "../thread-info.js";
+import { threadInfo } from "../thread-info.js";
 import { storedThreadName, THREAD_NAME_FIELD } from "../thread-name.js";
 import { editThread } from "../thread-writes.js";
 import { refusePrivilegedEdit } from "../state-edit-policy.js";
@@ -44,9 +44,7 @@ export function threadRoutes(app: Hono<ServerEnv>, ctx: ServerContext): void {
   app.get("/v1/threads/:thread_id", async (c) => {
     const threadId = pathId(c, "thread_id");
     const checkpoint = await authorizeThread(ctx.checkpointer, c.get("user"), threadId, "read");
-    const thread = checkpoint
-      ? threadInfo(checkpoint, await parentOf(ctx.checkpointer, threadId))
-      : null;
+    const thread = checkpoint ? threadInfo(checkpoint) : null;
     return ok(c, { thread_data: { thread } });
   });
 
@@ -129,7 +127,7 @@ async function threadPage(
   const page = search ? {} : { offset, limit };
   const summaries = await ctx.checkpointer.listThreads({ ...filter, ...page });
   const threads = await withCheckpoints(ctx, summaries);
-  const infos = threads.map((t, i) => threadInfo(t, summaries[i]!.parentThreadId));
+  const infos = threads.map((t) => threadInfo(t));
   if (!search) return infos;
   return infos.filter((t) => matches(t, search)).slice(offset, offset + limit);
 }

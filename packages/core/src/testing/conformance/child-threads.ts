@@ -84,6 +84,30 @@ export function childThreadsConformance(get: GetCheckpointer, test: TestApi): vo
       expect(top).toMatchObject({ threadId: parent, parentThreadId: null });
     });
 
+    it("reads a child's parent back with every version of it, and null for a top-level thread", async () => {
+      const checkpointer = get();
+      const { parent, child, grandchild } = await family(checkpointer);
+      // A later write naming another parent, or none, changes nothing.
+      await checkpointer.putCheckpoint(
+        checkpointWrite(child, 2, { parentThreadId: newThreadId(), status: "completed" }),
+      );
+      await checkpointer.putCheckpoint(checkpointWrite(child, 3, { parentThreadId: null }));
+      const lookalike = await fullThread(checkpointer, `${parent}|WORKER@9`);
+
+      const parentOf = async (threadId: string) =>
+        (await checkpointer.getCheckpoint(threadId))?.parentThreadId;
+      expect(await parentOf(child)).toBe(parent);
+      expect(await parentOf(grandchild)).toBe(child);
+      // Read twice: a store with a cache may answer the second read from it.
+      expect(await parentOf(child)).toBe(parent);
+      expect(await parentOf(parent)).toBeNull();
+      expect(await parentOf(lookalike)).toBeNull();
+      expect((await checkpointer.getVersion(child, 1))?.parentThreadId).toBe(parent);
+      const versions = await checkpointer.listVersions(child);
+      expect(versions.map((version) => version.parentThreadId)).toEqual(versions.map(() => parent));
+      expect((await checkpointer.getVersion(parent, 1))?.parentThreadId).toBeNull();
+    });
+
     it("lists top-level threads alone unless asked for a thread's children", async () => {
       const checkpointer = get();
       const userId = `user-${newThreadId()}`;

@@ -36,6 +36,7 @@ export function stateConformance(get: GetCheckpointer, test: TestApi, getPeer: G
         resumeAnswers: {},
         messageCount: 1,
         updatedAt: expect.any(String),
+        parentThreadId: null,
       });
       expect(Date.parse(checkpoint!.updatedAt)).not.toBeNaN();
     });
