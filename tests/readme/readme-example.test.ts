@@ -7,6 +7,10 @@ const root = new URL("../../", import.meta.url);
 const read = (path: string) => readFileSync(new URL(path, root), "utf8");
 
 describe("README", () => {
+  it("is a landing page of at most 15 KB: the details live in docs/", () => {
+    expect(Buffer.byteLength(read("README.md"))).toBeLessThanOrEqual(15 * 1024);
+  });
+
   it("shows examples/support-agent.ts exactly as it is", () => {
     const block = /```ts\n([\s\S]*?)```/.exec(read("README.md"))?.[1];
     expect(block).toBe(read("examples/support-agent.ts"));
