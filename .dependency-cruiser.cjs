@@ -7,7 +7,7 @@
  *   errors, messages                      plain values and their errors
  *   storage                               the checkpointer contract and its row types
  *   events                                logger, metrics, stream events
- *   runtime  <->  graph                   the run loop and the graph it runs (one layer)
+ *   definition, runtime <-> graph         what a graph is, the run loop and the graph it runs (one layer)
  *   ledger                                the ledger protocol: claim, run, record, replay, in doubt
  *   tools                                 tools and ToolNode, which run their calls through the ledger
  *   testing                               @tenxgraph/core/testing
@@ -44,32 +44,42 @@ module.exports = {
       "errors-import-nothing",
       "errors/ is the bottom layer: every folder may throw, so it imports no other folder.",
       "errors",
-      ["messages", "storage", "events", "runtime", "graph", "ledger", "tools", "testing"],
+      [
+        "messages",
+        "storage",
+        "events",
+        "definition",
+        "runtime",
+        "graph",
+        "ledger",
+        "tools",
+        "testing",
+      ],
     ),
     layer(
       "messages-import-only-errors",
       "messages/ are plain values: they know nothing of how they are stored or run.",
       "messages",
-      ["storage", "events", "runtime", "graph", "ledger", "tools", "testing"],
+      ["storage", "events", "definition", "runtime", "graph", "ledger", "tools", "testing"],
     ),
     layer(
       "storage-is-below-the-runtime",
       "storage/ is the contract the engines implement: it must not reach up into the runtime, " +
         "the ledger protocol or the tools (its row types live in storage/).",
       "storage",
-      ["events", "runtime", "graph", "ledger", "tools", "testing"],
+      ["events", "definition", "runtime", "graph", "ledger", "tools", "testing"],
     ),
     layer(
       "events-are-below-the-runtime",
       "events/ (logger, metrics, stream events) are used by every layer above storage.",
       "events",
-      ["runtime", "graph", "ledger", "tools", "testing"],
+      ["definition", "runtime", "graph", "ledger", "tools", "testing"],
     ),
     {
       ...layer(
         "runtime-does-not-know-the-ledger",
         "The run loop runs nodes; the ledger protocol is what ToolNode does inside one.",
-        "runtime|graph",
+        "definition|runtime|graph",
         ["ledger", "tools", "testing"],
       ),
       // Known debt, the one exception: a run's remote tools (RunConfig.remoteTools) are made
@@ -85,7 +95,7 @@ module.exports = {
       comment: "Only the run config and the node runtime may know tools, and only remote tools.",
       severity: "error",
       from: {
-        path: `${CORE}(runtime|graph)/`,
+        path: `${CORE}(definition|runtime|graph)/`,
         pathNot: [TESTS, `${CORE}runtime/(run-config|node-context)\\.ts$`],
       },
       to: { path: `${CORE}tools/(tool|remote-tool)\\.ts$` },

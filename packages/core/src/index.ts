@@ -15,22 +15,22 @@ export type {
   StateGraphConstructor,
   StateOptions,
 } from "./graph/state-graph.js";
-export { Command } from "./graph/command.js";
-export type { CommandOptions, Goto } from "./graph/command.js";
-export { Send } from "./graph/send.js";
+export { Command } from "./definition/command.js";
+export type { CommandOptions, Goto } from "./definition/command.js";
+export { Send } from "./definition/send.js";
 export { Subgraph } from "./graph/subgraph.js";
 export type { SubgraphOptions, SubgraphSource } from "./graph/subgraph.js";
-export type { StateOf, StateSchema } from "./graph/state-schema.js";
+export type { StateOf, StateSchema } from "./definition/state-schema.js";
 export { CompiledGraph } from "./graph/compiled-graph.js";
 export type { CompileOptions } from "./graph/compiled-graph.js";
 export type { StateHistoryEntry, ThreadState } from "./graph/thread-state.js";
 export type { UpdateStateOptions } from "./runtime/state-edit.js";
-export { END } from "./graph/edges.js";
-export type { Edge, Router, RouterChoice } from "./graph/edges.js";
-export type { GraphDefinition } from "./graph/graph-definition.js";
-export type { GraphNode, NodeFunction, NodeLike, NodeOutput } from "./graph/graph-node.js";
-export { appendMessages } from "./graph/reducers.js";
-export type { BaseState, Reducer, Reducers, StateUpdate } from "./graph/reducers.js";
+export { END } from "./definition/edges.js";
+export type { Edge, Router, RouterChoice } from "./definition/edges.js";
+export type { GraphDefinition } from "./definition/graph-definition.js";
+export type { GraphNode, NodeFunction, NodeLike, NodeOutput } from "./definition/graph-node.js";
+export { appendMessages } from "./definition/reducers.js";
+export type { BaseState, Reducer, Reducers, StateUpdate } from "./definition/reducers.js";
 
 export { Message, REMOVE_ALL_MESSAGES } from "./messages/message.js";
 export type {

@@ -21,9 +21,9 @@ import type { RunInput, RunResult } from "../runtime/run-result.js";
 import { StopSignal } from "../runtime/stop-signal.js";
 import type { Checkpointer } from "../storage/checkpointer.js";
 import { InMemoryCheckpointer } from "../storage/in-memory-checkpointer.js";
-import type { GraphDefinition } from "./graph-definition.js";
+import type { GraphDefinition } from "../definition/graph-definition.js";
 import { readThreadState, type StateHistoryEntry, type ThreadState } from "./thread-state.js";
-import type { BaseState, StateUpdate } from "./reducers.js";
+import type { BaseState, StateUpdate } from "../definition/reducers.js";
 import { updateThreadState, type UpdateStateOptions } from "../runtime/state-edit.js";
 import { InvalidRunError } from "../errors/errors.js";
 import {

@@ -12,10 +12,10 @@ import type { RunDependencies } from "../runtime/run-dependencies.js";
 import type { RunInput } from "../runtime/run-result.js";
 import { StopSignal } from "../runtime/stop-signal.js";
 import type { Interrupt, ThreadCheckpoint } from "../storage/checkpointer.js";
-import type { GraphDefinition } from "./graph-definition.js";
-import type { GraphNode, NodeOutput } from "./graph-node.js";
+import type { GraphDefinition } from "../definition/graph-definition.js";
+import type { GraphNode, NodeOutput } from "../definition/graph-node.js";
 import { requireOwnChild } from "./subgraph-adopt.js";
-import type { BaseState, StateUpdate } from "./reducers.js";
+import type { BaseState, StateUpdate } from "../definition/reducers.js";
 
 /** What a subgraph node runs of a compiled graph: its definition (`CompiledGraph.definition`). */
 export interface SubgraphSource<C extends BaseState> {

@@ -1,8 +1,8 @@
 import { describe, expect, it } from "vitest";
-import { END } from "../graph/edges.js";
-import type { NodeFunction } from "../graph/graph-node.js";
-import type { BaseState } from "../graph/reducers.js";
-import { Send } from "../graph/send.js";
+import { END } from "../definition/edges.js";
+import type { NodeFunction } from "../definition/graph-node.js";
+import type { BaseState } from "../definition/reducers.js";
+import { Send } from "../definition/send.js";
 import { StateGraph } from "../graph/state-graph.js";
 import { isTenxgraphError } from "../errors/tenxgraph-error.js";
 import { Message } from "../messages/message.js";

@@ -3,7 +3,7 @@ import type { RuntimeMetrics } from "../events/metrics.js";
 import type { EmitEvent } from "../events/stream-event.js";
 import type { IdGenerator } from "../messages/ids.js";
 import type { Checkpointer } from "../storage/checkpointer.js";
-import type { Reducer } from "../graph/reducers.js";
+import type { Reducer } from "../definition/reducers.js";
 import type { AnyTool } from "../tools/tool.js";
 import type { FaultInjector } from "./fault-points.js";
 import type { ResolvedRunConfig } from "./run-config.js";

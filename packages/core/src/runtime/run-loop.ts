@@ -8,7 +8,7 @@ import { isTenxgraphError } from "../errors/tenxgraph-error.js";
 import { withFields, type Logger } from "../events/logger.js";
 import type { EmitRunEvent, RunEvent } from "./run-event.js";
 import type { RunStatus } from "../events/stream-event.js";
-import type { BaseState } from "../graph/reducers.js";
+import type { BaseState } from "../definition/reducers.js";
 import type { AttemptRef } from "../storage/ledger-entry.js";
 import type {
   CheckpointWrite,
@@ -18,7 +18,7 @@ import type {
   ThreadStatus,
 } from "../storage/checkpointer.js";
 import type { LedgerClaim } from "../storage/ledger-entry.js";
-import { isGraphNode } from "../graph/graph-node.js";
+import { isGraphNode } from "../definition/graph-node.js";
 import { FAULT_POINTS } from "./fault-points.js";
 import type { ResolvedRunConfig } from "./run-config.js";
 import type { RunDependencies } from "./run-dependencies.js";

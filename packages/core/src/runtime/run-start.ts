@@ -1,9 +1,9 @@
 import { isDeepStrictEqual } from "node:util";
 import { InvalidRunError } from "../errors/errors.js";
 import type { RunMode } from "../events/stream-event.js";
-import { isCommand } from "../graph/command.js";
-import { applyUpdate, type BaseState, type StateUpdate } from "../graph/reducers.js";
-import { findSchemaProblem } from "../graph/state-schema.js";
+import { isCommand } from "../definition/command.js";
+import { applyUpdate, type BaseState, type StateUpdate } from "../definition/reducers.js";
+import { findSchemaProblem } from "../definition/state-schema.js";
 import { IN_DOUBT_INTERRUPT_KIND, parseInDoubtDecision } from "./in-doubt-decision.js";
 import { Message, type MessageUpdate } from "../messages/message.js";
 import { uuidv7 } from "../messages/ids.js";

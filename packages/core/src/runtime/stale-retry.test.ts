@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import type { StaleStateError } from "../errors/errors.js";
 import { isTenxgraphError } from "../errors/tenxgraph-error.js";
 import type { CompiledGraph } from "../graph/compiled-graph.js";
-import { END } from "../graph/edges.js";
+import { END } from "../definition/edges.js";
 import { StateGraph } from "../graph/state-graph.js";
 import { Message } from "../messages/message.js";
 import { InMemoryCheckpointer } from "../storage/in-memory-checkpointer.js";

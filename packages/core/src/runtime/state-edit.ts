@@ -1,6 +1,6 @@
 import { InvalidRunError } from "../errors/errors.js";
-import type { BaseState, StateUpdate } from "../graph/reducers.js";
-import { deepCopy } from "../graph/state-copy.js";
+import type { BaseState, StateUpdate } from "../definition/reducers.js";
+import { deepCopy } from "../definition/state-copy.js";
 import type { RunDependencies } from "./run-dependencies.js";
 import { applyCallerUpdate, requireSchema, validateInput } from "./run-start.js";
 import { routeStep } from "./route.js";

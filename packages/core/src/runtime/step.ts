@@ -2,14 +2,19 @@ import { GraphValidationError, NodeOutputError, NodeTimeoutError } from "../erro
 import { isTenxgraphError } from "../errors/tenxgraph-error.js";
 import { withFields, type Logger } from "../events/logger.js";
 import type { EmitRunEvent } from "./run-event.js";
-import type { Goto } from "../graph/command.js";
-import { isGraphNode, type NodeLike, type NodeOutput } from "../graph/graph-node.js";
-import { applyUpdate, type BaseState, type Reducer, type StateUpdate } from "../graph/reducers.js";
+import type { Goto } from "../definition/command.js";
+import { isGraphNode, type NodeLike, type NodeOutput } from "../definition/graph-node.js";
+import {
+  applyUpdate,
+  type BaseState,
+  type Reducer,
+  type StateUpdate,
+} from "../definition/reducers.js";
 import type { Message } from "../messages/message.js";
 import { requireKnownRemovals, toUpdate } from "./node-output.js";
-import { deepCopy } from "../graph/state-copy.js";
+import { deepCopy } from "../definition/state-copy.js";
 import { diffTranscript } from "./transcript-change.js";
-import { findSchemaProblem } from "../graph/state-schema.js";
+import { findSchemaProblem } from "../definition/state-schema.js";
 import { findNonJson } from "../storage/json-check.js";
 import {
   applyCallUpdates,
@@ -17,7 +22,7 @@ import {
   mergeBranches,
   snapshotFields,
   type BranchWriters,
-} from "../graph/branch-merge.js";
+} from "../definition/branch-merge.js";
 import { runWithDeadline, type DeadlineScope } from "./deadline.js";
 import { InterruptSignal, isInterruptSignal, withInterruptScope } from "./interrupt.js";
 import { withRuntime, type NodeContext } from "./node-context.js";

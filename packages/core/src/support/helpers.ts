@@ -9,7 +9,7 @@ import type { Meter } from "@opentelemetry/api";
 import { MeterProvider, MetricReader } from "@opentelemetry/sdk-metrics";
 import { METER_NAME } from "../events/metrics.js";
 import type { StreamEvent } from "../events/stream-event.js";
-import type { BaseState } from "../graph/reducers.js";
+import type { BaseState } from "../definition/reducers.js";
 import type { LedgerEntry } from "../storage/ledger-entry.js";
 import { Message, type AssistantMessage, type ToolMessage } from "../messages/message.js";
 import type { FaultContext, FaultPointName } from "../runtime/fault-points.js";

@@ -1,5 +1,5 @@
-import type { GraphNode } from "../graph/graph-node.js";
-import type { BaseState } from "../graph/reducers.js";
+import type { GraphNode } from "../definition/graph-node.js";
+import type { BaseState } from "../definition/reducers.js";
 import { Message, type AssistantMessage } from "../messages/message.js";
 import { sleep } from "../runtime/deadline.js";
 import type { NodeContext } from "../runtime/node-context.js";

@@ -1,8 +1,8 @@
 import { z } from "zod";
 import type { CompiledGraph, CompileOptions } from "../graph/compiled-graph.js";
-import { END } from "../graph/edges.js";
-import type { NodeLike } from "../graph/graph-node.js";
-import type { BaseState } from "../graph/reducers.js";
+import { END } from "../definition/edges.js";
+import type { NodeLike } from "../definition/graph-node.js";
+import type { BaseState } from "../definition/reducers.js";
 import { StateGraph, type StateOptions } from "../graph/state-graph.js";
 import { Message, type AssistantMessage } from "../messages/message.js";
 import { sleep } from "../runtime/deadline.js";

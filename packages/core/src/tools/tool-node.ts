@@ -1,5 +1,5 @@
-import type { CallToClaim, GraphNode, NodeOutput } from "../graph/graph-node.js";
-import type { BaseState } from "../graph/reducers.js";
+import type { CallToClaim, GraphNode, NodeOutput } from "../definition/graph-node.js";
+import type { BaseState } from "../definition/reducers.js";
 import { Message, type AssistantMessage, type ToolMessage } from "../messages/message.js";
 import { planCalls } from "../ledger/claim.js";
 import type { CallPlan } from "../ledger/call-plan.js";
@@ -12,7 +12,7 @@ import {
 } from "../runtime/node-context.js";
 import type { CallOutcome } from "../ledger/durable-call.js";
 import { executeCall, type Branch } from "./execute-call.js";
-import { applyCallUpdates, mergeBranches, snapshotFields } from "../graph/branch-merge.js";
+import { applyCallUpdates, mergeBranches, snapshotFields } from "../definition/branch-merge.js";
 import { branchState, TOOL_CALL_WRITERS } from "./parallel-calls.js";
 import {
   callOrigin,

@@ -7,7 +7,7 @@ import { Command, isCommand } from "./command.js";
 import { END } from "./edges.js";
 import type { BaseState } from "./reducers.js";
 import { Send, isSend } from "./send.js";
-import { StateGraph } from "./state-graph.js";
+import { StateGraph } from "../graph/state-graph.js";
 
 interface Triage extends BaseState {
   route: string;
