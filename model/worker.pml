@@ -3,7 +3,7 @@
  * steps. Every `atomic` block is one commit to the store or one step in memory; a crash may
  * fall between any two. Comments name the code each step stands for (model/README.md maps
  * them in full) and the code's fault points (`@fault <name>`, checked against
- * packages/core/src/runtime/fault-points.ts by tests/model/fault-points-match.test.ts).
+ * packages/core/src/node/fault-points.ts by tests/model/fault-points-match.test.ts).
  */
 
 #ifdef PLANTED_BLIND_STEP_WRITE

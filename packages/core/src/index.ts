@@ -60,13 +60,14 @@ export {
   isRemoteToolCall,
   remoteTool,
 } from "./tools/remote-tool.js";
-export type { RemoteToolCall, RemoteToolSpec } from "./tools/remote-tool.js";
+export type { RemoteToolCall } from "./tools/remote-tool.js";
+export type { RemoteToolSpec } from "./node/remote-tool-spec.js";
 
 export { ledgerKey } from "./ledger/ledger-key.js";
 export { decodeEnvelope } from "./ledger/envelope.js";
 export type { ResultEnvelope } from "./ledger/envelope.js";
-export { IN_DOUBT_INTERRUPT_KIND } from "./runtime/in-doubt-decision.js";
-export type { InDoubtDecision } from "./runtime/in-doubt-decision.js";
+export { IN_DOUBT_INTERRUPT_KIND } from "./node/in-doubt-decision.js";
+export type { InDoubtDecision } from "./node/in-doubt-decision.js";
 export type {
   CompletedLedgerEntry,
   InterruptedLedgerEntry,
@@ -75,7 +76,7 @@ export type {
   StartedLedgerEntry,
 } from "./storage/ledger-entry.js";
 
-export { interrupt } from "./runtime/interrupt.js";
+export { interrupt } from "./node/interrupt.js";
 export type { Interrupt } from "./storage/checkpointer.js";
 export {
   DEFAULT_NODE_TIMEOUT_SECONDS,
@@ -84,7 +85,7 @@ export {
 } from "./runtime/run-config.js";
 export type { RunConfig } from "./runtime/run-config.js";
 export type { ResumeInput, RunInput, RunResult } from "./runtime/run-result.js";
-export type { NodeContext } from "./runtime/node-context.js";
+export type { NodeContext } from "./node/node-context.js";
 
 export type { Checkpointer, ThreadStatus, ThreadSummary } from "./storage/checkpointer.js";
 export { InMemoryCheckpointer } from "./storage/in-memory-checkpointer.js";

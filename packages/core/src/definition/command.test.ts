@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { isTenxgraphError } from "../errors/tenxgraph-error.js";
 import { Message } from "../messages/message.js";
-import { interrupt } from "../runtime/interrupt.js";
+import { interrupt } from "../node/interrupt.js";
 import { recordingLogger, settle } from "../support/helpers.js";
 import { Command, isCommand } from "./command.js";
 import { END } from "./edges.js";

@@ -6,7 +6,7 @@ import type { NodeFunction } from "../definition/graph-node.js";
 import type { BaseState } from "../definition/reducers.js";
 import { StateGraph } from "../graph/state-graph.js";
 import { Message } from "../messages/message.js";
-import { FAULT_POINTS } from "../runtime/fault-points.js";
+import { FAULT_POINTS } from "../node/fault-points.js";
 import type { Checkpointer } from "../storage/checkpointer.js";
 import { InMemoryCheckpointer } from "../storage/in-memory-checkpointer.js";
 import { FaultPoints } from "../testing/fault-points.js";

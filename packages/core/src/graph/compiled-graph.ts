@@ -11,7 +11,7 @@ import {
 import type { LedgerEntry } from "../storage/ledger-entry.js";
 import { uuidv7, type IdGenerator } from "../messages/ids.js";
 import { EventQueue } from "../runtime/event-queue.js";
-import type { FaultInjector } from "../runtime/fault-points.js";
+import type { FaultInjector } from "../node/fault-points.js";
 import { requireId, resolveRunConfig, type RunConfig } from "../runtime/run-config.js";
 import { RUN_LEASE_KEY } from "../runtime/run-lease.js";
 import type { RunDependencies } from "../runtime/run-dependencies.js";

@@ -1,9 +1,9 @@
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
 import { Message } from "../messages/message.js";
-import { interrupt } from "../runtime/interrupt.js";
+import { interrupt } from "../node/interrupt.js";
 import { InMemoryCheckpointer } from "../storage/in-memory-checkpointer.js";
-import { FAULT_POINTS } from "../runtime/fault-points.js";
+import { FAULT_POINTS } from "../node/fault-points.js";
 import { FaultPoints } from "../testing/fault-points.js";
 import {
   callsTurn,

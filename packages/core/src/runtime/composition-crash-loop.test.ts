@@ -23,7 +23,7 @@ import { FaultPoints } from "../testing/fault-points.js";
 import { recordingLogger } from "../testing/recording-logger.js";
 import { ToolNode } from "../tools/tool-node.js";
 import { tool } from "../tools/tool.js";
-import { FAULT_POINTS, type FaultPointName } from "./fault-points.js";
+import { FAULT_POINTS, type FaultPointName } from "../node/fault-points.js";
 import { mulberry32 } from "../support/prng.js";
 
 const DEFAULT_SEEDS = 12;

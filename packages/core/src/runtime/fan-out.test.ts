@@ -7,7 +7,7 @@ import { StateGraph } from "../graph/state-graph.js";
 import { isTenxgraphError } from "../errors/tenxgraph-error.js";
 import { Message } from "../messages/message.js";
 import { deferred, RecordingCheckpointer, recordingLogger, settle } from "../support/helpers.js";
-import { interrupt } from "./interrupt.js";
+import { interrupt } from "../node/interrupt.js";
 
 interface Trace extends BaseState {
   trace: string[];

@@ -34,7 +34,7 @@ describe("defaults", () => {
       recursionLimit: 25,
       durableCheckpointEveryStep: true,
       signal: undefined,
-      remoteTools: new Map(),
+      remoteTools: [],
       loadedCheckpoint: undefined,
       fromVersion: null,
       parentThreadId: null,

@@ -19,21 +19,21 @@ import type {
 } from "../storage/checkpointer.js";
 import type { LedgerClaim } from "../storage/ledger-entry.js";
 import { isGraphNode } from "../definition/graph-node.js";
-import { FAULT_POINTS } from "./fault-points.js";
+import { FAULT_POINTS } from "../node/fault-points.js";
 import type { ResolvedRunConfig } from "./run-config.js";
 import type { RunDependencies } from "./run-dependencies.js";
 import type { Progress } from "./run-progress.js";
 import type { RunInput, RunResult } from "./run-result.js";
-import { RunWatch } from "./run-watch.js";
+import { RunWatch } from "../node/run-watch.js";
 import { AbandonSignal, isStopSignal, StopSignal } from "./stop-signal.js";
 import { resolveStart, type RunStart } from "./run-start.js";
 import { claimLease, releaseLease } from "./run-lease.js";
 import { loadThread } from "./thread-snapshot.js";
 import { runStep } from "./step.js";
-import { StepLedger } from "./step-ledger.js";
+import { StepLedger } from "../node/step-ledger.js";
 import { diffTranscript } from "./transcript-change.js";
 import { stepTasks } from "./step-tasks.js";
-import { inNamespace } from "./node-context.js";
+import { inNamespace } from "../node/node-context.js";
 
 /**
  * The one run loop behind `invoke` and `stream`: start (load, apply input, claim the thread

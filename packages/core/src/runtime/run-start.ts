@@ -4,7 +4,7 @@ import type { RunMode } from "../events/stream-event.js";
 import { isCommand } from "../definition/command.js";
 import { applyUpdate, type BaseState, type StateUpdate } from "../definition/reducers.js";
 import { findSchemaProblem } from "../definition/state-schema.js";
-import { IN_DOUBT_INTERRUPT_KIND, parseInDoubtDecision } from "./in-doubt-decision.js";
+import { IN_DOUBT_INTERRUPT_KIND, parseInDoubtDecision } from "../node/in-doubt-decision.js";
 import { Message, type MessageUpdate } from "../messages/message.js";
 import { uuidv7 } from "../messages/ids.js";
 import { findNonJson } from "../storage/json-check.js";

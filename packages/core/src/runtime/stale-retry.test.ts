@@ -8,7 +8,7 @@ import { Message } from "../messages/message.js";
 import { InMemoryCheckpointer } from "../storage/in-memory-checkpointer.js";
 import type { Checkpointer } from "../storage/checkpointer.js";
 import { FaultPoints } from "../testing/fault-points.js";
-import { FAULT_POINTS } from "./fault-points.js";
+import { FAULT_POINTS } from "../node/fault-points.js";
 import type { RunConfig } from "./run-config.js";
 import type { RunInput } from "./run-result.js";
 

@@ -6,7 +6,7 @@ import { Message } from "../messages/message.js";
 import type { CheckpointWrite } from "../storage/checkpointer.js";
 import { FaultPoints } from "../testing/fault-points.js";
 import { RecordingCheckpointer, recordingLogger } from "../support/helpers.js";
-import { FAULT_POINTS } from "./fault-points.js";
+import { FAULT_POINTS } from "../node/fault-points.js";
 
 interface TraceState extends BaseState {
   trace: string[];

@@ -26,7 +26,7 @@ import {
 import { ScriptedModel } from "../testing/scripted-model.js";
 import { ToolNode } from "../tools/tool-node.js";
 import { tool } from "../tools/tool.js";
-import { sleep } from "./deadline.js";
+import { sleep } from "../node/deadline.js";
 
 type State = BaseState & Record<string, unknown>;
 

@@ -23,8 +23,8 @@ import {
 import { ScriptedModel, type ScriptedTurn } from "../testing/scripted-model.js";
 import { ToolNode } from "../tools/tool-node.js";
 import { tool } from "../tools/tool.js";
-import { FAULT_POINTS } from "./fault-points.js";
-import { interrupt } from "./interrupt.js";
+import { FAULT_POINTS } from "../node/fault-points.js";
+import { interrupt } from "../node/interrupt.js";
 
 type State = BaseState & Record<string, unknown>;
 

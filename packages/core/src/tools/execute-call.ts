@@ -13,9 +13,9 @@ import {
 import { toolTimeoutMs } from "../ledger/tool-timeout.js";
 import type { ToolMessage } from "../messages/message.js";
 import { toolErrorMessage, toToolMessage } from "../messages/tool-result.js";
-import { runWithDeadline, type DeadlineScope } from "../runtime/deadline.js";
-import { isInterruptSignal, withInterruptScope } from "../runtime/interrupt.js";
-import type { InternalNodeContext as NodeContext } from "../runtime/node-context.js";
+import { runWithDeadline, type DeadlineScope } from "../node/deadline.js";
+import { isInterruptSignal, withInterruptScope } from "../node/interrupt.js";
+import type { InternalNodeContext as NodeContext } from "../node/node-context.js";
 import { CallUpdates } from "./call-updates.js";
 import { commandResult } from "./tool-command.js";
 import { isCommand } from "../definition/command.js";
