@@ -69,7 +69,7 @@ inline commitVersion() {
   myv = version
 }
 
-/* Run start (run-loop.ts execute: resolveStart loads, #commit claims the version). Load and
+/* Run start (run-loop.ts execute: resolveStart loads, StepWriter.commit claims the version). Load and
  * start write are one step here: a write between them only makes the start write fail, which
  * is the same as this run starting later. */
 inline startRun() {
@@ -81,7 +81,7 @@ inline startRun() {
   pc = (node == MODEL -> AT_MODEL : AT_TOOL)
 }
 
-/* The MODEL step's write (run-loop.ts #loop → #commit): the assistant message with the calls,
+/* The MODEL step's write (run-loop.ts #loop → StepWriter.commit): the assistant message with the calls,
  * currentNode = TOOL. v2: the claims of `retry` calls ride in it. */
 inline modelStepWrite() {
   /* @fault step.before_write */
