@@ -4,18 +4,24 @@
  *
  * Core's folders form layers; a folder imports only from the layers below it:
  *
- *   errors, messages                      plain values and their errors
- *   storage                               the checkpointer contract and its row types
- *   events                                logger, metrics, stream events
- *   runtime  <->  graph                   the run loop and the graph it runs (one layer)
- *   ledger                                the ledger protocol: claim, run, record, replay, in doubt
- *   tools                                 tools and ToolNode, which run their calls through the ledger
- *   testing                               @tenxgraph/core/testing
+ *   errors, messages   plain values and their errors
+ *   storage            the checkpointer contract and its row types
+ *   events             logger, metrics, stream events
+ *   node               what a node gets: its context and the runtime behind it, deadlines,
+ *                      interrupt(), the claim watch, the step ledger, fault points, the in-doubt
+ *                      question, the run's remote-tool specs
+ *   definition         what a graph is: state, reducers, edges, Send, Command, node types,
+ *                      schema, branch merge, validation
+ *   runtime            the run loop that runs a definition: start, steps, routes, writes, streams
+ *   graph              the builder (StateGraph), the compiled graph (the façade), subgraphs
+ *   ledger             the ledger protocol: claim, run, record, replay, in doubt
+ *   tools              tools and ToolNode, which run their calls through the ledger
+ *   testing            @tenxgraph/core/testing
  *
- * The ledger and the tools use only the node's part of runtime/ (its context, deadlines,
- * interrupt(), held claims, fault points), never the run loop. Tests and test support may import
- * across layers; production files may not. On top of that, no file may take part in an import
- * cycle, type-only imports included: a cycle is a layer waiting to be cut.
+ * The ledger and the tools run inside a node: they use node/ and definition/, never runtime/
+ * or graph/ (the loop and the builder). Tests and test support may import across layers;
+ * production files may not. On top of that, no file may take part in an import cycle,
+ * type-only imports included: a cycle is a layer waiting to be cut.
  */
 const CORE = "^packages/core/src/";
 const TESTS = "\\.test\\.ts$|test-support\\.ts$";
@@ -44,76 +50,77 @@ module.exports = {
       "errors-import-nothing",
       "errors/ is the bottom layer: every folder may throw, so it imports no other folder.",
       "errors",
-      ["messages", "storage", "events", "runtime", "graph", "ledger", "tools", "testing"],
+      [
+        "messages",
+        "storage",
+        "events",
+        "node",
+        "definition",
+        "runtime",
+        "graph",
+        "ledger",
+        "tools",
+        "testing",
+      ],
     ),
     layer(
       "messages-import-only-errors",
       "messages/ are plain values: they know nothing of how they are stored or run.",
       "messages",
-      ["storage", "events", "runtime", "graph", "ledger", "tools", "testing"],
+      ["storage", "events", "node", "definition", "runtime", "graph", "ledger", "tools", "testing"],
     ),
     layer(
       "storage-is-below-the-runtime",
       "storage/ is the contract the engines implement: it must not reach up into the runtime, " +
         "the ledger protocol or the tools (its row types live in storage/).",
       "storage",
-      ["events", "runtime", "graph", "ledger", "tools", "testing"],
+      ["events", "node", "definition", "runtime", "graph", "ledger", "tools", "testing"],
     ),
     layer(
       "events-are-below-the-runtime",
       "events/ (logger, metrics, stream events) are used by every layer above storage.",
       "events",
+      ["node", "definition", "runtime", "graph", "ledger", "tools", "testing"],
+    ),
+    layer(
+      "what-a-node-gets-is-below-the-graph",
+      "node/ is what a node is handed (its context, deadline, interrupt(), watch, fault points): " +
+        "a node type refers to it, so it knows no graph, no run loop, no ledger and no tool.",
+      "node",
+      ["definition", "runtime", "graph", "ledger", "tools", "testing"],
+    ),
+    layer(
+      "the-definition-is-below-the-runtime",
+      "definition/ is what a graph is, the data the run loop reads: it never runs anything.",
+      "definition",
       ["runtime", "graph", "ledger", "tools", "testing"],
     ),
-    {
-      ...layer(
-        "runtime-does-not-know-the-ledger",
-        "The run loop runs nodes; the ledger protocol is what ToolNode does inside one.",
-        "runtime|graph",
-        ["ledger", "tools", "testing"],
-      ),
-      // Known debt, the one exception: a run's remote tools (RunConfig.remoteTools) are made
-      // into tools by the run config and carried in the node runtime. They belong in tools/
-      // (the runtime would carry the specs); until then these two edges, and only these.
-      to: {
-        path: `${CORE}(ledger|tools|testing)/`,
-        pathNot: `${CORE}tools/(tool|remote-tool)\\.ts$`,
-      },
-    },
-    {
-      name: "runtime-knows-only-remote-tools",
-      comment: "Only the run config and the node runtime may know tools, and only remote tools.",
-      severity: "error",
-      from: {
-        path: `${CORE}(runtime|graph)/`,
-        pathNot: [TESTS, `${CORE}runtime/(run-config|node-context)\\.ts$`],
-      },
-      to: { path: `${CORE}tools/(tool|remote-tool)\\.ts$` },
-    },
     layer(
-      "ledger-does-not-know-tools",
-      "The ledger protocol takes the tool run as a callback: it never imports tools/.",
-      "ledger",
-      ["tools", "testing"],
+      "the-runtime-is-below-the-builder",
+      "The run loop runs a definition: it never imports the builder or the façade (graph/), " +
+        "nor the ledger protocol or the tools, which are what ToolNode does inside a node.",
+      "runtime",
+      ["graph", "ledger", "tools", "testing"],
     ),
-    {
-      name: "nodes-use-the-node-runtime-only",
-      comment:
-        "The ledger and the tools run inside a node: from runtime/ they use what a node gets " +
-        "(its context, deadlines, interrupt(), held claims, fault points, the in-doubt " +
-        "question), never the run loop itself.",
-      severity: "error",
-      from: { path: `${CORE}(ledger|tools)/`, pathNot: TESTS },
-      to: {
-        path: `${CORE}runtime/`,
-        pathNot: `${CORE}runtime/(node-context|deadline|interrupt|run-watch|fault-points|in-doubt-decision)\\.ts$`,
-      },
-    },
     layer(
-      "tools-are-not-test-code",
-      "Production code never imports @tenxgraph/core/testing.",
+      "the-builder-knows-no-tools",
+      "graph/ builds and runs graphs of any nodes: it never imports the ledger or the tools.",
+      "graph",
+      ["ledger", "tools", "testing"],
+    ),
+    layer(
+      "the-ledger-uses-what-a-node-gets",
+      "The ledger protocol runs inside a node: from the engine it uses node/ only, never the " +
+        "run loop or the builder; it takes the tool run as a callback and never imports tools/.",
+      "ledger",
+      ["runtime", "graph", "tools", "testing"],
+    ),
+    layer(
+      "tools-use-what-a-node-gets",
+      "Tools and ToolNode run inside a node: they use node/ and definition/, never the run loop " +
+        "or the builder; production code never imports @tenxgraph/core/testing.",
       "tools",
-      ["testing"],
+      ["runtime", "graph", "testing"],
     ),
     {
       name: "core-imports-no-storage-engine",

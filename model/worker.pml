@@ -3,7 +3,7 @@
  * steps. Every `atomic` block is one commit to the store or one step in memory; a crash may
  * fall between any two. Comments name the code each step stands for (model/README.md maps
  * them in full) and the code's fault points (`@fault <name>`, checked against
- * packages/core/src/runtime/fault-points.ts by tests/model/fault-points-match.test.ts).
+ * packages/core/src/node/fault-points.ts by tests/model/fault-points-match.test.ts).
  */
 
 #ifdef PLANTED_BLIND_STEP_WRITE
@@ -69,7 +69,7 @@ inline commitVersion() {
   myv = version
 }
 
-/* Run start (run-loop.ts execute: resolveStart loads, #commit claims the version). Load and
+/* Run start (run-loop.ts execute: resolveStart loads, StepWriter.commit claims the version). Load and
  * start write are one step here: a write between them only makes the start write fail, which
  * is the same as this run starting later. */
 inline startRun() {
@@ -81,7 +81,7 @@ inline startRun() {
   pc = (node == MODEL -> AT_MODEL : AT_TOOL)
 }
 
-/* The MODEL step's write (run-loop.ts #loop → #commit): the assistant message with the calls,
+/* The MODEL step's write (run-loop.ts #loop → StepWriter.commit): the assistant message with the calls,
  * currentNode = TOOL. v2: the claims of `retry` calls ride in it. */
 inline modelStepWrite() {
   /* @fault step.before_write */

@@ -15,22 +15,22 @@ export type {
   StateGraphConstructor,
   StateOptions,
 } from "./graph/state-graph.js";
-export { Command } from "./graph/command.js";
-export type { CommandOptions, Goto } from "./graph/command.js";
-export { Send } from "./graph/send.js";
+export { Command } from "./definition/command.js";
+export type { CommandOptions, Goto } from "./definition/command.js";
+export { Send } from "./definition/send.js";
 export { Subgraph } from "./graph/subgraph.js";
 export type { SubgraphOptions, SubgraphSource } from "./graph/subgraph.js";
-export type { StateOf, StateSchema } from "./graph/state-schema.js";
+export type { StateOf, StateSchema } from "./definition/state-schema.js";
 export { CompiledGraph } from "./graph/compiled-graph.js";
 export type { CompileOptions } from "./graph/compiled-graph.js";
 export type { StateHistoryEntry, ThreadState } from "./graph/thread-state.js";
 export type { UpdateStateOptions } from "./runtime/state-edit.js";
-export { END } from "./graph/edges.js";
-export type { Edge, Router, RouterChoice } from "./graph/edges.js";
-export type { GraphDefinition } from "./graph/graph-definition.js";
-export type { GraphNode, NodeFunction, NodeLike, NodeOutput } from "./graph/graph-node.js";
-export { appendMessages } from "./graph/reducers.js";
-export type { BaseState, Reducer, Reducers, StateUpdate } from "./graph/reducers.js";
+export { END } from "./definition/edges.js";
+export type { Edge, Router, RouterChoice } from "./definition/edges.js";
+export type { GraphDefinition } from "./definition/graph-definition.js";
+export type { GraphNode, NodeFunction, NodeLike, NodeOutput } from "./definition/graph-node.js";
+export { appendMessages } from "./definition/reducers.js";
+export type { BaseState, Reducer, Reducers, StateUpdate } from "./definition/reducers.js";
 
 export { Message, REMOVE_ALL_MESSAGES } from "./messages/message.js";
 export type {
@@ -60,13 +60,14 @@ export {
   isRemoteToolCall,
   remoteTool,
 } from "./tools/remote-tool.js";
-export type { RemoteToolCall, RemoteToolSpec } from "./tools/remote-tool.js";
+export type { RemoteToolCall } from "./tools/remote-tool.js";
+export type { RemoteToolSpec } from "./node/remote-tool-spec.js";
 
 export { ledgerKey } from "./ledger/ledger-key.js";
 export { decodeEnvelope } from "./ledger/envelope.js";
 export type { ResultEnvelope } from "./ledger/envelope.js";
-export { IN_DOUBT_INTERRUPT_KIND } from "./runtime/in-doubt-decision.js";
-export type { InDoubtDecision } from "./runtime/in-doubt-decision.js";
+export { IN_DOUBT_INTERRUPT_KIND } from "./node/in-doubt-decision.js";
+export type { InDoubtDecision } from "./node/in-doubt-decision.js";
 export type {
   CompletedLedgerEntry,
   InterruptedLedgerEntry,
@@ -75,7 +76,7 @@ export type {
   StartedLedgerEntry,
 } from "./storage/ledger-entry.js";
 
-export { interrupt } from "./runtime/interrupt.js";
+export { interrupt } from "./node/interrupt.js";
 export type { Interrupt } from "./storage/checkpointer.js";
 export {
   DEFAULT_NODE_TIMEOUT_SECONDS,
@@ -84,7 +85,7 @@ export {
 } from "./runtime/run-config.js";
 export type { RunConfig } from "./runtime/run-config.js";
 export type { ResumeInput, RunInput, RunResult } from "./runtime/run-result.js";
-export type { NodeContext } from "./runtime/node-context.js";
+export type { NodeContext } from "./node/node-context.js";
 
 export type { Checkpointer, ThreadStatus, ThreadSummary } from "./storage/checkpointer.js";
 export { InMemoryCheckpointer } from "./storage/in-memory-checkpointer.js";

@@ -11,7 +11,7 @@ import {
 import type { LedgerEntry } from "../storage/ledger-entry.js";
 import { uuidv7, type IdGenerator } from "../messages/ids.js";
 import { EventQueue } from "../runtime/event-queue.js";
-import type { FaultInjector } from "../runtime/fault-points.js";
+import type { FaultInjector } from "../node/fault-points.js";
 import { requireId, resolveRunConfig, type RunConfig } from "../runtime/run-config.js";
 import { RUN_LEASE_KEY } from "../runtime/run-lease.js";
 import type { RunDependencies } from "../runtime/run-dependencies.js";
@@ -21,9 +21,9 @@ import type { RunInput, RunResult } from "../runtime/run-result.js";
 import { StopSignal } from "../runtime/stop-signal.js";
 import type { Checkpointer } from "../storage/checkpointer.js";
 import { InMemoryCheckpointer } from "../storage/in-memory-checkpointer.js";
-import type { GraphDefinition } from "./graph-definition.js";
+import type { GraphDefinition } from "../definition/graph-definition.js";
 import { readThreadState, type StateHistoryEntry, type ThreadState } from "./thread-state.js";
-import type { BaseState, StateUpdate } from "./reducers.js";
+import type { BaseState, StateUpdate } from "../definition/reducers.js";
 import { updateThreadState, type UpdateStateOptions } from "../runtime/state-edit.js";
 import { InvalidRunError } from "../errors/errors.js";
 import {

@@ -5,8 +5,8 @@ import { Message } from "../messages/message.js";
 import { InMemoryCheckpointer } from "../storage/in-memory-checkpointer.js";
 import { recordingLogger } from "../support/helpers.js";
 import { CompiledGraph } from "./compiled-graph.js";
-import { END } from "./edges.js";
-import type { BaseState } from "./reducers.js";
+import { END } from "../definition/edges.js";
+import type { BaseState } from "../definition/reducers.js";
 import { StateGraph } from "./state-graph.js";
 
 interface RouteState extends BaseState {

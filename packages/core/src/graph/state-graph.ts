@@ -1,15 +1,21 @@
 import { GraphValidationError } from "../errors/errors.js";
-import { END, normalizePathMap, type Edge, type Router, type RouterChoice } from "./edges.js";
-import type { NodeLike } from "./graph-node.js";
-import type { BaseState, Reducers } from "./reducers.js";
+import {
+  END,
+  normalizePathMap,
+  type Edge,
+  type Router,
+  type RouterChoice,
+} from "../definition/edges.js";
+import type { NodeLike } from "../definition/graph-node.js";
+import type { BaseState, Reducers } from "../definition/reducers.js";
 import {
   requireStateSchema,
   schemaDefaults,
   type StateOf,
   type StateSchema,
-} from "./state-schema.js";
+} from "../definition/state-schema.js";
 import { isCompiledGraph, Subgraph } from "./subgraph.js";
-import { validateGraph } from "./validate.js";
+import { validateGraph } from "../definition/validate.js";
 import { CompiledGraph, requireCompileOptions, type CompileOptions } from "./compiled-graph.js";
 
 /** A compiled graph of any state, as `addNode` takes it: a subgraph's state is its own. */

@@ -3,7 +3,7 @@ import { isTenxgraphError } from "../errors/tenxgraph-error.js";
 import { Message } from "../messages/message.js";
 import { InMemoryCheckpointer } from "../storage/in-memory-checkpointer.js";
 import { recordingLogger } from "../support/helpers.js";
-import { END } from "./edges.js";
+import { END } from "../definition/edges.js";
 import { StateGraph } from "./state-graph.js";
 
 const quiet = { logger: recordingLogger() };

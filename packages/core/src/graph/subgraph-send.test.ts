@@ -6,9 +6,9 @@ import { InMemoryCheckpointer } from "../storage/in-memory-checkpointer.js";
 import { callsTurn, recordingLogger, settle } from "../support/helpers.js";
 import { ToolNode } from "../tools/tool-node.js";
 import { tool } from "../tools/tool.js";
-import { END } from "./edges.js";
-import type { BaseState } from "./reducers.js";
-import { Send } from "./send.js";
+import { END } from "../definition/edges.js";
+import type { BaseState } from "../definition/reducers.js";
+import { Send } from "../definition/send.js";
 import { StateGraph } from "./state-graph.js";
 
 interface Order extends BaseState {

@@ -1,9 +1,9 @@
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
 import { Message } from "../messages/message.js";
-import { interrupt } from "../runtime/interrupt.js";
+import { interrupt } from "../node/interrupt.js";
 import { InMemoryCheckpointer } from "../storage/in-memory-checkpointer.js";
-import { FAULT_POINTS } from "../runtime/fault-points.js";
+import { FAULT_POINTS } from "../node/fault-points.js";
 import { FaultPoints } from "../testing/fault-points.js";
 import {
   callsTurn,
@@ -16,9 +16,9 @@ import {
 } from "../support/helpers.js";
 import { ToolNode } from "../tools/tool-node.js";
 import { tool } from "../tools/tool.js";
-import { END } from "./edges.js";
-import type { BaseState } from "./reducers.js";
-import { Send } from "./send.js";
+import { END } from "../definition/edges.js";
+import type { BaseState } from "../definition/reducers.js";
+import { Send } from "../definition/send.js";
 import { StateGraph } from "./state-graph.js";
 import { Subgraph } from "./subgraph.js";
 

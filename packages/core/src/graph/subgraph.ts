@@ -2,20 +2,21 @@ import { withFields } from "../events/logger.js";
 import { NODE_EVENT_TYPES, type NodeEvent } from "../events/stream-event.js";
 import type { RunEvent } from "../runtime/run-event.js";
 import { executeRun } from "../runtime/execute-run.js";
-import { InterruptSignal } from "../runtime/interrupt.js";
+import { InterruptSignal } from "../node/interrupt.js";
 import {
   internalContext,
   type InternalNodeContext,
   type NodeContext,
-} from "../runtime/node-context.js";
+} from "../node/node-context.js";
+import { nodeRunOf } from "../runtime/node-run.js";
 import type { RunDependencies } from "../runtime/run-dependencies.js";
 import type { RunInput } from "../runtime/run-result.js";
 import { StopSignal } from "../runtime/stop-signal.js";
 import type { Interrupt, ThreadCheckpoint } from "../storage/checkpointer.js";
-import type { GraphDefinition } from "./graph-definition.js";
-import type { GraphNode, NodeOutput } from "./graph-node.js";
+import type { GraphDefinition } from "../definition/graph-definition.js";
+import type { GraphNode, NodeOutput } from "../definition/graph-node.js";
 import { requireOwnChild } from "./subgraph-adopt.js";
-import type { BaseState, StateUpdate } from "./reducers.js";
+import type { BaseState, StateUpdate } from "../definition/reducers.js";
 
 /** What a subgraph node runs of a compiled graph: its definition (`CompiledGraph.definition`). */
 export interface SubgraphSource<C extends BaseState> {
@@ -59,10 +60,11 @@ export class Subgraph<
 
   async run(state: P, nodeContext: NodeContext): Promise<NodeOutput<P>> {
     const ctx = internalContext(nodeContext);
+    const run = nodeRunOf(nodeContext);
     const namespace = ctx.runtime.ledgerNamespace || ctx.node;
     const threadId = childThreadId(ctx.threadId, namespace, ctx.step);
     const deps: RunDependencies<C> = {
-      ...ctx.runtime.run.services,
+      ...run.services,
       graph: this.graph.definition,
       logger: withFields(ctx.logger, { subgraph: threadId }),
     };
@@ -74,7 +76,7 @@ export class Subgraph<
       if (first && checkpoint) requireOwnChild(checkpoint, ctx.threadId, ctx.userId);
       const input = this.#nextInput(checkpoint, state, ctx, namespace, resumed);
       const config = {
-        ...ctx.runtime.run.config,
+        ...run.config,
         threadId,
         // Listed under the parent's thread and deleted with it.
         parentThreadId: ctx.threadId,

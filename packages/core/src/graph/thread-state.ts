@@ -1,8 +1,8 @@
 import { loadThread, loadVersion } from "../runtime/thread-snapshot.js";
 import { stepTasks } from "../runtime/step-tasks.js";
 import type { Checkpointer, Interrupt, ThreadStatus } from "../storage/checkpointer.js";
-import type { GraphDefinition } from "./graph-definition.js";
-import type { BaseState } from "./reducers.js";
+import type { GraphDefinition } from "../definition/graph-definition.js";
+import type { BaseState } from "../definition/reducers.js";
 import { childThreadId, Subgraph } from "./subgraph.js";
 
 /** A thread as `getState` reports it: its latest version, or the version asked for. */

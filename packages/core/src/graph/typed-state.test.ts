@@ -7,10 +7,10 @@ import { recordingLogger } from "../support/helpers.js";
 import { tool } from "../tools/tool.js";
 import { ToolNode } from "../tools/tool-node.js";
 import type { CompiledGraph } from "./compiled-graph.js";
-import { END } from "./edges.js";
-import type { BaseState } from "./reducers.js";
+import { END } from "../definition/edges.js";
+import type { BaseState } from "../definition/reducers.js";
 import { StateGraph } from "./state-graph.js";
-import type { StateOf } from "./state-schema.js";
+import type { StateOf } from "../definition/state-schema.js";
 
 const Cart = z.object({
   total: z.number().default(0),

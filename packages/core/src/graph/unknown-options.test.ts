@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import { Message } from "../messages/message.js";
 import { InMemoryCheckpointer } from "../storage/in-memory-checkpointer.js";
 import { recordingLogger } from "../support/helpers.js";
-import { END } from "./edges.js";
+import { END } from "../definition/edges.js";
 import { StateGraph } from "./state-graph.js";
 
 /** A one-node graph, compiled with `options` besides a logger. */

@@ -1,5 +1,5 @@
-import { sleep } from "../runtime/deadline.js";
-import type { InternalNodeContext as NodeContext } from "../runtime/node-context.js";
+import { sleep } from "../node/deadline.js";
+import type { InternalNodeContext as NodeContext } from "../node/node-context.js";
 import type { LedgerCall } from "./ledger-call.js";
 import { toolErrorMessage } from "../messages/tool-result.js";
 import type { CallPlan } from "./call-plan.js";

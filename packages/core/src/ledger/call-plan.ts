@@ -1,7 +1,7 @@
 import type { ToolMessage } from "../messages/message.js";
 import type { ReplayedResult } from "./envelope.js";
 import type { LedgerEntry } from "../storage/ledger-entry.js";
-import type { HeldClaim } from "../runtime/run-watch.js";
+import type { HeldClaim } from "../node/run-watch.js";
 
 /**
  * What to do with one call, decided from its ledger entry. Plans lead to one another

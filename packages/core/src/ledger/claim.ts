@@ -1,4 +1,4 @@
-import type { InternalNodeContext as NodeContext } from "../runtime/node-context.js";
+import type { InternalNodeContext as NodeContext } from "../node/node-context.js";
 import type { LedgerCall } from "./ledger-call.js";
 import type { CallPlan } from "./call-plan.js";
 import { decodeEnvelope, type ReplayedResult } from "./envelope.js";

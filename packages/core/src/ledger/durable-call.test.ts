@@ -3,11 +3,11 @@ import { silentLogger } from "../events/logger.js";
 import { RuntimeMetrics } from "../events/metrics.js";
 import { uuidv7 } from "../messages/ids.js";
 import { Message } from "../messages/message.js";
-import type { InternalNodeContext as NodeContext } from "../runtime/node-context.js";
-import { RunWatch } from "../runtime/run-watch.js";
+import type { InternalNodeContext as NodeContext } from "../node/node-context.js";
+import { RunWatch } from "../node/run-watch.js";
 import { InMemoryCheckpointer } from "../storage/in-memory-checkpointer.js";
 import { checkpointWrite } from "../testing/conformance/fixtures.js";
-import { StepLedger } from "../runtime/step-ledger.js";
+import { StepLedger } from "../node/step-ledger.js";
 import { planCalls } from "./claim.js";
 import { durableCall, type CallWork } from "./durable-call.js";
 import type { LedgerCall } from "./ledger-call.js";
@@ -56,9 +56,7 @@ function nodeContext(checkpointer: InMemoryCheckpointer, threadId: string): Node
       claimStaleAfterMs: 60_000,
       isEndedLocalRun: () => false,
       faultPoints: undefined,
-      remoteTools: new Map(),
-      // Only a subgraph node makes a child run; a tool call never reads these.
-      run: { services: undefined as never, config: undefined as never },
+      remoteTools: [],
       reducers: {},
     },
   };

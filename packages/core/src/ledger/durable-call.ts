@@ -1,10 +1,10 @@
 import { ClaimLostError } from "../errors/errors.js";
 import type { ToolMessage } from "../messages/message.js";
-import type { DeadlineScope } from "../runtime/deadline.js";
-import { FAULT_POINTS } from "../runtime/fault-points.js";
-import { isInterruptSignal } from "../runtime/interrupt.js";
-import type { InternalNodeContext as NodeContext } from "../runtime/node-context.js";
-import type { HeldClaim } from "../runtime/run-watch.js";
+import type { DeadlineScope } from "../node/deadline.js";
+import { FAULT_POINTS } from "../node/fault-points.js";
+import { isInterruptSignal } from "../node/interrupt.js";
+import type { InternalNodeContext as NodeContext } from "../node/node-context.js";
+import type { HeldClaim } from "../node/run-watch.js";
 import { awaitClaim } from "./await-claim.js";
 import type { CallPlan } from "./call-plan.js";
 import { messageEnvelope, type ReplayedResult } from "./envelope.js";

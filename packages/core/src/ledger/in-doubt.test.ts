@@ -21,7 +21,7 @@ import {
   IN_DOUBT_INTERRUPT_KIND,
   inDoubtDecisionSchema,
   parseInDoubtDecision,
-} from "../runtime/in-doubt-decision.js";
+} from "../node/in-doubt-decision.js";
 import type { CompletedLedgerEntry } from "../storage/ledger-entry.js";
 
 const KEY = "m-1:call_1";

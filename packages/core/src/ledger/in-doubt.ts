@@ -1,15 +1,15 @@
 import { NodeTimeoutError, errorText } from "../errors/errors.js";
 import { isTenxgraphError } from "../errors/tenxgraph-error.js";
 import type { ToolMessage } from "../messages/message.js";
-import { runWithDeadline, type DeadlineScope } from "../runtime/deadline.js";
+import { runWithDeadline, type DeadlineScope } from "../node/deadline.js";
 import {
   IN_DOUBT_INTERRUPT_KIND,
   parseInDoubtDecision,
   type InDoubtDecision,
-} from "../runtime/in-doubt-decision.js";
-import { interrupt, isInterruptSignal } from "../runtime/interrupt.js";
-import type { InternalNodeContext as NodeContext } from "../runtime/node-context.js";
-import type { HeldClaim } from "../runtime/run-watch.js";
+} from "../node/in-doubt-decision.js";
+import { interrupt, isInterruptSignal } from "../node/interrupt.js";
+import type { InternalNodeContext as NodeContext } from "../node/node-context.js";
+import type { HeldClaim } from "../node/run-watch.js";
 import type { LedgerCall } from "./ledger-call.js";
 import { toolErrorMessage, toToolMessage } from "../messages/tool-result.js";
 import { toolTimeoutMs } from "./tool-timeout.js";

@@ -1,4 +1,4 @@
-import { inNamespace } from "../runtime/node-context.js";
+import { inNamespace } from "../node/node-context.js";
 
 /**
  * The identity of one tool call in the ledger: the assistant message that issued it plus the

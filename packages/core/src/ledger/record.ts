@@ -1,5 +1,5 @@
 import { ClaimLostError } from "../errors/errors.js";
-import type { InternalNodeContext as NodeContext } from "../runtime/node-context.js";
+import type { InternalNodeContext as NodeContext } from "../node/node-context.js";
 import type { LedgerCall } from "./ledger-call.js";
 import type { ResultEnvelope } from "./envelope.js";
 

@@ -24,7 +24,7 @@ import {
   toolText,
   withoutHeartbeats,
 } from "../support/helpers.js";
-import type { FaultPointName } from "../runtime/fault-points.js";
+import type { FaultPointName } from "../node/fault-points.js";
 import { supportTools, user, type S } from "../support/ledger-tools.js";
 
 const oneCharge = callsTurn("m-1", [["charge_card", { order_id: "4821" }]]);

@@ -1,4 +1,4 @@
-import type { InternalNodeContext as NodeContext } from "../runtime/node-context.js";
+import type { InternalNodeContext as NodeContext } from "../node/node-context.js";
 import type { LedgerCall } from "./ledger-call.js";
 
 /**

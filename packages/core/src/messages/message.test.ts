@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
-import { END } from "../graph/edges.js";
+import { END } from "../definition/edges.js";
 import { StateGraph } from "../graph/state-graph.js";
 import { InMemoryCheckpointer } from "../storage/in-memory-checkpointer.js";
 import { recordingLogger } from "../support/helpers.js";

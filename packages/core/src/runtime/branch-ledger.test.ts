@@ -1,8 +1,8 @@
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
-import { END } from "../graph/edges.js";
-import type { BaseState } from "../graph/reducers.js";
-import { Send } from "../graph/send.js";
+import { END } from "../definition/edges.js";
+import type { BaseState } from "../definition/reducers.js";
+import { Send } from "../definition/send.js";
 import { StateGraph } from "../graph/state-graph.js";
 import { Message } from "../messages/message.js";
 import {

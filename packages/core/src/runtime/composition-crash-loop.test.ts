@@ -11,9 +11,9 @@
  */
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
-import { END } from "../graph/edges.js";
-import type { BaseState } from "../graph/reducers.js";
-import { Send } from "../graph/send.js";
+import { END } from "../definition/edges.js";
+import type { BaseState } from "../definition/reducers.js";
+import { Send } from "../definition/send.js";
 import { StateGraph } from "../graph/state-graph.js";
 import { Subgraph } from "../graph/subgraph.js";
 import { Message } from "../messages/message.js";
@@ -23,7 +23,7 @@ import { FaultPoints } from "../testing/fault-points.js";
 import { recordingLogger } from "../testing/recording-logger.js";
 import { ToolNode } from "../tools/tool-node.js";
 import { tool } from "../tools/tool.js";
-import { FAULT_POINTS, type FaultPointName } from "./fault-points.js";
+import { FAULT_POINTS, type FaultPointName } from "../node/fault-points.js";
 import { mulberry32 } from "../support/prng.js";
 
 const DEFAULT_SEEDS = 12;

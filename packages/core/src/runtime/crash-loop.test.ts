@@ -18,7 +18,7 @@ import type { ScriptedTurn } from "../testing/scripted-model.js";
 import { RecordingCheckpointer, settle, supportAgent } from "../support/helpers.js";
 import { recordingLogger } from "../testing/recording-logger.js";
 import { tool, type AnyTool } from "../tools/tool.js";
-import { FAULT_POINTS, type FaultPointName } from "./fault-points.js";
+import { FAULT_POINTS, type FaultPointName } from "../node/fault-points.js";
 import { mulberry32 } from "../support/prng.js";
 
 const DEFAULT_SEEDS = 30;

@@ -1,8 +1,8 @@
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
 import { RunAbandonedError } from "../errors/errors.js";
-import { END } from "../graph/edges.js";
-import type { BaseState } from "../graph/reducers.js";
+import { END } from "../definition/edges.js";
+import type { BaseState } from "../definition/reducers.js";
 import { StateGraph } from "../graph/state-graph.js";
 import { Message } from "../messages/message.js";
 import { InMemoryCheckpointer } from "../storage/in-memory-checkpointer.js";

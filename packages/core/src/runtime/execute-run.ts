@@ -1,4 +1,4 @@
-import type { BaseState } from "../graph/reducers.js";
+import type { BaseState } from "../definition/reducers.js";
 import type { ResolvedRunConfig } from "./run-config.js";
 import type { RunDependencies } from "./run-dependencies.js";
 import { Run, type RunEventSink } from "./run-loop.js";

@@ -1,13 +1,13 @@
 import { describe, expect, it } from "vitest";
-import { END } from "../graph/edges.js";
-import type { NodeFunction } from "../graph/graph-node.js";
-import type { BaseState } from "../graph/reducers.js";
-import { Send } from "../graph/send.js";
+import { END } from "../definition/edges.js";
+import type { NodeFunction } from "../definition/graph-node.js";
+import type { BaseState } from "../definition/reducers.js";
+import { Send } from "../definition/send.js";
 import { StateGraph } from "../graph/state-graph.js";
 import { isTenxgraphError } from "../errors/tenxgraph-error.js";
 import { Message } from "../messages/message.js";
 import { deferred, RecordingCheckpointer, recordingLogger, settle } from "../support/helpers.js";
-import { interrupt } from "./interrupt.js";
+import { interrupt } from "../node/interrupt.js";
 
 interface Trace extends BaseState {
   trace: string[];

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
-import { END } from "../graph/edges.js";
-import type { StateUpdate } from "../graph/reducers.js";
+import { END } from "../definition/edges.js";
+import type { StateUpdate } from "../definition/reducers.js";
 import { StateGraph } from "../graph/state-graph.js";
 import { Message } from "../messages/message.js";
 import { InMemoryCheckpointer } from "../storage/in-memory-checkpointer.js";

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { END } from "../graph/edges.js";
+import { END } from "../definition/edges.js";
 import { StateGraph } from "../graph/state-graph.js";
 import { Message } from "../messages/message.js";
 import { InMemoryCheckpointer } from "../storage/in-memory-checkpointer.js";

@@ -3,9 +3,9 @@
  * messages or removals of messages the transcript holds.
  */
 import { NodeOutputError } from "../errors/errors.js";
-import { isCommand, type Goto } from "../graph/command.js";
-import type { NodeOutput } from "../graph/graph-node.js";
-import { appendMessages, type BaseState, type StateUpdate } from "../graph/reducers.js";
+import { isCommand, type Goto } from "../definition/command.js";
+import type { NodeOutput } from "../definition/graph-node.js";
+import { appendMessages, type BaseState, type StateUpdate } from "../definition/reducers.js";
 import { Message, messageSchema, type MessageUpdate } from "../messages/message.js";
 
 /** A node's output as an update, and where a `Command` it returned said to go. */

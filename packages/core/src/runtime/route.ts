@@ -1,8 +1,8 @@
 import { GraphValidationError, NodeOutputError } from "../errors/errors.js";
-import type { Goto } from "../graph/command.js";
-import { END, type Edge, type RouterChoice } from "../graph/edges.js";
-import type { BaseState } from "../graph/reducers.js";
-import { isSend, type Send } from "../graph/send.js";
+import type { Goto } from "../definition/command.js";
+import { END, type Edge, type RouterChoice } from "../definition/edges.js";
+import type { BaseState } from "../definition/reducers.js";
+import { isSend, type Send } from "../definition/send.js";
 import type { Frontier, FrontierTask } from "../storage/checkpointer.js";
 import { findNonJson } from "../storage/json-check.js";
 import type { RunDependencies } from "./run-dependencies.js";

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { END } from "../graph/edges.js";
+import { END } from "../definition/edges.js";
 import { StateGraph } from "../graph/state-graph.js";
 import { InMemoryCheckpointer } from "../storage/in-memory-checkpointer.js";
 import { recordingLogger } from "../support/helpers.js";
@@ -34,7 +34,7 @@ describe("defaults", () => {
       recursionLimit: 25,
       durableCheckpointEveryStep: true,
       signal: undefined,
-      remoteTools: new Map(),
+      remoteTools: [],
       loadedCheckpoint: undefined,
       fromVersion: null,
       parentThreadId: null,

@@ -7,9 +7,8 @@ import {
 import { withFields, type Logger } from "../events/logger.js";
 import { MAX_ID_LENGTH } from "../storage/json-check.js";
 import type { IdGenerator } from "../messages/ids.js";
-import { remoteTool, type RemoteToolSpec } from "../tools/remote-tool.js";
+import { checkRemoteToolSpec, type RemoteToolSpec } from "../node/remote-tool-spec.js";
 import type { ThreadCheckpoint } from "../storage/checkpointer.js";
-import type { AnyTool } from "../tools/tool.js";
 
 /** Per-run options of `invoke` and `stream`. All optional. */
 export interface RunConfig {
@@ -126,7 +125,8 @@ export interface ResolvedRunConfig {
   signal: AbortSignal | undefined;
   drainSignal: AbortSignal | undefined;
   abandonSignal: AbortSignal | undefined;
-  remoteTools: ReadonlyMap<string, AnyTool>;
+  /** Checked and copied: `ToolNode` makes them into tools (see `remoteToolsOf`). */
+  remoteTools: readonly RemoteToolSpec[];
   loadedCheckpoint: ThreadCheckpoint | null | undefined;
   fromVersion: number | null;
   /**
@@ -220,31 +220,31 @@ function resolveLoadedCheckpoint(
   return checkpoint;
 }
 
-function resolveRemoteTools(specs: unknown): ReadonlyMap<string, AnyTool> {
-  const tools = new Map<string, AnyTool>();
-  if (specs === undefined) return tools;
+function resolveRemoteTools(specs: unknown): readonly RemoteToolSpec[] {
+  if (specs === undefined) return [];
   if (!Array.isArray(specs)) {
     throw new InvalidRunError(
       "INPUT_001",
       `config.remoteTools must be an array, got ${typeOf(specs)}`,
     );
   }
+  const names = new Set<string>();
   for (const spec of specs as RemoteToolSpec[]) {
-    let made: AnyTool;
     try {
-      made = remoteTool(spec);
+      checkRemoteToolSpec(spec);
     } catch (error) {
       throw new InvalidRunError("INPUT_001", `config.remoteTools: ${(error as Error).message}`);
     }
-    if (tools.has(made.name)) {
+    if (names.has(spec.name)) {
       throw new InvalidRunError(
         "INPUT_001",
-        `config.remoteTools: two tools are named '${made.name}'`,
+        `config.remoteTools: two tools are named '${spec.name}'`,
       );
     }
-    tools.set(made.name, made);
+    names.add(spec.name);
   }
-  return tools;
+  // A copy: the caller may change its list while the run goes on.
+  return Object.freeze((specs as RemoteToolSpec[]).map((spec) => ({ ...spec })));
 }
 
 /**

@@ -1,6 +1,6 @@
 import type { Logger } from "../events/logger.js";
-import type { BaseState } from "../graph/reducers.js";
-import type { GraphDefinition } from "../graph/graph-definition.js";
+import type { BaseState } from "../definition/reducers.js";
+import type { GraphDefinition } from "../definition/graph-definition.js";
 import type { RunServices } from "./run-services.js";
 
 /** What a run needs from the compiled graph. */

@@ -1,4 +1,4 @@
-import type { BaseState, StateUpdate } from "../graph/reducers.js";
+import type { BaseState, StateUpdate } from "../definition/reducers.js";
 import type { StreamEvent } from "../events/stream-event.js";
 
 /**

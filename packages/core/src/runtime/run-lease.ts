@@ -2,7 +2,7 @@ import { InvalidRunError } from "../errors/errors.js";
 import type { Logger } from "../events/logger.js";
 import type { AttemptRef, LedgerEntry, StartedLedgerEntry } from "../storage/ledger-entry.js";
 import type { Checkpointer } from "../storage/checkpointer.js";
-import { sleep } from "./deadline.js";
+import { sleep } from "../node/deadline.js";
 
 /**
  * The ledger key of a thread's run lease. Tool calls are keyed `<message id>:<call id>` or by a

@@ -3,9 +3,9 @@ import { z } from "zod";
 import { GraphRecursionError, StaleStateError } from "../errors/errors.js";
 import { isTenxgraphError } from "../errors/tenxgraph-error.js";
 import type { CompileOptions } from "../graph/compiled-graph.js";
-import { END } from "../graph/edges.js";
-import type { NodeFunction } from "../graph/graph-node.js";
-import type { BaseState } from "../graph/reducers.js";
+import { END } from "../definition/edges.js";
+import type { NodeFunction } from "../definition/graph-node.js";
+import type { BaseState } from "../definition/reducers.js";
 import { StateGraph } from "../graph/state-graph.js";
 import { Message } from "../messages/message.js";
 import type { Checkpointer } from "../storage/checkpointer.js";
@@ -22,8 +22,8 @@ import {
 import { ScriptedModel } from "../testing/scripted-model.js";
 import { ToolNode } from "../tools/tool-node.js";
 import { tool } from "../tools/tool.js";
-import { FAULT_POINTS } from "./fault-points.js";
-import { interrupt } from "./interrupt.js";
+import { FAULT_POINTS } from "../node/fault-points.js";
+import { interrupt } from "../node/interrupt.js";
 
 interface TraceState extends BaseState {
   trace: string[];

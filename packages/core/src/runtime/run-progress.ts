@@ -1,5 +1,5 @@
 import type { Message } from "../messages/message.js";
-import type { BaseState } from "../graph/reducers.js";
+import type { BaseState } from "../definition/reducers.js";
 import type { Frontier } from "../storage/checkpointer.js";
 
 /** The thread as this run holds it between steps. */

@@ -1,6 +1,6 @@
 import type { RunStatus } from "../events/stream-event.js";
-import type { Command } from "../graph/command.js";
-import type { BaseState, StateUpdate } from "../graph/reducers.js";
+import type { Command } from "../definition/command.js";
+import type { BaseState, StateUpdate } from "../definition/reducers.js";
 import type { Interrupt } from "../storage/checkpointer.js";
 
 /** How `invoke` ends when it does not reject. */

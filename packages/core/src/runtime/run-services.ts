@@ -1,7 +1,7 @@
 import type { RuntimeMetrics } from "../events/metrics.js";
 import type { IdGenerator } from "../messages/ids.js";
 import type { Checkpointer } from "../storage/checkpointer.js";
-import type { FaultInjector } from "./fault-points.js";
+import type { FaultInjector } from "../node/fault-points.js";
 
 /**
  * What a run needs from its runtime besides its graph and logger: the part a subgraph's child

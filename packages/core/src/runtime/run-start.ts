@@ -1,19 +1,17 @@
 import { isDeepStrictEqual } from "node:util";
 import { InvalidRunError } from "../errors/errors.js";
 import type { RunMode } from "../events/stream-event.js";
-import { isCommand } from "../graph/command.js";
-import { applyUpdate, type BaseState, type StateUpdate } from "../graph/reducers.js";
-import { findSchemaProblem } from "../graph/state-schema.js";
-import { IN_DOUBT_INTERRUPT_KIND, parseInDoubtDecision } from "./in-doubt-decision.js";
+import type { BaseState, StateUpdate } from "../definition/reducers.js";
+import { IN_DOUBT_INTERRUPT_KIND, parseInDoubtDecision } from "../node/in-doubt-decision.js";
 import { Message, type MessageUpdate } from "../messages/message.js";
 import { uuidv7 } from "../messages/ids.js";
-import { findNonJson } from "../storage/json-check.js";
 import type { ResolvedRunConfig } from "./run-config.js";
 import { isResumeInput, type ResumeInput, type RunInput } from "./run-result.js";
 import type { LedgerEntry } from "../storage/ledger-entry.js";
 import type { Interrupt } from "../storage/checkpointer.js";
 import { awaitLease } from "./run-lease.js";
 import type { RunDependencies } from "./run-dependencies.js";
+import { applyCallerUpdate, requireJson, requireSchema, validateInput } from "./caller-input.js";
 import type { Progress } from "./run-progress.js";
 import { loadThread, loadVersion, type ThreadSnapshot } from "./thread-snapshot.js";
 
@@ -229,74 +227,6 @@ function newTurn<S extends BaseState>(
   progress.frontier = null;
   progress.resumeAnswers = {};
   return { kind: "run", mode: "new", progress };
-}
-
-/**
- * With a state schema, the state a turn starts from (the thread's, or the defaults, with the
- * input applied) must match it: nothing is written otherwise, and the error names the field.
- */
-export function requireSchema<S extends BaseState>(deps: RunDependencies<S>, state: S): void {
-  if (!deps.graph.schema) return;
-  const problem = findSchemaProblem(deps.graph.schema, state);
-  if (problem) {
-    throw new InvalidRunError(
-      "INPUT_001",
-      `The state with this input does not match the graph's schema: ${problem}`,
-    );
-  }
-}
-
-/**
- * Applies a caller's update (an input, or `updateState`'s) to `state` through the reducers; an
- * update the transcript cannot take (removing a message it does not hold) is `INPUT_001`.
- */
-export function applyCallerUpdate<S extends BaseState>(
-  deps: RunDependencies<S>,
-  state: S,
-  update: StateUpdate<S>,
-): void {
-  try {
-    applyUpdate(state, update, deps.graph.reducers);
-  } catch (error) {
-    if (!(error instanceof TypeError)) throw error;
-    throw new InvalidRunError("INPUT_001", error.message);
-  }
-}
-
-/** A state update from the caller: an object, its messages messages or removals, all JSON. */
-export function validateInput(input: unknown): void {
-  if (isCommand(input)) {
-    throw new InvalidRunError(
-      "INPUT_001",
-      "A Command as a run's input answers an interrupt: new Command({ resume: answer, interruptId? })",
-    );
-  }
-  if (typeof input !== "object" || input === null || Array.isArray(input)) {
-    throw new InvalidRunError(
-      "INPUT_001",
-      "Input must be a state update object (e.g. { messages: [Message.user('hi')] }), { resume }, or null",
-    );
-  }
-  const messages = (input as { messages?: unknown }).messages;
-  if (messages === undefined) return requireJson(input, "input");
-  if (!Array.isArray(messages)) {
-    throw new InvalidRunError("INPUT_001", "input.messages must be an array of messages");
-  }
-  messages.forEach((message, index) => {
-    if (!Message.is(message) && !Message.isRemoval(message)) {
-      throw new InvalidRunError(
-        "INPUT_001",
-        `input.messages[${index}] is not a message: build it with Message.user(text) or another factory`,
-      );
-    }
-  });
-  requireJson(input, "input");
-}
-
-/** A value the store could not keep exactly is refused before the start write. */
-function requireJson(value: unknown, path: string): void {
-  const problem = findNonJson(value, path);
-  if (problem) throw new InvalidRunError("INPUT_001", problem);
 }
 
 /**

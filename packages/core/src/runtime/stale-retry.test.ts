@@ -2,13 +2,13 @@ import { describe, expect, it } from "vitest";
 import type { StaleStateError } from "../errors/errors.js";
 import { isTenxgraphError } from "../errors/tenxgraph-error.js";
 import type { CompiledGraph } from "../graph/compiled-graph.js";
-import { END } from "../graph/edges.js";
+import { END } from "../definition/edges.js";
 import { StateGraph } from "../graph/state-graph.js";
 import { Message } from "../messages/message.js";
 import { InMemoryCheckpointer } from "../storage/in-memory-checkpointer.js";
 import type { Checkpointer } from "../storage/checkpointer.js";
 import { FaultPoints } from "../testing/fault-points.js";
-import { FAULT_POINTS } from "./fault-points.js";
+import { FAULT_POINTS } from "../node/fault-points.js";
 import type { RunConfig } from "./run-config.js";
 import type { RunInput } from "./run-result.js";
 

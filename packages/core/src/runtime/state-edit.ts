@@ -1,8 +1,8 @@
 import { InvalidRunError } from "../errors/errors.js";
-import type { BaseState, StateUpdate } from "../graph/reducers.js";
-import { deepCopy } from "../graph/state-copy.js";
+import type { BaseState, StateUpdate } from "../definition/reducers.js";
+import { deepCopy } from "../definition/state-copy.js";
 import type { RunDependencies } from "./run-dependencies.js";
-import { applyCallerUpdate, requireSchema, validateInput } from "./run-start.js";
+import { applyCallerUpdate, requireSchema, validateInput } from "./caller-input.js";
 import { routeStep } from "./route.js";
 import { loadThread } from "./thread-snapshot.js";
 import { diffTranscript } from "./transcript-change.js";

@@ -1,12 +1,12 @@
 import { describe, expect, it } from "vitest";
-import { END } from "../graph/edges.js";
-import type { BaseState } from "../graph/reducers.js";
+import { END } from "../definition/edges.js";
+import type { BaseState } from "../definition/reducers.js";
 import { StateGraph } from "../graph/state-graph.js";
 import { Message } from "../messages/message.js";
 import type { CheckpointWrite } from "../storage/checkpointer.js";
 import { FaultPoints } from "../testing/fault-points.js";
 import { RecordingCheckpointer, recordingLogger } from "../support/helpers.js";
-import { FAULT_POINTS } from "./fault-points.js";
+import { FAULT_POINTS } from "../node/fault-points.js";
 
 interface TraceState extends BaseState {
   trace: string[];

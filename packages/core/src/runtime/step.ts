@@ -2,14 +2,19 @@ import { GraphValidationError, NodeOutputError, NodeTimeoutError } from "../erro
 import { isTenxgraphError } from "../errors/tenxgraph-error.js";
 import { withFields, type Logger } from "../events/logger.js";
 import type { EmitRunEvent } from "./run-event.js";
-import type { Goto } from "../graph/command.js";
-import { isGraphNode, type NodeLike, type NodeOutput } from "../graph/graph-node.js";
-import { applyUpdate, type BaseState, type Reducer, type StateUpdate } from "../graph/reducers.js";
+import type { Goto } from "../definition/command.js";
+import { isGraphNode, type NodeLike, type NodeOutput } from "../definition/graph-node.js";
+import {
+  applyUpdate,
+  type BaseState,
+  type Reducer,
+  type StateUpdate,
+} from "../definition/reducers.js";
 import type { Message } from "../messages/message.js";
 import { requireKnownRemovals, toUpdate } from "./node-output.js";
-import { deepCopy } from "../graph/state-copy.js";
+import { deepCopy } from "../definition/state-copy.js";
 import { diffTranscript } from "./transcript-change.js";
-import { findSchemaProblem } from "../graph/state-schema.js";
+import { findSchemaProblem } from "../definition/state-schema.js";
 import { findNonJson } from "../storage/json-check.js";
 import {
   applyCallUpdates,
@@ -17,18 +22,19 @@ import {
   mergeBranches,
   snapshotFields,
   type BranchWriters,
-} from "../graph/branch-merge.js";
-import { runWithDeadline, type DeadlineScope } from "./deadline.js";
-import { InterruptSignal, isInterruptSignal, withInterruptScope } from "./interrupt.js";
-import { withRuntime, type NodeContext } from "./node-context.js";
+} from "../definition/branch-merge.js";
+import { runWithDeadline, type DeadlineScope } from "../node/deadline.js";
+import { InterruptSignal, isInterruptSignal, withInterruptScope } from "../node/interrupt.js";
+import { withRuntime, type NodeContext } from "../node/node-context.js";
+import { withNodeRun } from "./node-run.js";
 import type { Interrupt } from "../storage/checkpointer.js";
 import { routeStep } from "./route.js";
 import { stepTasks, type StepPosition, type StepTask } from "./step-tasks.js";
 import type { ResolvedRunConfig } from "./run-config.js";
 import type { RunDependencies } from "./run-dependencies.js";
 import type { Progress } from "./run-progress.js";
-import type { RunWatch } from "./run-watch.js";
-import type { StepLedger } from "./step-ledger.js";
+import type { RunWatch } from "../node/run-watch.js";
+import type { StepLedger } from "../node/step-ledger.js";
 
 /** One task's share of a step: its node, its update, and the messages it added. */
 export interface TaskUpdate<S extends BaseState> {
@@ -346,6 +352,7 @@ function nodeContext<S extends BaseState>(
     newId: deps.ids,
   };
   // Out of the node's reach: only ToolNode gets the runtime, and through it the ledger.
+  withNodeRun(ctx, { services: deps, config: args.config });
   return withRuntime(ctx, {
     checkpointer: deps.checkpointer,
     metrics: deps.metrics,
@@ -360,7 +367,6 @@ function nodeContext<S extends BaseState>(
     remoteTools: args.config.remoteTools,
     ledgerNamespace: namespace,
     send: input && sendFields(input, args.progress.state),
-    run: { services: deps, config: args.config },
     reducers: deps.graph.reducers as Record<string, Reducer<unknown> | undefined>,
   });
 }

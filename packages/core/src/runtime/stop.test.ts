@@ -2,9 +2,9 @@ import { describe, expect, it } from "vitest";
 import { z } from "zod";
 import { StaleStateError } from "../errors/errors.js";
 import type { CompileOptions } from "../graph/compiled-graph.js";
-import { END } from "../graph/edges.js";
-import type { NodeFunction } from "../graph/graph-node.js";
-import type { BaseState } from "../graph/reducers.js";
+import { END } from "../definition/edges.js";
+import type { NodeFunction } from "../definition/graph-node.js";
+import type { BaseState } from "../definition/reducers.js";
 import { StateGraph } from "../graph/state-graph.js";
 import { Message } from "../messages/message.js";
 import type { Checkpointer, CheckpointWrite } from "../storage/checkpointer.js";
@@ -26,7 +26,7 @@ import {
 import { ScriptedModel } from "../testing/scripted-model.js";
 import { ToolNode } from "../tools/tool-node.js";
 import { tool } from "../tools/tool.js";
-import { sleep } from "./deadline.js";
+import { sleep } from "../node/deadline.js";
 
 type State = BaseState & Record<string, unknown>;
 

@@ -1,5 +1,5 @@
 import { InvalidRunError } from "../errors/errors.js";
-import type { BaseState, StateUpdate } from "../graph/reducers.js";
+import type { BaseState, StateUpdate } from "../definition/reducers.js";
 import type { Message } from "../messages/message.js";
 import type { RunConfig } from "./run-config.js";
 import type { RunEvent } from "./run-event.js";

@@ -1,4 +1,4 @@
-import { deepCopy } from "../graph/state-copy.js";
+import { deepCopy } from "../definition/state-copy.js";
 import type { RunEvent } from "./run-event.js";
 import type { StreamEvent } from "../events/stream-event.js";
 import type { StreamMode } from "./stream-mode.js";

@@ -3,8 +3,8 @@ import { z } from "zod";
 import { NodeTimeoutError } from "../errors/errors.js";
 import type { StreamEvent } from "../events/stream-event.js";
 import type { CompileOptions } from "../graph/compiled-graph.js";
-import { END } from "../graph/edges.js";
-import type { BaseState } from "../graph/reducers.js";
+import { END } from "../definition/edges.js";
+import type { BaseState } from "../definition/reducers.js";
 import { StateGraph } from "../graph/state-graph.js";
 import { Message } from "../messages/message.js";
 import type { Checkpointer } from "../storage/checkpointer.js";
@@ -23,8 +23,8 @@ import {
 import { ScriptedModel, type ScriptedTurn } from "../testing/scripted-model.js";
 import { ToolNode } from "../tools/tool-node.js";
 import { tool } from "../tools/tool.js";
-import { FAULT_POINTS } from "./fault-points.js";
-import { interrupt } from "./interrupt.js";
+import { FAULT_POINTS } from "../node/fault-points.js";
+import { interrupt } from "../node/interrupt.js";
 
 type State = BaseState & Record<string, unknown>;
 

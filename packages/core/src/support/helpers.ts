@@ -9,10 +9,10 @@ import type { Meter } from "@opentelemetry/api";
 import { MeterProvider, MetricReader } from "@opentelemetry/sdk-metrics";
 import { METER_NAME } from "../events/metrics.js";
 import type { StreamEvent } from "../events/stream-event.js";
-import type { BaseState } from "../graph/reducers.js";
+import type { BaseState } from "../definition/reducers.js";
 import type { LedgerEntry } from "../storage/ledger-entry.js";
 import { Message, type AssistantMessage, type ToolMessage } from "../messages/message.js";
-import type { FaultContext, FaultPointName } from "../runtime/fault-points.js";
+import type { FaultContext, FaultPointName } from "../node/fault-points.js";
 import type { AttemptRef } from "../storage/ledger-entry.js";
 import type {
   Checkpointer,

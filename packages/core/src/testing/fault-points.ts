@@ -1,4 +1,4 @@
-import type { FaultContext, FaultInjector, FaultPointName } from "../runtime/fault-points.js";
+import type { FaultContext, FaultInjector, FaultPointName } from "../node/fault-points.js";
 
 /** What an armed point does when reached: throw, wait, or end the process. */
 export type FaultAction = (context: FaultContext) => void | Promise<void>;

@@ -9,8 +9,8 @@ export { ScriptedModel } from "./scripted-model.js";
 export type { ScriptedTurn } from "./scripted-model.js";
 export { FaultPoints } from "./fault-points.js";
 export type { FaultAction } from "./fault-points.js";
-export { FAULT_POINTS } from "../runtime/fault-points.js";
-export type { FaultContext, FaultInjector, FaultPointName } from "../runtime/fault-points.js";
+export { FAULT_POINTS } from "../node/fault-points.js";
+export type { FaultContext, FaultInjector, FaultPointName } from "../node/fault-points.js";
 export { recordingLogger } from "./recording-logger.js";
 export type { LogRecord, RecordingLogger } from "./recording-logger.js";
 export {

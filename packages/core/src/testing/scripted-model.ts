@@ -1,8 +1,8 @@
-import type { GraphNode } from "../graph/graph-node.js";
-import type { BaseState } from "../graph/reducers.js";
+import type { GraphNode } from "../definition/graph-node.js";
+import type { BaseState } from "../definition/reducers.js";
 import { Message, type AssistantMessage } from "../messages/message.js";
-import { sleep } from "../runtime/deadline.js";
-import type { NodeContext } from "../runtime/node-context.js";
+import { sleep } from "../node/deadline.js";
+import type { NodeContext } from "../node/node-context.js";
 
 /** One scripted model reply: text, tool calls, or a function of the state. */
 export type ScriptedTurn<S extends BaseState = BaseState> =

@@ -1,11 +1,11 @@
 import { z } from "zod";
 import type { CompiledGraph, CompileOptions } from "../graph/compiled-graph.js";
-import { END } from "../graph/edges.js";
-import type { NodeLike } from "../graph/graph-node.js";
-import type { BaseState } from "../graph/reducers.js";
+import { END } from "../definition/edges.js";
+import type { NodeLike } from "../definition/graph-node.js";
+import type { BaseState } from "../definition/reducers.js";
 import { StateGraph, type StateOptions } from "../graph/state-graph.js";
 import { Message, type AssistantMessage } from "../messages/message.js";
-import { sleep } from "../runtime/deadline.js";
+import { sleep } from "../node/deadline.js";
 import { ToolNode } from "../tools/tool-node.js";
 import { tool, type AnyTool } from "../tools/tool.js";
 import { recordingLogger } from "./recording-logger.js";

@@ -1,7 +1,7 @@
 import { NodeTimeoutError, errorText } from "../errors/errors.js";
 import type { ErrorCode } from "../errors/codes.js";
 import { isTenxgraphError } from "../errors/tenxgraph-error.js";
-import type { BaseState } from "../graph/reducers.js";
+import type { BaseState } from "../definition/reducers.js";
 import { abortOnLost } from "../ledger/abort-on-lost.js";
 import type { CallPlan } from "../ledger/call-plan.js";
 import {
@@ -13,13 +13,13 @@ import {
 import { toolTimeoutMs } from "../ledger/tool-timeout.js";
 import type { ToolMessage } from "../messages/message.js";
 import { toolErrorMessage, toToolMessage } from "../messages/tool-result.js";
-import { runWithDeadline, type DeadlineScope } from "../runtime/deadline.js";
-import { isInterruptSignal, withInterruptScope } from "../runtime/interrupt.js";
-import type { InternalNodeContext as NodeContext } from "../runtime/node-context.js";
+import { runWithDeadline, type DeadlineScope } from "../node/deadline.js";
+import { isInterruptSignal, withInterruptScope } from "../node/interrupt.js";
+import type { InternalNodeContext as NodeContext } from "../node/node-context.js";
 import { CallUpdates } from "./call-updates.js";
 import { commandResult } from "./tool-command.js";
-import { isCommand } from "../graph/command.js";
-import { changedFields } from "../graph/branch-merge.js";
+import { isCommand } from "../definition/command.js";
+import { changedFields } from "../definition/branch-merge.js";
 import type { ReadyCall } from "./prepared-call.js";
 import type { ToolContext } from "./tool-context.js";
 

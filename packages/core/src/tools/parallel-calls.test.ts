@@ -1,10 +1,10 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
-import type { BaseState, Reducer } from "../graph/reducers.js";
+import type { BaseState, Reducer } from "../definition/reducers.js";
 import { Message } from "../messages/message.js";
 import { callsTurn, recordingLogger, supportAgent, toolText } from "../support/helpers.js";
-import { changedFields, mergeBranches, snapshotFields } from "../graph/branch-merge.js";
+import { changedFields, mergeBranches, snapshotFields } from "../definition/branch-merge.js";
 import { branchState, TOOL_CALL_WRITERS } from "./parallel-calls.js";
 import { tool } from "./tool.js";
 

@@ -1,7 +1,7 @@
 import type { Message } from "../messages/message.js";
-import type { BaseState } from "../graph/reducers.js";
-import type { BranchWriters } from "../graph/branch-merge.js";
-import { deepCopy } from "../graph/state-copy.js";
+import type { BaseState } from "../definition/reducers.js";
+import type { BranchWriters } from "../definition/branch-merge.js";
+import { deepCopy } from "../definition/state-copy.js";
 
 /**
  * A private copy of the state for one tool call, its fields deep-copied. The transcript is not

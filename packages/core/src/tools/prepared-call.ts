@@ -4,7 +4,7 @@ import type { ToolCall, ToolMessage } from "../messages/message.js";
 import type { LedgerCall } from "../ledger/ledger-call.js";
 import { argsDigest } from "../ledger/args-digest.js";
 import { domainLedgerKey, ledgerKey } from "../ledger/ledger-key.js";
-import type { InternalNodeContext as NodeContext } from "../runtime/node-context.js";
+import type { InternalNodeContext as NodeContext } from "../node/node-context.js";
 import type { AnyTool } from "./tool.js";
 import { toolErrorMessage } from "../messages/tool-result.js";
 

@@ -1,18 +1,10 @@
 import { z } from "zod";
-import { interrupt } from "../runtime/interrupt.js";
+import { interrupt } from "../node/interrupt.js";
+import { checkRemoteToolSpec, type RemoteToolSpec } from "../node/remote-tool-spec.js";
 import type { AnyTool, ToolOutput } from "./tool.js";
 
 /** `value.kind` of the interrupt a remote tool call raises. */
 export const REMOTE_TOOL_CALL_KIND = "remote_tool_call";
-
-/** A tool the caller runs (a client, a browser): name, description and JSON Schema parameters. */
-export interface RemoteToolSpec {
-  /** Letters, digits, `_` and `-`, at most 64 characters. */
-  name: string;
-  description?: string;
-  /** The arguments' JSON Schema, sent to the model as is (default: any object). */
-  parameters?: Record<string, unknown>;
-}
 
 /** What a remote tool call asks the caller: the interrupt's `value`. */
 export interface RemoteToolCall {
@@ -22,7 +14,6 @@ export interface RemoteToolCall {
   args: Record<string, unknown>;
 }
 
-const TOOL_NAME = /^[A-Za-z0-9_-]{1,64}$/;
 const remoteTools = new WeakSet<AnyTool>();
 
 /**
@@ -38,7 +29,7 @@ const remoteTools = new WeakSet<AnyTool>();
  * await app.invoke({ resume: { lat: 52.5, lon: 13.4 }, interruptId: r.interrupts[0].id }, { threadId });
  */
 export function remoteTool(spec: RemoteToolSpec): AnyTool {
-  checkSpec(spec);
+  checkRemoteToolSpec(spec);
   // Providers want an object schema; clients often send `{}` for "no parameters".
   const parameters = { type: "object", ...spec.parameters };
   const name = spec.name;
@@ -74,19 +65,20 @@ export function isRemoteToolCall(value: unknown): value is RemoteToolCall {
   return (value as { kind?: unknown } | null)?.kind === REMOTE_TOOL_CALL_KIND;
 }
 
-function checkSpec(spec: RemoteToolSpec): void {
-  const name = (spec as Partial<RemoteToolSpec> | null)?.name;
-  if (typeof name !== "string" || !TOOL_NAME.test(name)) {
-    throw new TypeError(`remoteTool('${name}'): name must be 1-64 letters, digits, '_' or '-'`);
+const NO_TOOLS: ReadonlyMap<string, AnyTool> = new Map();
+const toolsOfRun = new WeakMap<readonly RemoteToolSpec[], ReadonlyMap<string, AnyTool>>();
+
+/**
+ * A run's remote tools by name, from the specs it carries (`RunConfig.remoteTools`, checked
+ * before the run started). Made once per list, so every `ToolNode` of the run, and a subgraph's
+ * child run, which shares the list, calls the same tools.
+ */
+export function remoteToolsOf(specs: readonly RemoteToolSpec[]): ReadonlyMap<string, AnyTool> {
+  if (specs.length === 0) return NO_TOOLS;
+  let tools = toolsOfRun.get(specs);
+  if (!tools) {
+    tools = new Map(specs.map((spec) => [spec.name, remoteTool(spec)]));
+    toolsOfRun.set(specs, tools);
   }
-  const { parameters, description } = spec;
-  if (
-    parameters !== undefined &&
-    (typeof parameters !== "object" || parameters === null || Array.isArray(parameters))
-  ) {
-    throw new TypeError(`remoteTool('${name}'): parameters must be a JSON Schema object`);
-  }
-  if (description !== undefined && typeof description !== "string") {
-    throw new TypeError(`remoteTool('${name}'): description must be a string`);
-  }
+  return tools;
 }

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
-import { Command } from "../graph/command.js";
-import type { BaseState } from "../graph/reducers.js";
+import { Command } from "../definition/command.js";
+import type { BaseState } from "../definition/reducers.js";
 import { Message } from "../messages/message.js";
 import { InMemoryCheckpointer } from "../storage/in-memory-checkpointer.js";
 import { FaultPoints } from "../testing/fault-points.js";

@@ -1,5 +1,5 @@
 import { ToolError } from "../errors/errors.js";
-import type { Command } from "../graph/command.js";
+import type { Command } from "../definition/command.js";
 import type { ToolMessage } from "../messages/message.js";
 import { toToolMessage } from "../messages/tool-result.js";
 import type { CallUpdates } from "./call-updates.js";

@@ -1,5 +1,5 @@
 import type { Logger } from "../events/logger.js";
-import type { BaseState } from "../graph/reducers.js";
+import type { BaseState } from "../definition/reducers.js";
 
 /** What a tool may pass to `ctx.update`: fields of the state other than `messages`. */
 export type ToolStateUpdate<S extends BaseState = BaseState> = Partial<Omit<S, "messages">>;

@@ -1,18 +1,18 @@
-import type { CallToClaim, GraphNode, NodeOutput } from "../graph/graph-node.js";
-import type { BaseState } from "../graph/reducers.js";
+import type { CallToClaim, GraphNode, NodeOutput } from "../definition/graph-node.js";
+import type { BaseState } from "../definition/reducers.js";
 import { Message, type AssistantMessage, type ToolMessage } from "../messages/message.js";
 import { planCalls } from "../ledger/claim.js";
 import type { CallPlan } from "../ledger/call-plan.js";
-import { InterruptSignal, isInterruptSignal } from "../runtime/interrupt.js";
+import { InterruptSignal, isInterruptSignal } from "../node/interrupt.js";
 import type { Interrupt } from "../storage/checkpointer.js";
 import {
   internalContext,
   type InternalNodeContext,
   type NodeContext,
-} from "../runtime/node-context.js";
+} from "../node/node-context.js";
 import type { CallOutcome } from "../ledger/durable-call.js";
 import { executeCall, type Branch } from "./execute-call.js";
-import { applyCallUpdates, mergeBranches, snapshotFields } from "../graph/branch-merge.js";
+import { applyCallUpdates, mergeBranches, snapshotFields } from "../definition/branch-merge.js";
 import { branchState, TOOL_CALL_WRITERS } from "./parallel-calls.js";
 import {
   callOrigin,
@@ -22,7 +22,8 @@ import {
   type ReadyCall,
   type RejectedCall,
 } from "./prepared-call.js";
-import { remoteTool, type RemoteToolSpec } from "./remote-tool.js";
+import type { RemoteToolSpec } from "../node/remote-tool-spec.js";
+import { remoteTool, remoteToolsOf } from "./remote-tool.js";
 import type { AnyTool, Tool } from "./tool.js";
 
 /**
@@ -78,7 +79,7 @@ export class ToolNode<S extends BaseState = BaseState> implements GraphNode<S> {
   }
 
   #toolMap(ctx: Pick<InternalNodeContext, "runtime">): ReadonlyMap<string, AnyTool> {
-    const perRun = ctx.runtime.remoteTools;
+    const perRun = remoteToolsOf(ctx.runtime.remoteTools);
     if (this.#remote.size === 0 && perRun.size === 0) return this.#tools;
     const all = new Map(this.#tools);
     for (const [name, tool] of [...this.#remote, ...perRun])

@@ -1,7 +1,7 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
-import { applyUpdate, type BaseState, type Reducer } from "../graph/reducers.js";
+import { applyUpdate, type BaseState, type Reducer } from "../definition/reducers.js";
 import { Message } from "../messages/message.js";
 import { InMemoryCheckpointer } from "../storage/in-memory-checkpointer.js";
 import { FaultPoints } from "../testing/fault-points.js";

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import type { BaseState } from "../graph/reducers.js";
+import type { BaseState } from "../definition/reducers.js";
 import type { ContentBlock, ToolMessage } from "../messages/message.js";
 import type { ToolContext } from "./tool-context.js";
 

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { END } from "../../graph/edges.js";
+import { END } from "../../definition/edges.js";
 import { StateGraph } from "../../graph/state-graph.js";
 import { silentLogger } from "../../events/logger.js";
 import { Message } from "../../messages/message.js";

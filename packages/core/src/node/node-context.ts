@@ -3,11 +3,8 @@ import type { RuntimeMetrics } from "../events/metrics.js";
 import type { EmitEvent } from "../events/stream-event.js";
 import type { IdGenerator } from "../messages/ids.js";
 import type { Checkpointer } from "../storage/checkpointer.js";
-import type { Reducer } from "../graph/reducers.js";
-import type { AnyTool } from "../tools/tool.js";
 import type { FaultInjector } from "./fault-points.js";
-import type { ResolvedRunConfig } from "./run-config.js";
-import type { RunServices } from "./run-services.js";
+import type { RemoteToolSpec } from "./remote-tool-spec.js";
 import type { RunWatch } from "./run-watch.js";
 import type { StepLedger } from "./step-ledger.js";
 
@@ -73,8 +70,8 @@ export interface NodeRuntime {
   /** True when `runId` is a run of this graph instance that has ended. */
   isEndedLocalRun(runId: string): boolean;
   readonly faultPoints: FaultInjector | undefined;
-  /** The run's remote tools (`RunConfig.remoteTools`), by name: tool nodes can call them too. */
-  readonly remoteTools: ReadonlyMap<string, AnyTool>;
+  /** The run's remote tools (`RunConfig.remoteTools`), as specs: tool nodes can call them too. */
+  readonly remoteTools: readonly RemoteToolSpec[];
   /**
    * The namespace of the branch this node runs in (`""` in the plain chain), which its tool
    * calls' ledger keys carry (see `inNamespace`).
@@ -87,13 +84,14 @@ export interface NodeRuntime {
    */
   readonly send?: { fields: readonly string[]; ownFields: ReadonlySet<string> };
   /**
-   * The run's services and resolved config, from which a subgraph node makes its child run (on
-   * the same store, with the same limits and signals).
+   * The graph's field reducers, for merging parallel branches: definition/'s `Reducer`, spelled
+   * out because what a node gets lies below what a graph is.
    */
-  readonly run: { services: RunServices; config: ResolvedRunConfig };
-  /** The graph's field reducers, for merging parallel branches. */
-  readonly reducers: Readonly<Record<string, Reducer<unknown> | undefined>>;
+  readonly reducers: Readonly<Record<string, FieldReducer | undefined>>;
 }
+
+/** A field's reducer, of any field type. */
+type FieldReducer = (current: unknown, update: unknown) => unknown;
 
 /** The runtime of each context the run loop made, out of reach of the node it is given to. */
 const runtimes = new WeakMap<NodeContext, NodeRuntime>();

@@ -1,13 +1,13 @@
 import { describe, expect, it } from "vitest";
 import { isTenxgraphError } from "../errors/tenxgraph-error.js";
 import { Message } from "../messages/message.js";
-import { interrupt } from "../runtime/interrupt.js";
+import { interrupt } from "../node/interrupt.js";
 import { recordingLogger, settle } from "../support/helpers.js";
 import { Command, isCommand } from "./command.js";
 import { END } from "./edges.js";
 import type { BaseState } from "./reducers.js";
 import { Send, isSend } from "./send.js";
-import { StateGraph } from "./state-graph.js";
+import { StateGraph } from "../graph/state-graph.js";
 
 interface Triage extends BaseState {
   route: string;

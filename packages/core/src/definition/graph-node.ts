@@ -1,5 +1,5 @@
 import type { Message } from "../messages/message.js";
-import type { NodeContext } from "../runtime/node-context.js";
+import type { NodeContext } from "../node/node-context.js";
 import type { Command } from "./command.js";
 import type { BaseState, StateUpdate } from "./reducers.js";
 

@@ -5,7 +5,7 @@ import { InMemoryCheckpointer } from "../storage/in-memory-checkpointer.js";
 import { recordingLogger } from "../support/helpers.js";
 import { END } from "./edges.js";
 import { appendMessages, applyUpdate, type BaseState, type Reducers } from "./reducers.js";
-import { StateGraph } from "./state-graph.js";
+import { StateGraph } from "../graph/state-graph.js";
 
 interface CartState extends BaseState {
   total: number;

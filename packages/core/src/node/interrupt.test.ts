@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
-import { Command } from "../graph/command.js";
-import { END } from "../graph/edges.js";
+import { Command } from "../definition/command.js";
+import { END } from "../definition/edges.js";
 import { StateGraph } from "../graph/state-graph.js";
 import { Message } from "../messages/message.js";
 import { InMemoryCheckpointer } from "../storage/in-memory-checkpointer.js";
