@@ -36,8 +36,36 @@ export interface FrontierTask {
 /** Where a thread stands. `running` is also what a crashed run leaves behind. */
 export type ThreadStatus = "running" | "completed" | "interrupted" | "stopped" | "failed";
 
-/** What a write sets and a read returns, shared by {@link ThreadCheckpoint} and {@link CheckpointWrite}. */
-interface CheckpointFields {
+/**
+ * The fields of a checkpoint that only the runtime reads. Stores keep them as one JSON value
+ * without looking inside (`encodeCheckpointRecord` makes it, `decodeCheckpointRecord` reads it
+ * back; checkpoint-record.ts is the one place that names them), so a new field of this kind
+ * touches this interface, the codec and the runtime that uses it, and no store.
+ */
+export interface CheckpointRecord {
+  /** Steps the thread has taken over all its runs. */
+  step: number;
+  /** The node to run next; `null` once a run reached END. With a `frontier`, its first task's node. */
+  currentNode: string | null;
+  /**
+   * What the next step runs when it is more than the one `currentNode`: several nodes in
+   * parallel (fan-out), `Send` tasks, or joins waiting for more of their sources. `null` or
+   * absent: the plain chain, `currentNode` alone. Plain JSON.
+   */
+  frontier?: Frontier | null;
+  /** State fields other than `messages`. Plain JSON. */
+  values: Record<string, unknown>;
+  /** Interrupts waiting for an answer (status `interrupted`). */
+  interrupts: Interrupt[];
+  /** Answers given to interrupts of the current node, keyed by interrupt id. */
+  resumeAnswers: Record<string, unknown>;
+}
+
+/**
+ * What a write sets and a read returns, shared by {@link ThreadCheckpoint} and
+ * {@link CheckpointWrite}: the columns a store queries or indexes, and the runtime's record.
+ */
+interface CheckpointFields extends CheckpointRecord {
   threadId: string;
   /**
    * This life of the thread: minted by the write that creates the thread (a fresh id, never a
@@ -51,23 +79,7 @@ interface CheckpointFields {
    * write passes the same user or `null` (keep it); another user is refused (`ThreadOwnerError`).
    */
   userId: string | null;
-  /** Steps the thread has taken over all its runs. */
-  step: number;
-  /** The node to run next; `null` once a run reached END. With a `frontier`, its first task's node. */
-  currentNode: string | null;
-  /**
-   * What the next step runs when it is more than the one `currentNode`: several nodes in
-   * parallel (fan-out), `Send` tasks, or joins waiting for more of their sources. `null` or
-   * absent: the plain chain, `currentNode` alone. Plain JSON.
-   */
-  frontier?: Frontier | null;
   status: ThreadStatus;
-  /** State fields other than `messages`. Plain JSON. */
-  values: Record<string, unknown>;
-  /** Interrupts waiting for an answer (status `interrupted`). */
-  interrupts: Interrupt[];
-  /** Answers given to interrupts of the current node, keyed by interrupt id. */
-  resumeAnswers: Record<string, unknown>;
 }
 
 /**
