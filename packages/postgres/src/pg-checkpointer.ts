@@ -28,7 +28,7 @@ import { refusedWriteOr, writeStep, writtenCheckpoint } from "./step-write.js";
 
 const SELECT_CHECKPOINT = `
   SELECT t.thread_id, t.parent_thread_id, t.incarnation_id, t.user_id, t.version, t.incarnation, t.message_count,
-         t.updated_at, s.parent_version, s.node, s.run_id, s.step, s.current_node, s.frontier, s.status, s."values", s.interrupts, s.resume_answers
+         t.updated_at, s.parent_version, s.node, s.run_id, s.status, s.record
   FROM threads t JOIN states s ON s.thread_id = t.thread_id AND s.version = t.version
   WHERE t.thread_id = $1`;
 

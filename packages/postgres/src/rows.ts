@@ -1,10 +1,11 @@
 import type {
+  EncodedCheckpointRecord,
   LedgerEntry,
   ThreadCheckpoint,
   ThreadStatus,
   ThreadSummary,
 } from "@tenxgraph/core/storage";
-import { ledgerEntryFromRow } from "@tenxgraph/core/storage";
+import { decodeCheckpointRecord, ledgerEntryFromRow } from "@tenxgraph/core/storage";
 import { fromJsonb } from "./json.js";
 
 /**
@@ -23,14 +24,9 @@ export interface CheckpointRow {
   parent_version: string | null;
   node: string | null;
   run_id: string | null;
-  step: number;
-  current_node: string | null;
-  /** `NULL` for the plain chain. */
-  frontier: unknown;
   status: string;
-  values: unknown;
-  interrupts: unknown;
-  resume_answers: unknown;
+  /** The runtime's record, as `encodeCheckpointRecord` made it (see migration 10). */
+  record: unknown;
 }
 
 /** A row of `threads` as listed. */
@@ -74,16 +70,8 @@ export function toCheckpoint(row: CheckpointRow): ThreadCheckpoint {
     parentVersion: row.parent_version === null ? null : Number(row.parent_version),
     node: row.node,
     runId: row.run_id,
-    step: row.step,
-    currentNode: row.current_node,
-    // Absent for the plain chain, as the in-memory store reads it.
-    ...(row.frontier === null
-      ? {}
-      : { frontier: fromJsonb(row.frontier) as ThreadCheckpoint["frontier"] }),
     status: row.status as ThreadStatus,
-    values: fromJsonb(row.values) as ThreadCheckpoint["values"],
-    interrupts: fromJsonb(row.interrupts) as ThreadCheckpoint["interrupts"],
-    resumeAnswers: fromJsonb(row.resume_answers) as ThreadCheckpoint["resumeAnswers"],
+    ...decodeCheckpointRecord(fromJsonb(row.record) as EncodedCheckpointRecord),
     messageCount: row.message_count,
     updatedAt: row.updated_at.toISOString(),
     parentThreadId: row.parent_thread_id,

@@ -1,17 +1,17 @@
 import type { Message } from "@tenxgraph/core";
 import type { StoreWrite, ThreadCheckpoint } from "@tenxgraph/core/storage";
-import { StorageError, ThreadOwnerError } from "@tenxgraph/core/storage";
+import { decodeCheckpointRecord, StorageError, ThreadOwnerError } from "@tenxgraph/core/storage";
 import type { Database } from "./connection/database.js";
 import { toJsonb } from "./json.js";
 import { claimsJsonb, completionsJsonb } from "./ledger/step-ledger.js";
 import type { ClaimOutcome } from "./ledger/step-ledger.js";
-import { TRANSCRIPT_REFUSED } from "./schema/child-transcript-function.js";
-import { OWNER_REFUSED } from "./schema/owner-migration.js";
+import { TRANSCRIPT_REFUSED } from "./schema/functions/child-transcript.js";
+import { OWNER_REFUSED } from "./schema/functions/put-checkpoint.js";
 
-/** A step as one statement: `tenxgraph_put_checkpoint` of migration 7, as migration 9 left it. */
+/** A step as one statement: `tenxgraph_put_checkpoint` (schema/functions/put-checkpoint.ts). */
 export const PUT_CHECKPOINT = `SELECT * FROM tenxgraph_put_checkpoint(
-  $1, $2, $3, $4, $5, $6, $7, $8, $9, $10::jsonb, $11, $12::jsonb, $13::jsonb, $14::jsonb, $15,
-  $16::jsonb, $17, $18::jsonb, $19, $20::jsonb, $21::jsonb, $22)`;
+  $1, $2, $3, $4, $5, $6, $7, $8, $9::jsonb, $10, $11::jsonb, $12, $13::jsonb, $14,
+  $15::jsonb, $16::jsonb, $17)`;
 
 /** Records the parent of a thread the same transaction just created. */
 const SET_PARENT = `UPDATE threads SET parent_thread_id = $2 WHERE thread_id = $1`;
@@ -51,13 +51,8 @@ export function stepWriteParams(write: StoreWrite, keepVersions: number | null):
     write.parentVersion,
     write.node,
     write.runId,
-    write.step,
-    write.currentNode,
-    write.frontier ? toJsonb(write.frontier) : null,
     write.status,
-    toJsonb(write.values),
-    toJsonb(write.interrupts),
-    toJsonb(write.resumeAnswers),
+    toJsonb(write.record),
     write.newMessages.map((message) => message.id),
     messagesJsonb(write.newMessages),
     write.replacedMessages.map((message) => message.id),
@@ -104,14 +99,8 @@ export function writtenCheckpoint(write: StoreWrite, written: WrittenRow): Threa
     parentVersion: write.parentVersion === 0 ? null : write.parentVersion,
     node: write.node,
     runId: write.runId,
-    step: write.step,
-    currentNode: write.currentNode,
-    // Absent for the plain chain, as a read of the row gives it.
-    ...(write.frontier ? { frontier: write.frontier } : {}),
     status: write.status,
-    values: write.values,
-    interrupts: write.interrupts,
-    resumeAnswers: write.resumeAnswers,
+    ...decodeCheckpointRecord(write.record),
     messageCount: written.message_count,
     updatedAt: written.updated_at.toISOString(),
     // Exact for the write that creates the thread (the only one that records it); a later write

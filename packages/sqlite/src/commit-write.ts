@@ -20,11 +20,8 @@ interface EncodedMessage {
 
 /** A write's JSON, encoded before its transaction. */
 export interface EncodedWrite {
-  /** NULL for the plain chain (no frontier). */
-  frontierJson: string | null;
-  valuesJson: string;
-  interruptsJson: string;
-  resumeAnswersJson: string;
+  /** The runtime's record (see `encodeCheckpointRecord`), kept whole. */
+  recordJson: string;
   replaced: EncodedMessage[];
   appended: EncodedMessage[];
   completions: EncodedCompletion[];
@@ -35,10 +32,7 @@ export function encodeWrite(write: StoreWrite): EncodedWrite {
   const encode = (messages: StoreWrite["newMessages"]) =>
     messages.map((message) => ({ id: message.id, json: JSON.stringify(message) }));
   return {
-    frontierJson: write.frontier ? JSON.stringify(write.frontier) : null,
-    valuesJson: JSON.stringify(write.values),
-    interruptsJson: JSON.stringify(write.interrupts),
-    resumeAnswersJson: JSON.stringify(write.resumeAnswers),
+    recordJson: JSON.stringify(write.record),
     replaced: encode(write.replacedMessages),
     appended: encode(write.newMessages),
     completions: write.ledger.completions.map(({ attempt, result }) => ({
@@ -261,13 +255,8 @@ function insertState(
     parentVersion: write.parentVersion === 0 ? null : write.parentVersion,
     node: write.node,
     runId: write.runId,
-    step: write.step,
-    currentNode: write.currentNode,
-    frontierJson: encoded.frontierJson,
     status: write.status,
-    valuesJson: encoded.valuesJson,
-    interruptsJson: encoded.interruptsJson,
-    resumeAnswersJson: encoded.resumeAnswersJson,
+    recordJson: encoded.recordJson,
     messageCount: rangesLength(transcript),
     messageRanges: isPrefix(transcript) ? null : JSON.stringify(transcript),
     now: at.now,

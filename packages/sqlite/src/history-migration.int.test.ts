@@ -99,7 +99,7 @@ describe("SqliteCheckpointer migrating to history (schema 6)", () => {
       ]);
       expect(
         rows(`SELECT thread_id, version, parent_version, node, run_id, message_count,
-                     message_ranges, frontier_json
+                     message_ranges, record_json ->> '$.frontier' AS frontier_json
               FROM states ORDER BY thread_id, version`),
       ).toEqual(
         [

@@ -22,7 +22,7 @@ function fileBeforeLeases(path: string, rows: [string, string, string | null][])
   const db = new Database(path);
   db.exec(`CREATE TABLE ${SCHEMA_TABLE} (version INTEGER PRIMARY KEY, applied_at TEXT NOT NULL)`);
   for (let version = 1; version <= BEFORE_LEASES; version++) {
-    for (const statement of MIGRATIONS[version - 1]!.statements) db.exec(statement);
+    for (const statement of MIGRATIONS[version - 1]!.up) db.exec(statement);
     db.prepare(`INSERT INTO ${SCHEMA_TABLE} VALUES (?, ?)`).run(version, new Date().toISOString());
   }
   const now = new Date().toISOString();

@@ -1,7 +1,12 @@
-/** One numbered step of the schema. */
+/**
+ * One numbered step of the schema. Its version is its place in {@link MIGRATIONS}, and its
+ * name says what it does; PostgreSQL's steps (packages/postgres/src/schema/migrations.ts) are
+ * named the same where the two engines take the same step.
+ */
 export interface Migration {
+  readonly name: string;
   /** Run in order, in the one transaction that applies the pending steps. */
-  readonly statements: readonly string[];
+  readonly up: readonly string[];
   /**
    * The step rebuilds a table that other tables reference by foreign key (SQLite's 12-step
    * ALTER TABLE, https://sqlite.org/lang_altertable.html#otheralter): with enforcement on,
@@ -24,7 +29,8 @@ export interface Migration {
  */
 export const MIGRATIONS: readonly Migration[] = [
   {
-    statements: [
+    name: "initial",
+    up: [
       `CREATE TABLE threads (
       thread_id TEXT PRIMARY KEY,
       user_id TEXT,
@@ -84,7 +90,8 @@ export const MIGRATIONS: readonly Migration[] = [
   // before its start write creates the row), so the count gets a table of its own that needs no
   // thread row. It is the one table without a foreign key; deleteThread deletes its row.
   {
-    statements: [
+    name: "stop-requests",
+    up: [
       `CREATE TABLE stop_requests (
       thread_id TEXT PRIMARY KEY,
       count INTEGER NOT NULL CHECK (count > 0)
@@ -99,7 +106,8 @@ export const MIGRATIONS: readonly Migration[] = [
   // setting, so a worker with a slower heartbeat lost its live claim). A claim made before
   // keeps the lease it had then: its heartbeat plus the old default of 3000 ms.
   {
-    statements: [
+    name: "claim-leases",
+    up: [
       `ALTER TABLE tool_executions ADD COLUMN lease_expires_at TEXT`,
       `UPDATE tool_executions
       SET lease_expires_at =
@@ -111,7 +119,10 @@ export const MIGRATIONS: readonly Migration[] = [
   // write compares it with the version, so a run still going on a deleted thread cannot write
   // into a new thread of the same id that reached the same version. A thread made before
   // keeps the empty one, which its own runs read and write back.
-  { statements: [`ALTER TABLE threads ADD COLUMN incarnation TEXT NOT NULL DEFAULT ''`] },
+  {
+    name: "incarnation-id",
+    up: [`ALTER TABLE threads ADD COLUMN incarnation TEXT NOT NULL DEFAULT ''`],
+  },
   // Step 5: `threads` and `tool_executions` become WITHOUT ROWID tables keyed by thread, as
   // `states` and `messages` are: a thread's row and its ledger entries sit in the key's own
   // b-tree, found with one search instead of a search of the key's index and then of the rowid.
@@ -123,7 +134,8 @@ export const MIGRATIONS: readonly Migration[] = [
   // write that creates the thread or changes its status moves it: see sql.ts).
   {
     foreignKeysOff: true,
-    statements: [
+    name: "without-rowid",
+    up: [
       `CREATE TABLE new_threads (
         thread_id TEXT NOT NULL PRIMARY KEY,
         incarnation TEXT NOT NULL DEFAULT '',
@@ -192,7 +204,8 @@ export const MIGRATIONS: readonly Migration[] = [
   // how long their transcripts were, and the readers skip them.
   {
     foreignKeysOff: true,
-    statements: [
+    name: "history",
+    up: [
       `CREATE TABLE new_messages (
         thread_id TEXT NOT NULL REFERENCES threads (thread_id) ON DELETE CASCADE,
         -- The row's place in its thread's append-only table: 0, 1, 2, … never reused.
@@ -235,7 +248,8 @@ export const MIGRATIONS: readonly Migration[] = [
   // followed by '|' starts the thread's id. The candidates are the thread's own prefixes that
   // end before a '|', each found by its key; LIKE would misread ids holding '%' or '_'.
   {
-    statements: [
+    name: "child-threads",
+    up: [
       `ALTER TABLE threads ADD COLUMN parent_thread_id TEXT`,
       `CREATE INDEX threads_by_parent ON threads (parent_thread_id, write_seq)`,
       `WITH RECURSIVE cut(child, len) AS (
@@ -251,6 +265,28 @@ export const MIGRATIONS: readonly Migration[] = [
       )
       UPDATE threads SET parent_thread_id = substr(thread_id, 1, parents.len)
       FROM parents WHERE parents.child = threads.thread_id`,
+    ],
+  },
+  // Step 8: one checkpoint record. The fields only the runtime reads (step, current node,
+  // frontier, values, interrupts, resume answers) become one JSON value, `record_json`, that
+  // the store keeps whole (`encodeCheckpointRecord` of @tenxgraph/core/storage makes it,
+  // `decodeCheckpointRecord` reads it, tolerating fields a record lacks), so a new runtime
+  // field needs no new column. Every kept version gets its record from its old columns, which
+  // then go.
+  {
+    name: "checkpoint-record",
+    up: [
+      `ALTER TABLE states ADD COLUMN record_json TEXT NOT NULL DEFAULT '{}'`,
+      `UPDATE states SET record_json = json_object(
+        'step', step, 'currentNode', current_node, 'frontier', json(frontier_json),
+        'values', json(values_json), 'interrupts', json(interrupts_json),
+        'resumeAnswers', json(resume_answers_json))`,
+      `ALTER TABLE states DROP COLUMN step`,
+      `ALTER TABLE states DROP COLUMN current_node`,
+      `ALTER TABLE states DROP COLUMN frontier_json`,
+      `ALTER TABLE states DROP COLUMN values_json`,
+      `ALTER TABLE states DROP COLUMN interrupts_json`,
+      `ALTER TABLE states DROP COLUMN resume_answers_json`,
     ],
   },
 ];

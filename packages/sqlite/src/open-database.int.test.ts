@@ -98,7 +98,7 @@ describe("SqliteCheckpointer opening a file", () => {
     const path = join(folder, "v1.db");
     const db = new Database(path);
     db.exec(`CREATE TABLE ${SCHEMA_TABLE} (version INTEGER PRIMARY KEY, applied_at TEXT NOT NULL)`);
-    for (const statement of MIGRATIONS[0]!.statements) db.exec(statement);
+    for (const statement of MIGRATIONS[0]!.up) db.exec(statement);
     db.prepare(`INSERT INTO ${SCHEMA_TABLE} VALUES (1, ?)`).run(new Date().toISOString());
     const now = new Date().toISOString();
     db.prepare(

@@ -131,7 +131,7 @@ function migrate(db: Database.Database, path: string, fromVersion: number): void
       db.prepare(`INSERT INTO ${SCHEMA_TABLE} (version, applied_at) VALUES (?, ?)`),
     );
     for (let version = schemaVersion(db, path) + 1; version <= LATEST_SCHEMA_VERSION; version++) {
-      for (const statement of MIGRATIONS[version - 1]!.statements) db.exec(statement);
+      for (const statement of MIGRATIONS[version - 1]!.up) db.exec(statement);
       record.run(version, new Date().toISOString());
     }
     if (foreignKeysOff) assertForeignKeysHold(db, path);

@@ -1,11 +1,12 @@
 import type {
+  EncodedCheckpointRecord,
   LedgerEntry,
   SeqRanges,
   ThreadCheckpoint,
   ThreadStatus,
   ThreadSummary,
 } from "@tenxgraph/core/storage";
-import { ledgerEntryFromRow, prefixRanges } from "@tenxgraph/core/storage";
+import { decodeCheckpointRecord, ledgerEntryFromRow, prefixRanges } from "@tenxgraph/core/storage";
 
 /** A row of `threads` joined with one of its rows of `states` (one that has a transcript). */
 export interface CheckpointRow {
@@ -19,14 +20,9 @@ export interface CheckpointRow {
   run_id: string | null;
   message_count: number;
   updated_at: string;
-  step: number;
-  current_node: string | null;
-  /** NULL for the plain chain. */
-  frontier_json: string | null;
   status: string;
-  values_json: string;
-  interrupts_json: string;
-  resume_answers_json: string;
+  /** The runtime's record, as `encodeCheckpointRecord` made it (see migration step 8). */
+  record_json: string;
 }
 
 /** A version's transcript as `states` keeps it (see migration step 6). */
@@ -70,16 +66,8 @@ export function toCheckpoint(row: CheckpointRow): ThreadCheckpoint {
     parentVersion: row.parent_version,
     node: row.node,
     runId: row.run_id,
-    step: row.step,
-    currentNode: row.current_node,
-    // Absent for the plain chain, as the in-memory store reads it.
-    ...(row.frontier_json === null
-      ? {}
-      : { frontier: JSON.parse(row.frontier_json) as ThreadCheckpoint["frontier"] }),
     status: row.status as ThreadStatus,
-    values: JSON.parse(row.values_json) as ThreadCheckpoint["values"],
-    interrupts: JSON.parse(row.interrupts_json) as ThreadCheckpoint["interrupts"],
-    resumeAnswers: JSON.parse(row.resume_answers_json) as ThreadCheckpoint["resumeAnswers"],
+    ...decodeCheckpointRecord(JSON.parse(row.record_json) as EncodedCheckpointRecord),
     messageCount: row.message_count,
     updatedAt: row.updated_at,
     parentThreadId: row.parent_thread_id,

@@ -12,8 +12,7 @@ const NEXT_CLAIM_SEQ = `(SELECT COALESCE(MAX(claim_seq), 0) + 1 FROM tool_execut
  */
 const CHECKPOINT_COLUMNS = `
   t.thread_id, t.parent_thread_id, t.incarnation, t.user_id, s.version, s.parent_version, s.node, s.run_id,
-  s.message_count, s.created_at AS updated_at, s.step, s.current_node, s.frontier_json, s.status,
-  s.values_json, s.interrupts_json, s.resume_answers_json`;
+  s.message_count, s.created_at AS updated_at, s.status, s.record_json`;
 
 /** Every statement the checkpointer runs, by name; prepared once per connection. */
 export const SQL = {
@@ -81,11 +80,9 @@ export const SQL = {
       AND (@userId IS NULL OR user_id IS @userId)
     RETURNING next_seq - @rowsAdded AS first_seq`,
   insertState: `
-    INSERT INTO states (thread_id, version, parent_version, node, run_id, step, current_node,
-                        frontier_json, status, values_json, interrupts_json,
-                        resume_answers_json, message_count, message_ranges, created_at)
-    VALUES (@threadId, @version, @parentVersion, @node, @runId, @step, @currentNode,
-            @frontierJson, @status, @valuesJson, @interruptsJson, @resumeAnswersJson,
+    INSERT INTO states (thread_id, version, parent_version, node, run_id, status, record_json,
+                        message_count, message_ranges, created_at)
+    VALUES (@threadId, @version, @parentVersion, @node, @runId, @status, @recordJson,
             @messageCount, @messageRanges, @now)`,
   /** Drops the versions `keepVersions` pushed out, and says which had a transcript. */
   deleteStatesUpTo: `

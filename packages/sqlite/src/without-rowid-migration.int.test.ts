@@ -93,16 +93,26 @@ const THREAD_COLUMNS = `thread_id, incarnation, user_id, status, version, messag
                         created_at, updated_at`;
 const STATE_COLUMNS = `thread_id, version, step, current_node, status, values_json,
                        interrupts_json, resume_answers_json, created_at`;
+/** The same, read from the one record step 8 moved them into. */
+const RECORD_STATE_COLUMNS = `thread_id, version, record_json ->> '$.step' AS step,
+  record_json ->> '$.currentNode' AS current_node, status,
+  json_extract(record_json, '$.values') AS values_json,
+  json_extract(record_json, '$.interrupts') AS interrupts_json,
+  json_extract(record_json, '$.resumeAnswers') AS resume_answers_json, created_at`;
 
 /**
  * Every row of every table of ours (in the columns of schema 5), ordered by key; the ledger's
- * claim order as `claim_seq`.
+ * claim order as `claim_seq`. Before the upgrade (`rowid`), the file is at schema 4; after it,
+ * at the latest schema, whose states keep the runtime's fields in `record_json`.
  */
 function snapshot(db: Database.Database, claimOrder: "rowid" | "claim_seq") {
   const rows = (sql: string) => db.prepare(sql).all();
   return {
     threads: rows(`SELECT ${THREAD_COLUMNS} FROM threads ORDER BY thread_id`),
-    states: rows(`SELECT ${STATE_COLUMNS} FROM states ORDER BY thread_id, version`),
+    states: rows(
+      `SELECT ${claimOrder === "rowid" ? STATE_COLUMNS : RECORD_STATE_COLUMNS}
+       FROM states ORDER BY thread_id, version`,
+    ),
     messages: rows(
       `SELECT thread_id, message_id, seq, body_json FROM messages ORDER BY thread_id, seq`,
     ),

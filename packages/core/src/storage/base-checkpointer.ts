@@ -6,20 +6,29 @@ import type {
   Checkpointer,
   CheckpointWrite,
   StepCommit,
-  StepLedgerWrites,
   StepWrite,
   ThreadCheckpoint,
   ThreadSummary,
   VersionPage,
 } from "./checkpointer.js";
-import { MAX_ID_LENGTH } from "./json-check.js";
+import {
+  type Page,
+  optionalWhole,
+  requireThreadId,
+  requireUserId,
+  requireVersion,
+  wholePage,
+} from "./store-checks.js";
+import {
+  completeWrite,
+  NO_LEDGER_WRITES,
+  requireLedgerWrites,
+  type StoreWrite,
+} from "./store-write.js";
 import { requireWellFormed } from "./well-formed.js";
 
-/** A page as every engine takes it: whole numbers >= 0; `limit` `null` means no limit. */
-export interface Page {
-  offset: number;
-  limit: number | null;
-}
+export type { Page } from "./store-checks.js";
+export type { StoreWrite } from "./store-write.js";
 
 /** A page of a transcript: of the latest version, or of `version` when it is not `null`. */
 export interface MessagePage extends Page {
@@ -44,20 +53,6 @@ export interface HistoryOptions {
    * does not keep the process alive). Default: never; call it yourself.
    */
   deleteExpiredEveryMs?: number;
-}
-
-/**
- * A write as a store's `commitCheckpoint` gets it: checked, with every optional field of
- * {@link CheckpointWrite} filled in (`parentVersion` is `expectedVersion` unless it forks).
- */
-export interface StoreWrite extends StepWrite {
-  parentVersion: number;
-  node: string | null;
-  runId: string | null;
-  replacedMessages: Message[];
-  removedMessageIds: string[];
-  /** Read only when the write creates the thread (`expectedVersion` 0). */
-  parentThreadId: string | null;
 }
 
 /** A `listThreads` filter, paged like {@link Page}. */
@@ -205,38 +200,7 @@ export abstract class BaseCheckpointer implements Checkpointer {
   }
 
   async #commit(operation: string, write: StepWrite): Promise<StepCommit> {
-    const { threadId, userId, currentNode } = write;
-    requireThreadId(operation, threadId);
-    requireUserId(operation, userId);
-    // Without it the write could not be told from one about a deleted thread of the same id.
-    requireId(operation, "incarnation", write.incarnation);
-    requireWellFormed(operation, { currentNode });
-    requireWellFormed(operation, { node: write.node ?? null, runId: write.runId ?? null });
-    const parentThreadId = write.parentThreadId ?? null;
-    if (parentThreadId !== null) requireId(operation, "parentThreadId", parentThreadId);
-    requireTranscriptChange(operation, write);
-    const parentVersion = write.parentVersion ?? write.expectedVersion;
-    const validParent =
-      Number.isInteger(parentVersion) &&
-      (write.expectedVersion === 0 ? parentVersion === 0 : parentVersion >= 1) &&
-      parentVersion <= write.expectedVersion;
-    if (!validParent) {
-      const why =
-        `parentVersion ${parentVersion} is not a version this write can continue: ` +
-        `one of 1..${write.expectedVersion} (or 0 to create the thread)`;
-      throw new StorageError(operation, new Error(why));
-    }
-    const complete: StoreWrite = {
-      ...write,
-      // Absent is no user, as null: the write keeps the thread's owner.
-      userId: userId ?? null,
-      parentVersion,
-      node: write.node ?? null,
-      runId: write.runId ?? null,
-      replacedMessages: write.replacedMessages ?? [],
-      removedMessageIds: write.removedMessageIds ?? [],
-      parentThreadId,
-    };
+    const complete = completeWrite(operation, write);
     return this.run(operation, () => this.commitCheckpoint(complete));
   }
 
@@ -414,128 +378,4 @@ export abstract class BaseCheckpointer implements Checkpointer {
     }, this.#deleteExpiredEveryMs);
     this.#sweepTimer.unref();
   }
-}
-
-const NO_LEDGER_WRITES: StepLedgerWrites = Object.freeze({
-  completions: Object.freeze([]),
-  claims: Object.freeze([]),
-});
-
-/**
- * Ledger writes a store can apply as given: well-formed keys and ids, positive whole attempts,
- * claims that only insert (expected attempt 0) with a positive lease, and no key twice, since a
- * key written twice in one transaction has no order a reader could rely on.
- */
-function requireLedgerWrites(operation: string, ledger: StepLedgerWrites | undefined): void {
-  const fail = (why: string) => new StorageError(operation, new Error(why));
-  if (!ledger || !Array.isArray(ledger.completions) || !Array.isArray(ledger.claims)) {
-    throw fail("ledger must be { completions: [...], claims: [...] }");
-  }
-  const keys = new Set<string>();
-  const once = (key: string) => {
-    if (keys.has(key)) throw fail(`ledger key '${key}' is written twice in one step write`);
-    keys.add(key);
-  };
-  for (const { attempt } of ledger.completions) {
-    requireWellFormed(operation, { key: attempt.key });
-    if (!Number.isInteger(attempt.attempt) || attempt.attempt < 1) {
-      throw fail(
-        `completion of '${attempt.key}' names attempt ${attempt.attempt}; attempts start at 1`,
-      );
-    }
-    once(attempt.key);
-  }
-  for (const { key, toolName, ownerRunId, expectedAttempt, leaseMs } of ledger.claims) {
-    requireWellFormed(operation, { key, toolName, ownerRunId });
-    if (expectedAttempt !== 0) {
-      throw fail(
-        `claim of '${key}' expects attempt ${expectedAttempt}; a claim in a step write only inserts (expectedAttempt 0)`,
-      );
-    }
-    if (!Number.isFinite(leaseMs) || leaseMs <= 0) {
-      throw fail(`claim of '${key}' has lease ${leaseMs} ms; it must be a positive number`);
-    }
-    once(key);
-  }
-}
-
-/**
- * The transcript change of a write, as a store can apply it: well-formed ids, none twice, and
- * each message in at most one of appended, replaced and removed.
- */
-function requireTranscriptChange(operation: string, write: CheckpointWrite): void {
-  const { threadId } = write;
-  const seen = new Map<string, string>();
-  const once = (id: string, as: string) => {
-    requireWellFormed(operation, { messageId: id });
-    const before = seen.get(id);
-    if (before !== undefined) {
-      const why =
-        before === as && as === "appended"
-          ? `message '${id}' is already in the append-only transcript of '${threadId}'`
-          : `message '${id}' is both ${before} and ${as} in one write to '${threadId}'`;
-      throw new StorageError(operation, new Error(why));
-    }
-    seen.set(id, as);
-  };
-  for (const { id } of write.newMessages) once(id, "appended");
-  for (const { id } of write.replacedMessages ?? []) once(id, "replaced");
-  for (const id of write.removedMessageIds ?? []) once(id, "removed");
-}
-
-/** A version number: a whole number >= 1. */
-function requireVersion(operation: string, version: unknown): number {
-  if (typeof version === "number" && Number.isInteger(version) && version >= 1) return version;
-  throw new StorageError(
-    operation,
-    new Error(`a version must be a whole number >= 1, got ${String(version)}`),
-  );
-}
-
-/** An option that is absent, or a whole number >= `min`. */
-function optionalWhole(name: string, value: number | undefined, min: number): number | null {
-  if (value === undefined) return null;
-  if (Number.isInteger(value) && value >= min) return value;
-  throw new StorageError(
-    "configure",
-    new Error(`${name} must be a whole number >= ${min}, got ${String(value)}`),
-  );
-}
-
-/** A thread id every store can key and index: a string of at most `MAX_ID_LENGTH`, well-formed. */
-function requireThreadId(operation: string, threadId: unknown): void {
-  requireId(operation, "threadId", threadId);
-}
-
-/** A user id, when there is one, is checked like a thread id. */
-function requireUserId(operation: string, userId: unknown): void {
-  if (userId !== null && userId !== undefined) requireId(operation, "userId", userId);
-}
-
-function requireId(operation: string, name: string, value: unknown): void {
-  if (typeof value !== "string") {
-    const got = value === null ? "null" : Array.isArray(value) ? "an array" : typeof value;
-    throw new StorageError(operation, new Error(`${name} must be a string, got ${got}`));
-  }
-  if (value.length > MAX_ID_LENGTH) {
-    const why = `${name} is ${value.length} characters long; the limit is ${MAX_ID_LENGTH}`;
-    throw new StorageError(operation, new Error(why));
-  }
-  requireWellFormed(operation, { [name]: value });
-}
-
-/**
- * A page in whole numbers: `NaN` and negative values are 0 (as for `slice`), fractions are
- * floored, `Infinity` is no limit (or, as an offset, past every row).
- */
-function wholePage(page: { offset?: number; limit?: number }): Page {
-  const { offset = 0, limit = Infinity } = page;
-  return {
-    offset: offset === Infinity ? Number.MAX_SAFE_INTEGER : whole(offset),
-    limit: limit === Infinity ? null : whole(limit),
-  };
-}
-
-function whole(value: number): number {
-  return Number.isFinite(value) ? Math.max(0, Math.floor(value)) : 0;
 }

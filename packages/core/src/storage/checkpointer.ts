@@ -1,43 +1,18 @@
 import type { Message } from "../messages/message.js";
+import type { CheckpointRecord } from "./checkpoint-record.js";
 import type { AttemptRef, ClaimResult, LedgerClaim, LedgerEntry } from "./ledger-entry.js";
 
-/**
- * A pause waiting for an answer from outside the run (usually a human), kept with the thread
- * until it is answered. `interrupt()` raises it.
- */
-export interface Interrupt {
-  /** Derived from the tool call (or node and step) that paused; stable across replays. */
-  id: string;
-  /** What the node or tool asked, as given to `interrupt()`. Plain JSON. */
-  value: unknown;
-  message?: string;
-  node: string;
-  toolCallId?: string;
-}
-
-/**
- * The next step of a thread whose graph fans out: the tasks it runs in parallel, and the joins
- * (`addEdge([a, b], c)`) still waiting for some of their sources.
- */
-export interface Frontier {
-  /** The nodes and `Send`s the next step runs, in the order their updates are merged. */
-  tasks: FrontierTask[];
-  /** For each join's target, the sources that have finished since it last ran. */
-  joins: Record<string, string[]>;
-}
-
-/** One task of a step: a node, and for a `Send` the input it runs with. */
-export interface FrontierTask {
-  node: string;
-  /** A `Send`'s input, laid over the node's copy of the state; absent for a node reached by an edge. */
-  input?: unknown;
-}
+// The runtime's fields and their types live with their codec, the one place that names them.
+export type { CheckpointRecord, Frontier, FrontierTask, Interrupt } from "./checkpoint-record.js";
 
 /** Where a thread stands. `running` is also what a crashed run leaves behind. */
 export type ThreadStatus = "running" | "completed" | "interrupted" | "stopped" | "failed";
 
-/** What a write sets and a read returns, shared by {@link ThreadCheckpoint} and {@link CheckpointWrite}. */
-interface CheckpointFields {
+/**
+ * What a write sets and a read returns, shared by {@link ThreadCheckpoint} and
+ * {@link CheckpointWrite}: the columns a store queries or indexes, and the runtime's record.
+ */
+interface CheckpointFields extends CheckpointRecord {
   threadId: string;
   /**
    * This life of the thread: minted by the write that creates the thread (a fresh id, never a
@@ -51,23 +26,7 @@ interface CheckpointFields {
    * write passes the same user or `null` (keep it); another user is refused (`ThreadOwnerError`).
    */
   userId: string | null;
-  /** Steps the thread has taken over all its runs. */
-  step: number;
-  /** The node to run next; `null` once a run reached END. With a `frontier`, its first task's node. */
-  currentNode: string | null;
-  /**
-   * What the next step runs when it is more than the one `currentNode`: several nodes in
-   * parallel (fan-out), `Send` tasks, or joins waiting for more of their sources. `null` or
-   * absent: the plain chain, `currentNode` alone. Plain JSON.
-   */
-  frontier?: Frontier | null;
   status: ThreadStatus;
-  /** State fields other than `messages`. Plain JSON. */
-  values: Record<string, unknown>;
-  /** Interrupts waiting for an answer (status `interrupted`). */
-  interrupts: Interrupt[];
-  /** Answers given to interrupts of the current node, keyed by interrupt id. */
-  resumeAnswers: Record<string, unknown>;
 }
 
 /**

@@ -4,13 +4,7 @@ import {
   StorageError,
   ThreadOwnerError,
 } from "../errors/errors.js";
-import type {
-  AttemptRef,
-  ClaimResult,
-  LedgerClaim,
-  LedgerEntry,
-  StartedLedgerEntry,
-} from "./ledger-entry.js";
+import type { AttemptRef, ClaimResult, LedgerClaim, LedgerEntry } from "./ledger-entry.js";
 import type { Message } from "../messages/message.js";
 import {
   BaseCheckpointer,
@@ -20,7 +14,15 @@ import {
   type ThreadFilter,
   type VersionRange,
 } from "./base-checkpointer.js";
-import type { StepCommit, ThreadCheckpoint, ThreadSummary } from "./checkpointer.js";
+import { decodeCheckpointRecord, type EncodedCheckpointRecord } from "./checkpoint-record.js";
+import type {
+  CheckpointRecord,
+  StepCommit,
+  ThreadCheckpoint,
+  ThreadSummary,
+} from "./checkpointer.js";
+import { InMemoryLedger } from "./in-memory-ledger.js";
+import { appendIds, idsOf, transcriptChange } from "./in-memory-transcript.js";
 import { jsonCopy } from "./json-copy.js";
 import {
   childRanges,
@@ -37,15 +39,16 @@ export interface InMemoryCheckpointerOptions extends HistoryOptions {
   clock?: () => Date;
 }
 
-/** A started entry as kept: the time left on its lease is computed when it is read. */
-type StoredStarted = Omit<StartedLedgerEntry, "leaseExpiresInMs">;
+/** A version's columns: the fields of its checkpoint a store reads, as the SQL stores keep them. */
+type VersionColumns = Omit<ThreadCheckpoint, keyof CheckpointRecord>;
 
-/** A ledger entry as kept. */
-type StoredEntry = Exclude<LedgerEntry, StartedLedgerEntry> | StoredStarted;
-
-/** A kept version: its checkpoint, and the message rows its transcript holds. */
+/**
+ * A kept version: its columns, the runtime's record kept whole (as the SQL stores keep it, see
+ * checkpoint-record.ts), and the message rows its transcript holds.
+ */
 interface StoredVersion {
-  checkpoint: ThreadCheckpoint;
+  checkpoint: VersionColumns;
+  record: EncodedCheckpointRecord;
   transcript: SeqRanges;
 }
 
@@ -83,8 +86,7 @@ interface ThreadRecord {
 export class InMemoryCheckpointer extends BaseCheckpointer {
   readonly #clock: () => Date;
   readonly #threads = new Map<string, ThreadRecord>();
-  /** Per thread, entries by key; a Map keeps first-claim order, which `listCalls` returns. */
-  readonly #ledgers = new Map<string, Map<string, StoredEntry>>();
+  readonly #ledger: InMemoryLedger;
   /** Stop requests made per thread: counted, never cleared (see `Checkpointer`). */
   readonly #stops = new Map<string, number>();
   #writeSeq = 0;
@@ -92,6 +94,7 @@ export class InMemoryCheckpointer extends BaseCheckpointer {
   constructor(options: InMemoryCheckpointerOptions = {}) {
     super(options);
     this.#clock = options.clock ?? (() => new Date());
+    this.#ledger = new InMemoryLedger(this.#clock);
   }
 
   /** Nothing to open: the maps exist from the start. */
@@ -102,7 +105,7 @@ export class InMemoryCheckpointer extends BaseCheckpointer {
 
   protected async loadCheckpoint(threadId: string): Promise<ThreadCheckpoint | null> {
     const record = this.#threads.get(threadId);
-    return record ? jsonCopy(record.head.checkpoint) : null;
+    return record ? readVersion(record.head) : null;
   }
 
   protected async commitCheckpoint(write: StoreWrite): Promise<StepCommit> {
@@ -120,8 +123,7 @@ export class InMemoryCheckpointer extends BaseCheckpointer {
       throw new ThreadOwnerError(threadId, write.userId);
     }
     for (const { attempt } of ledgerWrites.completions) {
-      const held = this.#ledgers.get(threadId)?.get(attempt.key);
-      if (held?.status !== "started" || held.attempt !== attempt.attempt) {
+      if (!this.#ledger.holds(threadId, attempt)) {
         throw new ClaimLostError(threadId, attempt.key, attempt.attempt);
       }
     }
@@ -129,7 +131,12 @@ export class InMemoryCheckpointer extends BaseCheckpointer {
     const parentIds = parent.ids;
     const change = transcriptChange(threadId, parentIds, write);
     // Copy before changing anything: a value JSON rejects must not leave half a write.
-    const copy = jsonCopy(write);
+    const copy = jsonCopy({
+      record: write.record,
+      newMessages: write.newMessages,
+      replacedMessages: write.replacedMessages,
+      ledger: write.ledger,
+    });
     const record: ThreadRecord = previous ?? {
       head: undefined as unknown as StoredVersion,
       versions: new Map(),
@@ -153,7 +160,7 @@ export class InMemoryCheckpointer extends BaseCheckpointer {
       replaced,
       appended: { first, count: copy.newMessages.length },
     });
-    const checkpoint: ThreadCheckpoint = {
+    const checkpoint: VersionColumns = {
       threadId,
       incarnation: write.incarnation,
       userId: previous ? owner : write.userId,
@@ -161,14 +168,7 @@ export class InMemoryCheckpointer extends BaseCheckpointer {
       parentVersion: write.parentVersion === 0 ? null : write.parentVersion,
       node: write.node,
       runId: write.runId,
-      step: write.step,
-      currentNode: write.currentNode,
-      // Absent for the plain chain, as a store without the field reads it.
-      ...(copy.frontier ? { frontier: copy.frontier } : {}),
       status: write.status,
-      values: copy.values,
-      interrupts: copy.interrupts,
-      resumeAnswers: copy.resumeAnswers,
       messageCount: rangesLength(transcript),
       updatedAt: this.#now(),
       // Recorded by the thread's first write, as the SQL stores do; later writes cannot change it.
@@ -180,7 +180,7 @@ export class InMemoryCheckpointer extends BaseCheckpointer {
     record.headIds = change.plainAppend
       ? appendIds(parentIds, copy.newMessages, first)
       : idsOf(record.rows, transcript);
-    record.head = { checkpoint, transcript };
+    record.head = { checkpoint, record: copy.record, transcript };
     record.versions.set(checkpoint.version, record.head);
     if (this.keepVersions !== null) {
       for (const version of record.versions.keys()) {
@@ -190,9 +190,9 @@ export class InMemoryCheckpointer extends BaseCheckpointer {
     this.#threads.set(threadId, record);
     // No await since the checks above: the thread and its ledger change as one.
     for (const { attempt, result } of copy.ledger.completions) {
-      this.#complete(threadId, attempt, result);
+      this.#ledger.complete(threadId, attempt, result);
     }
-    const claims = this.#claimAll(threadId, copy.ledger.claims);
+    const claims = this.#ledger.claimAll(threadId, copy.ledger.claims);
     return { version: checkpoint.version, claims };
   }
 
@@ -226,7 +226,7 @@ export class InMemoryCheckpointer extends BaseCheckpointer {
 
   protected async loadVersion(threadId: string, version: number): Promise<ThreadCheckpoint | null> {
     const kept = this.#threads.get(threadId)?.versions.get(version);
-    return kept ? jsonCopy(kept.checkpoint) : null;
+    return kept ? readVersion(kept) : null;
   }
 
   protected async loadVersions(
@@ -234,10 +234,9 @@ export class InMemoryCheckpointer extends BaseCheckpointer {
     { limit, before }: VersionRange,
   ): Promise<ThreadCheckpoint[]> {
     const versions = [...(this.#threads.get(threadId)?.versions.values() ?? [])]
-      .map((kept) => kept.checkpoint)
-      .filter((checkpoint) => before === null || checkpoint.version < before)
-      .sort((a, b) => b.version - a.version);
-    return jsonCopy(versions.slice(0, limit ?? undefined));
+      .filter((kept) => before === null || kept.checkpoint.version < before)
+      .sort((a, b) => b.checkpoint.version - a.checkpoint.version);
+    return versions.slice(0, limit ?? undefined).map(readVersion);
   }
 
   protected async removeVersions(threadId: string, keepLast: number): Promise<number> {
@@ -284,7 +283,7 @@ export class InMemoryCheckpointer extends BaseCheckpointer {
     const doomed = this.#threads.has(threadId) ? [threadId, ...this.#descendantsOf(threadId)] : [];
     for (const id of doomed) {
       this.#threads.delete(id);
-      this.#ledgers.delete(id);
+      this.#ledger.delete(id);
       this.#stops.delete(id);
     }
     // A stop may be requested before a thread's first write, so its count goes even without one.
@@ -318,28 +317,11 @@ export class InMemoryCheckpointer extends BaseCheckpointer {
   }
 
   protected async loadCalls(threadId: string, keys: string[]): Promise<LedgerEntry[]> {
-    const ledger = this.#ledgers.get(threadId);
-    const entries = [...new Set(keys)].flatMap((key) => ledger?.get(key) ?? []);
-    return entries.map((entry) => this.#read(entry));
+    return this.#ledger.get(threadId, keys);
   }
 
   protected async insertClaims(threadId: string, claims: LedgerClaim[]): Promise<ClaimResult[]> {
-    return this.#claimAll(threadId, claims);
-  }
-
-  #claimAll(threadId: string, claims: readonly LedgerClaim[]): ClaimResult[] {
-    // Claims go to a staging overlay that is applied only once every claim succeeded: the batch
-    // is one transaction, and its cost does not grow with the thread's ledger.
-    const ledger = this.#ledgers.get(threadId) ?? new Map<string, StoredEntry>();
-    const staged = new Map<string, StoredEntry>();
-    const view = {
-      get: (key: string) => staged.get(key) ?? ledger.get(key),
-      set: (key: string, entry: StoredEntry) => staged.set(key, entry),
-    };
-    const results = claims.map((claim) => this.#claim(threadId, view, claim));
-    for (const [key, entry] of staged) ledger.set(key, entry);
-    this.#ledgers.set(threadId, ledger);
-    return results;
+    return this.#ledger.claimAll(threadId, claims);
   }
 
   protected async recordCompletion(
@@ -347,31 +329,11 @@ export class InMemoryCheckpointer extends BaseCheckpointer {
     attempt: AttemptRef,
     result: unknown,
   ): Promise<boolean> {
-    return this.#complete(threadId, attempt, result);
-  }
-
-  #complete(threadId: string, attempt: AttemptRef, result: unknown): boolean {
-    return this.#replaceHeld(
-      threadId,
-      attempt,
-      ({ heartbeatAt: _, leaseExpiresAt: __, ...held }) => ({
-        ...held,
-        status: "completed",
-        result: jsonCopy(result),
-        completedAt: this.#now(),
-      }),
-    );
+    return this.#ledger.complete(threadId, attempt, result);
   }
 
   protected async recordRelease(threadId: string, attempt: AttemptRef): Promise<boolean> {
-    return this.#replaceHeld(
-      threadId,
-      attempt,
-      ({ heartbeatAt: _, leaseExpiresAt: __, ...held }) => ({
-        ...held,
-        status: "interrupted",
-      }),
-    );
+    return this.#ledger.release(threadId, attempt);
   }
 
   protected async renewClaims(
@@ -379,79 +341,21 @@ export class InMemoryCheckpointer extends BaseCheckpointer {
     attempts: AttemptRef[],
     leaseMs: number,
   ): Promise<AttemptRef[]> {
-    const now = this.#clock().getTime();
-    const heartbeatAt = new Date(now).toISOString();
-    const leaseExpiresAt = new Date(now + leaseMs).toISOString();
-    return attempts.filter(
-      (attempt) =>
-        !this.#replaceHeld(threadId, attempt, (held) => ({ ...held, heartbeatAt, leaseExpiresAt })),
-    );
+    return this.#ledger.renew(threadId, attempts, leaseMs);
   }
 
   protected async loadAllCalls(threadId: string): Promise<LedgerEntry[]> {
-    return [...(this.#ledgers.get(threadId)?.values() ?? [])].map((entry) => this.#read(entry));
-  }
-
-  /** One claim against `ledger`: expected attempt 0 inserts, n takes over attempt n. */
-  #claim(
-    threadId: string,
-    ledger: Pick<Map<string, StoredEntry>, "get" | "set">,
-    claim: LedgerClaim,
-  ): ClaimResult {
-    const existing = ledger.get(claim.key);
-    if (!existing) {
-      if (claim.expectedAttempt !== 0) {
-        // A loss must report the entry that won, and there is none: the thread or its ledger
-        // was deleted since the claimant read it. Failing the batch is the only honest answer.
-        const attempt = `attempt ${claim.expectedAttempt} of call '${claim.key}'`;
-        const why = `cannot take over ${attempt} on thread '${threadId}': it has no entry`;
-        throw new StorageError("claimCalls", new Error(why));
-      }
-    } else if (existing.attempt !== claim.expectedAttempt) {
-      return { won: false, key: claim.key, entry: this.#read(existing) };
-    }
-    const now = this.#clock().getTime();
-    const entry: StoredEntry = {
-      key: claim.key,
-      toolName: claim.toolName,
-      attempt: claim.expectedAttempt + 1,
-      ownerRunId: claim.ownerRunId,
-      startedAt: new Date(now).toISOString(),
-      status: "started",
-      heartbeatAt: new Date(now).toISOString(),
-      leaseExpiresAt: new Date(now + claim.leaseMs).toISOString(),
-    };
-    ledger.set(claim.key, entry);
-    return { won: true, key: claim.key, attempt: entry.attempt };
-  }
-
-  /**
-   * Fencing: replaces the entry only while it is `started` by exactly `ref.attempt`, so a zombie
-   * attempt (timed out, stopped, superseded) can never overwrite the ledger.
-   */
-  #replaceHeld(
-    threadId: string,
-    ref: AttemptRef,
-    next: (held: StoredStarted) => StoredEntry,
-  ): boolean {
-    const ledger = this.#ledgers.get(threadId);
-    const held = ledger?.get(ref.key);
-    if (!ledger || held?.status !== "started" || held.attempt !== ref.attempt) return false;
-    ledger.set(ref.key, next(held));
-    return true;
-  }
-
-  /** A copy for the caller; a started entry gets the time left on its lease by this store's clock. */
-  #read(entry: StoredEntry): LedgerEntry {
-    const copy = jsonCopy(entry);
-    if (copy.status !== "started") return copy;
-    const leaseExpiresInMs = Date.parse(copy.leaseExpiresAt) - this.#clock().getTime();
-    return { ...copy, leaseExpiresInMs };
+    return this.#ledger.list(threadId);
   }
 
   #now(): string {
     return this.#clock().toISOString();
   }
+}
+
+/** A kept version as a read returns it: a copy no caller can change the store through. */
+function readVersion(kept: StoredVersion): ThreadCheckpoint {
+  return jsonCopy({ ...kept.checkpoint, ...decodeCheckpointRecord(kept.record) });
 }
 
 function isIn(ids: ReadonlySet<string>, id: string | null): boolean {
@@ -461,52 +365,4 @@ function isIn(ids: ReadonlySet<string>, id: string | null): boolean {
 function summarize(record: ThreadRecord): ThreadSummary {
   const { threadId, userId, status, version, updatedAt } = record.head.checkpoint;
   return { threadId, parentThreadId: record.parentThreadId, userId, status, version, updatedAt };
-}
-
-/**
- * Checks a write's transcript change against its parent's message ids: an appended id must be
- * new to it, a replaced or removed one must be in it. Returns the rows it removes.
- */
-function transcriptChange(
-  threadId: string,
-  parentIds: ReadonlyMap<string, number>,
-  write: StoreWrite,
-): { removedSeqs: Set<number>; plainAppend: boolean } {
-  const fail = (why: string) => new StorageError("putCheckpoint", new Error(why));
-  for (const { id } of write.newMessages) {
-    if (parentIds.has(id)) {
-      throw fail(`message '${id}' is already in the append-only transcript of '${threadId}'`);
-    }
-  }
-  const seqOf = (id: string, change: string) => {
-    const seq = parentIds.get(id);
-    if (seq === undefined) {
-      throw fail(
-        `cannot ${change} message '${id}': it is not in the transcript of version ${write.parentVersion} of '${threadId}'`,
-      );
-    }
-    return seq;
-  };
-  for (const { id } of write.replacedMessages) seqOf(id, "replace");
-  const removedSeqs = new Set(write.removedMessageIds.map((id) => seqOf(id, "remove")));
-  const plainAppend = write.replacedMessages.length === 0 && removedSeqs.size === 0;
-  return { removedSeqs, plainAppend };
-}
-
-/** The ids of a transcript's messages, with their rows. */
-function idsOf(rows: ReadonlyMap<number, Message>, transcript: SeqRanges): Map<string, number> {
-  return new Map(rangeSeqs(transcript).map((seq) => [rows.get(seq)!.id, seq]));
-}
-
-/**
- * `ids` grown by the rows appended from `first`, in place: they are the parent's, which no
- * later write reads again (it was the head, now moved on, or read for this write alone).
- */
-function appendIds(
-  ids: Map<string, number>,
-  appended: readonly Message[],
-  first: number,
-): Map<string, number> {
-  appended.forEach((message, i) => ids.set(message.id, first + i));
-  return ids;
 }

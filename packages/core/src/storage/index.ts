@@ -7,6 +7,7 @@
  */
 export type {
   Checkpointer,
+  CheckpointRecord,
   CheckpointWrite,
   Frontier,
   FrontierTask,
@@ -30,6 +31,8 @@ export type {
   StartedLedgerEntry,
 } from "./ledger-entry.js";
 export { BaseCheckpointer } from "./base-checkpointer.js";
+export { decodeCheckpointRecord, encodeCheckpointRecord } from "./checkpoint-record.js";
+export type { EncodedCheckpointRecord } from "./checkpoint-record.js";
 export type {
   HistoryOptions,
   MessagePage,

@@ -13,8 +13,7 @@ import type { CheckpointRow } from "../rows.js";
  */
 const SELECT_VERSIONS = `
   SELECT t.thread_id, t.parent_thread_id, t.incarnation_id, t.user_id, s.version, t.incarnation, s.message_count,
-         s.created_at AS updated_at, s.parent_version, s.node, s.run_id, s.step,
-         s.current_node, s.frontier, s.status, s."values", s.interrupts, s.resume_answers
+         s.created_at AS updated_at, s.parent_version, s.node, s.run_id, s.status, s.record
   FROM states s JOIN threads t ON t.thread_id = s.thread_id
   WHERE s.thread_id = $1 AND s.message_count IS NOT NULL`;
 

@@ -2,15 +2,18 @@
  * Migration 8 of the PostgreSQL schema on a real server: threads a store at step 7 made get the
  * parent their ids name, so the upgraded store lists and deletes them as child threads.
  */
-import type { StoreWrite } from "@tenxgraph/core/storage";
 import type { PgCheckpointer } from "@tenxgraph/postgres";
 import pg from "pg";
 import { afterAll, describe, expect, it } from "vitest";
 import { testPostgresDsn } from "@tenxgraph/test-servers/vitest";
 // Steps 1 to 7 as published: they never change, so they build a store as version 7 made it.
-import { MIGRATIONS } from "./migrations.js";
 // Version 7's step function, which migration 8 leaves as it was.
-import { PUT_CHECKPOINT, stepWriteParams } from "../step-write.js";
+import {
+  PUBLISHED_PUT_CHECKPOINT,
+  migrateAsPublished,
+  type PublishedWrite,
+  publishedStepParams,
+} from "../support/published-schema.js";
 import { dropSchema, freshSchema, sharedStore } from "../support/pg-store.js";
 import { sql } from "../support/pg-inspect.js";
 
@@ -42,7 +45,7 @@ const PARENTS: Record<string, string | null> = {
 };
 
 /** The first write of a thread, as version 7 wrote it. */
-function firstWrite(threadId: string): StoreWrite {
+function firstWrite(threadId: string): PublishedWrite {
   return {
     threadId,
     incarnation: "life-1",
@@ -71,12 +74,9 @@ async function versionSevenStore(): Promise<void> {
   try {
     await client.query(`CREATE SCHEMA ${pg.escapeIdentifier(schema)}`);
     await client.query(`SET search_path = ${pg.escapeIdentifier(schema)}`);
-    for (const [index, statements] of MIGRATIONS.slice(0, 7).entries()) {
-      for (const statement of statements) await client.query(statement);
-      await client.query("INSERT INTO tenxgraph_schema (version) VALUES ($1)", [index + 1]);
-    }
+    await migrateAsPublished(client, 7);
     for (const threadId of Object.keys(PARENTS)) {
-      await client.query(PUT_CHECKPOINT, stepWriteParams(firstWrite(threadId), null));
+      await client.query(PUBLISHED_PUT_CHECKPOINT, publishedStepParams(firstWrite(threadId), null));
     }
   } finally {
     await client.end();

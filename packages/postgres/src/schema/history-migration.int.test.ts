@@ -9,10 +9,11 @@ import type { PgCheckpointer } from "@tenxgraph/postgres";
 import pg from "pg";
 import { afterAll, describe, expect, it } from "vitest";
 // Steps 1 to 6 as published: they never change, so they build a store as version 6 made it.
-import { LATEST_SCHEMA_VERSION, MIGRATIONS } from "./migrations.js";
+import { LATEST_SCHEMA_VERSION } from "./migrations.js";
 import { testPostgresDsn } from "@tenxgraph/test-servers/vitest";
 import { dropSchema, freshSchema, sharedStore } from "../support/pg-store.js";
 import { sql } from "../support/pg-inspect.js";
+import { migrateAsPublished } from "../support/published-schema.js";
 
 const dsn = testPostgresDsn();
 const schema = freshSchema("history_upgrade");
@@ -32,10 +33,7 @@ async function versionSixStore(): Promise<void> {
   try {
     await client.query(`CREATE SCHEMA ${pg.escapeIdentifier(schema)}`);
     await client.query(`SET search_path = ${pg.escapeIdentifier(schema)}`);
-    for (const [index, statements] of MIGRATIONS.slice(0, 6).entries()) {
-      for (const statement of statements) await client.query(statement);
-      await client.query("INSERT INTO tenxgraph_schema (version) VALUES ($1)", [index + 1]);
-    }
+    await migrateAsPublished(client, 6);
     for (const [expected, message] of before.entries()) {
       await client.query(
         `SELECT * FROM tenxgraph_put_checkpoint('old-thread', 'old life', 'alice', $1, $2, 'MAIN',

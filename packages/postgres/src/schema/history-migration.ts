@@ -1,49 +1,3 @@
-import { PUT_CHECKPOINT_WITH_HISTORY_FUNCTION } from "./put-checkpoint-history-function.js";
-import { CHILD_TRANSCRIPT_FUNCTION } from "./child-transcript-function.js";
-
-/**
- * A version's transcript as ordered seqs, from how `states` keeps it: `p_ranges`, the
- * `SeqRanges` of `@tenxgraph/core/storage` as JSON (`[[start, end), ...]` in transcript order),
- * or `NULL` for the prefix `[0, p_count)`. `pos` is the message's index in the transcript. Every
- * reader and the step function expand ranges through this one function (as `rangeSeqs` does).
- */
-const TRANSCRIPT_SEQS_FUNCTION = `
-CREATE FUNCTION tenxgraph_transcript_seqs(p_ranges jsonb, p_count integer)
-RETURNS TABLE (pos bigint, seq integer)
-LANGUAGE sql IMMUTABLE AS $$
-  SELECT s.seq::bigint, s.seq
-  FROM generate_series(0, p_count - 1) AS s(seq)
-  WHERE p_ranges IS NULL
-  UNION ALL
-  SELECT row_number() OVER (ORDER BY r.ord, s.seq) - 1, s.seq
-  FROM jsonb_array_elements(p_ranges) WITH ORDINALITY AS r(range, ord),
-       generate_series((r.range->>0)::integer, (r.range->>1)::integer - 1) AS s(seq)
-  WHERE p_ranges IS NOT NULL
-$$`;
-
-/**
- * Ranges listing `p_seqs` in their order, contiguous runs merged (as `seqsToRanges` does): a
- * run starts wherever a seq is not its predecessor plus one.
- */
-const SEQ_RANGES_FUNCTION = `
-CREATE FUNCTION tenxgraph_seq_ranges(p_seqs integer[])
-RETURNS jsonb
-LANGUAGE sql IMMUTABLE AS $$
-  SELECT coalesce(jsonb_agg(jsonb_build_array(first_seq, last_seq + 1) ORDER BY run), '[]')
-  FROM (
-    SELECT run, min(seq) AS first_seq, max(seq) AS last_seq
-    FROM (
-      SELECT seq, sum(starts) OVER (ORDER BY ord) AS run
-      FROM (
-        SELECT u.seq, u.ord,
-               CASE WHEN u.seq = lag(u.seq) OVER (ORDER BY u.ord) + 1 THEN 0 ELSE 1 END AS starts
-        FROM unnest(p_seqs) WITH ORDINALITY AS u(seq, ord)
-      ) marked
-    ) numbered
-    GROUP BY run
-  ) runs
-$$`;
-
 /**
  * Migration 7: history. Every version keeps its node, run, parent and transcript; a write may
  * fork an earlier version, replace or remove messages, and old versions can be pruned.
@@ -58,7 +12,11 @@ $$`;
  * - `states` gets `parent_version`, `node`, `run_id`, `message_count` (that version's transcript
  *   length) and `message_ranges` (its rows as ranges; `NULL` for the prefix
  *   `[0, message_count)`, so an append-only step stores no ranges), and `frontier` (the
- *   version's `Frontier`; `NULL` for the plain chain, as every earlier version reads).
+ *   version's `Frontier`; `NULL` for the plain chain, as every earlier version reads; moved
+ *   into `record` by migration 10).
+ * - the step function finds the parent's transcript and computes the child's
+ *   (`tenxgraph_child_transcript`, with `tenxgraph_transcript_seqs` and `tenxgraph_seq_ranges`,
+ *   in functions/).
  * - `threads.delete_after`, indexed for the sweep of `deleteExpiredThreads`. Steps never change
  *   it, so their update of the thread row stays HOT (migration 6).
  *
@@ -82,10 +40,4 @@ export const HISTORY_MIGRATION: readonly string[] = [
    SET message_count = t.message_count, parent_version = nullif(s.version - 1, 0)
    FROM threads t
    WHERE t.thread_id = s.thread_id AND t.version = s.version`,
-  TRANSCRIPT_SEQS_FUNCTION,
-  SEQ_RANGES_FUNCTION,
-  CHILD_TRANSCRIPT_FUNCTION,
-  `DROP FUNCTION tenxgraph_put_checkpoint(text, text, text, bigint, integer, text, text, jsonb,
-    jsonb, jsonb, text[], jsonb, jsonb, jsonb)`,
-  PUT_CHECKPOINT_WITH_HISTORY_FUNCTION,
 ];

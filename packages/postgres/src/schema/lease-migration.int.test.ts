@@ -1,8 +1,7 @@
 /**
- * Step 2 of the PostgreSQL schema on a real server: claims get a lease column, every row is kept,
+ * Step 4 of the PostgreSQL schema (claim-leases) on a real server: claims get a lease column, every row is kept,
  * and a claim made before the step keeps the lease it had then (heartbeat + the old 3000 ms).
  */
-import { PUT_CHECKPOINT_WITH_INCARNATION } from "./put-checkpoint-function.js";
 import type { LedgerEntry } from "@tenxgraph/core";
 import type { PgCheckpointer } from "@tenxgraph/postgres";
 import pg from "pg";
@@ -10,6 +9,7 @@ import { afterAll, describe, expect, it } from "vitest";
 import { testPostgresDsn } from "@tenxgraph/test-servers/vitest";
 import { dropSchema, freshSchema, sharedStore } from "../support/pg-store.js";
 import { sql } from "../support/pg-inspect.js";
+import { migrateAsPublished } from "../support/published-schema.js";
 
 const dsn = testPostgresDsn();
 const schema = freshSchema("lease_migration");
@@ -21,26 +21,20 @@ afterAll(async () => {
 });
 
 /**
- * The schema as step 3 left it, with a thread whose ledger holds `rows`: made by today's code,
- * then taken back to step 3 (no lease column, version 3). The claim function's body does not
- * matter: step 4 replaces it whatever it is.
+ * The schema as step 3 left it (published migrations 1 to 3), with a thread whose ledger holds
+ * `rows`.
  */
 async function schemaBeforeLeases(rows: [key: string, status: string, heartbeatAt: Date | null][]) {
-  const setup = sharedStore(schema, { redis: false });
-  await setup.setup();
-  await setup.close();
+  const client = new pg.Client({ connectionString: dsn });
+  await client.connect();
+  try {
+    await client.query(`CREATE SCHEMA ${pg.escapeIdentifier(schema)}`);
+    await client.query(`SET search_path = ${pg.escapeIdentifier(schema)}`);
+    await migrateAsPublished(client, 3);
+  } finally {
+    await client.end();
+  }
   const s = pg.escapeIdentifier(schema);
-  await sql(dsn, `ALTER TABLE ${s}.tool_executions DROP COLUMN lease_expires_at`);
-  // Steps 5 to 8 undone too: the writer's incarnation id, step 8's parent column, step 7's
-  // history columns, keys and functions, step 6's ledger functions, and the step function as
-  // step 2 made it.
-  await sql(dsn, `ALTER TABLE ${s}.threads DROP COLUMN incarnation_id`);
-  await sql(dsn, `ALTER TABLE ${s}.threads DROP COLUMN parent_thread_id`);
-  await undoHistory(s);
-  await sql(dsn, `DROP FUNCTION ${s}.tenxgraph_lost_completion(text, jsonb)`);
-  await sql(dsn, `DROP FUNCTION ${s}.tenxgraph_claim_absent_calls(text, jsonb)`);
-  await sql(dsn, `SET search_path TO ${s}; ${PUT_CHECKPOINT_WITH_INCARNATION}`);
-  await sql(dsn, `DELETE FROM ${s}.tenxgraph_schema WHERE version > 3`);
   await sql(
     dsn,
     `INSERT INTO ${s}.threads (thread_id, status, version) VALUES ('t', 'running', 1)`,
@@ -55,35 +49,6 @@ async function schemaBeforeLeases(rows: [key: string, status: string, heartbeatA
       [key, index, status, heartbeatAt, done ? '"charged"' : null, done ? new Date() : null],
     );
   }
-}
-
-/** Takes schema `s` (quoted) from step 7 back to step 6's tables, without any step function. */
-async function undoHistory(s: string): Promise<void> {
-  await sql(
-    dsn,
-    `DROP FUNCTION ${s}.tenxgraph_put_checkpoint(text, text, text, bigint, bigint, text, text,
-       integer, text, jsonb, text, jsonb, jsonb, jsonb, text[], jsonb, text[], jsonb, text[],
-       jsonb, jsonb, integer)`,
-  );
-  await sql(
-    dsn,
-    `DROP FUNCTION ${s}.tenxgraph_child_transcript(text, bigint, jsonb, integer, integer, text[],
-       text[], text[])`,
-  );
-  await sql(dsn, `DROP FUNCTION ${s}.tenxgraph_transcript_seqs(jsonb, integer)`);
-  await sql(dsn, `DROP FUNCTION ${s}.tenxgraph_seq_ranges(integer[])`);
-  await sql(dsn, `DROP INDEX ${s}.messages_by_id`);
-  await sql(
-    dsn,
-    `ALTER TABLE ${s}.messages DROP CONSTRAINT messages_pkey,
-       ADD PRIMARY KEY (thread_id, message_id), ADD UNIQUE (thread_id, seq)`,
-  );
-  await sql(dsn, `ALTER TABLE ${s}.threads DROP COLUMN next_seq, DROP COLUMN delete_after`);
-  await sql(
-    dsn,
-    `ALTER TABLE ${s}.states DROP COLUMN parent_version, DROP COLUMN node, DROP COLUMN run_id,
-       DROP COLUMN message_count, DROP COLUMN message_ranges, DROP COLUMN frontier`,
-  );
 }
 
 describe("PgCheckpointer migrating a ledger to leases", () => {

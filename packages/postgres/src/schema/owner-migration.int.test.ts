@@ -8,8 +8,11 @@ import pg from "pg";
 import { afterAll, describe, expect, it } from "vitest";
 import { testPostgresDsn } from "@tenxgraph/test-servers/vitest";
 // Steps 1 to 8 as published: they never change, so they build a store as version 8 made it.
-import { MIGRATIONS } from "./migrations.js";
-import { PUT_CHECKPOINT, stepWriteParams } from "../step-write.js";
+import {
+  PUBLISHED_PUT_CHECKPOINT,
+  migrateAsPublished,
+  publishedStepParams,
+} from "../support/published-schema.js";
 import { ownedWrite } from "../support/owned-write.js";
 import { dropSchema, freshSchema, sharedStore } from "../support/pg-store.js";
 import { sql } from "../support/pg-inspect.js";
@@ -30,10 +33,7 @@ async function versionEightStore(): Promise<void> {
   try {
     await client.query(`CREATE SCHEMA ${pg.escapeIdentifier(schema)}`);
     await client.query(`SET search_path = ${pg.escapeIdentifier(schema)}`);
-    for (const [index, statements] of MIGRATIONS.slice(0, 8).entries()) {
-      for (const statement of statements) await client.query(statement);
-      await client.query("INSERT INTO tenxgraph_schema (version) VALUES ($1)", [index + 1]);
-    }
+    await migrateAsPublished(client, 8);
     const write = (owner: string, threadId: string, expectedVersion: number) => ({
       ...ownedWrite(threadId, owner, expectedVersion),
       incarnation: "life-1",
@@ -45,10 +45,19 @@ async function versionEightStore(): Promise<void> {
       parentThreadId: null,
       ledger: { completions: [], claims: [] },
     });
-    await client.query(PUT_CHECKPOINT, stepWriteParams(write("alice", "alice-thread", 0), null));
-    await client.query(PUT_CHECKPOINT, stepWriteParams(write("carol", "taken-thread", 0), null));
+    await client.query(
+      PUBLISHED_PUT_CHECKPOINT,
+      publishedStepParams(write("alice", "alice-thread", 0), null),
+    );
+    await client.query(
+      PUBLISHED_PUT_CHECKPOINT,
+      publishedStepParams(write("carol", "taken-thread", 0), null),
+    );
     // What step 8 allowed: a write as another user took the thread over.
-    await client.query(PUT_CHECKPOINT, stepWriteParams(write("dave", "taken-thread", 1), null));
+    await client.query(
+      PUBLISHED_PUT_CHECKPOINT,
+      publishedStepParams(write("dave", "taken-thread", 1), null),
+    );
   } finally {
     await client.end();
   }

@@ -7,12 +7,11 @@ import { Message } from "@tenxgraph/core";
 import type { PgCheckpointer } from "@tenxgraph/postgres";
 import pg from "pg";
 import { afterAll, describe, expect, it } from "vitest";
-// Version 1's statements as published: they never change, so they build a store as it made it.
-import { MIGRATIONS } from "./migrations.js";
 import { testPostgresDsn } from "@tenxgraph/test-servers/vitest";
 import { dropSchema, freshSchema, sharedStore } from "../support/pg-store.js";
 import { ownedWrite } from "../support/owned-write.js";
 import { sql } from "../support/pg-inspect.js";
+import { migrateAsPublished } from "../support/published-schema.js";
 
 const dsn = testPostgresDsn();
 const schema = freshSchema("schema_upgrade");
@@ -30,8 +29,8 @@ async function versionOneStore(): Promise<void> {
   try {
     await client.query(`CREATE SCHEMA ${pg.escapeIdentifier(schema)}`);
     await client.query(`SET search_path = ${pg.escapeIdentifier(schema)}`);
-    for (const statement of MIGRATIONS[0]!) await client.query(statement);
-    await client.query("INSERT INTO tenxgraph_schema (version) VALUES (1)");
+    // Version 1's statements as published, its step function included.
+    await migrateAsPublished(client, 1);
     for (const owner of ["alice", "bob"]) {
       const message = Message.user(`${owner}'s first message`);
       await client.query(

@@ -2,10 +2,12 @@ import { StorageSchemaError } from "@tenxgraph/core/storage";
 import type pg from "pg";
 import type { Database } from "../connection/database.js";
 import { quoteIdentifier } from "../connection/database.js";
+import { installFunctions } from "./install-functions.js";
 import { LATEST_SCHEMA_VERSION, MIGRATIONS, OWN_TABLES } from "./migrations.js";
 
 /**
- * Creates or migrates the schema in one transaction under a transaction-level advisory lock, so
+ * Creates or migrates the schema, then installs the functions whose text changed
+ * (install-functions.ts), in one transaction under a transaction-level advisory lock, so
  * processes starting together neither race nor see a half-made schema, and returns the store's
  * id (made by the first setup, see migration 3). Refuses, before writing anything, a schema
  * newer than this code (`STORAGE_SCHEMA_001`) and tables of ours made by someone else
@@ -19,9 +21,10 @@ export async function migrate(db: Database, schema: string): Promise<string> {
     await createSchemaIfMissing(client, schema);
     const applied = await appliedVersion(client, db.location, schema);
     for (let version = applied + 1; version <= LATEST_SCHEMA_VERSION; version++) {
-      for (const statement of MIGRATIONS[version - 1]!) await client.query(statement);
+      for (const statement of MIGRATIONS[version - 1]!.up) await client.query(statement);
       await client.query("INSERT INTO tenxgraph_schema (version) VALUES ($1)", [version]);
     }
+    await installFunctions(client, schema);
     return storeId(client);
   });
 }

@@ -56,7 +56,8 @@ export async function stateRows(
 ): Promise<{ version: number; status: string; currentNode: string | null }[]> {
   const rows = await sql<{ version: string; status: string; current_node: string | null }>(
     dsn,
-    `SELECT version, status, current_node FROM ${pg.escapeIdentifier(schema)}.states
+    `SELECT version, status, record->>'currentNode' AS current_node
+     FROM ${pg.escapeIdentifier(schema)}.states
      WHERE thread_id = $1 ORDER BY version`,
     [threadId],
   );

@@ -1,11 +1,20 @@
-import { TRANSCRIPT_REFUSED } from "./child-transcript-function.js";
+import { TRANSCRIPT_REFUSED } from "./child-transcript.js";
+
+/**
+ * The SQLSTATE of a write that names a user other than the thread's owner: the step function
+ * raises it, so nothing of the write is applied, and the checkpointer reports
+ * `ThreadOwnerError` (`STORAGE_OWNER_001`).
+ */
+export const OWNER_REFUSED = "TXG02";
 
 /**
  * One step with its ledger writes and its place in the thread's history, in the caller's
  * single-statement transaction (so still one round trip and one commit), in this order:
  *
  * 1. lock the thread row and compare version and incarnation (`NULL` `new_version`, with the
- *    version found, when they differ);
+ *    version found, when they differ), then refuse a write naming a user other than the
+ *    thread's owner (`OWNER_REFUSED`: after the version compare, so a stale write is still
+ *    reported as stale; a write without a user keeps the owner);
  * 2. check every completion's fence (`lost_key`/`lost_attempt` name the first lost one, and
  *    nothing is written);
  * 3. find the parent's transcript: the head's, read from the thread row alone while the head
@@ -13,19 +22,24 @@ import { TRANSCRIPT_REFUSED } from "./child-transcript-function.js";
  *    a parent that is not kept, or was written before the store kept history, raises;
  * 4. compute the new transcript (`tenxgraph_child_transcript`, which raises on a change that
  *    does not fit the parent);
- * 5. update the thread, insert the state row (with `p_frontier`, `NULL` for the plain chain) and the new message rows (replacing ones first);
- * 6. complete the entries and insert the claims where absent (as migration 6's function);
+ * 5. update the thread, insert the state row (the runtime's record, `p_record`, kept whole) and
+ *    the new message rows (replacing ones first);
+ * 6. complete the entries (with the columns `completeCall` sets) and insert the claims where
+ *    absent (`claims`: one outcome per claim, `NULL` without claims);
  * 7. with `p_keep_versions`, delete the state rows it pushes out of the newest that many.
  *
  * A raise in 3 or 4 aborts the statement, so the write leaves nothing behind. The thread row is
- * locked `FOR NO KEY UPDATE` and its update leaves every indexed column as it was unless the
- * status changes, so a step's update stays HOT (see migration 6).
+ * locked `FOR NO KEY UPDATE`, the lock its update takes anyway: unlike `FOR UPDATE` it lets a
+ * concurrent claim's foreign-key check (`FOR KEY SHARE`) through, so a claimer holding an entry
+ * this write fences on cannot wait for the thread row while this write waits for the entry. The
+ * update leaves every indexed column as it was unless the status changes (`write_seq`, the
+ * order of `listThreads`, moves only then), so a step's update is HOT: no index entry per step
+ * (see migration 6, which set the fill factor that leaves room for it).
  */
-export const PUT_CHECKPOINT_WITH_HISTORY_FUNCTION = `
+export const PUT_CHECKPOINT_FUNCTION = `
 CREATE FUNCTION tenxgraph_put_checkpoint(
   p_thread_id text, p_incarnation_id text, p_user_id text, p_expected bigint, p_parent bigint,
-  p_node text, p_run_id text, p_step integer, p_current_node text, p_frontier jsonb,
-  p_status text, p_values jsonb, p_interrupts jsonb, p_resume_answers jsonb,
+  p_node text, p_run_id text, p_status text, p_record jsonb,
   p_message_ids text[], p_messages jsonb, p_replaced_ids text[], p_replaced jsonb,
   p_removed_ids text[], p_completions jsonb, p_claims jsonb, p_keep_versions integer,
   OUT new_version bigint, OUT found_version bigint, OUT message_count integer,
@@ -44,6 +58,7 @@ DECLARE
   parent_ranges jsonb;
   found_life text;
   found_status text;
+  found_owner text;
   child record;
 BEGIN
   IF p_expected = 0 THEN
@@ -72,12 +87,16 @@ BEGIN
     FROM tenxgraph_child_transcript(p_thread_id, 0, NULL, 0, 0, p_message_ids, p_replaced_ids,
                                     p_removed_ids) c;
   ELSE
-    SELECT t.version, t.message_count, t.next_seq, t.incarnation_id, t.status
-    INTO found_version, head_count, row_seq, found_life, found_status
+    SELECT t.version, t.message_count, t.next_seq, t.incarnation_id, t.status, t.user_id
+    INTO found_version, head_count, row_seq, found_life, found_status, found_owner
     FROM threads t WHERE t.thread_id = p_thread_id FOR NO KEY UPDATE;
     IF found_version IS DISTINCT FROM p_expected OR found_life IS DISTINCT FROM p_incarnation_id
     THEN
       RETURN;
+    END IF;
+    IF p_user_id IS NOT NULL AND found_owner IS DISTINCT FROM p_user_id THEN
+      RAISE EXCEPTION 'thread ''%'' belongs to another user: a write as user ''%'' cannot change its owner',
+        p_thread_id, p_user_id USING ERRCODE = '${OWNER_REFUSED}';
     END IF;
     IF completing THEN
       SELECT f.lost_key, f.lost_attempt INTO lost_key, lost_attempt
@@ -114,11 +133,9 @@ BEGIN
     WHERE thread_id = p_thread_id
     RETURNING threads.user_id, threads.incarnation INTO thread_user_id, thread_incarnation;
   END IF;
-  INSERT INTO states (thread_id, version, parent_version, node, run_id, step, current_node,
-                      frontier, status, "values", interrupts, resume_answers, message_count,
-                      message_ranges)
-  VALUES (p_thread_id, p_expected + 1, nullif(p_parent, 0), p_node, p_run_id, p_step,
-          p_current_node, p_frontier, p_status, p_values, p_interrupts, p_resume_answers,
+  INSERT INTO states (thread_id, version, parent_version, node, run_id, status, record,
+                      message_count, message_ranges)
+  VALUES (p_thread_id, p_expected + 1, nullif(p_parent, 0), p_node, p_run_id, p_status, p_record,
           child.child_count, child.child_ranges);
   IF replacing + added > 0 THEN
     INSERT INTO messages (thread_id, message_id, seq, body)

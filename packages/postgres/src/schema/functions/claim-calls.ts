@@ -1,10 +1,14 @@
 /**
- * A node's claims, in one statement, as in step 1, with the claimant's lease: a won claim's
+ * A node's claims, in one statement. Keys are locked in sorted order, so two claimers of the
+ * same keys cannot deadlock. Expected attempt 0 inserts (only one execution wins the insert);
+ * n takes over an entry still at attempt n. A loser gets the entry that is there, read after the
+ * winner committed. A takeover of a missing entry raises, and nothing of the batch is applied.
+ * Each claim carries the claimant's lease: a won claim's
  * lease expires `leaseMs` (from each claim) after the claim by the server's clock, and a lost
  * claim reports the entry's lease and the time left on it (negative once expired), measured by
  * the server's clock at the read.
  */
-const CLAIM_CALLS_WITH_LEASE_FUNCTION = `
+export const CLAIM_CALLS_FUNCTION = `
 CREATE FUNCTION tenxgraph_claim_calls(p_thread_id text, p_claims jsonb)
 RETURNS TABLE (claim_index integer, won boolean, call_key text, tool_name text, status text,
                attempt integer, owner_run_id text, started_at timestamptz,
@@ -66,20 +70,3 @@ BEGIN
   END LOOP;
 END
 $$`;
-
-/**
- * Step 2: a claim carries its claimant's lease, an expiry on the server's clock that every
- * reader honours, renewed by each heartbeat with the claimant's own lease length. (Readers used
- * to judge a claim by their own setting, so a worker with a slower heartbeat lost its live
- * claim.) Every row is kept; a claim made before keeps the lease it had then: its last
- * heartbeat plus the old default of 3000 ms. The claim function changes its result columns, so
- * it is dropped and made again, in the same transaction as the rest of the step.
- */
-export const LEASE_MIGRATION: readonly string[] = [
-  `ALTER TABLE tool_executions ADD COLUMN lease_expires_at timestamptz`,
-  `UPDATE tool_executions
-   SET lease_expires_at = coalesce(heartbeat_at, started_at) + interval '3000 milliseconds'
-   WHERE status = 'started'`,
-  `DROP FUNCTION tenxgraph_claim_calls(text, jsonb)`,
-  CLAIM_CALLS_WITH_LEASE_FUNCTION,
-];
