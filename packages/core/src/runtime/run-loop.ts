@@ -402,7 +402,7 @@ export class Run<S extends BaseState> {
     await this.#deps.faultPoints?.hit(FAULT_POINTS.STEP_BEFORE_WRITE, context);
     progress.version = ledger.rides
       ? await ledger.commitWith(claims, this.#watch!, async (writes) => {
-          const committed = await this.#put({ ...write, ledger: writes });
+          const committed = await this.#put(Object.assign({}, write, { ledger: writes }));
           return { result: committed.version, claims: committed.claims };
         })
       : (await this.#put(write)).version;
