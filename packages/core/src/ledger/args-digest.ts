@@ -1,4 +1,13 @@
-import { createHash } from "node:crypto";
+import * as crypto from "node:crypto";
+
+/**
+ * SHA-256 in hex. `crypto.hash` (Node 20.12 and later) digests in one call, about three times
+ * faster than a `Hash` object for text this short, and a step digests every call's arguments.
+ */
+const sha256Hex: (text: string) => string =
+  typeof crypto.hash === "function"
+    ? (text) => crypto.hash("sha256", text, "hex")
+    : (text) => crypto.createHash("sha256").update(text).digest("hex");
 
 /**
  * The digest of a call's arguments as the model sent them (`ToolCall.arguments`), recorded with
@@ -19,7 +28,7 @@ export function argsDigest(argumentsText: string): string {
   } catch {
     canonical = JSON.stringify(argumentsText);
   }
-  return `sha256:${createHash("sha256").update(canonical).digest("hex")}`;
+  return `sha256:${sha256Hex(canonical)}`;
 }
 
 function canonicalJson(value: unknown): string {

@@ -155,6 +155,10 @@ export const messageSchema: z.ZodType<Message> = z.discriminatedUnion("role", [
   }),
 ]) as z.ZodType<Message>;
 
+/**
+ * The id and time of a new message. The factories copy its two fields by name: spreading it
+ * into a literal with more keys takes V8's slow path (microseconds per message on Node 20).
+ */
 function stamp() {
   return { id: uuidv7(), createdAt: new Date().toISOString() };
 }
@@ -169,17 +173,20 @@ function stamp() {
  */
 export const Message = {
   system(content: string | ContentBlock[]): SystemMessage {
-    return { ...stamp(), role: "system", content };
+    const { id, createdAt } = stamp();
+    return { id, createdAt, role: "system", content };
   },
   user(content: string | ContentBlock[]): UserMessage {
-    return { ...stamp(), role: "user", content };
+    const { id, createdAt } = stamp();
+    return { id, createdAt, role: "user", content };
   },
   assistant(
     content: string | ContentBlock[],
     toolCalls?: ToolCall[],
     extra?: { usage?: TokenUsage },
   ): AssistantMessage {
-    const message: AssistantMessage = { ...stamp(), role: "assistant", content };
+    const { id, createdAt } = stamp();
+    const message: AssistantMessage = { id, createdAt, role: "assistant", content };
     if (toolCalls?.length) message.toolCalls = toolCalls;
     if (extra?.usage) message.usage = extra.usage;
     return message;
@@ -189,7 +196,8 @@ export const Message = {
     content: string | ContentBlock[],
     options?: { isError?: boolean },
   ): ToolMessage {
-    const message: ToolMessage = { ...stamp(), role: "tool", content, toolCallId };
+    const { id, createdAt } = stamp();
+    const message: ToolMessage = { id, createdAt, role: "tool", content, toolCallId };
     if (options?.isError) message.isError = true;
     return message;
   },

@@ -33,17 +33,7 @@ export function runWithDeadline<T>(
 ): Promise<T> {
   // Work under an aborted parent never starts: a stopped run must not begin a tool call.
   if (options.parent.aborted) return Promise.reject(options.parent.reason);
-  const controller = new AbortController();
-  let signal: AbortSignal | undefined;
-  const scope: DeadlineScope = {
-    get signal() {
-      if (signal) return signal;
-      signal = controller.signal;
-      // Many listeners on a node's signal are its parallel work, not a leak.
-      if (options.manyChildren) setMaxListeners(0, signal);
-      return signal;
-    },
-  };
+  const scope = new LazyScope(options.manyChildren === true);
   // One promise settled by whichever comes first, the work or an abort; after that the other
   // is ignored. (A Promise.race against a never-settling "aborted" promise cost a third more.)
   return new Promise<T>((resolve, reject) => {
@@ -54,7 +44,7 @@ export function runWithDeadline<T>(
     };
     const abort = (reason: unknown) => {
       finish();
-      controller.abort(reason);
+      scope.abort(reason);
       reject(reason);
     };
     const forgetParent = whenAborted(options.parent, () => abort(options.parent.reason));
@@ -73,6 +63,36 @@ export function runWithDeadline<T>(
       },
     );
   });
+}
+
+/**
+ * A scope whose signal is made when first read: an `AbortController` makes its signal at once,
+ * so the controller waits too. Aborted before that, the signal is made aborted, with the first
+ * reason, as it would have been.
+ */
+class LazyScope implements DeadlineScope {
+  #controller: AbortController | undefined;
+  #aborted: { reason: unknown } | undefined;
+  readonly #manyChildren: boolean;
+
+  constructor(manyChildren: boolean) {
+    this.#manyChildren = manyChildren;
+  }
+
+  get signal(): AbortSignal {
+    if (this.#controller) return this.#controller.signal;
+    const controller = new AbortController();
+    this.#controller = controller;
+    // Many listeners on a node's signal are its parallel work, not a leak.
+    if (this.#manyChildren) setMaxListeners(0, controller.signal);
+    if (this.#aborted) controller.abort(this.#aborted.reason);
+    return controller.signal;
+  }
+
+  abort(reason: unknown): void {
+    if (this.#controller) this.#controller.abort(reason);
+    else this.#aborted ??= { reason };
+  }
 }
 
 /** What runs when a parent signal aborts, for the children under it now. */

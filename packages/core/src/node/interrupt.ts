@@ -26,7 +26,9 @@ const scopes = new AsyncLocalStorage<InterruptScope>();
 
 /** Runs `fn` with `interrupt()` bound to a scope. */
 export function withInterruptScope<T>(scope: Omit<InterruptScope, "calls">, fn: () => T): T {
-  return scopes.run({ ...scope, calls: 0 }, fn);
+  // Named field by field: a spread with a new key is V8's slow path, and this runs per node and call.
+  const { idBase, node, toolCallId, answers } = scope;
+  return scopes.run({ idBase, node, toolCallId, answers, calls: 0 }, fn);
 }
 
 /** The id the n-th `interrupt()` of a scope gets. */

@@ -28,7 +28,8 @@ export async function routeStep<S extends BaseState>(
 ): Promise<StepPosition> {
   const tasks: FrontierTask[] = [];
   const scheduled = new Set<string>();
-  const joins = structuredClone(joinsBefore);
+  // Most steps have no join waiting, and a structured clone of `{}` costs a microsecond.
+  const joins = Object.keys(joinsBefore).length === 0 ? {} : structuredClone(joinsBefore);
   const schedule = (target: string | Send<unknown>) => {
     if (isSend(target)) return void tasks.push({ node: target.node, input: target.input });
     if (target === END || scheduled.has(target)) return;

@@ -77,7 +77,7 @@ export class StepWriter<S extends BaseState> {
     await deps.faultPoints?.hit(FAULT_POINTS.STEP_BEFORE_WRITE, context);
     progress.version = ledger.rides
       ? await ledger.commitWith(claims, watch, async (writes) => {
-          const committed = await this.#put({ ...write, ledger: writes });
+          const committed = await this.#put(Object.assign({}, write, { ledger: writes }));
           return { result: committed.version, claims: committed.claims };
         })
       : (await this.#put(write)).version;

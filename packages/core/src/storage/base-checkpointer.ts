@@ -189,7 +189,8 @@ export abstract class BaseCheckpointer implements Checkpointer {
   }
 
   async putCheckpoint(write: CheckpointWrite): Promise<number> {
-    const step = { ...write, ledger: NO_LEDGER_WRITES };
+    // Not a spread: a spread followed by a new key is V8's slow path (microseconds on Node 20).
+    const step: StepWrite = Object.assign({}, write, { ledger: NO_LEDGER_WRITES });
     return (await this.#commit("putCheckpoint", step)).version;
   }
 

@@ -66,8 +66,14 @@ export class InMemoryLedger {
     return this.#replaceHeld(
       threadId,
       attempt,
-      ({ heartbeatAt: _, leaseExpiresAt: __, ...held }) => ({
-        ...held,
+      // Field by field, in the started entry's order: a rest and a spread made a new hidden
+      // class per entry (microseconds each on Node 20, and kept as long as the entry).
+      (held) => ({
+        key: held.key,
+        toolName: held.toolName,
+        attempt: held.attempt,
+        ownerRunId: held.ownerRunId,
+        startedAt: held.startedAt,
         status: "completed",
         result: jsonCopy(result),
         completedAt: this.#clock().toISOString(),
@@ -151,6 +157,6 @@ export class InMemoryLedger {
     const copy = jsonCopy(entry);
     if (copy.status !== "started") return copy;
     const leaseExpiresInMs = Date.parse(copy.leaseExpiresAt) - this.#clock().getTime();
-    return { ...copy, leaseExpiresInMs };
+    return Object.assign(copy, { leaseExpiresInMs });
   }
 }

@@ -7,20 +7,35 @@
  * objects with `toJSON` (a Date).
  */
 export function findNonJson(value: unknown, path: string): string | null {
-  return check(value, path, []);
+  return check(value, [path], []);
 }
 
 /** The longest thread or user id the runtime accepts, in UTF-16 code units. */
 export const MAX_ID_LENGTH = 256;
 
-function check(value: unknown, path: string, ancestors: object[]): string | null {
+/**
+ * Where a value sits: the root's name, then field names and array indexes. Kept as segments and
+ * written out only for a problem: a step checks every field of its new messages, and building
+ * each field's path text was most of what the check allocated.
+ */
+type PathSegments = (string | number)[];
+
+function pathText(path: PathSegments): string {
+  return path
+    .map((segment, i) =>
+      i === 0 ? segment : typeof segment === "number" ? `[${segment}]` : `.${segment}`,
+    )
+    .join("");
+}
+
+function check(value: unknown, path: PathSegments, ancestors: object[]): string | null {
   switch (typeof value) {
     case "bigint":
-      return `${path}: BigInt is not JSON (store it as a string or a number)`;
+      return `${pathText(path)}: BigInt is not JSON (store it as a string or a number)`;
     case "function":
-      return `${path}: a function is not JSON`;
+      return `${pathText(path)}: a function is not JSON`;
     case "symbol":
-      return `${path}: a symbol is not JSON`;
+      return `${pathText(path)}: a symbol is not JSON`;
     case "object":
       return value === null ? null : checkObject(value, path, ancestors);
     default:
@@ -28,24 +43,28 @@ function check(value: unknown, path: string, ancestors: object[]): string | null
   }
 }
 
-function checkObject(value: object, path: string, ancestors: object[]): string | null {
+function checkObject(value: object, path: PathSegments, ancestors: object[]): string | null {
   if (typeof (value as { toJSON?: unknown }).toJSON === "function") return null;
   if (value instanceof Map || value instanceof Set) {
-    return `${path}: a ${value instanceof Map ? "Map" : "Set"} is not JSON (it would be stored as {})`;
+    return `${pathText(path)}: a ${value instanceof Map ? "Map" : "Set"} is not JSON (it would be stored as {})`;
   }
-  if (ancestors.includes(value)) return `${path}: a circular reference is not JSON`;
+  if (ancestors.includes(value)) return `${pathText(path)}: a circular reference is not JSON`;
   ancestors.push(value);
   try {
     if (Array.isArray(value)) {
       for (let i = 0; i < value.length; i++) {
-        const problem = check(value[i], `${path}[${i}]`, ancestors);
+        path.push(i);
+        const problem = check(value[i], path, ancestors);
+        path.pop();
         if (problem) return problem;
       }
       return null;
     }
     for (const key of Object.keys(value)) {
       const field = (value as Record<string, unknown>)[key];
-      const problem = check(field, `${path}.${key}`, ancestors);
+      path.push(key);
+      const problem = check(field, path, ancestors);
+      path.pop();
       if (problem) return problem;
     }
     return null;

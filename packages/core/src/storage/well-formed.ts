@@ -15,7 +15,11 @@ export function requireWellFormed(
   operation: string,
   fields: Record<string, string | null | undefined>,
 ): void {
-  for (const [name, value] of Object.entries(fields)) {
+  // `for...in` (own fields only, as `Object.entries`): no array of entries per check, and a
+  // write makes several.
+  for (const name in fields) {
+    if (!Object.hasOwn(fields, name)) continue;
+    const value = fields[name];
     if (typeof value !== "string" || !UNSTORABLE.test(value)) continue;
     const why =
       `${name} ${JSON.stringify(value)} cannot be stored exactly: it holds a lone surrogate ` +

@@ -189,12 +189,13 @@ export class ToolNode<S extends BaseState = BaseState> implements GraphNode<S> {
     const interrupts: Interrupt[] = [];
     const failures: unknown[] = [];
     const messages: ToolMessage[] = [];
-    const branches: (CallOutcome & { toolCallId: string })[] = [];
+    const branches: (Pick<CallOutcome, "changes" | "updates"> & { toolCallId: string })[] = [];
     settled.forEach((result, i) => {
       const call = issuer.toolCalls![i]!;
       if (result.status === "fulfilled") {
         messages.push(result.value.message);
-        branches.push({ ...result.value, toolCallId: call.id });
+        const { changes, updates } = result.value;
+        branches.push({ toolCallId: call.id, changes, updates });
       } else if (isInterruptSignal(result.reason)) {
         interrupts.push(...result.reason.interrupts);
       } else {
