@@ -11,6 +11,7 @@
  *   ledger                                the ledger protocol: claim, run, record, replay, in doubt
  *   tools                                 tools and ToolNode, which run their calls through the ledger
  *   testing                               @tenxgraph/core/testing
+ *   host                                  @tenxgraph/core/host: a host's run controls
  *
  * The ledger and the tools use only the node's part of runtime/ (its context, deadlines,
  * interrupt(), held claims, fault points), never the run loop. Tests and test support may import
@@ -108,6 +109,15 @@ module.exports = {
         path: `${CORE}runtime/`,
         pathNot: `${CORE}runtime/(node-context|deadline|interrupt|run-watch|fault-points|in-doubt-decision)\\.ts$`,
       },
+    },
+    {
+      name: "nothing-imports-the-host-entry",
+      comment:
+        "host/ is @tenxgraph/core/host, the top: the engine reads a host's controls through " +
+        "runtime/host-controls.ts and never imports the entry (its tests may).",
+      severity: "error",
+      from: { path: CORE, pathNot: [TESTS, `${CORE}host/`] },
+      to: { path: `${CORE}host/` },
     },
     layer(
       "tools-are-not-test-code",

@@ -3,7 +3,7 @@
  * and a claim made before the step keeps the lease it had then (heartbeat + the old 3000 ms).
  */
 import { PUT_CHECKPOINT_WITH_INCARNATION } from "./put-checkpoint-function.js";
-import type { LedgerEntry } from "@tenxgraph/core";
+import type { LedgerEntry } from "@tenxgraph/core/storage";
 import type { PgCheckpointer } from "@tenxgraph/postgres";
 import pg from "pg";
 import { afterAll, describe, expect, it } from "vitest";

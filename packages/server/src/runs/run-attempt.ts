@@ -7,6 +7,7 @@ import {
   type RunStatus as CoreRunStatus,
   type StreamEvent,
 } from "@tenxgraph/core";
+import { streamAsHost, type HostControls } from "@tenxgraph/core/host";
 import type { ThreadCheckpoint } from "@tenxgraph/core/storage";
 import type { RunEvent, RunRecord, StopReason } from "./run-record.js";
 import type { AttemptOutcome, AttemptRef, PgRunStore } from "./run-store.js";
@@ -43,10 +44,8 @@ export async function runAttempt(
   /** How the continuation of a stopped thread ended, when it did not finish. */
   let unfinished: CoreRunStatus | null = null;
   const { config } = run.request;
-  const options = {
-    ...config,
-    userId: config.userId ?? undefined,
-    signal: controls.stop.signal,
+  const options = { ...config, userId: config.userId ?? undefined, signal: controls.stop.signal };
+  const steer: HostControls = {
     drainSignal: controls.drain.signal,
     abandonSignal: controls.abandon.signal,
   };
@@ -68,11 +67,12 @@ export async function runAttempt(
       // A run stopped in its tool node (by this run's `interrupt`, or cancelled ahead of it in
       // the queue) left calls unanswered, and a new turn is refused until they are: continue
       // it first, as `invoke(null)` would, then apply this run's input.
-      const continued = await follow(graph.stream(null, options));
+      const continued = await follow(streamAsHost(graph, null, options, steer));
       if (continued !== "completed") unfinished = continued;
-      else ended = await follow(graph.stream(input, options));
+      else ended = await follow(streamAsHost(graph, input, options, steer));
     } else {
-      ended = await follow(graph.stream(input, { ...options, loadedCheckpoint: checkpoint }));
+      const fromRead = { ...steer, loadedCheckpoint: checkpoint };
+      ended = await follow(streamAsHost(graph, input, options, fromRead));
     }
   } catch (error) {
     failure = error;
