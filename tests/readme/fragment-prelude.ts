@@ -76,7 +76,7 @@ declare global {
   var issueRefund: (args: { order_id: string; amount_cents: number }) => Promise<string>;
 
   // docs/storage.md: your own store.
-  interface MyCheckpointer extends core.Checkpointer {
+  interface MyCheckpointer extends Checkpointer {
     openAnother(): Promise<MyCheckpointer>;
   }
   var MyCheckpointer: new (options: { path: string } & HistoryOptions) => MyCheckpointer;
