@@ -1,7 +1,8 @@
 /**
  * tenxgraph: a graph runtime for AI agents that stays correct when processes die. This entry is
  * the agent author's API. Errors are checked by code (`isTenxgraphError(e, "RECURSION_001")`),
- * so their classes are not exported. A store's contract (the `Checkpointer` type, ledger
+ * so of their classes only the base and `ModelError` (a model node of your own throws it) are
+ * exported. A store's contract (the `Checkpointer` type, ledger
  * entries, thread summaries) is in `@tenxgraph/core/storage`, a host's run controls in
  * `@tenxgraph/core/host`, test helpers in `@tenxgraph/core/testing`.
  * @module
@@ -60,6 +61,7 @@ export type { InMemoryCheckpointerOptions } from "./storage/in-memory-checkpoint
 export { TenxgraphError, isTenxgraphError } from "./errors/tenxgraph-error.js";
 export { ModelError } from "./errors/errors.js";
 export { ERROR_CODES } from "./errors/codes.js";
+// For a node factory of your own that refuses unknown options, as @tenxgraph/models does.
 export { requireKnownOptions, LANGGRAPH_OPTION_HINTS } from "./errors/unknown-option.js";
 export type { OptionHints } from "./errors/unknown-option.js";
 export type { ErrorCode } from "./errors/codes.js";
