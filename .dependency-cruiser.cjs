@@ -17,6 +17,7 @@
  *   ledger             the ledger protocol: claim, run, record, replay, in doubt
  *   tools              tools and ToolNode, which run their calls through the ledger
  *   testing            @tenxgraph/core/testing
+ *   host               @tenxgraph/core/host: a host's run controls (the top)
  *
  * The ledger and the tools run inside a node: they use node/ and definition/, never runtime/
  * or graph/ (the loop and the builder). Tests and test support may import across layers;
@@ -102,6 +103,15 @@ module.exports = {
       "runtime",
       ["graph", "ledger", "tools", "testing"],
     ),
+    {
+      name: "nothing-imports-the-host-entry",
+      comment:
+        "host/ is @tenxgraph/core/host, the top: the engine reads a host's controls through " +
+        "runtime/host-controls.ts and never imports the entry (its tests may).",
+      severity: "error",
+      from: { path: CORE, pathNot: [TESTS, `${CORE}host/`] },
+      to: { path: `${CORE}host/` },
+    },
     layer(
       "the-builder-knows-no-tools",
       "graph/ builds and runs graphs of any nodes: it never imports the ledger or the tools.",

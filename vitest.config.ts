@@ -24,6 +24,10 @@ export default defineConfig({
               replacement: source("./packages/core/src/testing/index.ts"),
             },
             {
+              find: /^@tenxgraph\/core\/host$/,
+              replacement: source("./packages/core/src/host/index.ts"),
+            },
+            {
               find: /^@tenxgraph\/core\/storage$/,
               replacement: source("./packages/core/src/storage/index.ts"),
             },

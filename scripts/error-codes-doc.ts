@@ -8,7 +8,7 @@
  * - `statusOfCode` in packages/server/src/api-error.ts: the HTTP status the server answers with;
  * - every `new ApiError(status, "CODE", message)` in packages/server/src: the server's own codes;
  * - every `code: "CODE"` the client sets itself in packages/client/src, with the JSDoc of the
- *   client's `ErrorCode` type.
+ *   client's `ApiErrorCode` type.
  *
  * `scripts/error-codes-doc.test.ts` fails when the committed file differs from what this writes.
  */
@@ -352,13 +352,13 @@ function messageText(node: ts.Expression): string | null {
   return null;
 }
 
-/** The codes the client sets itself (`code: "CODE"`), with the JSDoc of its `ErrorCode` type. */
+/** The codes the client sets itself (`code: "CODE"`), with the JSDoc of its `ApiErrorCode` type. */
 function clientCodes(sources: ts.SourceFile[]) {
   const docs = new Map<string, string>();
   const found: { code: string; meaning: string; file: string }[] = [];
   for (const source of sources) {
     source.forEachChild(function visit(node) {
-      if (ts.isTypeAliasDeclaration(node) && node.name.text === "ErrorCode") {
+      if (ts.isTypeAliasDeclaration(node) && node.name.text === "ApiErrorCode") {
         let previousEnd = node.type.getStart();
         for (const member of ts.isUnionTypeNode(node.type) ? node.type.types : []) {
           const between = source.text.slice(previousEnd, member.getStart());

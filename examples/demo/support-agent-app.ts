@@ -1,10 +1,14 @@
 import { appendFileSync } from "node:fs";
-import { END, Message, StateGraph, ToolNode } from "@tenxgraph/core";
-import type { Checkpointer, Logger } from "@tenxgraph/core";
-import type { FaultInjector } from "@tenxgraph/core/testing";
+import { END, Message, StateGraph, ToolNode, type Logger } from "@tenxgraph/core";
+import type { Checkpointer } from "@tenxgraph/core/storage";
+import {
+  type FaultInjector,
+  SUPPORT_SCRIPT,
+  ScriptedModel,
+  supportTools,
+} from "@tenxgraph/core/testing";
 // The support agent's tools and the model's script, shared with the tests: lookup_order,
 // charge_card (its domain idempotency key goes to the payment provider) and send_receipt.
-import { SUPPORT_SCRIPT, ScriptedModel, supportTools } from "@tenxgraph/core/testing";
 
 /** Where the demo's support agent keeps its threads and reports what reached the outside world. */
 export interface DemoAppOptions {

@@ -1,7 +1,7 @@
 import {
-  ConflictError,
   NotFoundError,
   TenxgraphClient,
+  isClientError,
   messageText,
   remoteToolCalls,
   toolResult,
@@ -46,7 +46,7 @@ describe.each(STORES)("client remote tools on $label", ({ kind }) => {
     expect(done.meta.status).toBe("completed");
     expect(messageText(done.messages.at(-1)!)).toBe("results: Berlin for 1");
     await expect(client.invoke([toolResult("call_1", "again")], { threadId })).rejects.toSatisfy(
-      (e) => e instanceof ConflictError && e.code === "REMOTE_TOOL_NOT_PENDING",
+      (e) => isClientError(e, "REMOTE_TOOL_NOT_PENDING") && e.status === 409,
     );
 
     const streamed = `client-remote-stream-${kind}`;

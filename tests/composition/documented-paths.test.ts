@@ -14,8 +14,8 @@ import {
   silentLogger,
   tool,
   type BaseState,
-  type Checkpointer,
 } from "@tenxgraph/core";
+import { type Checkpointer } from "@tenxgraph/core/storage";
 import { dropStore, freshStore } from "../support/fresh-store.js";
 import { openStore, type StoreSpec } from "../support/store-spec.js";
 

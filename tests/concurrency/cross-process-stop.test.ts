@@ -1,4 +1,4 @@
-import type { Checkpointer } from "@tenxgraph/core";
+import type { Checkpointer } from "@tenxgraph/core/storage";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { openStore } from "../support/store-spec.js";
 import type { WorkerProcess } from "../support/worker-process.js";

@@ -9,7 +9,7 @@
  * process that was already running and a fresh one must both read it, and the fresh one go on
  * from there.
  */
-import type { LedgerEntry } from "@tenxgraph/core";
+import type { LedgerEntry } from "@tenxgraph/core/storage";
 import { describe, it, type ExpectStatic } from "vitest";
 import { RedisGate } from "@tenxgraph/test-servers";
 import { testRedisUrl } from "@tenxgraph/test-servers/vitest";

@@ -71,6 +71,8 @@ const ENTRIES: Record<string, { values: string[]; types: string[] }> = {
       "AppOptions",
       "AuthOption",
       "AuthUser",
+      "BackgroundRunEvent",
+      "BackgroundRunStatus",
       "Authenticate",
       "ErrorDetail",
       "FileStore",
@@ -80,10 +82,8 @@ const ENTRIES: Record<string, { values: string[]; types: string[] }> = {
       "MemoryRecord",
       "MemoryStore",
       "MultitaskStrategy",
-      "RunEvent",
       "RunRecord",
       "RunService",
-      "RunStatus",
       "RunWorkerOptions",
       "RunningServer",
       "ServeOptions",
@@ -117,6 +117,7 @@ const ENTRIES: Record<string, { values: string[]; types: string[] }> = {
     ],
     types: [
       "AddMessagesResult",
+      "ApiErrorCode",
       "BackgroundRun",
       "BackgroundRunStatus",
       "CallOptions",
@@ -124,7 +125,6 @@ const ENTRIES: Record<string, { values: string[]; types: string[] }> = {
       "ClientErrorInit",
       "ContentBlock",
       "DeleteThreadResult",
-      "ErrorCode",
       "ErrorDetail",
       "ExecutionMeta",
       "Granularity",
@@ -134,6 +134,7 @@ const ENTRIES: Record<string, { values: string[]; types: string[] }> = {
       "InDoubtDecision",
       "InDoubtDecisionResult",
       "Interrupt",
+      "InvokeInput",
       "InvokeResult",
       "LedgerEntry",
       "MessageInput",
@@ -143,7 +144,6 @@ const ENTRIES: Record<string, { values: string[]; types: string[] }> = {
       "QueuedRun",
       "RemoteToolCall",
       "RemoteToolDefinition",
-      "RunInput",
       "RunMeta",
       "RunOptions",
       "RunStatus",
@@ -152,7 +152,7 @@ const ENTRIES: Record<string, { values: string[]; types: string[] }> = {
       "SetupResult",
       "StateEdit",
       "StateHistoryEntry",
-      "StateSchema",
+      "StateJsonSchema",
       "StopResult",
       "StreamChunk",
       "TenxgraphClientOptions",
@@ -203,5 +203,56 @@ describe.each(Object.entries(ENTRIES))("%s", (name, expected) => {
   it("loads with exactly the listed values", async () => {
     const loaded: Record<string, unknown> = await import(name);
     expect(Object.keys(loaded).sort()).toEqual([...expected.values].sort());
+  });
+});
+
+/**
+ * Names that more than one package exports, each the same thing on every side: the client's
+ * wire form of a core record (snake_case fields over HTTP), or a wire type the server and the
+ * client both write. A name meaning two things (the server's background `RunStatus` beside the
+ * core's) is renamed instead; add a name here only when it is the same thing.
+ */
+const SHARED_NAMES: Record<string, string[]> = {
+  BackgroundRunStatus: ["client", "server"],
+  ContentBlock: ["client", "core"],
+  ErrorDetail: ["client", "server"],
+  InDoubtDecision: ["client", "core"],
+  Interrupt: ["client", "core"],
+  LedgerEntry: ["client", "core"],
+  MultitaskStrategy: ["client", "server"],
+  RemoteToolCall: ["client", "core"],
+  RunStatus: ["client", "core"],
+  StateHistoryEntry: ["client", "core"],
+  ThreadStatus: ["client", "core"],
+};
+
+describe("names across packages", () => {
+  it("are shared only where they mean the same thing", () => {
+    const core = ["index.ts", "storage/index.ts", "host/index.ts", "testing/index.ts"].map(
+      (entry) => `core/src/${entry}`,
+    );
+    const packages: Record<string, string[]> = { core };
+    for (const name of Object.keys(ENTRIES)) {
+      packages[name.replace("@tenxgraph/", "")] = [
+        `${name.replace("@tenxgraph/", "")}/src/index.ts`,
+      ];
+    }
+    const owners = new Map<string, Set<string>>();
+    for (const [pkg, files] of Object.entries(packages)) {
+      for (const file of files) {
+        const source = readFileSync(new URL(`../../packages/${file}`, import.meta.url), "utf8");
+        const { values, types } = declaredExports(source);
+        for (const name of [...values, ...types]) {
+          owners.set(name, (owners.get(name) ?? new Set()).add(pkg));
+        }
+      }
+    }
+    const shared = Object.fromEntries(
+      [...owners]
+        .filter(([, pkgs]) => pkgs.size > 1)
+        .map(([name, pkgs]) => [name, [...pkgs].sort()])
+        .sort(([a], [b]) => String(a).localeCompare(String(b))),
+    );
+    expect(shared).toEqual(SHARED_NAMES);
   });
 });

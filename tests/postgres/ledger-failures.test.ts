@@ -8,9 +8,14 @@ import { randomUUID } from "node:crypto";
 import { rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { Message, StorageError } from "@tenxgraph/core";
-import type { AttemptRef, ClaimResult, LedgerClaim } from "@tenxgraph/core/storage";
-import type { LedgerEntry } from "@tenxgraph/core";
+import { Message } from "@tenxgraph/core";
+import {
+  StorageError,
+  type AttemptRef,
+  type ClaimResult,
+  type LedgerClaim,
+  type LedgerEntry,
+} from "@tenxgraph/core/storage";
 import { FaultPoints, recordingLogger, type RecordingLogger } from "@tenxgraph/core/testing";
 import { PgCheckpointer } from "@tenxgraph/postgres";
 import { afterAll, beforeEach, describe, expect, it } from "vitest";

@@ -4,7 +4,7 @@
  * counted from an external append-only log, never from the store under test.
  */
 import { tmpdir } from "node:os";
-import type { Checkpointer } from "@tenxgraph/core";
+import type { Checkpointer } from "@tenxgraph/core/storage";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { dropStore, freshStore } from "../support/fresh-store.js";
 import { openStore } from "../support/store-spec.js";

@@ -12,7 +12,7 @@ import type * as clientPackage from "@tenxgraph/client";
 import type * as models from "@tenxgraph/models";
 import type * as pg from "@tenxgraph/postgres";
 import type * as sqlite from "@tenxgraph/sqlite";
-import type { HistoryOptions } from "@tenxgraph/core/storage";
+import type { Checkpointer, HistoryOptions } from "@tenxgraph/core/storage";
 import type * as zod from "zod";
 
 declare global {
@@ -42,7 +42,7 @@ declare global {
   var threadId: string;
   var config: { threadId: string };
   var input: { messages: core.Message[] };
-  var checkpointer: core.Checkpointer;
+  var checkpointer: Checkpointer;
   var path: string;
   var postgresDsn: string;
   var render: (messages: core.Message[]) => void;
@@ -76,7 +76,7 @@ declare global {
   var issueRefund: (args: { order_id: string; amount_cents: number }) => Promise<string>;
 
   // docs/storage.md: your own store.
-  interface MyCheckpointer extends core.Checkpointer {
+  interface MyCheckpointer extends Checkpointer {
     openAnother(): Promise<MyCheckpointer>;
   }
   var MyCheckpointer: new (options: { path: string } & HistoryOptions) => MyCheckpointer;

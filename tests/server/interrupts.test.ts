@@ -8,8 +8,8 @@ import {
   silentLogger,
   tool,
   type BaseState,
-  type Checkpointer,
 } from "@tenxgraph/core";
+import { type Checkpointer } from "@tenxgraph/core/storage";
 import { FaultPoints } from "@tenxgraph/core/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { appendEffect } from "../support/effect-log.js";

@@ -9,8 +9,8 @@ import {
   silentLogger,
   tool,
   type BaseState,
-  type Checkpointer,
 } from "@tenxgraph/core";
+import { type Checkpointer } from "@tenxgraph/core/storage";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { STORES } from "../support/store-spec.js";
 import { caller, tokenFor, userMessage } from "./support/http.js";

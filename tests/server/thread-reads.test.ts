@@ -4,9 +4,9 @@ import {
   StateGraph,
   silentLogger,
   type BaseState,
-  type Checkpointer,
   type CompiledGraph,
 } from "@tenxgraph/core";
+import { type Checkpointer } from "@tenxgraph/core/storage";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { STORES } from "../support/store-spec.js";
 import { caller, tokenFor, userMessage } from "./support/http.js";

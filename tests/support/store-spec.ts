@@ -6,7 +6,8 @@
  * Safe to import in a child process: nothing here reads vitest's injected context (see
  * fresh-store.ts for the test-process side that creates and drops stores).
  */
-import type { Checkpointer, Logger } from "@tenxgraph/core";
+import type { Checkpointer } from "@tenxgraph/core/storage";
+import type { Logger } from "@tenxgraph/core";
 import { PgCheckpointer } from "@tenxgraph/postgres";
 import { SqliteCheckpointer } from "@tenxgraph/sqlite";
 

@@ -1,13 +1,6 @@
 import { z } from "zod";
-import {
-  END,
-  Message,
-  StateGraph,
-  silentLogger,
-  tool,
-  type BaseState,
-  type Checkpointer,
-} from "@tenxgraph/core";
+import { END, Message, StateGraph, silentLogger, tool, type BaseState } from "@tenxgraph/core";
+import { type Checkpointer } from "@tenxgraph/core/storage";
 import { supportAgent } from "@tenxgraph/core/testing";
 
 /**

@@ -5,7 +5,8 @@
  * continue their runs with the same graphs.
  */
 import { END, Message, StateGraph, interrupt, tool } from "@tenxgraph/core";
-import type { BaseState, Checkpointer, CompiledGraph } from "@tenxgraph/core";
+import type { BaseState, CompiledGraph } from "@tenxgraph/core";
+import type { Checkpointer } from "@tenxgraph/core/storage";
 
 /** State with any fields, as the fixtures' graphs keep it. */
 type State = BaseState & Record<string, unknown>;

@@ -6,7 +6,7 @@
 import { copyFileSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import type { Checkpointer } from "@tenxgraph/core";
+import type { Checkpointer } from "@tenxgraph/core/storage";
 import { silentLogger } from "@tenxgraph/core";
 import { PgCheckpointer } from "@tenxgraph/postgres";
 import { SqliteCheckpointer } from "@tenxgraph/sqlite";

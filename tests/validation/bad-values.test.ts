@@ -7,8 +7,16 @@ import { randomUUID } from "node:crypto";
 import { mkdirSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { END, InMemoryCheckpointer, Message, StateGraph, silentLogger } from "@tenxgraph/core";
-import type { Checkpointer, RunConfig, RunInput } from "@tenxgraph/core";
+import {
+  END,
+  InMemoryCheckpointer,
+  Message,
+  StateGraph,
+  silentLogger,
+  type RunConfig,
+  type RunInput,
+} from "@tenxgraph/core";
+import type { Checkpointer } from "@tenxgraph/core/storage";
 import { PgCheckpointer } from "@tenxgraph/postgres";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { dropStore, freshStore } from "../support/fresh-store.js";

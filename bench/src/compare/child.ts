@@ -19,8 +19,8 @@ import {
   ToolNode,
   silentLogger,
   tool,
-  type Checkpointer,
 } from "@tenxgraph/core";
+import { type Checkpointer } from "@tenxgraph/core/storage";
 import { ScriptedModel } from "@tenxgraph/core/testing";
 import { PgCheckpointer } from "@tenxgraph/postgres";
 import { serve } from "@tenxgraph/server";

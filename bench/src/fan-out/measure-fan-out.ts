@@ -11,8 +11,8 @@ import {
   silentLogger,
   tool,
   type BaseState,
-  type Checkpointer,
 } from "@tenxgraph/core";
+import { type Checkpointer } from "@tenxgraph/core/storage";
 import { SqliteCheckpointer } from "@tenxgraph/sqlite";
 import { z } from "zod";
 

@@ -8,9 +8,9 @@ import {
   StateGraph,
   silentLogger,
   type BaseState,
-  type Checkpointer,
   type CompiledGraph,
 } from "@tenxgraph/core";
+import { type Checkpointer } from "@tenxgraph/core/storage";
 import { serve, type RunningServer } from "@tenxgraph/server";
 import { SqliteCheckpointer } from "@tenxgraph/sqlite";
 

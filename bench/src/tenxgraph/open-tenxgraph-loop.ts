@@ -1,4 +1,5 @@
-import { InMemoryCheckpointer, type Checkpointer } from "@tenxgraph/core";
+import { InMemoryCheckpointer } from "@tenxgraph/core";
+import { type Checkpointer } from "@tenxgraph/core/storage";
 import { SqliteCheckpointer } from "@tenxgraph/sqlite";
 import type { Loop, StoreSpec } from "../loop.js";
 import { toolCallsPerRun, type Workload } from "../workload.js";

@@ -7,8 +7,8 @@ import {
   ToolNode,
   tool,
   silentLogger,
-  type Checkpointer,
 } from "@tenxgraph/core";
+import { type Checkpointer } from "@tenxgraph/core/storage";
 import { ScriptedModel } from "@tenxgraph/core/testing";
 import { stepsPerRun, type Workload } from "../workload.js";
 

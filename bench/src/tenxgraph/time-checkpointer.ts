@@ -1,4 +1,4 @@
-import type { Checkpointer } from "@tenxgraph/core";
+import type { Checkpointer } from "@tenxgraph/core/storage";
 
 /**
  * Per checkpointer method: the milliseconds during which at least one call of it was in flight

@@ -9,7 +9,7 @@ export interface ErrorDetail {
  * Codes the server answers with. The list helps editors complete names; any other string may
  * come too (a newer server, a custom auth function), so the type stays open.
  */
-export type ErrorCode =
+export type ApiErrorCode =
   /** Another execution committed to the thread after this request read it (409): read again and retry. */
   | "STORAGE_CONFLICT_001"
   /** Another live execution holds the claim on a tool call (409). */
@@ -52,7 +52,7 @@ export type ErrorCode =
 
 /** What every client error carries. */
 export interface ClientErrorInit {
-  code: ErrorCode;
+  code: ApiErrorCode;
   status: number;
   message: string;
   requestId?: string | null;
@@ -69,7 +69,7 @@ const BRAND = Symbol.for("tenxgraph.client.error");
  * {@link isClientError}, which compares the code rather than the class.
  */
 export class TenxgraphClientError extends Error {
-  readonly code: ErrorCode;
+  readonly code: ApiErrorCode;
   /** The HTTP status; 0 when no answer came. */
   readonly status: number;
   /** The server's request id (also in its logs), when it answered. */
@@ -136,7 +136,7 @@ export function errorClassFor(status: number): typeof TenxgraphClientError {
  * try { await client.updateState(threadId, { plan: "b" }); }
  * catch (e) { if (isClientError(e, "STORAGE_CONFLICT_001")) retry(); else throw e; }
  */
-export function isClientError(error: unknown, code?: ErrorCode): error is TenxgraphClientError {
+export function isClientError(error: unknown, code?: ApiErrorCode): error is TenxgraphClientError {
   if (typeof error !== "object" || error === null) return false;
   if ((error as { [BRAND]?: unknown })[BRAND] !== true) return false;
   return code === undefined || (error as TenxgraphClientError).code === code;

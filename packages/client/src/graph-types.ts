@@ -32,7 +32,7 @@ export interface GraphTools {
 }
 
 /** `GET /v1/graph:StateSchema`: a JSON Schema of the state. */
-export interface StateSchema {
+export interface StateJsonSchema {
   title: string;
   type: "object";
   properties: Record<string, unknown>;

@@ -29,7 +29,7 @@ export {
   ValidationError,
   isClientError,
 } from "./client-error.js";
-export type { ClientErrorInit, ErrorCode, ErrorDetail } from "./client-error.js";
+export type { ClientErrorInit, ApiErrorCode, ErrorDetail } from "./client-error.js";
 export { messageText, userMessage } from "./wire-message.js";
 export { remoteToolCalls, toolResult } from "./remote-tools.js";
 export type { RemoteToolCall, RemoteToolDefinition, SetupResult } from "./remote-tools.js";
@@ -46,7 +46,7 @@ export type { StreamChunk } from "./stream-chunk.js";
 export type {
   Granularity,
   InvokeResult,
-  RunInput,
+  InvokeInput,
   RunMeta,
   RunOptions,
   RunStatus,
@@ -67,4 +67,4 @@ export type {
   InDoubtDecisionResult,
   LedgerEntry,
 } from "./ledger-types.js";
-export type { GraphInfo, GraphTools, StateSchema } from "./graph-types.js";
+export type { GraphInfo, GraphTools, StateJsonSchema } from "./graph-types.js";

@@ -1,4 +1,4 @@
-import type { RunInput, RunOptions } from "./run-types.js";
+import type { InvokeInput, RunOptions } from "./run-types.js";
 import { userMessage, type MessageInput } from "./wire-message.js";
 
 /** The body of `POST /v1/graph/invoke` and `/v1/graph/stream`, as the server validates it. */
@@ -14,7 +14,7 @@ export interface GraphInputBody {
 }
 
 /** The request body for a run: input as messages, a resume, or a continuation; options in snake_case. */
-export function runBody(input: RunInput, options: RunOptions = {}): GraphInputBody {
+export function runBody(input: InvokeInput, options: RunOptions = {}): GraphInputBody {
   const body: GraphInputBody = { messages: [] };
   if (typeof input === "string") body.messages = [userMessage(input)];
   else if (Array.isArray(input)) body.messages = input;

@@ -8,7 +8,7 @@ export type Granularity = "low" | "partial" | "full";
  * What a run starts from: new input (a user's text, a message, messages), the answer to an
  * interrupt, or `{ continue: true }` to pick up an unfinished run (after a crash or a stop).
  */
-export type RunInput =
+export type InvokeInput =
   | string
   | MessageInput
   | MessageInput[]

@@ -1,6 +1,6 @@
 import type { RemoteToolDefinition, SetupResult } from "./remote-tools.js";
 import { ChunkStream } from "./chunk-stream.js";
-import type { GraphInfo, GraphTools, StateSchema } from "./graph-types.js";
+import type { GraphInfo, GraphTools, StateJsonSchema } from "./graph-types.js";
 import { HttpTransport, type TokenSource } from "./http-transport.js";
 import type {
   InDoubtCall,
@@ -16,7 +16,7 @@ import {
   type RunStreamOptions,
 } from "./background-runs.js";
 import { runBody } from "./run-body.js";
-import type { InvokeResult, RunInput, RunOptions, StopResult } from "./run-types.js";
+import type { InvokeResult, InvokeInput, RunOptions, StopResult } from "./run-types.js";
 import type {
   AddMessagesResult,
   ClearStateResult,
@@ -71,7 +71,7 @@ export class TenxgraphClient {
   }
 
   /** Runs the graph to its end (completed, interrupted or stopped) and answers with the run. */
-  invoke(input: RunInput, options: RunOptions = {}): Promise<InvokeResult> {
+  invoke(input: InvokeInput, options: RunOptions = {}): Promise<InvokeResult> {
     return this.#http.json({
       method: "POST",
       path: "/v1/graph/invoke",
@@ -81,7 +81,7 @@ export class TenxgraphClient {
   }
 
   /** Runs the graph and yields its chunks as they come (NDJSON); see {@link ChunkStream}. */
-  stream(input: RunInput, options: RunOptions = {}): ChunkStream {
+  stream(input: InvokeInput, options: RunOptions = {}): ChunkStream {
     return new ChunkStream(this.#http, runBody(input, options), options.signal);
   }
 
@@ -122,7 +122,7 @@ export class TenxgraphClient {
    */
   createRun(
     threadId: string,
-    input: RunInput,
+    input: InvokeInput,
     options: Omit<RunOptions, "threadId"> & { multitaskStrategy?: MultitaskStrategy } = {},
   ): Promise<QueuedRun> {
     const { multitaskStrategy, ...rest } = options;
@@ -471,7 +471,7 @@ export class TenxgraphClient {
   }
 
   /** A JSON Schema of the graph's state. */
-  getStateSchema(options: CallOptions = {}): Promise<StateSchema> {
+  getStateSchema(options: CallOptions = {}): Promise<StateJsonSchema> {
     return this.#http.json({
       method: "GET",
       path: "/v1/graph:StateSchema",

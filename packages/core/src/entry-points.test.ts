@@ -10,132 +10,75 @@ const ENTRIES = {
   ".": {
     path: "./index.ts",
     values: [
-      "ClaimLostError",
       "Command",
       "CompiledGraph",
-      "DEFAULT_NODE_TIMEOUT_SECONDS",
-      "DEFAULT_RECURSION_LIMIT",
-      "DEFAULT_TOOL_TIMEOUT_SECONDS",
       "END",
       "ERROR_CODES",
-      "GraphRecursionError",
-      "GraphValidationError",
       "IN_DOUBT_INTERRUPT_KIND",
       "InMemoryCheckpointer",
       "LANGGRAPH_OPTION_HINTS",
-      "InvalidRunError",
-      "MAX_ID_LENGTH",
       "METER_NAME",
       "Message",
       "ModelError",
-      "NodeOutputError",
-      "NodeTimeoutError",
       "REMOVE_ALL_MESSAGES",
-      "RunAbandonedError",
-      "REMOTE_TOOL_CALL_KIND",
-      "STREAM_MODES",
       "Send",
-      "StaleStateError",
       "StateGraph",
-      "StorageError",
-      "StorageSchemaError",
       "Subgraph",
-      "ThreadOwnerError",
       "TenxgraphError",
-      "ToolError",
       "ToolNode",
-      "UnknownOptionError",
       "appendMessages",
-      "decodeEnvelope",
       "interrupt",
-      "isRemoteTool",
-      "isRemoteToolCall",
       "isTenxgraphError",
       "jsonLogger",
-      "ledgerKey",
       "remoteTool",
       "requireKnownOptions",
       "silentLogger",
-      "withFields",
       "tool",
       "trimMessages",
-      "uuidv7",
     ],
     types: [
       "AnyCompiledGraph",
       "AnyTool",
       "AssistantMessage",
       "BaseState",
-      "Checkpointer",
-      "CommandOptions",
-      "CommittedProgress",
       "CompileOptions",
-      "CompletedLedgerEntry",
-      "ContentBlock",
-      "DebugChunk",
       "DefaultState",
-      "Edge",
-      "EdgeTarget",
-      "EmitEvent",
+      "ContentBlock",
       "ErrorCode",
-      "Goto",
-      "GraphDefinition",
       "GraphNode",
-      "IdGenerator",
       "InDoubtDecision",
       "InDoubtPolicy",
       "InMemoryCheckpointerOptions",
       "Interrupt",
-      "InterruptedLedgerEntry",
-      "KnownNode",
-      "LedgerEntry",
-      "LedgerStatus",
       "Logger",
-      "MessageRemoval",
       "MessageUpdate",
-      "MessagesChunk",
       "NodeContext",
-      "NodeEvent",
       "NodeFunction",
       "NodeLike",
       "NodeOptions",
       "NodeOutput",
       "OptionHints",
-      "PathMap",
       "Reducer",
       "Reducers",
-      "RemoteToolCall",
       "RemoteToolSpec",
-      "ResultEnvelope",
       "ResumeInput",
       "Role",
       "Router",
-      "RouterChoice",
       "RunConfig",
-      "RunEvent",
       "RunInput",
-      "RunMode",
       "RunResult",
       "RunStatus",
-      "StartedLedgerEntry",
-      "StateGraphConstructor",
       "StateHistoryEntry",
       "StateOf",
-      "StateOptions",
       "StateSchema",
       "StateUpdate",
-      "StreamChunks",
       "StreamConfig",
       "StreamEvent",
       "StreamMode",
-      "StreamModeOption",
       "StreamOutput",
       "SubgraphOptions",
-      "SubgraphSource",
       "SystemMessage",
       "ThreadState",
-      "ThreadStatus",
-      "ThreadSummary",
       "TokenUsage",
       "Tool",
       "ToolCall",
@@ -163,7 +106,6 @@ const ENTRIES = {
       "decodeCheckpointRecord",
       "encodeCheckpointRecord",
       "isPrefix",
-      "isTenxgraphError",
       "ledgerEntryFromRow",
       "prefixRanges",
       "rangeSeqs",
@@ -206,6 +148,18 @@ const ENTRIES = {
       "VersionRange",
     ],
   },
+  "./host": {
+    path: "./host/index.ts",
+    values: [
+      "invokeAsHost",
+      "isRemoteTool",
+      "isRemoteToolCall",
+      "streamAsHost",
+      "uuidv7",
+      "withFields",
+    ],
+    types: ["GraphDefinition", "HostControls", "RemoteToolCall"],
+  },
   "./testing": {
     path: "./testing/index.ts",
     values: [
@@ -214,6 +168,8 @@ const ENTRIES = {
       "SUPPORT_SCRIPT",
       "ScriptedModel",
       "checkpointerConformance",
+      "decodeEnvelope",
+      "ledgerKey",
       "recordingLogger",
       "supportAgent",
       "supportModel",
@@ -227,6 +183,7 @@ const ENTRIES = {
       "FaultPointName",
       "LogRecord",
       "RecordingLogger",
+      "ResultEnvelope",
       "ScriptedTurn",
       "SupportAgentOptions",
       "SupportToolsOptions",
@@ -254,6 +211,13 @@ function declaredExports(source: string): { values: string[]; types: string[] } 
 }
 
 const sorted = (names: readonly string[]) => [...names].sort();
+const namesOf = (entry: keyof typeof ENTRIES) => [
+  ...ENTRIES[entry].values,
+  ...ENTRIES[entry].types,
+];
+
+/** What an agent author sees: small enough to learn, types included (issue 28). */
+const MAIN_ENTRY_LIMIT = 80;
 
 describe("@tenxgraph/core entry points", () => {
   it("are exactly the ones package.json exports", () => {
@@ -261,6 +225,23 @@ describe("@tenxgraph/core entry points", () => {
     expect(Object.keys(pkg.exports).sort()).toEqual(
       sorted([...Object.keys(ENTRIES), "./package.json"]),
     );
+  });
+
+  it(`'.' stays at most ${MAIN_ENTRY_LIMIT} names, types included`, () => {
+    expect(namesOf(".").length).toBeLessThanOrEqual(MAIN_ENTRY_LIMIT);
+  });
+
+  it("each name has one entry: '.', './storage', './host' and './testing' share none", () => {
+    const entries = Object.keys(ENTRIES) as (keyof typeof ENTRIES)[];
+    const shared = entries.flatMap((a, i) =>
+      entries.slice(i + 1).flatMap((b) => {
+        const other = new Set(namesOf(b));
+        return namesOf(a)
+          .filter((name) => other.has(name))
+          .map((name) => `${name} (${a}, ${b})`);
+      }),
+    );
+    expect(shared).toEqual([]);
   });
 
   for (const [entry, expected] of Object.entries(ENTRIES)) {

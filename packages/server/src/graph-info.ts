@@ -1,4 +1,5 @@
-import { END, ToolNode, isRemoteTool, type BaseState, type CompiledGraph } from "@tenxgraph/core";
+import { END, ToolNode, type BaseState, type CompiledGraph } from "@tenxgraph/core";
+import { isRemoteTool } from "@tenxgraph/core/host";
 import { SUMMARY_FIELD, wireStateFields } from "./wire/wire-state.js";
 
 /** The `__start__` node 10xGraph lists before the entry point. */

@@ -23,10 +23,10 @@ export type { RunWorkerOptions } from "./runs/run-worker.js";
 export { PgRunStore, ThreadBusyError, RunEndedError } from "./runs/run-store.js";
 export { RunEventFollower } from "./runs/run-event-follower.js";
 export type {
+  BackgroundRunEvent,
+  BackgroundRunStatus,
   MultitaskStrategy,
-  RunEvent,
   RunRecord,
-  RunStatus,
   StoredRunEvent,
 } from "./runs/run-record.js";
 export type { RunService } from "./server-context.js";

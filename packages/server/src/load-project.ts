@@ -1,4 +1,5 @@
-import { CompiledGraph, StateGraph, type BaseState, type Checkpointer } from "@tenxgraph/core";
+import { CompiledGraph, StateGraph, type BaseState } from "@tenxgraph/core";
+import { type Checkpointer } from "@tenxgraph/core/storage";
 import { join } from "node:path";
 import type { AppOptions } from "./app.js";
 import {

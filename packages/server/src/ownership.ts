@@ -1,5 +1,4 @@
-import type { Checkpointer } from "@tenxgraph/core";
-import type { ThreadCheckpoint } from "@tenxgraph/core/storage";
+import type { Checkpointer, ThreadCheckpoint } from "@tenxgraph/core/storage";
 import { ApiError } from "./api-error.js";
 import type { AuthUser } from "./server-env.js";
 

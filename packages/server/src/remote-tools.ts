@@ -1,8 +1,7 @@
+import { isRemoteToolCall, type RemoteToolCall } from "@tenxgraph/core/host";
 import {
-  isRemoteToolCall,
   type Interrupt,
   type Message,
-  type RemoteToolCall,
   type RemoteToolSpec,
   type ResumeInput,
 } from "@tenxgraph/core";

@@ -1,4 +1,4 @@
-import { MAX_ID_LENGTH } from "@tenxgraph/core";
+import { MAX_ID_LENGTH } from "@tenxgraph/core/storage";
 import { z } from "zod";
 import { ApiError } from "./api-error.js";
 

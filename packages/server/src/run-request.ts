@@ -1,5 +1,5 @@
+import { uuidv7, type HostControls } from "@tenxgraph/core/host";
 import {
-  uuidv7,
   type BaseState,
   type Message,
   type ResumeInput,
@@ -30,6 +30,8 @@ export interface PreparedRun {
    */
   earlierAnswers: ResumeInput[];
   config: RunConfig;
+  /** What the server steers the run with beside `config` (the checkpoint it already read). */
+  controls: HostControls;
   /** The messages the client sent, with ids minted. */
   inputMessages: Message[];
   /** Transcript length before the run: the run's own messages come after it. */
@@ -104,10 +106,11 @@ export async function prepareRun(
       : { durableCheckpointEveryStep: parsed.data.durable_checkpoint_every_step }),
     ...(remoteTools.length > 0 ? { remoteTools } : {}),
     ...(parsed.data.from_version === undefined ? {} : { fromVersion: parsed.data.from_version }),
-    // The run starts from the checkpoint read for ownership instead of reading it again, unless
-    // earlier answers run first and move the thread.
-    ...(answers && answers.length > 1 ? {} : { loadedCheckpoint: checkpoint }),
   };
+  // The run starts from the checkpoint read for ownership instead of reading it again, unless
+  // earlier answers run first and move the thread.
+  const controls: HostControls =
+    answers && answers.length > 1 ? {} : { loadedCheckpoint: checkpoint };
   // A new thread's name is part of its first checkpoint: stored with the run's start write.
   const threadName =
     checkpoint === null && !answers && body.resume === undefined && body.continue !== true
@@ -121,6 +124,7 @@ export async function prepareRun(
     input,
     earlierAnswers: answers ? answers.slice(0, -1) : [],
     config,
+    controls,
     inputMessages,
     messagesBefore: await messagesBefore(ctx, threadId, checkpoint, parsed.data.from_version),
   };

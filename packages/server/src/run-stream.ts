@@ -1,4 +1,5 @@
 import type { StreamEvent } from "@tenxgraph/core";
+import { streamAsHost } from "@tenxgraph/core/host";
 import { toApiError } from "./api-error.js";
 import { runEarlierAnswers, type PreparedRun } from "./run-request.js";
 import type { ServerContext } from "./server-context.js";
@@ -29,7 +30,8 @@ export async function startStream(
   // The client leaving aborts the run itself, not only the reading of its events: a run that
   // sends nothing for a while (a slow tool) would otherwise go on until its next event.
   const disconnect = new AbortController();
-  const stream = ctx.graph.stream(run.input, { ...run.config, signal: disconnect.signal });
+  const config = { ...run.config, signal: disconnect.signal };
+  const stream = streamAsHost(ctx.graph, run.input, config, run.controls);
   const events = stream[Symbol.asyncIterator]();
   const early = await firstEvents(events);
   const meta = { is_new_thread: run.isNewThread, thread_id: run.threadId };

@@ -1,4 +1,5 @@
-import type { BaseState, Checkpointer, CompiledGraph, Logger } from "@tenxgraph/core";
+import type { BaseState, CompiledGraph, Logger } from "@tenxgraph/core";
+import type { Checkpointer } from "@tenxgraph/core/storage";
 import type { FileStore } from "./storage/file-store.js";
 import type { AuthUser } from "./server-env.js";
 import type { StateEditPolicy } from "./state-edit-policy.js";

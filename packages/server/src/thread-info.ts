@@ -1,5 +1,4 @@
-import type { ThreadSummary } from "@tenxgraph/core";
-import type { ThreadCheckpoint } from "@tenxgraph/core/storage";
+import type { ThreadSummary, ThreadCheckpoint } from "@tenxgraph/core/storage";
 import { ApiError } from "./api-error.js";
 import { storedThreadName } from "./thread-name.js";
 

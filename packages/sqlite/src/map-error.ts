@@ -1,4 +1,5 @@
-import { StorageError, StorageSchemaError, isTenxgraphError } from "@tenxgraph/core/storage";
+import { StorageError, StorageSchemaError } from "@tenxgraph/core/storage";
+import { isTenxgraphError } from "@tenxgraph/core";
 
 /**
  * Translates a better-sqlite3 failure into a tenxgraph error that names the problem, keeping

@@ -5,9 +5,9 @@ import {
   silentLogger,
   tool,
   type BaseState,
-  type Checkpointer,
   type NodeContext,
 } from "@tenxgraph/core";
+import { type Checkpointer } from "@tenxgraph/core/storage";
 import { supportAgent } from "@tenxgraph/core/testing";
 import type { Gate } from "./gate.js";
 

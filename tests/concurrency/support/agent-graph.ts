@@ -1,12 +1,13 @@
-import { Message, silentLogger } from "@tenxgraph/core";
-import { supportAgent } from "@tenxgraph/core/testing";
-import type {
-  AnyTool,
-  AssistantMessage,
-  Checkpointer,
-  CompiledGraph,
-  CompileOptions,
+import {
+  Message,
+  silentLogger,
+  type AnyTool,
+  type AssistantMessage,
+  type CompiledGraph,
+  type CompileOptions,
 } from "@tenxgraph/core";
+import { supportAgent } from "@tenxgraph/core/testing";
+import type { Checkpointer } from "@tenxgraph/core/storage";
 
 /** The state of the suite's agents: the transcript only. */
 export type AgentState = { messages: Message[] };

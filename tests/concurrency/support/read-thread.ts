@@ -1,5 +1,5 @@
-import type { LedgerEntry, Message } from "@tenxgraph/core";
-import type { ThreadCheckpoint } from "@tenxgraph/core/storage";
+import type { LedgerEntry, ThreadCheckpoint } from "@tenxgraph/core/storage";
+import type { Message } from "@tenxgraph/core";
 import { openStore } from "../../support/store-spec.js";
 import type { StoreSpec } from "../../support/store-spec.js";
 

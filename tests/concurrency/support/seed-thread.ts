@@ -1,6 +1,5 @@
 import { Message } from "@tenxgraph/core";
-import type { CheckpointWrite } from "@tenxgraph/core/storage";
-import type { Checkpointer } from "@tenxgraph/core";
+import type { CheckpointWrite, Checkpointer } from "@tenxgraph/core/storage";
 import { openStore } from "../../support/store-spec.js";
 import type { StoreSpec } from "../../support/store-spec.js";
 

@@ -3,8 +3,8 @@
  * can stop it. `block` waits for its abort signal; `ignore_signal` does not, and returns
  * only when the parent says `release`. After either, the model would ask for `after`.
  */
-import { Message, isTenxgraphError } from "@tenxgraph/core";
-import type { Checkpointer, ToolContext } from "@tenxgraph/core";
+import { Message, isTenxgraphError, type ToolContext } from "@tenxgraph/core";
+import type { Checkpointer } from "@tenxgraph/core/storage";
 import { openStore } from "../../support/store-spec.js";
 import type { StoreSpec } from "../../support/store-spec.js";
 import { report, workerParams } from "../../support/worker-process.js";

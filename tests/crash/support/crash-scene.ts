@@ -1,8 +1,8 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import type { Checkpointer, LedgerEntry, Message } from "@tenxgraph/core";
-import type { ThreadCheckpoint } from "@tenxgraph/core/storage";
+import type { Checkpointer, LedgerEntry, ThreadCheckpoint } from "@tenxgraph/core/storage";
+import type { Message } from "@tenxgraph/core";
 import {
   dropStore,
   freshStore,

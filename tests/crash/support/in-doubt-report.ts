@@ -1,4 +1,5 @@
-import { Message, decodeEnvelope } from "@tenxgraph/core";
+import { Message } from "@tenxgraph/core";
+import { decodeEnvelope } from "@tenxgraph/core/testing";
 import type { AgentParams, PolicyName } from "./agent-params.js";
 import type { CrashScene, StoredThread } from "./crash-scene.js";
 import { TOOL_NAMES } from "./random-plan.js";

@@ -1,4 +1,6 @@
-import { ERROR_CODES, Message, decodeEnvelope, type LedgerEntry } from "@tenxgraph/core";
+import { ERROR_CODES, Message } from "@tenxgraph/core";
+import { decodeEnvelope } from "@tenxgraph/core/testing";
+import { type LedgerEntry } from "@tenxgraph/core/storage";
 import { expect } from "vitest";
 import type { Effect, PolicyName, ToolName } from "./agent-params.js";
 import type { CrashScene, StoredThread, WorkerRun } from "./crash-scene.js";

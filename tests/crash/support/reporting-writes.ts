@@ -1,5 +1,4 @@
-import type { Checkpointer } from "@tenxgraph/core";
-import type { CheckpointWrite } from "@tenxgraph/core/storage";
+import type { Checkpointer, CheckpointWrite } from "@tenxgraph/core/storage";
 import { report } from "../../support/worker-process.js";
 
 /**

@@ -1,4 +1,5 @@
-import type { LedgerEntry, ToolMessage } from "@tenxgraph/core";
+import type { LedgerEntry } from "@tenxgraph/core/storage";
+import type { ToolMessage } from "@tenxgraph/core";
 import { expect } from "vitest";
 import type { StoreKind } from "../../support/store-spec.js";
 import type { WorkerMessage } from "../../support/worker-process.js";

@@ -3,12 +3,12 @@ import {
   interrupt,
   tool,
   type BaseState,
-  type Checkpointer,
   type CompiledGraph,
   type InDoubtPolicy,
   type Logger,
   type ToolContext,
 } from "@tenxgraph/core";
+import { type Checkpointer } from "@tenxgraph/core/storage";
 import { supportAgent, type FaultInjector, type ScriptedTurn } from "@tenxgraph/core/testing";
 import { z } from "zod";
 import type { AgentParams, ToolName } from "./agent-params.js";

@@ -1,4 +1,5 @@
-import { Message, type Checkpointer } from "@tenxgraph/core";
+import { Message } from "@tenxgraph/core";
+import { type Checkpointer } from "@tenxgraph/core/storage";
 import { expect } from "vitest";
 import type { TeamPlan } from "./agent-params.js";
 import { readThread, type CrashScene, type StoredThread } from "./crash-scene.js";

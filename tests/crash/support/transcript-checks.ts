@@ -1,11 +1,6 @@
-import {
-  decodeEnvelope,
-  ledgerKey,
-  type AssistantMessage,
-  type LedgerEntry,
-  type Message,
-  type ToolCall,
-} from "@tenxgraph/core";
+import { decodeEnvelope, ledgerKey } from "@tenxgraph/core/testing";
+import { type AssistantMessage, type Message, type ToolCall } from "@tenxgraph/core";
+import { type LedgerEntry } from "@tenxgraph/core/storage";
 import { expect } from "vitest";
 import type { StoredThread } from "./crash-scene.js";
 

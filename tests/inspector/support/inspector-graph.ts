@@ -6,9 +6,9 @@ import {
   silentLogger,
   tool,
   type BaseState,
-  type Checkpointer,
   type NodeContext,
 } from "@tenxgraph/core";
+import { type Checkpointer } from "@tenxgraph/core/storage";
 import { supportAgent } from "@tenxgraph/core/testing";
 import { appendEffect } from "../../support/effect-log.js";
 

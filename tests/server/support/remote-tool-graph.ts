@@ -7,9 +7,9 @@ import {
   silentLogger,
   tool,
   type BaseState,
-  type Checkpointer,
   type CompiledGraph,
 } from "@tenxgraph/core";
+import { type Checkpointer } from "@tenxgraph/core/storage";
 
 /**
  * A graph for remote tools: the user writes `use a, b` and MAIN calls tools `a` and `b` (each

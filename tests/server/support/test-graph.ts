@@ -1,6 +1,7 @@
 import { existsSync } from "node:fs";
 import { setTimeout as sleep } from "node:timers/promises";
-import { silentLogger, type BaseState, type Checkpointer, type Logger } from "@tenxgraph/core";
+import { silentLogger, type BaseState, type Logger } from "@tenxgraph/core";
+import { type Checkpointer } from "@tenxgraph/core/storage";
 import { supportAgent, supportModel, supportTools } from "@tenxgraph/core/testing";
 import { appendEffect } from "../../support/effect-log.js";
 

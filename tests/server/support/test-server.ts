@@ -1,7 +1,8 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import type { BaseState, Checkpointer, CompiledGraph } from "@tenxgraph/core";
+import type { BaseState, CompiledGraph } from "@tenxgraph/core";
+import type { Checkpointer } from "@tenxgraph/core/storage";
 import { serve, type AppOptions, type RunningServer } from "@tenxgraph/server";
 import { readEffects } from "../../support/effect-log.js";
 import { dropStore, freshStore } from "../../support/fresh-store.js";

@@ -106,7 +106,7 @@ export const ERROR_CODES = {
    */
   THREAD_006: "THREAD_006",
   /**
-   * The run was abandoned through `config.abandonSignal`: its owner lost it to another
+   * The run was abandoned through the host control `abandonSignal`: its owner lost it to another
    * execution (a worker whose lease was taken over), so it stopped where it was and wrote
    * nothing more. The execution that took it over carries the thread on.
    */

@@ -171,7 +171,7 @@ export class ClaimLostError extends TenxgraphError {
 }
 
 /**
- * A run ended through `config.abandonSignal` (`RUN_ABANDONED_001`): it wrote nothing after the
+ * A run ended through the host control `abandonSignal` (`RUN_ABANDONED_001`): it wrote nothing after the
  * signal, not even a stopped or failed status, since another execution owns the thread now.
  */
 export class RunAbandonedError extends TenxgraphError {

@@ -4,6 +4,7 @@ import { RunAbandonedError } from "../errors/errors.js";
 import { END } from "../definition/edges.js";
 import type { BaseState } from "../definition/reducers.js";
 import { StateGraph } from "../graph/state-graph.js";
+import { invokeAsHost, streamAsHost } from "../host/host-run.js";
 import { Message } from "../messages/message.js";
 import { InMemoryCheckpointer } from "../storage/in-memory-checkpointer.js";
 import { callsTurn, deferred, recordingLogger, settle } from "../support/helpers.js";
@@ -52,9 +53,11 @@ describe("drainSignal: stop at the next node boundary", () => {
   it("lets the tool node finish and record its call, then stops before the next node", async () => {
     const { app, checkpointer, entered, release, charges } = chargeAgent();
     const drain = new AbortController();
-    const run = app.invoke(
+    const run = invokeAsHost(
+      app,
       { messages: [Message.user("charge 5")] },
-      { threadId: "t1", drainSignal: drain.signal },
+      { threadId: "t1" },
+      { drainSignal: drain.signal },
     );
     await entered.promise;
     drain.abort();
@@ -75,10 +78,53 @@ describe("drainSignal: stop at the next node boundary", () => {
   it("is refused when it is no AbortSignal", async () => {
     const { app } = chargeAgent();
     const outcome = await settle(
-      app.invoke(null, { threadId: "t1", drainSignal: "soon" as unknown as AbortSignal }),
+      invokeAsHost(
+        app,
+        null,
+        { threadId: "t1" },
+        { drainSignal: "soon" as unknown as AbortSignal },
+      ),
     );
     expect(outcome.ok).toBe(false);
-    expect(String((outcome as { error: unknown }).error)).toContain("config.drainSignal");
+    expect(String((outcome as { error: unknown }).error)).toContain("controls.drainSignal");
+  });
+
+  it("is no run option: invoke and stream refuse it, naming it and where it goes", async () => {
+    const { app, checkpointer } = chargeAgent();
+    for (const option of ["drainSignal", "abandonSignal", "loadedCheckpoint"]) {
+      const config = { threadId: "t1", [option]: new AbortController().signal };
+      await expect(app.invoke(null, config)).rejects.toMatchObject({
+        code: "OPTION_001",
+        option,
+        message: expect.stringContaining("@tenxgraph/core/host"),
+      });
+      await expect(settle(app.stream(null, config).next())).resolves.toMatchObject({
+        ok: false,
+        error: { code: "OPTION_001", option },
+      });
+    }
+    expect(await checkpointer.getCheckpoint("t1")).toBeNull();
+  });
+
+  it("steers a stream through streamAsHost, and leaves the caller's config untouched", async () => {
+    const { app, entered, release } = chargeAgent();
+    const drain = new AbortController();
+    const config = { threadId: "t4" };
+    const statuses: string[] = [];
+    const run = (async () => {
+      const events = streamAsHost(app, { messages: [Message.user("charge 5")] }, config, {
+        drainSignal: drain.signal,
+      });
+      for await (const event of events) if (event.type === "run_end") statuses.push(event.status);
+    })();
+    await entered.promise;
+    drain.abort();
+    release.resolve();
+    await run;
+    expect(statuses).toEqual(["stopped"]);
+    expect(config).toEqual({ threadId: "t4" });
+    // The same config object, without the host's controls, runs as a plain invoke.
+    expect((await app.invoke(null, config)).status).toBe("completed");
   });
 });
 
@@ -87,9 +133,11 @@ describe("abandonSignal: another execution owns the thread", () => {
     const { app, checkpointer, entered, release } = chargeAgent();
     const abandon = new AbortController();
     const run = settle(
-      app.invoke(
+      invokeAsHost(
+        app,
         { messages: [Message.user("charge 5")] },
-        { threadId: "t2", abandonSignal: abandon.signal },
+        { threadId: "t2" },
+        { abandonSignal: abandon.signal },
       ),
     );
     await entered.promise;
@@ -111,9 +159,11 @@ describe("abandonSignal: another execution owns the thread", () => {
   it("rejects before anything is written when it has already fired", async () => {
     const { app, checkpointer } = chargeAgent();
     const outcome = await settle(
-      app.invoke(
+      invokeAsHost(
+        app,
         { messages: [Message.user("charge 5")] },
-        { threadId: "t3", abandonSignal: AbortSignal.abort("gone") },
+        { threadId: "t3" },
+        { abandonSignal: AbortSignal.abort("gone") },
       ),
     );
     expect((outcome as { error: unknown }).error).toBeInstanceOf(RunAbandonedError);

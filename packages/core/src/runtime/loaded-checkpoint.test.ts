@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { END } from "../definition/edges.js";
 import { StateGraph } from "../graph/state-graph.js";
+import { invokeAsHost } from "../host/host-run.js";
 import { Message } from "../messages/message.js";
 import { InMemoryCheckpointer } from "../storage/in-memory-checkpointer.js";
 import { silentLogger } from "../events/logger.js";
@@ -22,7 +23,7 @@ function echoGraph(checkpointer: InMemoryCheckpointer) {
     .compile({ checkpointer, logger: silentLogger });
 }
 
-describe("RunConfig.loadedCheckpoint", () => {
+describe("the host control loadedCheckpoint", () => {
   it("starts from the caller's checkpoint instead of reading it again", async () => {
     const store = new CountingCheckpointer();
     const graph = echoGraph(store);
@@ -34,14 +35,19 @@ describe("RunConfig.loadedCheckpoint", () => {
 
     const checkpoint = await store.getCheckpoint("t");
     store.reads = 0;
-    const r = await graph.invoke(input(), { threadId: "t", loadedCheckpoint: checkpoint });
+    const r = await invokeAsHost(
+      graph,
+      input(),
+      { threadId: "t" },
+      { loadedCheckpoint: checkpoint },
+    );
     expect(r.status).toBe("completed");
     expect(store.reads).toBe(plain - 1);
     expect(r.state.messages).toHaveLength(6);
     expect(r).toMatchObject({ step: 3, currentNode: null });
 
     store.reads = 0;
-    await graph.invoke(input(), { threadId: "new", loadedCheckpoint: null });
+    await invokeAsHost(graph, input(), { threadId: "new" }, { loadedCheckpoint: null });
     expect(store.reads).toBe(plain - 1);
   });
 
@@ -52,10 +58,20 @@ describe("RunConfig.loadedCheckpoint", () => {
     const old = await store.getCheckpoint("t");
     await graph.invoke({ messages: [Message.user("again")] }, { threadId: "t" });
     await expect(
-      graph.invoke({ messages: [Message.user("late")] }, { threadId: "t", loadedCheckpoint: old }),
+      invokeAsHost(
+        graph,
+        { messages: [Message.user("late")] },
+        { threadId: "t" },
+        { loadedCheckpoint: old },
+      ),
     ).rejects.toMatchObject({ code: "STORAGE_CONFLICT_001" });
     await expect(
-      graph.invoke({ messages: [Message.user("x")] }, { threadId: "u", loadedCheckpoint: old }),
+      invokeAsHost(
+        graph,
+        { messages: [Message.user("x")] },
+        { threadId: "u" },
+        { loadedCheckpoint: old },
+      ),
     ).rejects.toMatchObject({ code: "INPUT_001" });
     const messages = await store.listMessages("t");
     expect(messages.map((m) => Message.text(m))).toEqual(["hi", "ok", "again", "ok"]);

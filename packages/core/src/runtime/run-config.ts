@@ -9,6 +9,7 @@ import { MAX_ID_LENGTH } from "../storage/json-check.js";
 import type { IdGenerator } from "../messages/ids.js";
 import { checkRemoteToolSpec, type RemoteToolSpec } from "../node/remote-tool-spec.js";
 import type { ThreadCheckpoint } from "../storage/checkpointer.js";
+import { hostControlsOf } from "./host-controls.js";
 
 /** Per-run options of `invoke` and `stream`. All optional. */
 export interface RunConfig {
@@ -35,31 +36,10 @@ export interface RunConfig {
   /** Aborting it stops the run like `stop()`. */
   signal?: AbortSignal;
   /**
-   * Aborting it stops the run at the next node boundary: the node in flight finishes (its
-   * tools are not cut off, so none is left in doubt), its step is written, and the run ends
-   * `stopped` before the next node. `invoke(null)` continues it, in any process. For a worker
-   * that shuts down and hands its runs to others.
-   */
-  drainSignal?: AbortSignal;
-  /**
-   * Aborting it abandons the run: it ends at once, like a stop, but writes no terminal status,
-   * and `invoke` rejects with `RunAbandonedError` (`RUN_ABANDONED_001`). For a worker that
-   * learns another has taken the run over (its lease ran out): the other execution's writes
-   * fence any this one still had in flight. The abort reason, if a string or an Error, is
-   * named in the error.
-   */
-  abandonSignal?: AbortSignal;
-  /**
    * Tools the caller runs, for this run only: every `ToolNode` can call them, and a call pauses
    * the run for the caller's result (see `remoteTool`). A node's own tool of the same name wins.
    */
   remoteTools?: RemoteToolSpec[];
-  /**
-   * The thread's latest checkpoint (or `null`: no such thread) when the caller has just read it,
-   * say to check who owns the thread: the run starts from it instead of reading it again. If a
-   * write landed in between, the run's first write fails with `StaleStateError`, as in any race.
-   */
-  loadedCheckpoint?: ThreadCheckpoint | null;
   /**
    * Fork: run from this past version of the thread instead of its latest, as a new branch of
    * the same thread. The run's first write is the next version, made from this one (its
@@ -80,16 +60,16 @@ const RUN_CONFIG_KEYS = {
   recursionLimit: true,
   durableCheckpointEveryStep: true,
   signal: true,
-  drainSignal: true,
-  abandonSignal: true,
   remoteTools: true,
-  loadedCheckpoint: true,
   fromVersion: true,
 } satisfies Record<keyof RunConfig, true>;
 const INVOKE_OPTIONS: ReadonlySet<string> = new Set(Object.keys(RUN_CONFIG_KEYS));
 const STREAM_OPTIONS: ReadonlySet<string> = new Set([...INVOKE_OPTIONS, "streamMode"]);
 
-/** What to use instead of LangGraph.js's run options. */
+const HOST_CONTROL_HINT =
+  "A host's control, not a run option: pass it to invokeAsHost() or streamAsHost() of '@tenxgraph/core/host'";
+
+/** What to use instead of LangGraph.js's run options, and where the host controls went. */
 const RUN_CONFIG_HINTS: OptionHints = {
   ...LANGGRAPH_OPTION_HINTS,
   configurable:
@@ -104,6 +84,9 @@ const RUN_CONFIG_HINTS: OptionHints = {
   streamMode: "'streamMode' is an option of stream(); invoke() answers the run's result",
   subgraphs:
     "Use getState({ threadId, subgraphs: true }); a subgraph's stream events carry its namespace",
+  drainSignal: HOST_CONTROL_HINT,
+  abandonSignal: HOST_CONTROL_HINT,
+  loadedCheckpoint: HOST_CONTROL_HINT,
 };
 
 /** Above the model adapters' default request timeout (600 s), so a slow model fails with its own error. */
@@ -113,7 +96,7 @@ export const DEFAULT_TOOL_TIMEOUT_SECONDS = 300;
 /** Default number of steps one run may take. */
 export const DEFAULT_RECURSION_LIMIT = 25;
 
-/** A {@link RunConfig} with every default applied and every value checked. */
+/** A {@link RunConfig} and a host's controls, with every default applied and every value checked. */
 export interface ResolvedRunConfig {
   threadId: string;
   userId: string | null;
@@ -157,9 +140,10 @@ export function resolveRunConfig(
   if (config.userId !== undefined && config.userId !== null) {
     requireId(config.userId, "config.userId");
   }
-  requireSignal(config.signal, "signal");
-  requireSignal(config.drainSignal, "drainSignal");
-  requireSignal(config.abandonSignal, "abandonSignal");
+  requireSignal(config.signal, "config.signal");
+  const controls = hostControlsOf(config);
+  requireSignal(controls.drainSignal, "controls.drainSignal");
+  requireSignal(controls.abandonSignal, "controls.abandonSignal");
   let threadId = config.threadId;
   if (threadId === undefined || threadId === "") {
     threadId = newId();
@@ -188,10 +172,10 @@ export function resolveRunConfig(
     recursionLimit: resolveRecursionLimit(config.recursionLimit, log),
     durableCheckpointEveryStep: config.durableCheckpointEveryStep ?? true,
     signal: config.signal,
-    drainSignal: config.drainSignal,
-    abandonSignal: config.abandonSignal,
+    drainSignal: controls.drainSignal,
+    abandonSignal: controls.abandonSignal,
     remoteTools: resolveRemoteTools(config.remoteTools),
-    loadedCheckpoint: resolveLoadedCheckpoint(config.loadedCheckpoint, threadId),
+    loadedCheckpoint: resolveLoadedCheckpoint(controls.loadedCheckpoint, threadId),
     fromVersion: resolveFromVersion(config.fromVersion),
     parentThreadId: null,
   };
@@ -214,7 +198,7 @@ function resolveLoadedCheckpoint(
   if (typeof checkpoint !== "object" || checkpoint.threadId !== threadId) {
     throw new InvalidRunError(
       "INPUT_001",
-      `config.loadedCheckpoint must be thread '${threadId}'s checkpoint, got ${typeOf(checkpoint)}`,
+      `controls.loadedCheckpoint must be thread '${threadId}'s checkpoint, got ${typeOf(checkpoint)}`,
     );
   }
   return checkpoint;
@@ -269,7 +253,7 @@ function requireSignal(signal: unknown, name: string): void {
   if (typeof s?.aborted === "boolean" && typeof s.addEventListener === "function") return;
   throw new InvalidRunError(
     "INPUT_001",
-    `config.${name} must be an AbortSignal (e.g. AbortSignal.timeout(ms)), got ${typeOf(signal)}`,
+    `${name} must be an AbortSignal (e.g. AbortSignal.timeout(ms)), got ${typeOf(signal)}`,
   );
 }
 

@@ -56,7 +56,6 @@ export { requireWellFormed } from "./well-formed.js";
 export { MAX_ID_LENGTH } from "./json-check.js";
 export { ledgerEntryFromRow } from "./ledger-row.js";
 export type { LedgerRow } from "./ledger-row.js";
-export { isTenxgraphError } from "../errors/tenxgraph-error.js";
 export {
   ClaimLostError,
   StaleStateError,

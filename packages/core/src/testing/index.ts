@@ -21,3 +21,6 @@ export {
   type SupportAgentOptions,
   type SupportToolsOptions,
 } from "./support-agent.js";
+export { ledgerKey } from "../ledger/ledger-key.js";
+export { decodeEnvelope } from "../ledger/envelope.js";
+export type { ResultEnvelope } from "../ledger/envelope.js";

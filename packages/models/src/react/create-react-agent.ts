@@ -5,10 +5,10 @@ import {
   ToolNode,
   type AnyTool,
   type BaseState,
-  type Checkpointer,
   type CompiledGraph,
   type CompileOptions,
 } from "@tenxgraph/core";
+import { type Checkpointer } from "@tenxgraph/core/storage";
 import { Agent } from "../agent/agent.js";
 import { builderOptions, type AgentOptions } from "../agent/agent-options.js";
 

@@ -7,11 +7,11 @@ import {
   type AnyCompiledGraph,
   type AnyTool,
   type BaseState,
-  type Checkpointer,
   type CompiledGraph,
   type CompileOptions,
   type NodeLike,
 } from "@tenxgraph/core";
+import { type Checkpointer } from "@tenxgraph/core/storage";
 import { z } from "zod";
 import { Agent } from "../agent/agent.js";
 import { builderOptions, type AgentOptions } from "../agent/agent-options.js";

@@ -1,4 +1,5 @@
-import type { Checkpointer, Logger } from "@tenxgraph/core";
+import type { Checkpointer } from "@tenxgraph/core/storage";
+import type { Logger } from "@tenxgraph/core";
 import { supportTools, type FaultInjector } from "@tenxgraph/core/testing";
 import { createReactAgent } from "../react/create-react-agent.js";
 import type { FakeReply } from "./fake-openai-server.js";

@@ -1,6 +1,5 @@
-import { METER_NAME } from "@tenxgraph/core";
+import { METER_NAME, type Logger } from "@tenxgraph/core";
 import type { CheckpointWrite, ThreadCheckpoint } from "@tenxgraph/core/storage";
-import type { Logger } from "@tenxgraph/core";
 import { metrics, type Counter } from "@opentelemetry/api";
 import { Redis } from "ioredis";
 import { PUT_CHECKPOINT, PUT_STEP } from "./cache-scripts.js";

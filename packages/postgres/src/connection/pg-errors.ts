@@ -1,4 +1,5 @@
-import { StorageError, isTenxgraphError } from "@tenxgraph/core/storage";
+import { StorageError } from "@tenxgraph/core/storage";
+import { isTenxgraphError } from "@tenxgraph/core";
 
 /**
  * The connection broke or could not be made: the server is down, restarting, or unreachable.

@@ -2,7 +2,7 @@
  * Step 4 of the PostgreSQL schema (claim-leases) on a real server: claims get a lease column, every row is kept,
  * and a claim made before the step keeps the lease it had then (heartbeat + the old 3000 ms).
  */
-import type { LedgerEntry } from "@tenxgraph/core";
+import type { LedgerEntry } from "@tenxgraph/core/storage";
 import type { PgCheckpointer } from "@tenxgraph/postgres";
 import pg from "pg";
 import { afterAll, describe, expect, it } from "vitest";

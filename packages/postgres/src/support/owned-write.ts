@@ -1,6 +1,5 @@
 import { Message } from "@tenxgraph/core";
-import type { CheckpointWrite } from "@tenxgraph/core/storage";
-import type { Checkpointer } from "@tenxgraph/core";
+import type { CheckpointWrite, Checkpointer } from "@tenxgraph/core/storage";
 
 /**
  * The write that takes `owner`'s thread from `expectedVersion` to the next version. Its user id,

@@ -1,4 +1,4 @@
-import type { RunInput } from "@tenxgraph/client";
+import type { InvokeInput } from "@tenxgraph/client";
 import { useRef, useState } from "preact/hooks";
 import { explain, needsToken } from "./connection.js";
 import { useInspector } from "./inspector-context.js";
@@ -15,7 +15,7 @@ export interface LiveRunControl {
    * Streams a run with `input` on the thread: new messages, an interrupt's answer, a continue;
    * with `fromVersion`, a fork of that past version.
    */
-  start(input: RunInput, options?: { fromVersion?: number }): Promise<void>;
+  start(input: InvokeInput, options?: { fromVersion?: number }): Promise<void>;
   /** Asks the server to stop the thread's run (works for a run started anywhere). */
   stop(): Promise<void>;
 }
@@ -35,7 +35,7 @@ export function useLiveRun(threadId: string, onEnd: () => void): LiveRunControl 
     setLive(run);
   };
 
-  async function start(input: RunInput, options: { fromVersion?: number } = {}) {
+  async function start(input: InvokeInput, options: { fromVersion?: number } = {}) {
     setRefused(null);
     setRunning(true);
     show(startedRun(threadId));

@@ -1,3 +1,4 @@
+import { invokeAsHost } from "@tenxgraph/core/host";
 import type { Hono } from "hono";
 import { ok } from "../envelope.js";
 import { readBody } from "../request-input.js";
@@ -21,7 +22,7 @@ export function graphRunRoutes(app: Hono<ServerEnv>, ctx: ServerContext): void {
     const body = await readBody(c, graphInputSchema);
     const run = await prepareRun(ctx, c.get("user"), body);
     await runEarlierAnswers(ctx, run);
-    const result = await track(ctx, ctx.graph.invoke(run.input, run.config));
+    const result = await track(ctx, invokeAsHost(ctx.graph, run.input, run.config, run.controls));
     const meta: Record<string, unknown> = {
       is_new_thread: run.isNewThread,
       thread_id: run.threadId,

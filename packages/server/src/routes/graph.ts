@@ -1,4 +1,5 @@
-import { ToolNode, isRemoteTool, type RemoteToolSpec } from "@tenxgraph/core";
+import { ToolNode, type RemoteToolSpec } from "@tenxgraph/core";
+import { isRemoteTool } from "@tenxgraph/core/host";
 import type { Hono } from "hono";
 import { ApiError } from "../api-error.js";
 import { ok } from "../envelope.js";

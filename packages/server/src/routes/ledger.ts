@@ -1,4 +1,6 @@
-import { IN_DOUBT_INTERRUPT_KIND, type Interrupt, type LedgerEntry } from "@tenxgraph/core";
+import { IN_DOUBT_INTERRUPT_KIND, type Interrupt } from "@tenxgraph/core";
+import { invokeAsHost } from "@tenxgraph/core/host";
+import type { LedgerEntry } from "@tenxgraph/core/storage";
 import type { Hono } from "hono";
 import { ApiError } from "../api-error.js";
 import { ok } from "../envelope.js";
@@ -74,10 +76,12 @@ export function ledgerRoutes(app: Hono<ServerEnv>, ctx: ServerContext): void {
     const before = checkpoint.messageCount;
     const result = await track(
       ctx,
-      ctx.graph.invoke(
+      invokeAsHost(
+        ctx.graph,
         { resume: decision, interruptId: asked.id },
+        { threadId, userId: user.id },
         // The run starts from the checkpoint read here: one read of the thread per decision.
-        { threadId, userId: user.id, loadedCheckpoint: checkpoint },
+        { loadedCheckpoint: checkpoint },
       ),
     );
     return ok(c, {

@@ -1,4 +1,4 @@
-import { uuidv7 } from "@tenxgraph/core";
+import { uuidv7 } from "@tenxgraph/core/host";
 import type { Context, Hono } from "hono";
 import { z } from "zod";
 import { ApiError } from "../api-error.js";

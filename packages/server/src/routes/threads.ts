@@ -1,5 +1,4 @@
-import type { ThreadSummary } from "@tenxgraph/core";
-import type { ThreadCheckpoint } from "@tenxgraph/core/storage";
+import type { ThreadSummary, ThreadCheckpoint } from "@tenxgraph/core/storage";
 import type { Hono } from "hono";
 import { ok } from "../envelope.js";
 import { authorizeThread, requireThread } from "../ownership.js";

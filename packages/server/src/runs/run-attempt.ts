@@ -4,11 +4,12 @@ import {
   type CompiledGraph,
   type Logger,
   type RunInput,
-  type RunStatus as CoreRunStatus,
+  type RunStatus,
   type StreamEvent,
 } from "@tenxgraph/core";
+import { streamAsHost, type HostControls } from "@tenxgraph/core/host";
 import type { ThreadCheckpoint } from "@tenxgraph/core/storage";
-import type { RunEvent, RunRecord, StopReason } from "./run-record.js";
+import type { BackgroundRunEvent, RunRecord, StopReason } from "./run-record.js";
 import type { AttemptOutcome, AttemptRef, PgRunStore } from "./run-store.js";
 
 /** How the worker steers an attempt from outside: its heartbeat and its shutdown fire these. */
@@ -38,20 +39,18 @@ export async function runAttempt(
   const events = new EventPump(store, ref, logger, controls.abandon.signal, () =>
     controls.abandon.abort(new Error("its events were refused: another worker holds the run")),
   );
-  let ended: CoreRunStatus | null = null;
+  let ended: RunStatus | null = null;
   let failure: unknown = null;
   /** How the continuation of a stopped thread ended, when it did not finish. */
-  let unfinished: CoreRunStatus | null = null;
+  let unfinished: RunStatus | null = null;
   const { config } = run.request;
-  const options = {
-    ...config,
-    userId: config.userId ?? undefined,
-    signal: controls.stop.signal,
+  const options = { ...config, userId: config.userId ?? undefined, signal: controls.stop.signal };
+  const steer: HostControls = {
     drainSignal: controls.drain.signal,
     abandonSignal: controls.abandon.signal,
   };
   const follow = async (stream: AsyncIterable<StreamEvent>) => {
-    let status: CoreRunStatus | null = null;
+    let status: RunStatus | null = null;
     for await (const event of stream) {
       events.push(event);
       if (event.type === "run_end") status = event.status;
@@ -68,11 +67,12 @@ export async function runAttempt(
       // A run stopped in its tool node (by this run's `interrupt`, or cancelled ahead of it in
       // the queue) left calls unanswered, and a new turn is refused until they are: continue
       // it first, as `invoke(null)` would, then apply this run's input.
-      const continued = await follow(graph.stream(null, options));
+      const continued = await follow(streamAsHost(graph, null, options, steer));
       if (continued !== "completed") unfinished = continued;
-      else ended = await follow(graph.stream(input, options));
+      else ended = await follow(streamAsHost(graph, input, options, steer));
     } else {
-      ended = await follow(graph.stream(input, { ...options, loadedCheckpoint: checkpoint }));
+      const fromRead = { ...steer, loadedCheckpoint: checkpoint };
+      ended = await follow(streamAsHost(graph, input, options, fromRead));
     }
   } catch (error) {
     failure = error;
@@ -147,7 +147,7 @@ async function leftWithUnansweredCalls(
  * The continuation of a stopped thread did not finish, so this run's input was not applied: a
  * stop asked of this run ends it as usual; otherwise it fails, saying why and what to do.
  */
-function continuationOutcome(status: CoreRunStatus, controls: AttemptControls): AttemptOutcome {
+function continuationOutcome(status: RunStatus, controls: AttemptControls): AttemptOutcome {
   if (status === "stopped") return outcomeOf(status, controls);
   return {
     kind: "final",
@@ -162,7 +162,7 @@ function continuationOutcome(status: CoreRunStatus, controls: AttemptControls): 
   };
 }
 
-function outcomeOf(status: CoreRunStatus, controls: AttemptControls): AttemptOutcome {
+function outcomeOf(status: RunStatus, controls: AttemptControls): AttemptOutcome {
   if (status === "completed") return { kind: "final", status: "completed" };
   if (status === "interrupted") return { kind: "final", status: "interrupted" };
   // Stopped: by the worker's drain (back to the queue), or by a stop someone asked for.
@@ -210,7 +210,7 @@ export async function attemptInput(
  * append (the attempt lost the run) stops the pump and tells the attempt.
  */
 class EventPump {
-  #buffer: RunEvent[] = [];
+  #buffer: BackgroundRunEvent[] = [];
   #flushing: Promise<void> | null = null;
   lost = false;
 
@@ -223,7 +223,7 @@ class EventPump {
     private readonly onLost: () => void,
   ) {}
 
-  push(event: RunEvent): void {
+  push(event: BackgroundRunEvent): void {
     if (this.lost) return;
     this.#buffer.push(event);
     this.#flushing ??= this.#drain().finally(() => (this.#flushing = null));

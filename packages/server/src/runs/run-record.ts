@@ -6,11 +6,11 @@ import type { BaseState, RunInput, StreamEvent } from "@tenxgraph/core";
  * `interrupted` is a run that paused for an answer (`interrupt()`), or that a newer run on the
  * thread stopped (`multitask_strategy: "interrupt"`).
  */
-export type RunStatus =
+export type BackgroundRunStatus =
   "pending" | "running" | "interrupted" | "completed" | "failed" | "cancelled";
 
 /** Final statuses: a run in one of them never runs again. */
-export const FINAL_RUN_STATUSES: readonly RunStatus[] = [
+export const FINAL_RUN_STATUSES: readonly BackgroundRunStatus[] = [
   "interrupted",
   "completed",
   "failed",
@@ -57,7 +57,7 @@ export interface RunRecord {
   runId: string;
   threadId: string;
   userId: string | null;
-  status: RunStatus;
+  status: BackgroundRunStatus;
   multitaskStrategy: MultitaskStrategy;
   request: RunRequest;
   /** The worker holding the run (`host:pid`), or that held it last. */
@@ -80,20 +80,20 @@ export interface RunRecord {
  * attempt, and the run's own: an attempt beginning on a worker, a hand-back to the queue, and
  * the final status (always the last event).
  */
-export type RunEvent =
+export type BackgroundRunEvent =
   | StreamEvent
   | { type: "run_attempt"; attempt: number; workerId: string }
   | { type: "run_requeued"; reason: "drain" | "worker_lost"; workerId: string | null }
   | {
       type: "run_status";
-      status: Exclude<RunStatus, "pending" | "running">;
+      status: Exclude<BackgroundRunStatus, "pending" | "running">;
       error?: { code: string | null; message: string };
     };
 
 /** One stored event with its number in the run. */
 export interface StoredRunEvent {
   seq: number;
-  event: RunEvent;
+  event: BackgroundRunEvent;
 }
 
 /** The wire shape of a run (`GET /v1/threads/{thread_id}/runs/{run_id}`). */

@@ -3,10 +3,10 @@ import { migrateRunSchema } from "./run-schema.js";
 import {
   needsBaseVersion,
   type MultitaskStrategy,
-  type RunEvent,
+  type BackgroundRunEvent,
   type RunRecord,
   type RunRequest,
-  type RunStatus,
+  type BackgroundRunStatus,
   type StopReason,
   type StoredRunEvent,
 } from "./run-record.js";
@@ -44,7 +44,7 @@ export class RunEndedError extends Error {
   readonly code = "RUN_ENDED";
   constructor(
     readonly runId: string,
-    readonly status: RunStatus,
+    readonly status: BackgroundRunStatus,
   ) {
     super(`Run '${runId}' has already ended (${status})`);
   }
@@ -58,7 +58,11 @@ export interface HeartbeatAnswer {
 
 /** How an attempt ended, for {@link PgRunStore.finishAttempt}. */
 export type AttemptOutcome =
-  | { kind: "final"; status: Exclude<RunStatus, "pending" | "running">; error?: RunRecord["error"] }
+  | {
+      kind: "final";
+      status: Exclude<BackgroundRunStatus, "pending" | "running">;
+      error?: RunRecord["error"];
+    }
   | { kind: "requeue"; reason: "drain" };
 
 /** The attempt a worker holds: the fence of every write it makes to the run. */
@@ -128,7 +132,7 @@ export class PgRunStore {
       await client.query("SELECT pg_advisory_xact_lock(hashtextextended($1, 0))", [
         `tenxgraph_runs:${run.threadId}`,
       ]);
-      const active = await client.query<{ run_id: string; status: RunStatus }>(
+      const active = await client.query<{ run_id: string; status: BackgroundRunStatus }>(
         `SELECT run_id, status FROM tenxgraph_runs
           WHERE thread_id = $1 AND status IN ('pending', 'running') ORDER BY created_at`,
         [run.threadId],
@@ -395,7 +399,7 @@ export class PgRunStore {
    * Appends an attempt's events, numbered on from the run's last. `false` (nothing written)
    * when the attempt no longer holds the run.
    */
-  async appendEvents(ref: AttemptRef, events: readonly RunEvent[]): Promise<boolean> {
+  async appendEvents(ref: AttemptRef, events: readonly BackgroundRunEvent[]): Promise<boolean> {
     if (events.length === 0) return true;
     const { rows } = await this.pool.query<{ written: string }>(
       `WITH owner AS (
@@ -416,7 +420,7 @@ export class PgRunStore {
   /** The run's events after `afterSeq`, in order. */
   async readEvents(runId: string, afterSeq: number, limit = 500): Promise<StoredRunEvent[]> {
     await this.setup();
-    const { rows } = await this.pool.query<{ seq: string; event: RunEvent }>(
+    const { rows } = await this.pool.query<{ seq: string; event: BackgroundRunEvent }>(
       `SELECT seq, event FROM tenxgraph_run_events
         WHERE run_id = $1 AND seq > $2 ORDER BY seq LIMIT $3`,
       [runId, afterSeq, limit],
@@ -449,7 +453,7 @@ export class PgRunStore {
     client: pg.PoolClient,
     runId: string,
     attempt: number | null,
-    events: readonly RunEvent[],
+    events: readonly BackgroundRunEvent[],
   ): Promise<void> {
     await client.query(
       `WITH owner AS (
@@ -499,7 +503,7 @@ interface RunRow {
   run_id: string;
   thread_id: string;
   user_id: string | null;
-  status: RunStatus;
+  status: BackgroundRunStatus;
   multitask_strategy: MultitaskStrategy;
   request: RunRequest;
   worker_id: string | null;

@@ -1,10 +1,5 @@
-import {
-  jsonLogger,
-  withFields,
-  type BaseState,
-  type CompiledGraph,
-  type Logger,
-} from "@tenxgraph/core";
+import { jsonLogger, type BaseState, type CompiledGraph, type Logger } from "@tenxgraph/core";
+import { withFields } from "@tenxgraph/core/host";
 import {
   Logger as QueueLogger,
   run as runQueue,

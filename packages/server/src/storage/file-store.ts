@@ -1,4 +1,4 @@
-import { uuidv7 } from "@tenxgraph/core";
+import { uuidv7 } from "@tenxgraph/core/host";
 
 /** An uploaded file. */
 export interface StoredFile {

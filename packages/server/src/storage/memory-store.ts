@@ -1,4 +1,4 @@
-import { uuidv7 } from "@tenxgraph/core";
+import { uuidv7 } from "@tenxgraph/core/host";
 
 /** One memory, as `MemoryResult` reads on the wire. */
 export interface MemoryRecord {

@@ -1,4 +1,5 @@
-import { uuidv7, type ContentBlock, type Message } from "@tenxgraph/core";
+import { uuidv7 } from "@tenxgraph/core/host";
+import { type ContentBlock, type Message } from "@tenxgraph/core";
 import { ApiError } from "../api-error.js";
 import type { WireMessage, WireMessageInput } from "./wire-message.js";
 

@@ -1,4 +1,5 @@
-import { isRemoteToolCall, type BaseState, type ThreadState } from "@tenxgraph/core";
+import { isRemoteToolCall } from "@tenxgraph/core/host";
+import { type BaseState, type ThreadState } from "@tenxgraph/core";
 import { THREAD_NAME_FIELD } from "../thread-name.js";
 import { toWireMessage } from "./convert-message.js";
 

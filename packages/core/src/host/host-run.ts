@@ -1,0 +1,26 @@
+import type { CompiledGraph } from "../graph/compiled-graph.js";
+import type { BaseState } from "../definition/reducers.js";
+import { withHostControls, type HostControls } from "../runtime/host-controls.js";
+import type { RunConfig } from "../runtime/run-config.js";
+import type { RunInput, RunResult } from "../runtime/run-result.js";
+import type { StreamConfig, StreamModeOption, StreamOutput } from "../runtime/stream-mode.js";
+
+/** `graph.invoke(input, config)`, steered by the host's `controls` as well. */
+export function invokeAsHost<S extends BaseState>(
+  graph: CompiledGraph<S>,
+  input: RunInput<S>,
+  config: RunConfig,
+  controls: HostControls,
+): Promise<RunResult<S>> {
+  return graph.invoke(input, withHostControls(config, controls));
+}
+
+/** `graph.stream(input, config)`, steered by the host's `controls` as well. */
+export function streamAsHost<S extends BaseState, const M extends StreamModeOption = "events">(
+  graph: CompiledGraph<S>,
+  input: RunInput<S>,
+  config: StreamConfig<M>,
+  controls: HostControls,
+): AsyncGenerator<StreamOutput<S, M>> {
+  return graph.stream(input, withHostControls(config, controls));
+}

@@ -1,0 +1,50 @@
+import type { ThreadCheckpoint } from "../storage/checkpointer.js";
+
+/**
+ * What a host (the HTTP server, a background-run worker) steers a run with, beside the user's
+ * `RunConfig`. Only `invokeAsHost` and `streamAsHost` of `@tenxgraph/core/host` pass them: an
+ * agent author never sees them, and `invoke`/`stream` refuse them as unknown options.
+ */
+export interface HostControls {
+  /**
+   * Aborting it stops the run at the next node boundary: the node in flight finishes (its
+   * tools are not cut off, so none is left in doubt), its step is written, and the run ends
+   * `stopped` before the next node. `invoke(null)` continues it, in any process. For a worker
+   * that shuts down and hands its runs to others.
+   */
+  drainSignal?: AbortSignal;
+  /**
+   * Aborting it abandons the run: it ends at once, like a stop, but writes no terminal status,
+   * and `invoke` rejects with `RunAbandonedError` (`RUN_ABANDONED_001`). For a worker that
+   * learns another has taken the run over (its lease ran out): the other execution's writes
+   * fence any this one still had in flight. The abort reason, if a string or an Error, is
+   * named in the error.
+   */
+  abandonSignal?: AbortSignal;
+  /**
+   * The thread's latest checkpoint (or `null`: no such thread) when the host has just read it,
+   * say to check who owns the thread: the run starts from it instead of reading it again. If a
+   * write landed in between, the run's first write fails with `StaleStateError`, as in any race.
+   */
+  loadedCheckpoint?: ThreadCheckpoint | null;
+}
+
+/**
+ * The controls a host gave with a config object. Keyed by the object, so the controls travel
+ * through `invoke`/`stream` without being a field of `RunConfig` or a parameter users see.
+ */
+const controlsByConfig = new WeakMap<object, HostControls>();
+
+/** A copy of `config` that carries `controls` to `resolveRunConfig`. */
+export function withHostControls<C>(config: C, controls: HostControls): C {
+  // A config that is no object is resolveRunConfig's to refuse, as it is.
+  if (typeof config !== "object" || config === null) return config;
+  const own = { ...config };
+  controlsByConfig.set(own, controls);
+  return own;
+}
+
+/** The controls a host attached to `config`, or none. */
+export function hostControlsOf(config: object): HostControls {
+  return controlsByConfig.get(config) ?? {};
+}
