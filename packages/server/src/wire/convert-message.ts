@@ -1,5 +1,5 @@
 import { uuidv7, type ContentBlock, type Message } from "@tenxgraph/core";
-import { ApiError } from "../api-error.js";
+import { ApiError } from "../http/api-error.js";
 import type { WireMessage, WireMessageInput } from "./wire-message.js";
 
 /** Ids a client uses for "no id yet": the server mints a fresh one for these. */

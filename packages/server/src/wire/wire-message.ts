@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { bodyIdSchema } from "../request-limits.js";
+import { bodyIdSchema } from "../http/request-limits.js";
 
 /** A content block on the wire: a `type` and whatever fields that type has. */
 export const wireBlockSchema = z.looseObject({ type: z.string().min(1) });

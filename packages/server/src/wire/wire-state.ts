@@ -1,5 +1,5 @@
 import { isRemoteToolCall, type BaseState, type ThreadState } from "@tenxgraph/core";
-import { THREAD_NAME_FIELD } from "../thread-name.js";
+import { THREAD_NAME_FIELD } from "../threads/thread-name.js";
 import { toWireMessage } from "./convert-message.js";
 
 /** 10xGraph's `execution_meta.status` for a tenxgraph thread status. */
