@@ -13,8 +13,14 @@ const ENTRIES: Record<string, { values: string[]; types: string[] }> = {
     types: ["SqliteCheckpointerOptions"],
   },
   "@tenxgraph/postgres": {
-    values: ["PgCheckpointer"],
-    types: ["PgCheckpointerOptions"],
+    values: [
+      "PgCheckpointer",
+      "applyMigrationSteps",
+      "createHostPool",
+      "hostDatabaseError",
+      "withMigrationLock",
+    ],
+    types: ["HostPoolOptions", "MigrationStep", "PgCheckpointerOptions"],
   },
   "@tenxgraph/models": {
     values: [

@@ -18,13 +18,13 @@ export type {
 export { Command } from "./graph/command.js";
 export type { CommandOptions, Goto } from "./graph/command.js";
 export { Send } from "./graph/send.js";
-export { Subgraph } from "./graph/subgraph.js";
+export { isChildThreadId, Subgraph } from "./graph/subgraph.js";
 export type { SubgraphOptions, SubgraphSource } from "./graph/subgraph.js";
 export type { StateOf, StateSchema } from "./graph/state-schema.js";
 export { CompiledGraph } from "./graph/compiled-graph.js";
 export type { CompileOptions } from "./graph/compiled-graph.js";
 export type { StateHistoryEntry, ThreadState } from "./graph/thread-state.js";
-export type { UpdateStateOptions } from "./runtime/state-edit.js";
+export type { StateWrite, UpdateStateOptions } from "./runtime/state-edit.js";
 export { END } from "./graph/edges.js";
 export type { Edge, Router, RouterChoice } from "./graph/edges.js";
 export type { GraphDefinition } from "./graph/graph-definition.js";

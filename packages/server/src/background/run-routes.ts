@@ -1,4 +1,4 @@
-import { uuidv7 } from "@tenxgraph/core";
+import { isTenxgraphError, uuidv7 } from "@tenxgraph/core";
 import type { Context, Hono } from "hono";
 import { z } from "zod";
 import { ApiError } from "../http/api-error.js";
@@ -7,7 +7,6 @@ import { authorizeThread } from "../threads/ownership.js";
 import { pathId, readBody, readQuery } from "../http/request-input.js";
 import { prepareRun } from "../invoke/run-request.js";
 import { FINAL_RUN_STATUSES, toWireRun, type RunRecord, type RunRequest } from "./run-record.js";
-import { RunEndedError, ThreadBusyError } from "./run-store.js";
 import { graphInputSchema, pageQuerySchema } from "../wire/request-schemas.js";
 import type { RunService, ServerContext } from "../http/server-context.js";
 import type { AuthUser, ServerEnv } from "../http/server-env.js";
@@ -54,7 +53,8 @@ export function runRoutes(app: Hono<ServerEnv>, ctx: ServerContext): void {
         202,
       );
     } catch (error) {
-      if (error instanceof ThreadBusyError) throw new ApiError(409, "THREAD_BUSY", error.message);
+      if (isTenxgraphError(error, "RUNS_001"))
+        throw new ApiError(409, "THREAD_BUSY", error.message);
       throw error;
     }
   });
@@ -79,7 +79,7 @@ export function runRoutes(app: Hono<ServerEnv>, ctx: ServerContext): void {
       const cancelled = await requireRuns(ctx).store.cancelRun(run.runId);
       return ok(c, toWireRun(cancelled), "Cancel requested", 202);
     } catch (error) {
-      if (error instanceof RunEndedError) throw new ApiError(409, "RUN_ENDED", error.message);
+      if (isTenxgraphError(error, "RUNS_002")) throw new ApiError(409, "RUN_ENDED", error.message);
       throw error;
     }
   });

@@ -1,11 +1,20 @@
+import {
+  applyMigrationSteps,
+  hostDatabaseError,
+  withMigrationLock,
+  type MigrationStep,
+} from "@tenxgraph/postgres";
 import { Logger as QueueLogger, runMigrations } from "graphile-worker";
-import type pg from "pg";
+import type { RunDb } from "./run-db.js";
 
 /** The advisory lock every setup of the runs' database takes, in any process. */
 const SCHEMA_LOCK = 7_315_062_001;
-/** The runs' tables: a statement's position in this list is its version. */
-const MIGRATIONS: readonly string[] = [
-  `CREATE TABLE tenxgraph_runs (
+/** The runs' tables: a step's position in this list is its version (`tenxgraph_runs_schema`). */
+const MIGRATIONS: readonly MigrationStep[] = [
+  {
+    name: "runs and their events",
+    statements: [
+      `CREATE TABLE tenxgraph_runs (
      run_id text PRIMARY KEY,
      thread_id text NOT NULL,
      user_id text,
@@ -34,6 +43,8 @@ const MIGRATIONS: readonly string[] = [
      created_at timestamptz NOT NULL DEFAULT now(),
      PRIMARY KEY (run_id, seq)
    );`,
+    ],
+  },
 ];
 
 /**
@@ -43,45 +54,14 @@ const MIGRATIONS: readonly string[] = [
  * and fails the loser on `pg_namespace_nspname_index`. The lock's holder migrates; the others
  * wait, then find nothing to do. A holder that dies frees the lock with its session.
  */
-export async function migrateRunSchema(pool: pg.Pool): Promise<void> {
-  const client = await pool.connect();
-  let broken = false;
+export async function migrateRunSchema(db: RunDb): Promise<void> {
   try {
-    await client.query("SELECT pg_advisory_lock($1)", [SCHEMA_LOCK]);
-    try {
-      await runMigrations({ pgPool: pool, logger: silentLogger });
-      await migrateOwn(client);
-    } finally {
-      await client.query("SELECT pg_advisory_unlock($1)", [SCHEMA_LOCK]).catch(() => {
-        broken = true;
-      });
-    }
-  } finally {
-    // A session that could not unlock may still hold the lock: close it rather than pool it.
-    client.release(broken);
-  }
-}
-
-async function migrateOwn(client: pg.PoolClient): Promise<void> {
-  await client.query("BEGIN");
-  try {
-    await client.query(
-      "CREATE TABLE IF NOT EXISTS tenxgraph_runs_schema (version integer NOT NULL)",
-    );
-    const { rows } = await client.query<{ version: number }>(
-      "SELECT version FROM tenxgraph_runs_schema",
-    );
-    const current = rows[0]?.version ?? 0;
-    for (let v = current; v < MIGRATIONS.length; v++) await client.query(MIGRATIONS[v]!);
-    if (rows.length === 0) {
-      await client.query("INSERT INTO tenxgraph_runs_schema VALUES ($1)", [MIGRATIONS.length]);
-    } else if (current < MIGRATIONS.length) {
-      await client.query("UPDATE tenxgraph_runs_schema SET version = $1", [MIGRATIONS.length]);
-    }
-    await client.query("COMMIT");
+    await withMigrationLock(db.pool, SCHEMA_LOCK, async (client) => {
+      await runMigrations({ pgPool: db.pool, logger: silentLogger });
+      await applyMigrationSteps(client, "tenxgraph_runs_schema", MIGRATIONS);
+    });
   } catch (error) {
-    await client.query("ROLLBACK").catch(() => {});
-    throw error;
+    throw hostDatabaseError("setup", db.pool, error);
   }
 }
 

@@ -65,22 +65,3 @@ export function requireValidId(value: string, loc: string[]): string {
     { loc, msg: problem, type: "value_error" },
   ]);
 }
-
-/** A subgraph's child thread id: `<parent>|<node>@<step>` (see core's `childThreadId`). */
-const CHILD_THREAD_ID = /\|[^|]+@\d+$/;
-
-/**
- * Refuses to create a thread whose id has the shape of a subgraph's child thread (422
- * `CHILD_THREAD_ID`): only a parent's run creates those. A thread created there by a client
- * would sit where the parent's subgraph later looks for its own child.
- */
-export function refuseChildThreadId(threadId: string): void {
-  if (!CHILD_THREAD_ID.test(threadId)) return;
-  throw new ApiError(
-    422,
-    "CHILD_THREAD_ID",
-    `Thread id '${threadId}' has the shape of a subgraph's child thread ('<parent>|<node>@<step>'): ` +
-      `only a parent's run creates those; choose an id without that ending`,
-    [{ loc: ["thread_id"], msg: "reserved for subgraph child threads", type: "value_error" }],
-  );
-}

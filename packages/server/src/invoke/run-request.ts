@@ -16,8 +16,8 @@ import { runConfigSchema, type GraphInput } from "../wire/request-schemas.js";
 import { track, type ServerContext } from "../http/server-context.js";
 import type { AuthUser } from "../http/server-env.js";
 import { fromWireMessage } from "../wire/convert-message.js";
-import { refuseSubgraphThread } from "../threads/subgraph-threads.js";
-import { refuseChildThreadId, requireValidId } from "../http/request-limits.js";
+import { refuseChildThreadId, refuseSubgraphThread } from "../threads/subgraph-threads.js";
+import { requireValidId } from "../http/request-limits.js";
 
 /** A checked invoke/stream request, ready for `graph.invoke` or `graph.stream`. */
 export interface PreparedRun {

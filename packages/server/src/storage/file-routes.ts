@@ -42,15 +42,15 @@ export function fileRoutes(app: Hono<ServerEnv>, ctx: ServerContext): void {
     });
   });
   app.get("/v1/files/:file_id", async (c) => {
-    const file = await find(c.get("user").id, pathId(c, "file_id"));
+    const file = await findFile(ctx, c.get("user").id, pathId(c, "file_id"));
     return c.body(file.bytes.slice().buffer, 200, { "Content-Type": file.mimeType });
   });
   app.get("/v1/files/:file_id/info", async (c) => {
-    const file = await find(c.get("user").id, pathId(c, "file_id"));
+    const file = await findFile(ctx, c.get("user").id, pathId(c, "file_id"));
     return ok(c, { ...fileInfo(file), direct_url: null, direct_url_expires_at: null });
   });
   app.get("/v1/files/:file_id/url", async (c) => {
-    const file = await find(c.get("user").id, pathId(c, "file_id"));
+    const file = await findFile(ctx, c.get("user").id, pathId(c, "file_id"));
     return ok(c, {
       file_id: file.id,
       url: `/v1/files/${file.id}`,
@@ -66,12 +66,13 @@ export function fileRoutes(app: Hono<ServerEnv>, ctx: ServerContext): void {
       document_handling: "extract_text",
     }),
   );
+}
 
-  async function find(owner: string, id: string): Promise<StoredFile> {
-    const file = await ctx.files.get(owner, id);
-    if (!file) throw new ApiError(404, "NOT_FOUND", `File '${id}' not found`);
-    return file;
-  }
+/** The caller's file `id`; another user's answers 404, as if it did not exist. */
+async function findFile(ctx: ServerContext, owner: string, id: string): Promise<StoredFile> {
+  const file = await ctx.files.get(owner, id);
+  if (!file) throw new ApiError(404, "NOT_FOUND", `File '${id}' not found`);
+  return file;
 }
 
 function fileInfo(file: StoredFile) {

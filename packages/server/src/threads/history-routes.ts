@@ -1,21 +1,19 @@
-import { refuseSubgraphThread } from "./subgraph-threads.js";
-import { Message, type BaseState, type StateHistoryEntry } from "@tenxgraph/core";
 import type { Hono } from "hono";
 import { ok } from "../http/envelope.js";
-import { requireThread } from "./ownership.js";
 import { pathId, readBody, readQuery } from "../http/request-input.js";
-import { refusePrivilegedEdit } from "./state-edit-policy.js";
+import type { ServerContext } from "../http/server-context.js";
+import type { ServerEnv } from "../http/server-env.js";
 import {
   deleteAfterSchema,
   historyQuerySchema,
   pruneHistorySchema,
   updateStateSchema,
 } from "../wire/request-schemas.js";
-import type { ServerContext } from "../http/server-context.js";
-import type { ServerEnv } from "../http/server-env.js";
-import { THREAD_NAME_FIELD } from "./thread-name.js";
-import { fromWireMessage } from "../wire/convert-message.js";
+import { wireHistoryEntry } from "../wire/wire-history.js";
 import { toWireState } from "../wire/wire-state.js";
+import { requireThread } from "./ownership.js";
+import { refuseSubgraphThread } from "./subgraph-threads.js";
+import { updateThreadState } from "./thread-edits.js";
 
 /**
  * Beyond 10xGraph: a thread's history (its versions, newest first), edits through the graph's
@@ -34,17 +32,11 @@ export function threadHistoryRoutes(app: Hono<ServerEnv>, ctx: ServerContext): v
 
   app.post("/v1/threads/:thread_id/state/update", async (c) => {
     const threadId = pathId(c, "thread_id");
-    const checkpoint = await requireThread(ctx.checkpointer, c.get("user"), threadId, "write");
+    const user = c.get("user");
+    const checkpoint = await requireThread(ctx.checkpointer, user, threadId, "write");
     refuseSubgraphThread(checkpoint, "be updated");
     const body = await readBody(c, updateStateSchema);
-    const added = body.messages.map(fromWireMessage);
-    refusePrivilegedEdit(ctx.stateEdits, c.get("user"), { messages: added, asNode: body.as_node });
-    const update = {
-      ...body.values,
-      messages: [...body.remove_message_ids.map((id) => Message.remove(id)), ...added],
-    };
-    const options = body.as_node === undefined ? {} : { asNode: body.as_node };
-    const version = await ctx.graph.updateState({ threadId }, update, options);
+    const version = await updateThreadState(ctx, user, checkpoint, body);
     const state = await ctx.graph.getState({ threadId, version });
     return ok(c, { version, state: state ? toWireState(threadId, state) : null });
   });
@@ -64,22 +56,4 @@ export function threadHistoryRoutes(app: Hono<ServerEnv>, ctx: ServerContext): v
     await ctx.graph.setDeleteAfter({ threadId }, at === null ? null : new Date(at));
     return ok(c, { thread_id: threadId, delete_after: at });
   });
-}
-
-/** A version on the wire: snake_case, without the transcript (it names its message count). */
-function wireHistoryEntry(entry: StateHistoryEntry<BaseState>): Record<string, unknown> {
-  const { [THREAD_NAME_FIELD]: _name, ...values } = entry.values as Record<string, unknown>;
-  return {
-    version: entry.version,
-    parent_version: entry.parentVersion,
-    step: entry.step,
-    node: entry.node,
-    next_node: entry.nextNode,
-    status: entry.status,
-    run_id: entry.runId,
-    created_at: entry.createdAt,
-    values,
-    message_count: entry.messageCount,
-    interrupts: entry.interrupts,
-  };
 }

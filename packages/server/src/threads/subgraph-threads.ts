@@ -1,24 +1,6 @@
-import type { ThreadSummary } from "@tenxgraph/core";
+import { isChildThreadId } from "@tenxgraph/core";
 import type { ThreadCheckpoint } from "@tenxgraph/core/storage";
 import { ApiError } from "../http/api-error.js";
-import { storedThreadName } from "./thread-name.js";
-
-/**
- * 10xGraph's `ThreadInfo`, with tenxgraph's status and version in `metadata` and, beyond it, the
- * parent of a subgraph's thread (`null` for a top-level one). The name is read from the
- * checkpoint's values; a listing's summaries carry none, so give their checkpoints.
- */
-export function threadInfo(thread: ThreadSummary | ThreadCheckpoint) {
-  return {
-    thread_id: thread.threadId,
-    thread_name: "values" in thread ? storedThreadName(thread.values) : null,
-    user_id: thread.userId,
-    parent_thread_id: thread.parentThreadId,
-    metadata: { status: thread.status, version: thread.version },
-    updated_at: thread.updatedAt,
-    run_id: null,
-  };
-}
 
 /**
  * Refuses to `action` a subgraph's thread on its own (409 `SUBGRAPH_THREAD`): it runs the child
@@ -33,5 +15,21 @@ export function refuseSubgraphThread(checkpoint: ThreadCheckpoint, action: strin
     "SUBGRAPH_THREAD",
     `Thread '${threadId}' is a subgraph's thread of '${parent}': it cannot ${action} on its own; ` +
       `run or edit '${parent}' instead`,
+  );
+}
+
+/**
+ * Refuses to create a thread whose id has the shape of a subgraph's child thread (422
+ * `CHILD_THREAD_ID`): only a parent's run creates those. A thread created there by a client
+ * would sit where the parent's subgraph later looks for its own child.
+ */
+export function refuseChildThreadId(threadId: string): void {
+  if (!isChildThreadId(threadId)) return;
+  throw new ApiError(
+    422,
+    "CHILD_THREAD_ID",
+    `Thread id '${threadId}' has the shape of a subgraph's child thread ('<parent>|<node>@<step>'): ` +
+      `only a parent's run creates those; choose an id without that ending`,
+    [{ loc: ["thread_id"], msg: "reserved for subgraph child threads", type: "value_error" }],
   );
 }

@@ -104,6 +104,9 @@ export const updateStateSchema = z.object({
   as_node: z.string().min(1).optional(),
 });
 
+/** A validated `POST /v1/threads/{id}/state/update` body. */
+export type UpdateStateBody = z.infer<typeof updateStateSchema>;
+
 /** `POST /v1/threads/{id}/history/prune`. */
 export const pruneHistorySchema = z.object({ keep_last: z.number().int().min(1) });
 

@@ -1,0 +1,20 @@
+import type { BaseState, StateHistoryEntry } from "@tenxgraph/core";
+import { THREAD_NAME_FIELD } from "../threads/thread-name.js";
+
+/** A version on the wire: snake_case, without the transcript (it names its message count). */
+export function wireHistoryEntry(entry: StateHistoryEntry<BaseState>): Record<string, unknown> {
+  const { [THREAD_NAME_FIELD]: _name, ...values } = entry.values as Record<string, unknown>;
+  return {
+    version: entry.version,
+    parent_version: entry.parentVersion,
+    step: entry.step,
+    node: entry.node,
+    next_node: entry.nextNode,
+    status: entry.status,
+    run_id: entry.runId,
+    created_at: entry.createdAt,
+    values,
+    message_count: entry.messageCount,
+    interrupts: entry.interrupts,
+  };
+}
