@@ -1,3 +1,4 @@
+import type { BackgroundRun, BackgroundRunStatus, MultitaskStrategy } from "@tenxgraph/client";
 import type { BaseState, RunInput, StreamEvent } from "@tenxgraph/core";
 
 /**
@@ -6,8 +7,7 @@ import type { BaseState, RunInput, StreamEvent } from "@tenxgraph/core";
  * `interrupted` is a run that paused for an answer (`interrupt()`), or that a newer run on the
  * thread stopped (`multitask_strategy: "interrupt"`).
  */
-export type RunStatus =
-  "pending" | "running" | "interrupted" | "completed" | "failed" | "cancelled";
+export type RunStatus = BackgroundRunStatus;
 
 /** Final statuses: a run in one of them never runs again. */
 export const FINAL_RUN_STATUSES: readonly RunStatus[] = [
@@ -18,7 +18,7 @@ export const FINAL_RUN_STATUSES: readonly RunStatus[] = [
 ];
 
 /** What a new run does when its thread already has an active (pending or running) run. */
-export type MultitaskStrategy = "reject" | "enqueue" | "interrupt";
+export type { MultitaskStrategy };
 
 /** Why a worker is asked to stop a running run. */
 export type StopReason = "cancel" | "interrupt";
@@ -97,7 +97,7 @@ export interface StoredRunEvent {
 }
 
 /** The wire shape of a run (`GET /v1/threads/{thread_id}/runs/{run_id}`). */
-export function toWireRun(run: RunRecord): Record<string, unknown> {
+export function toWireRun(run: RunRecord): BackgroundRun {
   return {
     run_id: run.runId,
     thread_id: run.threadId,

@@ -2,12 +2,10 @@ import { isTenxgraphError } from "@tenxgraph/core";
 import type { ContentfulStatusCode } from "hono/utils/http-status";
 import type { z } from "zod";
 
+import type { ErrorDetail } from "@tenxgraph/client";
+
 /** One entry of an error's `details`, as FastAPI validation errors read on the wire. */
-export interface ErrorDetail {
-  loc: string[];
-  msg: string;
-  type: string;
-}
+export type { ErrorDetail };
 
 /**
  * An error with an HTTP status and a stable code, answered with the contract's error envelope
@@ -49,6 +47,8 @@ export function statusOfCode(code: string): ContentfulStatusCode {
   if (code === "STORAGE_CONFLICT_001" || code === "TOOL_CONFLICT_001") return 409;
   if (code === "STORAGE_OWNER_001") return 403;
   if (code === "THREAD_002" || code === "THREAD_003" || code === "THREAD_006") return 409;
+  // A busy thread, an ended run: the run routes answer THREAD_BUSY and RUN_ENDED.
+  if (code === "RUNS_001" || code === "RUNS_002") return 409;
   if (code === "THREAD_001" || code === "THREAD_005") return 404;
   if (code.startsWith("RESUME_") || code === "INPUT_001") return 422;
   return 500;

@@ -8,17 +8,10 @@ import { stateEditPolicy } from "../threads/state-edit-policy.js";
 import { fail } from "./envelope.js";
 import { authMiddleware, requestAuthenticator, type AuthOption } from "./middleware/auth.js";
 import { requestIdMiddleware } from "./middleware/request-id.js";
-import { fileRoutes } from "../storage/file-routes.js";
-import { graphRunRoutes } from "../invoke/graph-run-routes.js";
-import { graphRoutes } from "../invoke/graph-routes.js";
 import { inspectorRoutes } from "./inspector-routes.js";
-import { ledgerRoutes } from "../threads/ledger-routes.js";
+import { API_ROUTES } from "./api-routes.js";
 import { openApiRoutes } from "./openapi.js";
-import { storeRoutes } from "../storage/memory-routes.js";
-import { threadMessageRoutes } from "../threads/message-routes.js";
-import { runRoutes } from "../background/run-routes.js";
-import { threadRoutes } from "../threads/thread-routes.js";
-import { threadHistoryRoutes } from "../threads/history-routes.js";
+import { registerRoutes } from "./route-table.js";
 import type { RunService, ServerContext, ThreadNameGenerator } from "./server-context.js";
 import type { ServerEnv } from "./server-env.js";
 import { InMemoryFileStore, type FileStore } from "../storage/file-store.js";
@@ -120,15 +113,7 @@ export function createApp(options: AppOptions): TenxgraphApp {
   );
   // One authenticator for HTTP and the WebSocket (one JWKS cache).
   app.use(authMiddleware(options.auth ? ctx.authenticate : null));
-  graphRoutes(app, ctx);
-  graphRunRoutes(app, ctx);
-  threadRoutes(app, ctx);
-  threadHistoryRoutes(app, ctx);
-  runRoutes(app, ctx);
-  threadMessageRoutes(app, ctx);
-  ledgerRoutes(app, ctx);
-  storeRoutes(app, ctx);
-  fileRoutes(app, ctx);
+  registerRoutes(app, ctx, API_ROUTES);
   openApiRoutes(app);
   if (options.inspector ?? true) inspectorRoutes(app);
   app.notFound((c) =>

@@ -1,10 +1,8 @@
-import type { Hono } from "hono";
+import type { Route } from "../http/route-table.js";
 import { z } from "zod";
 import { ApiError } from "../http/api-error.js";
 import { ok } from "../http/envelope.js";
 import { pathId, readBody } from "../http/request-input.js";
-import type { ServerContext } from "../http/server-context.js";
-import type { ServerEnv } from "../http/server-env.js";
 
 const jsonObject = z.record(z.string(), z.unknown());
 const common = {
@@ -61,67 +59,113 @@ export const forgetMemorySchema = z.object({
 const optionsOnly = z.object(common).loose();
 
 /** The memory store, scoped to the authenticated user (a client's `config.user_id` is ignored). */
-export function storeRoutes(app: Hono<ServerEnv>, ctx: ServerContext): void {
-  const store = ctx.memory;
+export const storeRoutes: Route[] = [
   // Literal paths first: `/memories/list` must not be read as the memory with id "list".
-  app.post("/v1/store/memories/list", async (c) => {
-    const { limit } = await readBody(c, listMemorySchema);
-    return ok(c, { memories: await store.list(c.get("user").id, limit) });
-  });
-  app.post("/v1/store/memories/forget", async (c) => {
-    const body = await readBody(c, forgetMemorySchema);
-    const count = await store.forget(c.get("user").id, {
-      memory_type: body.memory_type ?? undefined,
-      category: body.category ?? undefined,
-      filters: body.filters ?? undefined,
-    });
-    return ok(c, { success: true, data: { deleted: count } });
-  });
-  app.post("/v1/store/memories", async (c) => {
-    const body = await readBody(c, storeMemorySchema);
-    const id = await store.put(c.get("user").id, {
-      content: body.content,
-      memory_type: body.memory_type,
-      category: body.category,
-      metadata: body.metadata ?? {},
-      thread_id: typeof body.config?.thread_id === "string" ? body.config.thread_id : null,
-    });
-    return ok(c, { memory_id: id }, "Memory stored successfully");
-  });
-  app.post("/v1/store/search", async (c) => {
-    const body = await readBody(c, searchMemorySchema);
-    const found = await store.search(
-      c.get("user").id,
-      body.query,
-      {
-        memory_type: body.memory_type || undefined,
-        category: body.category || undefined,
+  {
+    method: "post",
+    path: "/v1/store/memories/list",
+    summary: "List memories",
+    body: listMemorySchema,
+    handler: async (c, ctx) => {
+      const { limit } = await readBody(c, listMemorySchema);
+      return ok(c, { memories: await ctx.memory.list(c.get("user").id, limit) });
+    },
+  },
+  {
+    method: "post",
+    path: "/v1/store/memories/forget",
+    summary: "Forget memories matching a filter",
+    body: forgetMemorySchema,
+    handler: async (c, ctx) => {
+      const body = await readBody(c, forgetMemorySchema);
+      const count = await ctx.memory.forget(c.get("user").id, {
+        memory_type: body.memory_type ?? undefined,
+        category: body.category ?? undefined,
         filters: body.filters ?? undefined,
-      },
-      body.limit,
-    );
-    const threshold = body.score_threshold ?? 0;
-    const results = found.filter((r) => r.score >= threshold).map((r) => ({ ...r, vector: null }));
-    return ok(c, { results });
-  });
-  app.post("/v1/store/memories/:memory_id", async (c) => {
-    const id = pathId(c, "memory_id");
-    await readBody(c, optionsOnly);
-    const memory = await store.get(c.get("user").id, id);
-    return ok(c, { memory: memory ? { ...memory, score: 1, vector: null } : null });
-  });
-  app.put("/v1/store/memories/:memory_id", async (c) => {
-    const id = pathId(c, "memory_id");
-    const body = await readBody(c, updateMemorySchema);
-    const done = await store.update(c.get("user").id, id, body.content, body.metadata ?? undefined);
-    if (!done) throw new ApiError(404, "NOT_FOUND", `Memory '${id}' not found`);
-    return ok(c, { success: true, data: { memory_id: id } });
-  });
-  app.delete("/v1/store/memories/:memory_id", async (c) => {
-    const id = pathId(c, "memory_id");
-    await readBody(c, optionsOnly);
-    const done = await store.delete(c.get("user").id, id);
-    if (!done) throw new ApiError(404, "NOT_FOUND", `Memory '${id}' not found`);
-    return ok(c, { success: true, data: { memory_id: id } });
-  });
-}
+      });
+      return ok(c, { success: true, data: { deleted: count } });
+    },
+  },
+  {
+    method: "post",
+    path: "/v1/store/memories",
+    summary: "Store a memory",
+    body: storeMemorySchema,
+    handler: async (c, ctx) => {
+      const body = await readBody(c, storeMemorySchema);
+      const id = await ctx.memory.put(c.get("user").id, {
+        content: body.content,
+        memory_type: body.memory_type,
+        category: body.category,
+        metadata: body.metadata ?? {},
+        thread_id: typeof body.config?.thread_id === "string" ? body.config.thread_id : null,
+      });
+      return ok(c, { memory_id: id }, "Memory stored successfully");
+    },
+  },
+  {
+    method: "post",
+    path: "/v1/store/search",
+    summary: "Search memories",
+    body: searchMemorySchema,
+    handler: async (c, ctx) => {
+      const body = await readBody(c, searchMemorySchema);
+      const found = await ctx.memory.search(
+        c.get("user").id,
+        body.query,
+        {
+          memory_type: body.memory_type || undefined,
+          category: body.category || undefined,
+          filters: body.filters ?? undefined,
+        },
+        body.limit,
+      );
+      const threshold = body.score_threshold ?? 0;
+      const results = found
+        .filter((r) => r.score >= threshold)
+        .map((r) => ({ ...r, vector: null }));
+      return ok(c, { results });
+    },
+  },
+  {
+    method: "post",
+    path: "/v1/store/memories/{memory_id}",
+    summary: "Get a memory",
+    handler: async (c, ctx) => {
+      const id = pathId(c, "memory_id");
+      await readBody(c, optionsOnly);
+      const memory = await ctx.memory.get(c.get("user").id, id);
+      return ok(c, { memory: memory ? { ...memory, score: 1, vector: null } : null });
+    },
+  },
+  {
+    method: "put",
+    path: "/v1/store/memories/{memory_id}",
+    summary: "Update a memory",
+    body: updateMemorySchema,
+    handler: async (c, ctx) => {
+      const id = pathId(c, "memory_id");
+      const body = await readBody(c, updateMemorySchema);
+      const done = await ctx.memory.update(
+        c.get("user").id,
+        id,
+        body.content,
+        body.metadata ?? undefined,
+      );
+      if (!done) throw new ApiError(404, "NOT_FOUND", `Memory '${id}' not found`);
+      return ok(c, { success: true, data: { memory_id: id } });
+    },
+  },
+  {
+    method: "delete",
+    path: "/v1/store/memories/{memory_id}",
+    summary: "Delete a memory",
+    handler: async (c, ctx) => {
+      const id = pathId(c, "memory_id");
+      await readBody(c, optionsOnly);
+      const done = await ctx.memory.delete(c.get("user").id, id);
+      if (!done) throw new ApiError(404, "NOT_FOUND", `Memory '${id}' not found`);
+      return ok(c, { success: true, data: { memory_id: id } });
+    },
+  },
+];

@@ -3,7 +3,8 @@ import type { ThreadCheckpoint } from "@tenxgraph/core/storage";
 import { ApiError } from "../http/api-error.js";
 import type { ServerContext } from "../http/server-context.js";
 import type { AuthUser } from "../http/server-env.js";
-import { threadInfo, type WireThreadInfo } from "../wire/wire-thread.js";
+import type { ThreadInfo as WireThreadInfo } from "@tenxgraph/client";
+import { threadInfo } from "../wire/wire-thread.js";
 
 /** A page of a listing, and the text its items must contain (ids and names, or message texts). */
 export interface PageQuery {

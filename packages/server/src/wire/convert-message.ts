@@ -1,5 +1,6 @@
 import { uuidv7, type ContentBlock, type Message } from "@tenxgraph/core";
 import { ApiError } from "../http/api-error.js";
+import type { ContentBlock as WireContentBlock } from "@tenxgraph/client";
 import type { WireMessage, WireMessageInput } from "./wire-message.js";
 
 /** Ids a client uses for "no id yet": the server mints a fresh one for these. */
@@ -171,7 +172,7 @@ export function toWireMessage(message: Message): WireMessage {
   };
 }
 
-function wireContent(message: Message): Record<string, unknown>[] {
+function wireContent(message: Message): WireContentBlock[] {
   if (message.role === "tool") {
     return [
       {

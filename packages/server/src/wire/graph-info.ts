@@ -1,3 +1,4 @@
+import type { GraphInfo, GraphTools, StateSchema } from "@tenxgraph/client";
 import { END, ToolNode, isRemoteTool, type BaseState, type CompiledGraph } from "@tenxgraph/core";
 import { SUMMARY_FIELD, wireStateFields } from "./wire-state.js";
 
@@ -10,7 +11,7 @@ const START = "__start__";
  * map may go anywhere: it is listed to every node and END. A join is listed from each source,
  * and a node's `ends` (where its `Command`s may go) as edges of it.
  */
-export function graphInfo(graph: CompiledGraph<BaseState>, store: boolean) {
+export function graphInfo(graph: CompiledGraph<BaseState>, store: boolean): GraphInfo {
   const { nodes, edges, ends, entryPoint, initialState } = graph.definition;
   const names = [START, ...nodes.keys(), END];
   const pairs: [string, string][] = [[START, entryPoint]];
@@ -47,7 +48,7 @@ export function graphInfo(graph: CompiledGraph<BaseState>, store: boolean) {
 }
 
 /** `GET /v1/graph/tools`: the tools of every ToolNode. */
-export function graphTools(graph: CompiledGraph<BaseState>) {
+export function graphTools(graph: CompiledGraph<BaseState>): GraphTools {
   const toolNodes = [...graph.definition.nodes].filter(([, node]) => node instanceof ToolNode);
   const list = toolNodes.map(([name, node]) => {
     const tools = (node as ToolNode).tools.map((t) => ({
@@ -69,7 +70,7 @@ export function graphTools(graph: CompiledGraph<BaseState>) {
  * `GET /v1/graph:StateSchema`: a JSON Schema of the wire state (its properties are
  * `state_fields`), from the graph's initial fields.
  */
-export function stateSchema(graph: CompiledGraph<BaseState>) {
+export function stateSchema(graph: CompiledGraph<BaseState>): StateSchema {
   const properties: Record<string, unknown> = {
     context: { type: "array", items: { type: "object" }, title: "Context" },
     context_summary: { anyOf: [{ type: "string" }, { type: "null" }], title: "Context Summary" },

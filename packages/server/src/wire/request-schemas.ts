@@ -39,6 +39,12 @@ export const graphInputSchema = z
 /** A validated invoke/stream body. */
 export type GraphInput = z.infer<typeof graphInputSchema>;
 
+/** `POST /v1/threads/{thread_id}/runs`: the invoke body, plus what to do on a busy thread. */
+export const createRunSchema = z.intersection(
+  graphInputSchema,
+  z.object({ multitask_strategy: z.enum(["reject", "enqueue", "interrupt"]).default("reject") }),
+);
+
 /** Run options a client may set in `config` (others are ignored). */
 export const runConfigSchema = z.looseObject({
   thread_id: z.union([z.string(), z.number()]).nullable().optional(),

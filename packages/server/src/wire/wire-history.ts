@@ -1,8 +1,9 @@
+import type { StateHistoryEntry as WireHistoryEntry } from "@tenxgraph/client";
 import type { BaseState, StateHistoryEntry } from "@tenxgraph/core";
 import { THREAD_NAME_FIELD } from "../threads/thread-name.js";
 
 /** A version on the wire: snake_case, without the transcript (it names its message count). */
-export function wireHistoryEntry(entry: StateHistoryEntry<BaseState>): Record<string, unknown> {
+export function wireHistoryEntry(entry: StateHistoryEntry<BaseState>): WireHistoryEntry {
   const { [THREAD_NAME_FIELD]: _name, ...values } = entry.values as Record<string, unknown>;
   return {
     version: entry.version,

@@ -31,18 +31,5 @@ export const wireMessageSchema = z.looseObject({
 /** A message received over the wire, validated. */
 export type WireMessageInput = z.infer<typeof wireMessageSchema>;
 
-/** A message as the server sends it (10xGraph's `Message` dump). */
-export interface WireMessage {
-  message_id: string;
-  role: "user" | "assistant" | "system" | "tool";
-  content: Record<string, unknown>[];
-  delta: boolean;
-  tools_calls:
-    { id: string; type: "function"; function: { name: string; arguments: string } }[] | null;
-  reasoning: string | null;
-  timestamp: number;
-  metadata: Record<string, unknown>;
-  usages: Record<string, number> | null;
-  raw: null;
-  parsed_content: null;
-}
+/** A message as the server sends it: the client's type, the one wire contract. */
+export type { WireMessage } from "@tenxgraph/client";

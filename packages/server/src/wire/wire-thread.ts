@@ -1,3 +1,4 @@
+import type { ThreadInfo } from "@tenxgraph/client";
 import type { ThreadSummary } from "@tenxgraph/core";
 import type { ThreadCheckpoint } from "@tenxgraph/core/storage";
 import { storedThreadName } from "../threads/thread-name.js";
@@ -7,7 +8,7 @@ import { storedThreadName } from "../threads/thread-name.js";
  * parent of a subgraph's thread (`null` for a top-level one). The name is read from the
  * checkpoint's values; a listing's summaries carry none, so give their checkpoints.
  */
-export function threadInfo(thread: ThreadSummary | ThreadCheckpoint): WireThreadInfo {
+export function threadInfo(thread: ThreadSummary | ThreadCheckpoint): ThreadInfo {
   return {
     thread_id: thread.threadId,
     thread_name: "values" in thread ? storedThreadName(thread.values) : null,
@@ -17,15 +18,4 @@ export function threadInfo(thread: ThreadSummary | ThreadCheckpoint): WireThread
     updated_at: thread.updatedAt,
     run_id: null,
   };
-}
-
-/** A thread as listings and details show it. */
-export interface WireThreadInfo {
-  thread_id: string;
-  thread_name: string | null;
-  user_id: string | null;
-  parent_thread_id: string | null;
-  metadata: { status: string; version: number };
-  updated_at: string;
-  run_id: null;
 }
