@@ -2,7 +2,7 @@ import type { Granularity, InvokeResult, RunMeta } from "@tenxgraph/client";
 import type { BaseState, RunResult } from "@tenxgraph/core";
 import { toWireMessage } from "../wire/convert-message.js";
 import { toWireState, wireSummary } from "../wire/wire-state.js";
-import { remotePlaceholders } from "./remote-tools.js";
+import { remotePlaceholders } from "../wire/wire-remote-tools.js";
 import type { PreparedRun } from "./run-request.js";
 
 /**

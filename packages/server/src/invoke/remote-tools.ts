@@ -1,37 +1,14 @@
 import {
   isRemoteToolCall,
-  type Interrupt,
   type Message,
   type RemoteToolCall,
   type RemoteToolSpec,
   type ResumeInput,
 } from "@tenxgraph/core";
 import type { ThreadCheckpoint } from "@tenxgraph/core/storage";
-import { z } from "zod";
+import type { z } from "zod";
 import { ApiError } from "../http/api-error.js";
-import type { WireMessage } from "../wire/wire-message.js";
-
-const parameters = z.record(z.string(), z.unknown());
-
-/**
- * One entry of `config.remote_tools`: OpenAI's `{ type: "function", function: {...} }` or the
- * flat `{ name, description, parameters }`.
- */
-export const remoteToolConfigSchema = z.union([
-  z.object({
-    type: z.literal("function"),
-    function: z.object({
-      name: z.string().min(1),
-      description: z.string().optional(),
-      parameters: parameters.optional(),
-    }),
-  }),
-  z.object({
-    name: z.string().min(1),
-    description: z.string().optional(),
-    parameters: parameters.optional(),
-  }),
-]);
+import type { remoteToolConfigSchema } from "../wire/wire-remote-tools.js";
 
 /** `config.remote_tools` as core's specs. */
 export function remoteToolSpecs(
@@ -90,39 +67,4 @@ export function specsForPending(checkpoint: ThreadCheckpoint | null): RemoteTool
   return [...new Set(pendingRemoteCalls(checkpoint).map((p) => p.call.name))].map((name) => ({
     name,
   }));
-}
-
-/**
- * 10xGraph's placeholder for a remote call: a tool message with one `remote_tool_call` block,
- * which its client runs and answers with a `tool_result`. Never stored: the pending interrupt is
- * the record.
- */
-export function remotePlaceholders(interrupts: readonly Interrupt[]): WireMessage[] {
-  return interrupts.flatMap((i) => {
-    if (!isRemoteToolCall(i.value)) return [];
-    const call = i.value;
-    return [
-      {
-        message_id: `remote:${i.id}`,
-        role: "tool",
-        content: [
-          {
-            type: "remote_tool_call",
-            id: call.toolCallId,
-            name: call.name,
-            args: call.args,
-            tool_type: "remote",
-          },
-        ],
-        delta: false,
-        tools_calls: null,
-        reasoning: null,
-        timestamp: Date.now() / 1000,
-        metadata: { is_remote: true, interrupt_id: i.id },
-        usages: null,
-        raw: null,
-        parsed_content: null,
-      },
-    ];
-  });
 }

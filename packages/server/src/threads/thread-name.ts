@@ -1,12 +1,7 @@
 import type { Message } from "@tenxgraph/core";
 import type { ServerContext } from "../http/server-context.js";
 
-/**
- * The state field that keeps a thread's name, written with the thread's first checkpoint (the
- * run's start write), so a name needs no storage of its own and no extra write. Hidden from the
- * wire state and refused from clients' state edits; `thread_name` in thread listings reads it.
- */
-export const THREAD_NAME_FIELD = "__thread_name__";
+export { storedThreadName, THREAD_NAME_FIELD } from "../wire/thread-name-field.js";
 
 /**
  * The name the configured generator gives a new thread, from the texts of its first messages;
@@ -31,10 +26,4 @@ export async function generateThreadName(
     ctx.logger.warn({ err: error, threadId }, "The thread name generator failed");
   }
   return undefined;
-}
-
-/** The stored name of a thread, from its checkpoint's values. */
-export function storedThreadName(values: Record<string, unknown>): string | null {
-  const name = values[THREAD_NAME_FIELD];
-  return typeof name === "string" ? name : null;
 }

@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { validationError } from "../http/api-error.js";
-import { remoteToolConfigSchema } from "../invoke/remote-tools.js";
+import { remoteToolConfigSchema } from "./wire-remote-tools.js";
 import { bodyIdSchema, idProblem } from "../http/request-limits.js";
 import { wireMessageSchema, type WireMessageInput } from "./wire-message.js";
 

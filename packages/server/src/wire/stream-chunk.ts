@@ -1,5 +1,5 @@
 import type { Message, StreamEvent } from "@tenxgraph/core";
-import { remotePlaceholders } from "../invoke/remote-tools.js";
+import { remotePlaceholders } from "./wire-remote-tools.js";
 import { toWireMessage } from "./convert-message.js";
 import type { Granularity, StreamChunk, WireMessage } from "@tenxgraph/client";
 

@@ -1,6 +1,6 @@
 import type { StateHistoryEntry as WireHistoryEntry } from "@tenxgraph/client";
 import type { BaseState, StateHistoryEntry } from "@tenxgraph/core";
-import { THREAD_NAME_FIELD } from "../threads/thread-name.js";
+import { THREAD_NAME_FIELD } from "./thread-name-field.js";
 
 /** A version on the wire: snake_case, without the transcript (it names its message count). */
 export function wireHistoryEntry(entry: StateHistoryEntry<BaseState>): WireHistoryEntry {

@@ -1,6 +1,6 @@
 import type { ExecutionMeta, WireState } from "@tenxgraph/client";
 import { isRemoteToolCall, type BaseState, type ThreadState } from "@tenxgraph/core";
-import { THREAD_NAME_FIELD } from "../threads/thread-name.js";
+import { THREAD_NAME_FIELD } from "./thread-name-field.js";
 import { toWireMessage } from "./convert-message.js";
 
 /** 10xGraph's `execution_meta.status` for a tenxgraph thread status. */

@@ -1,7 +1,7 @@
 import type { ThreadInfo } from "@tenxgraph/client";
 import type { ThreadSummary } from "@tenxgraph/core";
 import type { ThreadCheckpoint } from "@tenxgraph/core/storage";
-import { storedThreadName } from "../threads/thread-name.js";
+import { storedThreadName } from "./thread-name-field.js";
 
 /**
  * 10xGraph's `ThreadInfo`, with tenxgraph's status and version in `metadata` and, beyond it, the
