@@ -5,7 +5,7 @@
  *
  * - `ERROR_CODES` in packages/core/src/errors/codes.ts: every runtime code and its JSDoc;
  * - the `TenxgraphError` subclasses in packages/*\/src: which class carries which code;
- * - `statusOfCode` in packages/server/src/api-error.ts: the HTTP status the server answers with;
+ * - `statusOfCode` in packages/server/src/http/api-error.ts: the HTTP status the server answers with;
  * - every `new ApiError(status, "CODE", message)` in packages/server/src: the server's own codes;
  * - every `code: "CODE"` the client sets itself in packages/client/src, with the JSDoc of the
  *   client's `ApiErrorCode` type.
@@ -24,7 +24,7 @@ export type ReadFile = (path: string) => string;
 const ROOT = fileURLToPath(new URL("../", import.meta.url));
 export const DOC_PATH = "docs/error-codes.md";
 const CODES_PATH = "packages/core/src/errors/codes.ts";
-const STATUS_PATH = "packages/server/src/api-error.ts";
+const STATUS_PATH = "packages/server/src/http/api-error.ts";
 /** Packages that name core codes (the client's types, the server's status map) but raise none. */
 const NAMES_ONLY = /^packages\/(client|server)\//;
 

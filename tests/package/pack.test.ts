@@ -139,7 +139,15 @@ describe("@tenxgraph/server as a packed package", () => {
 
     const app = join(scratch, "served-app");
     await run("node", [join(root, "packages/server/bin/tenxgraph.js"), "init", app]);
-    const tarballs = [await pack("packages/core"), await pack("packages/sqlite"), packed];
+    // The server's own dependencies among ours: background runs use the postgres package's
+    // connection, and the wire types are the client's.
+    const tarballs = [
+      await pack("packages/core"),
+      await pack("packages/sqlite"),
+      await pack("packages/postgres"),
+      await pack("packages/client"),
+      packed,
+    ];
     await run(
       "npm",
       [

@@ -118,3 +118,8 @@ async function errorOf(response: Response): Promise<Error> {
     details: Array.isArray(error?.details) ? (error.details as ErrorDetail[]) : [],
   });
 }
+
+/** Per-request options: an `AbortSignal`. */
+export interface CallOptions {
+  signal?: AbortSignal;
+}

@@ -68,3 +68,14 @@ export type {
   LedgerEntry,
 } from "./ledger-types.js";
 export type { GraphInfo, GraphTools, StateJsonSchema } from "./graph-types.js";
+export type { GraphInputBody } from "./run-body.js";
+export type {
+  AddMessagesBody,
+  CreateRunBody,
+  DeleteAfterBody,
+  PruneHistoryBody,
+  PutStateBody,
+  SetupToolsBody,
+  StopBody,
+  UpdateStateBody,
+} from "./request-bodies.js";

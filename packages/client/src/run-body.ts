@@ -1,4 +1,4 @@
-import type { InvokeInput, RunOptions } from "./run-types.js";
+import type { Granularity, InvokeInput, RunOptions } from "./run-types.js";
 import { userMessage, type MessageInput } from "./wire-message.js";
 
 /** The body of `POST /v1/graph/invoke` and `/v1/graph/stream`, as the server validates it. */
@@ -7,7 +7,7 @@ export interface GraphInputBody {
   initial_state?: Record<string, unknown>;
   config?: Record<string, unknown>;
   recursion_limit?: number;
-  response_granularity?: string;
+  response_granularity?: Granularity;
   resume?: unknown;
   interrupt_id?: string;
   continue?: true;

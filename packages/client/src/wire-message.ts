@@ -11,11 +11,11 @@ export interface TextBlock extends ContentBlock {
 }
 
 /** A tool call in OpenAI's shape, as `tools_calls` carries it (`arguments` is a JSON string). */
-export interface WireToolCall {
+export type WireToolCall = {
   id: string;
   type: "function";
   function: { name: string; arguments: string };
-}
+};
 
 /** The roles a message may have. */
 export type MessageRole = "user" | "assistant" | "system" | "tool";
@@ -43,8 +43,9 @@ export interface WireMessage {
 /**
  * A message to send. `content` may be a string; `message_id` may be left out (the server mints
  * one). A tool message names its call with `tool_call_id` or a `tool_result` block's `call_id`.
+ * (A type, not an interface: the server's loose request schemas take it, see its wire-contract.ts.)
  */
-export interface MessageInput {
+export type MessageInput = {
   role: MessageRole;
   content: string | ContentBlock[];
   message_id?: string | null;
@@ -53,7 +54,7 @@ export interface MessageInput {
   /** Seconds (or milliseconds) since the epoch. */
   timestamp?: number | null;
   metadata?: Record<string, unknown> | null;
-}
+};
 
 /** A user message with `text`, as the server expects it. */
 export function userMessage(text: string): MessageInput {

@@ -87,6 +87,7 @@ const ENTRIES = {
       "ToolMessage",
       "ToolOutput",
       "ToolStateUpdate",
+      "StateWrite",
       "TrimMessagesOptions",
       "UpdateStateOptions",
       "UserMessage",

@@ -17,7 +17,7 @@ export type { StateOf, StateSchema } from "./definition/state-schema.js";
 export { CompiledGraph } from "./graph/compiled-graph.js";
 export type { CompileOptions } from "./graph/compiled-graph.js";
 export type { StateHistoryEntry, ThreadState } from "./graph/thread-state.js";
-export type { UpdateStateOptions } from "./runtime/state-edit.js";
+export type { StateWrite, UpdateStateOptions } from "./runtime/state-edit.js";
 export { END } from "./definition/edges.js";
 export type { Router } from "./definition/edges.js";
 export type { GraphNode, NodeFunction, NodeLike, NodeOutput } from "./definition/graph-node.js";

@@ -5,3 +5,10 @@
  */
 export { PgCheckpointer } from "./pg-checkpointer.js";
 export type { PgCheckpointerOptions } from "./options.js";
+export {
+  applyMigrationSteps,
+  createHostPool,
+  hostDatabaseError,
+  withMigrationLock,
+} from "./connection/host-connection.js";
+export type { HostPoolOptions, MigrationStep } from "./connection/host-connection.js";

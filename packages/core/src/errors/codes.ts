@@ -138,6 +138,13 @@ export const ERROR_CODES = {
    */
   CONFIG_001: "CONFIG_001",
   /**
+   * A background run was refused: its thread already has an active run and the run's
+   * `multitask_strategy` is `reject` (the server answers 409 `THREAD_BUSY`). Nothing was queued.
+   */
+  RUNS_001: "RUNS_001",
+  /** A background run was asked to change (cancelled) after it had ended (409 `RUN_ENDED`). */
+  RUNS_002: "RUNS_002",
+  /**
    * A model request failed in a way retrying cannot fix: the provider refused it (a 4xx other
    * than 408, 409 and 429; its message is quoted) or it failed with an unknown error.
    */

@@ -24,7 +24,12 @@ import { InMemoryCheckpointer } from "../storage/in-memory-checkpointer.js";
 import type { GraphDefinition } from "../definition/graph-definition.js";
 import { readThreadState, type StateHistoryEntry, type ThreadState } from "./thread-state.js";
 import type { BaseState, StateUpdate } from "../definition/reducers.js";
-import { updateThreadState, type UpdateStateOptions } from "../runtime/state-edit.js";
+import {
+  updateThreadState,
+  writeThreadState,
+  type StateWrite,
+  type UpdateStateOptions,
+} from "../runtime/state-edit.js";
 import { InvalidRunError } from "../errors/errors.js";
 import {
   LANGGRAPH_OPTION_HINTS,
@@ -238,6 +243,21 @@ export class CompiledGraph<S extends BaseState> {
   ): Promise<number> {
     requireId(threadId, "threadId");
     return updateThreadState(this.#deps, threadId, update, options);
+  }
+
+  /**
+   * Writes the thread's next version as given, without reducers: `values` replace the state
+   * fields, `appendMessages` extend the transcript, `resetPosition` clears where a run stands.
+   * Creates the thread, owned by `userId`, when it does not exist. For hosts with merge rules of
+   * their own; `updateState` is the reducers' way. Same compare-and-swap; returns the version.
+   */
+  async writeState(
+    { threadId, userId }: { threadId: string; userId?: string | null },
+    write: StateWrite,
+  ): Promise<number> {
+    requireId(threadId, "threadId");
+    if (write.expectedVersion !== undefined) requireCount(write.expectedVersion, "expectedVersion");
+    return writeThreadState(this.#deps, threadId, userId ?? null, write);
   }
 
   /**

@@ -4,6 +4,7 @@ import { InMemoryCheckpointer } from "../storage/in-memory-checkpointer.js";
 import { recordingLogger } from "../support/helpers.js";
 import { END } from "../definition/edges.js";
 import { StateGraph } from "./state-graph.js";
+import { childThreadId, isChildThreadId } from "./subgraph.js";
 
 const quiet = { logger: recordingLogger() };
 
@@ -51,5 +52,15 @@ describe("a subgraph's threads", () => {
       expect(await store.getCheckpoint(threadId), threadId).toBeNull();
       expect(await store.listMessages(threadId), threadId).toEqual([]);
     }
+  });
+});
+
+describe("isChildThreadId", () => {
+  it("knows the ids childThreadId gives, nested ones too, and no others", () => {
+    const child = childThreadId("order-7", "WORKER", 0);
+    expect(isChildThreadId(child)).toBe(true);
+    expect(isChildThreadId(childThreadId(child, "INNER", 3))).toBe(true);
+    expect(isChildThreadId("order-7")).toBe(false);
+    expect(isChildThreadId("bob|notes@home")).toBe(false);
   });
 });

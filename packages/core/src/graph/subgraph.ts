@@ -174,6 +174,14 @@ export function childThreadId(parentThreadId: string, namespace: string, step: n
 }
 
 /**
+ * True when `threadId` has the shape {@link childThreadId} gives (`<parent>|<namespace>@<step>`):
+ * a host refuses to create such a thread, where a parent's subgraph would later look for its own.
+ */
+export function isChildThreadId(threadId: string): boolean {
+  return /\|[^|]+@\d+$/.test(threadId);
+}
+
+/**
  * Shows the child's node events in the parent's stream, with the node's namespace; its run,
  * state and value events are its own thread's, not the parent's, and stay inside.
  */

@@ -11,3 +11,4 @@ export { isRemoteTool, isRemoteToolCall } from "../tools/remote-tool.js";
 export type { RemoteToolCall } from "../tools/remote-tool.js";
 export { uuidv7 } from "../messages/ids.js";
 export { withFields } from "../events/logger.js";
+export { isChildThreadId } from "../graph/subgraph.js";

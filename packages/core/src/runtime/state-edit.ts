@@ -1,5 +1,7 @@
-import { InvalidRunError } from "../errors/errors.js";
+import { InvalidRunError, StaleStateError } from "../errors/errors.js";
 import type { BaseState, StateUpdate } from "../definition/reducers.js";
+import { uuidv7 } from "../messages/ids.js";
+import { Message } from "../messages/message.js";
 import { deepCopy } from "../definition/state-copy.js";
 import type { RunDependencies } from "./run-dependencies.js";
 import { applyCallerUpdate, requireSchema, validateInput } from "./caller-input.js";
@@ -82,5 +84,82 @@ export async function updateThreadState<S extends BaseState>(
     values,
     ...position,
     ...diffTranscript(snapshot.durable, messages),
+  });
+}
+
+/** What `writeState` writes, as given: no reducer runs and no node is recorded. */
+export interface StateWrite {
+  /** The thread's state fields, whole, in place of the stored ones (absent: kept). */
+  values?: Record<string, unknown>;
+  /** Messages appended to the transcript, in order. */
+  appendMessages?: readonly Message[];
+  /** Also clear the run position: no next node, no pending interrupts, status `completed`. */
+  resetPosition?: boolean;
+  /**
+   * The version the caller computed the write from (0: the thread must not exist yet); finding
+   * another is `StaleStateError`. Absent: the latest, whichever it is.
+   */
+  expectedVersion?: number;
+}
+
+/**
+ * Writes `write` as the thread's next version, creating the thread (owned by `userId`) when it
+ * does not exist, with the compare-and-swap of a step. For hosts that edit a thread outside a
+ * run with their own merge rules (an HTTP API's state edits); returns the version.
+ */
+export async function writeThreadState<S extends BaseState>(
+  deps: RunDependencies<S>,
+  threadId: string,
+  userId: string | null,
+  write: StateWrite,
+): Promise<number> {
+  const appended = [...(write.appendMessages ?? [])];
+  validateInput({ ...write.values, messages: appended });
+  if (write.values && "messages" in write.values) {
+    throw new InvalidRunError("INPUT_001", "writeState: values hold no messages: append them");
+  }
+  if (appended.some((message) => !Message.is(message))) {
+    throw new InvalidRunError("INPUT_001", "writeState: appendMessages holds a removal");
+  }
+  const snapshot = await loadThread(deps.checkpointer, threadId);
+  const checkpoint = snapshot?.checkpoint ?? null;
+  const found = checkpoint?.version ?? 0;
+  if (write.expectedVersion !== undefined && write.expectedVersion !== found) {
+    throw new StaleStateError(threadId, write.expectedVersion, checkpoint ? found : null);
+  }
+  const transcript = snapshot
+    ? diffTranscript(snapshot.durable, [...snapshot.messages, ...appended])
+    : { newMessages: appended };
+  const base = {
+    threadId,
+    expectedVersion: found,
+    values: deepCopy(write.values ?? checkpoint?.values ?? {}),
+    ...transcript,
+  };
+  if (checkpoint === null || write.resetPosition === true) {
+    return deps.checkpointer.putCheckpoint({
+      ...base,
+      // An edit that creates the thread starts its life; any other goes on with the one read.
+      incarnation: checkpoint?.incarnation ?? uuidv7(),
+      userId: checkpoint ? checkpoint.userId : userId,
+      step: checkpoint?.step ?? 0,
+      currentNode: null,
+      frontier: null,
+      status: "completed",
+      interrupts: [],
+      resumeAnswers: {},
+    });
+  }
+  const { incarnation, step, currentNode, status, interrupts, resumeAnswers } = checkpoint;
+  return deps.checkpointer.putCheckpoint({
+    ...base,
+    incarnation,
+    userId: checkpoint.userId,
+    step,
+    currentNode,
+    frontier: checkpoint.frontier ?? null,
+    status,
+    interrupts,
+    resumeAnswers,
   });
 }

@@ -2,7 +2,7 @@ import { spawn, type ChildProcess } from "node:child_process";
 import { watch } from "node:fs";
 import { dirname, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
-import { findConfigFile } from "../config.js";
+import { findConfigFile } from "../project/config.js";
 import type { ServeArgs } from "./api.js";
 
 /** Changes under these folders never reload (dependencies, stores, builds). */

@@ -99,7 +99,7 @@ import { join } from "node:path";
 import { test } from "node:test";
 import { Message } from "@tenxgraph/core";
 import { createApp } from "@tenxgraph/server";
-import { buildGraph } from "../graph.ts";
+import { buildGraph } from "../graph.js";
 
 test("the agent charges the order once and answers, over HTTP", async () => {
   const dir = mkdtempSync(join(tmpdir(), "agent-test-"));

@@ -1,5 +1,5 @@
-import { loadProject } from "../load-project.js";
-import { RunWorker } from "../runs/run-worker.js";
+import { loadProject } from "../project/load-project.js";
+import { RunWorker } from "../background/run-worker.js";
 
 /** `tenxgraph worker`: which config to read and how many runs at once. */
 export interface WorkerArgs {

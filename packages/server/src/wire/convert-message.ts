@@ -1,6 +1,7 @@
+import type { ContentBlock, Message } from "@tenxgraph/core";
 import { uuidv7 } from "@tenxgraph/core/host";
-import { type ContentBlock, type Message } from "@tenxgraph/core";
-import { ApiError } from "../api-error.js";
+import { ApiError } from "../http/api-error.js";
+import type { ContentBlock as WireContentBlock } from "@tenxgraph/client";
 import type { WireMessage, WireMessageInput } from "./wire-message.js";
 
 /** Ids a client uses for "no id yet": the server mints a fresh one for these. */
@@ -172,7 +173,7 @@ export function toWireMessage(message: Message): WireMessage {
   };
 }
 
-function wireContent(message: Message): Record<string, unknown>[] {
+function wireContent(message: Message): WireContentBlock[] {
   if (message.role === "tool") {
     return [
       {

@@ -1,25 +1,12 @@
 import type { Message, StreamEvent } from "@tenxgraph/core";
-import { remotePlaceholders } from "../remote-tools.js";
+import { remotePlaceholders } from "./wire-remote-tools.js";
 import { toWireMessage } from "./convert-message.js";
-import type { WireMessage } from "./wire-message.js";
+import type { Granularity, StreamChunk, WireMessage } from "@tenxgraph/client";
 
-/** One line of a stream: 10xGraph's `StreamChunk`. */
-export interface StreamChunk {
-  event: "message" | "updates" | "state" | "error";
-  message: WireMessage | Record<string, unknown> | null;
-  state: Record<string, unknown> | null;
-  data: Record<string, unknown> | null;
-  thread_id: string | null;
-  run_id: string | null;
-  metadata: Record<string, unknown>;
-  timestamp: number;
-}
+export type { Granularity, StreamChunk } from "@tenxgraph/client";
 
 /** `data.reason` of the `updates` chunk that pauses a run for remote tool calls. */
 export const REMOTE_TOOL_PAUSE = "Remote tool call - graph interrupted";
-
-/** How much a stream sends: `low` messages and errors, `partial` also state, `full` everything. */
-export type Granularity = "low" | "partial" | "full";
 
 /** Builds the chunks of one run; every chunk carries the run's `metadata` (thread id, is new). */
 export class ChunkMaker {
@@ -157,9 +144,13 @@ export class ChunkMaker {
       content: [{ type: "text", text, annotations: [] }],
       delta: true,
       tools_calls: null,
+      reasoning: null,
       timestamp: Date.now() / 1000,
       metadata: {},
-    };
+      usages: null,
+      raw: null,
+      parsed_content: null,
+    } satisfies WireMessage;
     return this.chunk("message", { message, metadata: { node } });
   }
 }

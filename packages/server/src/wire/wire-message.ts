@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { bodyIdSchema } from "../request-limits.js";
+import { bodyIdSchema } from "../http/request-limits.js";
 
 /** A content block on the wire: a `type` and whatever fields that type has. */
 export const wireBlockSchema = z.looseObject({ type: z.string().min(1) });
@@ -31,18 +31,5 @@ export const wireMessageSchema = z.looseObject({
 /** A message received over the wire, validated. */
 export type WireMessageInput = z.infer<typeof wireMessageSchema>;
 
-/** A message as the server sends it (10xGraph's `Message` dump). */
-export interface WireMessage {
-  message_id: string;
-  role: "user" | "assistant" | "system" | "tool";
-  content: Record<string, unknown>[];
-  delta: boolean;
-  tools_calls:
-    { id: string; type: "function"; function: { name: string; arguments: string } }[] | null;
-  reasoning: string | null;
-  timestamp: number;
-  metadata: Record<string, unknown>;
-  usages: Record<string, number> | null;
-  raw: null;
-  parsed_content: null;
-}
+/** A message as the server sends it: the client's type, the one wire contract. */
+export type { WireMessage } from "@tenxgraph/client";

@@ -1,10 +1,11 @@
+import type { ExecutionMeta, WireState } from "@tenxgraph/client";
+import type { BaseState, ThreadState } from "@tenxgraph/core";
 import { isRemoteToolCall } from "@tenxgraph/core/host";
-import { type BaseState, type ThreadState } from "@tenxgraph/core";
-import { THREAD_NAME_FIELD } from "../thread-name.js";
+import { THREAD_NAME_FIELD } from "./thread-name-field.js";
 import { toWireMessage } from "./convert-message.js";
 
 /** 10xGraph's `execution_meta.status` for a tenxgraph thread status. */
-const STATUS: Record<string, string> = {
+const STATUS: Record<string, ExecutionMeta["status"]> = {
   running: "running",
   completed: "completed",
   interrupted: "interrupted_after",
@@ -51,7 +52,7 @@ export function toWireState(
     ThreadState<BaseState>,
     "values" | "version" | "currentNode" | "step" | "status" | "interrupts"
   >,
-): Record<string, unknown> {
+): WireState {
   const values = state.values as typeof state.values & Record<string, unknown>;
   const { messages, [THREAD_NAME_FIELD]: _name, [SUMMARY_FIELD]: _summary, ...fields } = values;
   const interrupt = state.interrupts[0];

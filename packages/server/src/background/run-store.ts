@@ -1,0 +1,341 @@
+import type pg from "pg";
+import { RunEndedError, ThreadBusyError } from "./run-errors.js";
+import { migrateRunSchema } from "./run-schema.js";
+import {
+  needsBaseVersion,
+  type MultitaskStrategy,
+  type BackgroundRunEvent,
+  type RunRecord,
+  type RunRequest,
+  type BackgroundRunStatus,
+  type StopReason,
+  type StoredRunEvent,
+} from "./run-record.js";
+import {
+  addJob,
+  appendInTransaction,
+  askStop,
+  endPending,
+  RUN_EVENTS_CHANNEL,
+  RunDb,
+  toRecord,
+  type RunDbOptions,
+  type RunRow,
+} from "./run-db.js";
+import { sweepStaleRuns } from "./run-sweep.js";
+
+export { RUN_EVENTS_CHANNEL, RUN_TASK } from "./run-db.js";
+export { RunEndedError, ThreadBusyError } from "./run-errors.js";
+
+/** What a worker is told about its runs at a heartbeat. */
+export interface HeartbeatAnswer {
+  /** Runs still held, with any stop asked for them. */
+  held: Map<string, StopReason | null>;
+}
+
+/** How an attempt ended, for {@link PgRunStore.finishAttempt}. */
+export type AttemptOutcome =
+  | {
+      kind: "final";
+      status: Exclude<BackgroundRunStatus, "pending" | "running">;
+      error?: RunRecord["error"];
+    }
+  | { kind: "requeue"; reason: "drain" };
+
+/** The attempt a worker holds: the fence of every write it makes to the run. */
+export interface AttemptRef {
+  runId: string;
+  attempt: number;
+  workerId: string;
+}
+
+/**
+ * Background runs on PostgreSQL: the run rows (status, owner, attempts, heartbeats), their
+ * events for streaming, and their jobs in graphile-worker's queue, written together so a run
+ * and its job never part. Every write a worker makes is fenced by its attempt: a worker that
+ * lost a run (its heartbeat went stale and another took it) can change nothing of it.
+ */
+export class PgRunStore {
+  readonly #db: RunDb;
+  #ready: Promise<void> | null = null;
+
+  constructor(options: RunDbOptions) {
+    this.#db = new RunDb(options);
+  }
+
+  /** The runs' connection pool (graphile-worker's runner shares it). */
+  get pool(): pg.Pool {
+    return this.#db.pool;
+  }
+
+  /** Creates or migrates the tables (graphile-worker's too). Idempotent; run on first use. */
+  setup(): Promise<void> {
+    this.#ready ??= migrateRunSchema(this.#db).catch((error: unknown) => {
+      this.#ready = null;
+      throw error;
+    });
+    return this.#ready;
+  }
+
+  async close(): Promise<void> {
+    await this.pool.end();
+  }
+
+  /**
+   * Queues a run, applying the multitask strategy against the thread's active runs under a
+   * per-thread lock, so two requests racing on one idle thread cannot both be "the only one".
+   * `interrupt` ends runs that have not started (as `interrupted`) and asks the running one to
+   * stop; the new run's job waits behind it in the thread's queue.
+   */
+  async createRun(run: {
+    runId: string;
+    threadId: string;
+    userId: string | null;
+    strategy: MultitaskStrategy;
+    request: RunRequest;
+  }): Promise<RunRecord> {
+    await this.setup();
+    return this.#db.transaction("createRun", async (client) => {
+      await client.query("SELECT pg_advisory_xact_lock(hashtextextended($1, 0))", [
+        `tenxgraph_runs:${run.threadId}`,
+      ]);
+      const active = await client.query<{ run_id: string; status: BackgroundRunStatus }>(
+        `SELECT run_id, status FROM tenxgraph_runs
+          WHERE thread_id = $1 AND status IN ('pending', 'running') ORDER BY created_at`,
+        [run.threadId],
+      );
+      if (active.rows.length > 0 && run.strategy === "reject") {
+        throw new ThreadBusyError(run.threadId, active.rows[0]!.run_id);
+      }
+      if (run.strategy === "interrupt") {
+        for (const other of active.rows) {
+          if (other.status === "pending") await endPending(client, other.run_id);
+          else await askStop(client, other.run_id, "interrupt");
+        }
+      }
+      const { rows } = await client.query<RunRow>(
+        `INSERT INTO tenxgraph_runs (run_id, thread_id, user_id, status, multitask_strategy, request)
+         VALUES ($1, $2, $3, 'pending', $4, $5) RETURNING *`,
+        [run.runId, run.threadId, run.userId, run.strategy, JSON.stringify(run.request)],
+      );
+      await addJob(client, run.runId, run.threadId);
+      return toRecord(rows[0]!);
+    });
+  }
+
+  async getRun(runId: string): Promise<RunRecord | null> {
+    await this.setup();
+    const rows = await this.#db.query<RunRow>(
+      "getRun",
+      "SELECT * FROM tenxgraph_runs WHERE run_id = $1",
+      [runId],
+    );
+    return rows[0] ? toRecord(rows[0]) : null;
+  }
+
+  /** A thread's runs, newest first. */
+  async listRuns(threadId: string, page: { limit: number; offset: number }): Promise<RunRecord[]> {
+    await this.setup();
+    const rows = await this.#db.query<RunRow>(
+      "listRuns",
+      `SELECT * FROM tenxgraph_runs WHERE thread_id = $1
+        ORDER BY created_at DESC, run_id DESC LIMIT $2 OFFSET $3`,
+      [threadId, page.limit, page.offset],
+    );
+    return rows.map(toRecord);
+  }
+
+  /**
+   * Cancels a run: one not started yet ends `cancelled` at once; a running one is asked to stop
+   * (its worker sees it at its next heartbeat and stops the run like `app.stop`).
+   */
+  async cancelRun(runId: string): Promise<RunRecord> {
+    await this.setup();
+    return this.#db.transaction("cancelRun", async (client) => {
+      const { rows } = await client.query<RunRow>(
+        "SELECT * FROM tenxgraph_runs WHERE run_id = $1 FOR UPDATE",
+        [runId],
+      );
+      const run = rows[0];
+      if (!run) throw new RunEndedError(runId, "cancelled");
+      if (run.status === "pending") await endPending(client, runId, "cancelled");
+      else if (run.status === "running") await askStop(client, runId, "cancel");
+      else throw new RunEndedError(runId, run.status);
+      const after = await client.query<RunRow>("SELECT * FROM tenxgraph_runs WHERE run_id = $1", [
+        runId,
+      ]);
+      return toRecord(after.rows[0]!);
+    });
+  }
+
+  /**
+   * Removes a thread's runs with their events and jobs, under the lock `createRun` takes: runs
+   * not started never run (so none re-creates the thread), and a running run's worker loses it
+   * at its next heartbeat or event, ending it without another write. Returns the runs removed.
+   */
+  async deleteThreadRuns(threadId: string): Promise<string[]> {
+    await this.setup();
+    return this.#db.transaction("deleteThreadRuns", async (client) => {
+      await client.query("SELECT pg_advisory_xact_lock(hashtextextended($1, 0))", [
+        `tenxgraph_runs:${threadId}`,
+      ]);
+      const { rows } = await client.query<{ run_id: string }>(
+        "DELETE FROM tenxgraph_runs WHERE thread_id = $1 RETURNING run_id",
+        [threadId],
+      );
+      const runIds = rows.map((r) => r.run_id);
+      if (runIds.length === 0) return [];
+      // A job a worker holds is kept from running again; any other is deleted.
+      await client.query(
+        "SELECT graphile_worker.remove_job('tenxgraph_run:' || id) FROM unnest($1::text[]) AS id",
+        [runIds],
+      );
+      // Streams and joins of these runs wake and find them gone.
+      await client.query(`SELECT pg_notify($1, id) FROM unnest($2::text[]) AS id`, [
+        RUN_EVENTS_CHANNEL,
+        runIds,
+      ]);
+      return runIds;
+    });
+  }
+
+  /**
+   * Begins an attempt on a pending run for `workerId`: the run is then `running`, held by the
+   * worker's heartbeats, and every later write of the attempt is fenced by its number. `null`
+   * when the run is not pending (ended, cancelled, or held by another worker).
+   */
+  async beginAttempt(
+    runId: string,
+    workerId: string,
+    queueWorkerId: string | null,
+    threadVersion: (threadId: string) => Promise<number>,
+  ): Promise<RunRecord | null> {
+    await this.setup();
+    // The hold, the thread's base version (first attempt, when needed) and the `run_attempt` event in one
+    // transaction: a worker that dies between them must not leave an attempt the stream never
+    // announced, and it is one commit before the run starts instead of three.
+    const row = await this.#db.transaction("beginAttempt", async (client) => {
+      const { rows } = await client.query<RunRow>(
+        `UPDATE tenxgraph_runs
+            SET status = 'running', worker_id = $2, queue_worker_id = $3, attempts = attempts + 1,
+                heartbeat_at = now(), updated_at = now()
+          WHERE run_id = $1 AND status = 'pending' RETURNING *`,
+        [runId, workerId, queueWorkerId],
+      );
+      const held = rows[0];
+      if (!held) return null;
+      if (held.base_version === null && needsBaseVersion(held.request)) {
+        // Read once the attempt holds the run: nothing else of this run can write before it.
+        held.base_version = String(await threadVersion(held.thread_id));
+        await client.query("UPDATE tenxgraph_runs SET base_version = $2 WHERE run_id = $1", [
+          runId,
+          held.base_version,
+        ]);
+      }
+      await appendInTransaction(client, runId, held.attempts, [
+        { type: "run_attempt", attempt: held.attempts, workerId },
+      ]);
+      return held;
+    });
+    return row ? toRecord(row) : null;
+  }
+
+  /**
+   * Renews the worker's hold on its runs and reads any stop asked for them. A run missing from
+   * the answer is no longer this worker's: another took it over after its heartbeat went stale.
+   */
+  async heartbeat(workerId: string, attempts: readonly AttemptRef[]): Promise<HeartbeatAnswer> {
+    const held = new Map<string, StopReason | null>();
+    if (attempts.length === 0) return { held };
+    const rows = await this.#db.query<{ run_id: string; stop_requested: StopReason | null }>(
+      "heartbeat",
+      `UPDATE tenxgraph_runs AS r SET heartbeat_at = now()
+         FROM unnest($2::text[], $3::int[]) AS mine(run_id, attempt)
+        WHERE r.run_id = mine.run_id AND r.attempts = mine.attempt AND r.worker_id = $1
+          AND r.status = 'running'
+        RETURNING r.run_id, r.stop_requested`,
+      [workerId, attempts.map((a) => a.runId), attempts.map((a) => a.attempt)],
+    );
+    for (const row of rows) held.set(row.run_id, row.stop_requested);
+    return { held };
+  }
+
+  /**
+   * Hands the runs of workers whose heartbeat is older than `staleAfterMs` back to the queue:
+   * each becomes `pending` again, the dead worker's graphile-worker locks are released, and the
+   * run's job is queued anew (which wakes an idle worker through LISTEN/NOTIFY). One
+   * transaction, so any worker may sweep and a run is handed back once.
+   */
+  async sweepStale(staleAfterMs: number): Promise<string[]> {
+    await this.setup();
+    return this.#db.transaction("sweepStale", (client) => sweepStaleRuns(client, staleAfterMs));
+  }
+
+  /**
+   * Ends the attempt: a final status (with its `run_status` event, the stream's last), or back
+   * to the queue for another worker. `false` when the attempt no longer holds the run.
+   */
+  async finishAttempt(ref: AttemptRef, outcome: AttemptOutcome): Promise<boolean> {
+    return this.#db.transaction("finishAttempt", async (client) => {
+      const status = outcome.kind === "final" ? outcome.status : "pending";
+      const error = outcome.kind === "final" ? (outcome.error ?? null) : null;
+      const { rows } = await client.query<{ thread_id: string }>(
+        `UPDATE tenxgraph_runs SET status = $4, error = $5, updated_at = now()
+          WHERE run_id = $1 AND attempts = $2 AND worker_id = $3 AND status = 'running'
+          RETURNING thread_id`,
+        [ref.runId, ref.attempt, ref.workerId, status, error ? JSON.stringify(error) : null],
+      );
+      if (rows.length === 0) return false;
+      if (outcome.kind === "requeue") {
+        await appendInTransaction(client, ref.runId, ref.attempt, [
+          { type: "run_requeued", reason: outcome.reason, workerId: ref.workerId },
+        ]);
+        await addJob(client, ref.runId, rows[0]!.thread_id);
+      } else {
+        await appendInTransaction(client, ref.runId, ref.attempt, [
+          {
+            type: "run_status",
+            status: outcome.status,
+            ...(outcome.error ? { error: outcome.error } : {}),
+          },
+        ]);
+      }
+      return true;
+    });
+  }
+
+  /**
+   * Appends an attempt's events, numbered on from the run's last. `false` (nothing written)
+   * when the attempt no longer holds the run.
+   */
+  async appendEvents(ref: AttemptRef, events: readonly BackgroundRunEvent[]): Promise<boolean> {
+    if (events.length === 0) return true;
+    const rows = await this.#db.query<{ written: string }>(
+      "appendEvents",
+      `WITH owner AS (
+         UPDATE tenxgraph_runs SET last_event_seq = last_event_seq + $4
+          WHERE run_id = $1 AND attempts = $2 AND worker_id = $3 AND status = 'running'
+          RETURNING last_event_seq - $4 AS base),
+       written AS (
+         INSERT INTO tenxgraph_run_events (run_id, seq, attempt, event)
+         SELECT $1, owner.base + e.ord, $2, e.event
+           FROM owner, jsonb_array_elements($5::jsonb) WITH ORDINALITY AS e(event, ord)
+         RETURNING 1)
+       SELECT count(*) AS written, pg_notify('${RUN_EVENTS_CHANNEL}', $1) FROM written`,
+      [ref.runId, ref.attempt, ref.workerId, events.length, JSON.stringify(events)],
+    );
+    return Number(rows[0]?.written ?? 0) > 0;
+  }
+
+  /** The run's events after `afterSeq`, in order. */
+  async readEvents(runId: string, afterSeq: number, limit = 500): Promise<StoredRunEvent[]> {
+    await this.setup();
+    const rows = await this.#db.query<{ seq: string; event: BackgroundRunEvent }>(
+      "readEvents",
+      `SELECT seq, event FROM tenxgraph_run_events
+        WHERE run_id = $1 AND seq > $2 ORDER BY seq LIMIT $3`,
+      [runId, afterSeq, limit],
+    );
+    return rows.map((r) => ({ seq: Number(r.seq), event: r.event }));
+  }
+}

@@ -1,0 +1,72 @@
+import type pg from "pg";
+import type { StopReason } from "./run-record.js";
+import { addJob, appendInTransaction, endPending, RUN_TASK } from "./run-db.js";
+
+/**
+ * Hands the runs of workers whose heartbeat is older than `staleAfterMs` back to the queue (in
+ * the caller's transaction): each becomes `pending` again, the dead worker's graphile-worker
+ * locks are released, and the run's job is queued anew. Returns the runs handed back or freed.
+ */
+export async function sweepStaleRuns(
+  client: pg.PoolClient,
+  staleAfterMs: number,
+): Promise<string[]> {
+  const { rows } = await client.query<{
+    run_id: string;
+    thread_id: string;
+    worker_id: string | null;
+    queue_worker_id: string | null;
+    stop_requested: StopReason | null;
+  }>(
+    `SELECT run_id, thread_id, worker_id, queue_worker_id, stop_requested FROM tenxgraph_runs
+      WHERE status = 'running' AND heartbeat_at < now() - make_interval(secs => $1 / 1000.0)
+      FOR UPDATE SKIP LOCKED`,
+    [staleAfterMs],
+  );
+  // A worker can also die holding a job whose run is not `running`: locked but not begun
+  // yet, or ended but not yet marked done. Nothing heartbeats such a run, and graphile-worker
+  // frees a lock only after 4 hours, so the run stays `pending` (and its thread's queue
+  // locked) that long. A live worker holds such a job for a moment; one held past the stale
+  // window, by a worker with no live run, is a dead worker's.
+  const orphaned = await client.query<{ locked_by: string; run_id: string | null }>(
+    `SELECT j.locked_by, r.run_id FROM graphile_worker.jobs j
+       LEFT JOIN tenxgraph_runs r ON j.key = 'tenxgraph_run:' || r.run_id
+      WHERE j.task_identifier = $2 AND j.locked_by IS NOT NULL
+        AND j.locked_at < now() - make_interval(secs => $1 / 1000.0)
+        AND (r.run_id IS NULL OR r.status <> 'running')
+        AND NOT EXISTS (
+          SELECT 1 FROM tenxgraph_runs live
+           WHERE live.status = 'running' AND live.queue_worker_id = j.locked_by
+             AND live.heartbeat_at >= now() - make_interval(secs => $1 / 1000.0))`,
+    [staleAfterMs, RUN_TASK],
+  );
+  if (rows.length === 0 && orphaned.rows.length === 0) return [];
+  const queueWorkers = [
+    ...new Set(
+      [...rows.map((r) => r.queue_worker_id), ...orphaned.rows.map((r) => r.locked_by)].filter(
+        (id): id is string => !!id,
+      ),
+    ),
+  ];
+  if (queueWorkers.length > 0) {
+    await client.query("SELECT graphile_worker.force_unlock_workers($1::text[])", [queueWorkers]);
+  }
+  for (const row of rows) {
+    // A stop asked of the dead worker's run still holds: it ends instead of running on.
+    if (row.stop_requested) {
+      const status = row.stop_requested === "cancel" ? "cancelled" : "interrupted";
+      await endPending(client, row.run_id, status);
+      continue;
+    }
+    await client.query(
+      `UPDATE tenxgraph_runs SET status = 'pending', updated_at = now() WHERE run_id = $1`,
+      [row.run_id],
+    );
+    await appendInTransaction(client, row.run_id, null, [
+      { type: "run_requeued", reason: "worker_lost", workerId: row.worker_id },
+    ]);
+    await addJob(client, row.run_id, row.thread_id);
+  }
+  const freed = orphaned.rows.flatMap((r) => (r.run_id ? [r.run_id] : []));
+  return [...rows.map((r) => r.run_id), ...freed];
+}

@@ -1,0 +1,26 @@
+import { runRoutes } from "../background/run-routes.js";
+import { graphRoutes } from "../invoke/graph-routes.js";
+import { graphRunRoutes } from "../invoke/graph-run-routes.js";
+import { fileRoutes } from "../storage/file-routes.js";
+import { storeRoutes } from "../storage/memory-routes.js";
+import { threadHistoryRoutes } from "../threads/history-routes.js";
+import { ledgerRoutes } from "../threads/ledger-routes.js";
+import { threadMessageRoutes } from "../threads/message-routes.js";
+import { threadRoutes } from "../threads/thread-routes.js";
+import type { Route } from "./route-table.js";
+
+/**
+ * Every route of the API, in the order the app registers them (and `/openapi.json` lists
+ * them). A new route module's table goes here.
+ */
+export const API_ROUTES: readonly Route[] = [
+  ...graphRoutes,
+  ...graphRunRoutes,
+  ...threadRoutes,
+  ...threadHistoryRoutes,
+  ...runRoutes,
+  ...threadMessageRoutes,
+  ...ledgerRoutes,
+  ...storeRoutes,
+  ...fileRoutes,
+];

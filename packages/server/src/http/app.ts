@@ -1,0 +1,132 @@
+import { jsonLogger, type BaseState, type CompiledGraph, type Logger } from "@tenxgraph/core";
+import { Hono } from "hono";
+import { bodyLimit } from "hono/body-limit";
+import { corsMiddleware, originGuard, originsFromEnv } from "./cors.js";
+import { HTTPException } from "hono/http-exception";
+import { ApiError, toApiError } from "./api-error.js";
+import { stateEditPolicy } from "../threads/state-edit-policy.js";
+import { fail } from "./envelope.js";
+import { authMiddleware, requestAuthenticator, type AuthOption } from "./middleware/auth.js";
+import { requestIdMiddleware } from "./middleware/request-id.js";
+import { inspectorRoutes } from "./inspector-routes.js";
+import { API_ROUTES } from "./api-routes.js";
+import { openApiRoutes } from "./openapi.js";
+import { registerRoutes } from "./route-table.js";
+import type { RunService, ServerContext, ThreadNameGenerator } from "./server-context.js";
+import type { ServerEnv } from "./server-env.js";
+import { InMemoryFileStore, type FileStore } from "../storage/file-store.js";
+import { InMemoryMemoryStore, type MemoryStore } from "../storage/memory-store.js";
+
+/** Options of {@link createApp}. Only `graph` is required. */
+export interface AppOptions {
+  /** The compiled graph to serve; its checkpointer holds threads, messages and the ledger. */
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any
+  graph: CompiledGraph<any>;
+  /** `null` (default): no authentication, no owners. */
+  auth?: AuthOption;
+  /** The memory store (default: in this process's memory). */
+  memory?: MemoryStore;
+  /** Where uploads go (default: in this process's memory). */
+  files?: FileStore;
+  threadNameGenerator?: ThreadNameGenerator | null;
+  /** Largest request body in bytes (default `MAX_REQUEST_SIZE` or 10 MB): larger is a 413. */
+  maxBodyBytes?: number;
+  /**
+   * Origins whose pages may call the API from a browser (default `ORIGINS` split on commas).
+   * None (the default): no cross-origin access at all. `"*"`: any origin, without credentials.
+   */
+  corsOrigins?: string[];
+  logger?: Logger;
+  /** Most WebSockets open at once on `/v1/graph/ws` (default: no limit); more close with 1013. */
+  maxSockets?: number | null;
+  /** `"production"` refuses remote tool setup (default: the `MODE` environment variable). */
+  mode?: string;
+  /**
+   * Background runs (`/v1/threads/{id}/runs`): a {@link PgRunStore} and a
+   * {@link RunEventFollower} on the same PostgreSQL. Without them those routes answer 501.
+   */
+  runs?: RunService | null;
+  /**
+   * Let every user make state edits that add tool calls or tool results or set `as_node`
+   * (default `PRIVILEGED_STATE_EDITS=true`, else false): continuing after one runs tools with
+   * the editor's arguments. Otherwise only users with `adminClaim` may.
+   */
+  privilegedStateEdits?: boolean;
+  /** The token claim (`true`) that allows those edits to its user (default `"admin"`). */
+  adminClaim?: string | null;
+  /** Serve the web inspector at `/inspector` (default true); its data calls use the API's auth. */
+  inspector?: boolean;
+}
+
+/** A server app with the state it shares with `serve`: runs in progress, for graceful shutdown. */
+export type TenxgraphApp = Hono<ServerEnv> & { context: ServerContext };
+
+/**
+ * The HTTP API for `options.graph`, as a Hono app you can mount or serve: 10xGraph's wire
+ * contract (envelope, errors, NDJSON streams), plus the tool ledger and in-doubt decisions.
+ *
+ * @example
+ * const app = createApp({ graph, auth: "jwt" });
+ * const response = await app.request("/ping");
+ */
+export function createApp(options: AppOptions): TenxgraphApp {
+  const maxSize = options.maxBodyBytes ?? Number(process.env.MAX_REQUEST_SIZE ?? 10 * 1024 * 1024);
+  const origins = options.corsOrigins ?? originsFromEnv();
+  const ctx: ServerContext = {
+    graph: options.graph as CompiledGraph<BaseState>,
+    checkpointer: options.graph.checkpointer,
+    memory: options.memory ?? new InMemoryMemoryStore(),
+    files: options.files ?? new InMemoryFileStore(),
+    threadNames: options.threadNameGenerator ?? null,
+    authConfigured: Boolean(options.auth),
+    // Setup changes the graph for every user of the process: only for a local, open server.
+    remoteToolSetup: !options.auth && (options.mode ?? process.env.MODE) !== "production",
+    authenticate: requestAuthenticator(options.auth),
+    maxSockets: options.maxSockets || null,
+    maxBodyBytes: maxSize,
+    stateEdits: stateEditPolicy(options),
+    origins,
+    socketPeaks: { queuedFrames: 0, queuedBytes: 0, bufferedBytes: 0 },
+    logger: options.logger ?? jsonLogger(),
+    runs: options.runs ?? null,
+    closing: new AbortController(),
+    activeRuns: new Set(),
+  };
+  const app = new Hono<ServerEnv>();
+  app.use(requestIdMiddleware());
+  const cors = corsMiddleware(origins);
+  if (cors) app.use(cors);
+  app.use(originGuard(origins));
+  app.use(
+    bodyLimit({
+      maxSize,
+      onError: (c) =>
+        fail(
+          c,
+          new ApiError(
+            413,
+            "REQUEST_TOO_LARGE",
+            `The request body is larger than ${maxSize} bytes`,
+          ),
+        ),
+    }),
+  );
+  // One authenticator for HTTP and the WebSocket (one JWKS cache).
+  app.use(authMiddleware(options.auth ? ctx.authenticate : null));
+  registerRoutes(app, ctx, API_ROUTES);
+  openApiRoutes(app);
+  if (options.inspector ?? true) inspectorRoutes(app);
+  app.notFound((c) =>
+    fail(c, new ApiError(404, "NOT_FOUND", `No route ${c.req.method} ${c.req.path}`)),
+  );
+  app.onError((error, c) => {
+    const apiError =
+      error instanceof HTTPException && !(error instanceof ApiError)
+        ? new ApiError(error.status as 400, "HTTPException", error.message || "Bad request")
+        : toApiError(error);
+    if (apiError.status >= 500)
+      ctx.logger.error({ err: error, path: c.req.path }, "Request failed");
+    return fail(c, apiError);
+  });
+  return Object.assign(app, { context: ctx });
+}

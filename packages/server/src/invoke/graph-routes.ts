@@ -1,0 +1,96 @@
+import type { Route } from "../http/route-table.js";
+import { ApiError } from "../http/api-error.js";
+import { ok } from "../http/envelope.js";
+import { graphInfo, graphTools, stateSchema } from "../wire/graph-info.js";
+import { authorizeThread } from "../threads/ownership.js";
+import { pathId, readBody } from "../http/request-input.js";
+import { setupInputSchema, stopInputSchema } from "../wire/request-schemas.js";
+import { attachRemoteTools, stopThread } from "./graph-control.js";
+
+/** Health, graph description, stop and setup. */
+export const graphRoutes: Route[] = [
+  {
+    method: "get",
+    path: "/ping",
+    summary: "Health check",
+    handler: (c) => ok(c, "pong"),
+  },
+  {
+    method: "get",
+    path: "/v1/graph",
+    summary: "Graph nodes and edges",
+    handler: (c, ctx) => ok(c, graphInfo(ctx.graph, true)),
+  },
+  {
+    method: "get",
+    path: "/v1/graph/tools",
+    summary: "Tools per tool node",
+    handler: (c, ctx) => ok(c, graphTools(ctx.graph)),
+  },
+  {
+    method: "get",
+    path: "/v1/graph:StateSchema",
+    summary: "JSON Schema of the state",
+    handler: (c, ctx) => ok(c, stateSchema(ctx.graph)),
+  },
+  {
+    method: "post",
+    path: "/v1/graph/stop",
+    summary: "Stop the thread's run on any process",
+    body: stopInputSchema,
+    handler: async (c, ctx) => {
+      const { thread_id: threadId } = await readBody(c, stopInputSchema);
+      const checkpoint = await authorizeThread(ctx.checkpointer, c.get("user"), threadId, "stop");
+      return ok(c, await stopThread(ctx, threadId, checkpoint));
+    },
+  },
+  {
+    method: "post",
+    path: "/v1/graph/fix",
+    summary: "Nothing to fix: transcripts are append-only",
+    body: stopInputSchema,
+    handler: async (c, ctx) => {
+      const { thread_id: threadId } = await readBody(c, stopInputSchema);
+      const checkpoint = await authorizeThread(ctx.checkpointer, c.get("user"), threadId, "fix");
+      // Nothing to remove: transcripts are append-only, and unanswered tool calls are finished by
+      // continuing the run (`"continue": true`), their completed calls replayed from the ledger.
+      return ok(c, {
+        success: false,
+        message: checkpoint
+          ? 'Nothing removed: tenxgraph transcripts are append-only; continue the run with {"continue": true} to finish unanswered tool calls'
+          : "Thread not found",
+        removed_count: 0,
+        state: null,
+      });
+    },
+  },
+  {
+    method: "get",
+    path: "/v1/observability/{thread_id}",
+    summary: "Run traces (not kept: run_count 0)",
+    handler: async (c, ctx) => {
+      const threadId = pathId(c, "thread_id");
+      await authorizeThread(ctx.checkpointer, c.get("user"), threadId, "read");
+      // Run traces are not kept by the server (use the OpenTelemetry metrics and logs).
+      return ok(c, { thread_id: threadId, run_count: 0, run_ids: [], run: null });
+    },
+  },
+  {
+    method: "post",
+    path: "/v1/graph/setup",
+    summary: "Attach remote tools to tool nodes (403 with auth or MODE=production)",
+    body: setupInputSchema,
+    handler: async (c, ctx) => {
+      if (!ctx.remoteToolSetup) {
+        throw new ApiError(
+          403,
+          "PERMISSION_DENIED",
+          "Remote tool setup is disabled when auth is configured or MODE=production: " +
+            "send the tools with each run in config.remote_tools instead",
+        );
+      }
+      const { tools } = await readBody(c, setupInputSchema);
+      return ok(c, attachRemoteTools(ctx, tools));
+    },
+  },
+];

@@ -1,0 +1,155 @@
+import { CompiledGraph, StateGraph, type BaseState } from "@tenxgraph/core";
+import { type Checkpointer } from "@tenxgraph/core/storage";
+import { join } from "node:path";
+import type { AppOptions } from "../http/app.js";
+import {
+  configDir,
+  findConfigFile,
+  loadEnvFile,
+  readConfigFile,
+  type ConfigFile,
+} from "./config.js";
+import { loadExport } from "./load-module.js";
+import type { Authenticate, AuthOption } from "../http/middleware/auth.js";
+import type { ThreadNameGenerator } from "../http/server-context.js";
+import type { MemoryStore } from "../storage/memory-store.js";
+import { RunEventFollower } from "../background/run-event-follower.js";
+import { PgRunStore } from "../background/run-store.js";
+import type { RunWorkerOptions } from "../background/run-worker.js";
+
+/** A project loaded from its config file, ready for `createApp`/`serve`. */
+export interface LoadedProject {
+  configPath: string;
+  options: AppOptions;
+  /**
+   * Background runs' settings for a `RunWorker` (graph and store included), when the config
+   * turns runs on.
+   */
+  worker: RunWorkerOptions | null;
+  /** Closes the checkpointer (and the runs' connections), so the process can exit. */
+  close(): Promise<void>;
+}
+
+/**
+ * Reads the config file (`tenxgraph.json`, else `10xgraph.json` / `agentflow.json`), loads its
+ * `.env`, the graph and the optional checkpointer, store, auth and thread-name generator.
+ */
+export async function loadProject(dir: string, configFile?: string): Promise<LoadedProject> {
+  const configPath = findConfigFile(dir, configFile);
+  const config = readConfigFile(configPath);
+  const base = configDir(configPath);
+  if (config.env) loadEnvFile(join(base, config.env));
+  const checkpointer = config.checkpointer
+    ? ((await loadExport(config.checkpointer, base, "checkpointer")) as Checkpointer)
+    : undefined;
+  const graph = await loadGraph(
+    await loadExport(config.agent, base, "agent"),
+    checkpointer,
+    config.agent,
+  );
+  const options: AppOptions = { graph };
+  if (config.store) options.memory = (await loadExport(config.store, base, "store")) as MemoryStore;
+  if (config.thread_name_generator) {
+    options.threadNameGenerator = asFunction(
+      await loadExport(config.thread_name_generator, base, "thread_name_generator"),
+      "thread_name_generator",
+    ) as ThreadNameGenerator;
+  }
+  options.auth = await loadAuth(config.auth, base);
+  if (config.inspector === false) options.inspector = false;
+  if (config.websocket?.max_connections) options.maxSockets = config.websocket.max_connections;
+  const runs = runsOf(config, configPath);
+  const worker = runs ? { graph, store: runs.store, ...runs.settings } : null;
+  if (runs) options.runs = { store: runs.store, follower: runs.follower };
+  return {
+    configPath,
+    options,
+    worker,
+    async close() {
+      await runs?.follower.close();
+      await runs?.store.close();
+      await graph.checkpointer.close();
+    },
+  };
+}
+
+/**
+ * The runs' store and settings from `runs` in the config, or from `TENXGRAPH_RUNS_DSN` alone;
+ * `null` when neither is there.
+ */
+function runsOf(config: ConfigFile, configPath: string) {
+  const runs = config.runs;
+  const dsn = runs?.postgres_dsn ?? process.env.TENXGRAPH_RUNS_DSN;
+  if (!runs && !dsn) return null;
+  if (!dsn) {
+    throw new Error(
+      `${configPath}: runs: no PostgreSQL for the queue: set runs.postgres_dsn or TENXGRAPH_RUNS_DSN`,
+    );
+  }
+  const settings: Partial<RunWorkerOptions> = {};
+  if (runs?.heartbeat_ms) settings.heartbeatMs = runs.heartbeat_ms;
+  if (runs?.stale_after_ms) settings.staleAfterMs = runs.stale_after_ms;
+  if (runs?.poll_interval_ms) settings.pollIntervalMs = runs.poll_interval_ms;
+  if (runs?.concurrency) settings.concurrency = runs.concurrency;
+  return {
+    store: new PgRunStore({ postgresDsn: dsn }),
+    follower: new RunEventFollower(dsn),
+    settings,
+  };
+}
+
+/**
+ * The graph from the `agent` export: a compiled graph as is, a StateGraph compiled with the
+ * configured checkpointer, or a function called with `{ checkpointer }` that returns either.
+ */
+async function loadGraph(
+  value: unknown,
+  checkpointer: Checkpointer | undefined,
+  reference: string,
+): Promise<CompiledGraph<BaseState>> {
+  const made =
+    typeof value === "function" && !(value instanceof StateGraph)
+      ? await (value as (o: object) => unknown)({ checkpointer })
+      : value;
+  if (made instanceof StateGraph)
+    return made.compile(checkpointer ? { checkpointer } : {}) as CompiledGraph<BaseState>;
+  if (made instanceof CompiledGraph || isCompiledGraph(made)) {
+    if (checkpointer && made.checkpointer !== checkpointer) {
+      throw new Error(
+        `agent '${reference}' is already compiled with its own checkpointer, and tenxgraph.json names ` +
+          "another: export the StateGraph (or a function taking { checkpointer }) instead",
+      );
+    }
+    return made as CompiledGraph<BaseState>;
+  }
+  throw new Error(
+    `agent '${reference}' is not a compiled graph, a StateGraph, or a function returning one`,
+  );
+}
+
+/** Another copy of `@tenxgraph/core` makes `instanceof` fail: check the shape instead. */
+function isCompiledGraph(value: unknown): value is CompiledGraph<BaseState> {
+  const v = value as { invoke?: unknown; stream?: unknown; definition?: unknown } | null;
+  return (
+    typeof v?.invoke === "function" && typeof v.stream === "function" && v.definition !== undefined
+  );
+}
+
+async function loadAuth(auth: unknown, base: string): Promise<AuthOption> {
+  if (auth === undefined || auth === null) return null;
+  if (auth === "jwt") return "jwt";
+  const config = auth as { method: string; path?: string };
+  if (config.method === "custom") {
+    const fn = asFunction(
+      await loadExport(config.path!, base, "auth"),
+      "auth.path",
+    ) as Authenticate;
+    return { method: "custom", authenticate: fn };
+  }
+  return auth as AuthOption;
+}
+
+function asFunction(value: unknown, key: string): (...args: never[]) => unknown {
+  if (typeof value !== "function") throw new Error(`${key} must name a function export`);
+  return value as (...args: never[]) => unknown;
+}

@@ -1,0 +1,12 @@
+/**
+ * The state field that keeps a thread's name, written with the thread's first checkpoint (the
+ * run's start write), so a name needs no storage of its own and no extra write. Hidden from the
+ * wire state and refused from clients' state edits; `thread_name` in thread listings reads it.
+ */
+export const THREAD_NAME_FIELD = "__thread_name__";
+
+/** The stored name of a thread, from its checkpoint's values. */
+export function storedThreadName(values: Record<string, unknown>): string | null {
+  const name = values[THREAD_NAME_FIELD];
+  return typeof name === "string" ? name : null;
+}
