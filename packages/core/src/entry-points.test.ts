@@ -153,6 +153,7 @@ const ENTRIES = {
     path: "./host/index.ts",
     values: [
       "invokeAsHost",
+      "isChildThreadId",
       "isRemoteTool",
       "isRemoteToolCall",
       "streamAsHost",
