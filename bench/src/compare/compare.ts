@@ -5,7 +5,10 @@
  * and the ratio new/base; exits 1 when a workload's CPU per step grew past the threshold.
  *
  * `npm run bench:compare -- [--base <ref>] [--quick] [--rounds N] [--threshold 1.25]
- *   [--out bench/compare.md] [--keep-base]`
+ *   [--out bench/compare.md] [--keep-base] [--only <text>]`
+ *
+ * `--only` keeps the workloads whose name contains the text (e.g. `--only postgres`), for timing
+ * one change; the gate in CI runs them all.
  */
 import { execFileSync } from "node:child_process";
 import { copyFileSync, mkdirSync, writeFileSync } from "node:fs";
@@ -56,6 +59,7 @@ interface Options {
   threshold: number;
   out: string;
   keepBase: boolean;
+  only: string | undefined;
 }
 
 const here = dirname(fileURLToPath(import.meta.url));
@@ -70,6 +74,7 @@ function parseOptions(argv: string[]): Options {
     threshold: 1.25,
     out: join(repoRoot, "bench", "compare.md"),
     keepBase: false,
+    only: undefined,
   };
   let rounds: number | undefined;
   for (let i = 0; i < argv.length; i++) {
@@ -86,11 +91,17 @@ function parseOptions(argv: string[]): Options {
     // npm runs this script from bench/; a path given on the command line means where npm was run.
     else if (arg === "--out") options.out = resolve(process.env.INIT_CWD ?? process.cwd(), value());
     else if (arg === "--keep-base") options.keepBase = true;
+    else if (arg === "--only") options.only = value();
     else throw new Error(`unknown option ${arg}`);
   }
   if (rounds !== undefined) options.rounds = rounds;
   if (!Number.isInteger(options.rounds) || options.rounds < 1) {
     throw new Error("--rounds must be a whole number of at least 1");
+  }
+  if (options.only !== undefined && !WORKLOADS.some((w) => w.name.includes(options.only!))) {
+    throw new Error(
+      `--only ${options.only} names no workload; they are: ${WORKLOADS.map((w) => w.name).join(", ")}`,
+    );
   }
   if (!(options.threshold > 1)) throw new Error("--threshold must be a ratio above 1, e.g. 1.25");
   return options;
@@ -108,6 +119,9 @@ function describeNewTree(): string {
 
 async function main(): Promise<number> {
   const options = parseOptions(process.argv.slice(2));
+  const workloads = WORKLOADS.filter(
+    (w) => options.only === undefined || w.name.includes(options.only),
+  );
   const ref = options.base ?? readBaselineRef(repoRoot);
   const sha = resolveCommit(repoRoot, ref);
   const base = prepareBaseTree(repoRoot, sha, options.keepBase);
@@ -121,7 +135,7 @@ async function main(): Promise<number> {
     for (let round = 0; round < options.rounds; round++) {
       // Alternate who goes first, so neither side always meets a warmer or busier machine.
       const order: Side[] = round % 2 === 0 ? ["base", "new"] : ["new", "base"];
-      for (const workload of WORKLOADS) {
+      for (const workload of workloads) {
         for (const side of order) {
           const spec: ChildSpec = {
             ...workload.spec,
@@ -139,7 +153,7 @@ async function main(): Promise<number> {
     base.release();
   }
   const rows = summarize(
-    WORKLOADS.map((w) => w.name),
+    workloads.map((w) => w.name),
     samples,
     options.threshold,
   );
