@@ -1,5 +1,5 @@
 import { execFile, spawn } from "node:child_process";
-import { mkdtempSync, readdirSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { promisify } from "node:util";
@@ -123,7 +123,7 @@ describe("@tenxgraph/postgres as a packed package", () => {
 });
 
 describe("@tenxgraph/server as a packed package", () => {
-  it("makes a project with `tenxgraph init` that installs from the tarballs, passes its test and serves", async () => {
+  it("makes a project with `tenxgraph init --from` that installs from `npm run pack`'s tarballs, passes its test and serves", async () => {
     const packed = await pack("packages/server");
     const paths = packed.files.map((f) => f.path);
     expect(paths).toEqual(
@@ -137,28 +137,38 @@ describe("@tenxgraph/server as a packed package", () => {
     );
     expect(paths.filter((p) => /\.test\./.test(p))).toEqual([]);
 
+    // The route the README gives until the packages are on the registry: the release tarballs
+    // of every package in one folder, and a project that installs from copies of them.
+    const packs = join(scratch, "packs");
+    await run("npm", ["run", "pack", "--", "--out", packs, "--no-build"], { cwd: root });
     const app = join(scratch, "served-app");
-    await run("node", [join(root, "packages/server/bin/tenxgraph.js"), "init", app]);
-    // The server's own dependencies among ours: background runs use the postgres package's
-    // connection, and the wire types are the client's.
-    const tarballs = [
-      await pack("packages/core"),
-      await pack("packages/sqlite"),
-      await pack("packages/postgres"),
-      await pack("packages/client"),
-      packed,
-    ];
     await run(
-      "npm",
-      [
-        "install",
-        "--prefer-offline",
-        "--no-audit",
-        "--no-fund",
-        ...tarballs.map((p) => join(scratch, p.filename)),
-      ],
-      { cwd: app, timeout: 600_000 },
+      "node",
+      [join(root, "packages/server/bin/tenxgraph.js"), "init", app, "--from", packs],
+      {
+        cwd: scratch,
+      },
     );
+    // Plain `npm install`: every @tenxgraph package, the server's own included, comes from the
+    // project's vendor/ folder, never from the registry.
+    await run("npm", ["install", "--prefer-offline", "--no-audit", "--no-fund"], {
+      cwd: app,
+      timeout: 600_000,
+    });
+    const manifest = JSON.parse(readFileSync(join(app, "package.json"), "utf8")) as {
+      dependencies: Record<string, string>;
+      overrides: Record<string, string>;
+    };
+    expect(manifest.dependencies["@tenxgraph/server"]).toMatch(/^file:vendor\/tenxgraph\//);
+    expect(Object.keys(manifest.overrides).sort()).toEqual(
+      ["client", "core", "postgres", "server", "sqlite"].map((n) => `@tenxgraph/${n}`),
+    );
+    for (const name of ["core", "server", "sqlite", "client", "postgres"]) {
+      const installed = JSON.parse(
+        readFileSync(join(app, "node_modules/@tenxgraph", name, "package.json"), "utf8"),
+      ) as { version: string };
+      expect(installed.version, name).toBe(packed.filename.match(/-(\d[^-]*)\.tgz$/)![1]);
+    }
     await run("npm", ["test"], { cwd: app, timeout: 120_000 });
 
     // The installed bin itself (not through npx, which would not pass SIGTERM on).

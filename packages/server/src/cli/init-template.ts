@@ -1,7 +1,15 @@
+/** What the new project's package.json asks npm for. */
+export interface InitPackages {
+  /** Version ranges (or `file:` tarballs) of core, server, sqlite, tsx and zod. */
+  versions: Record<string, string>;
+  /** `overrides` for npm: the server's own @tenxgraph dependencies, when they come from files. */
+  overrides: Record<string, string>;
+}
+
 /** The files `tenxgraph init` writes: a support agent served over HTTP, with a test. */
 export function initTemplate(
   name: string,
-  versions: Record<string, string>,
+  { versions, overrides }: InitPackages,
 ): Record<string, string> {
   return {
     "package.json": `${JSON.stringify(
@@ -21,6 +29,7 @@ export function initTemplate(
           tsx: versions.tsx,
           zod: versions.zod,
         },
+        ...(Object.keys(overrides).length > 0 ? { overrides } : {}),
       },
       null,
       2,
