@@ -176,6 +176,59 @@ describe("tenxgraph dev", () => {
   });
 });
 
+describe("tenxgraph dev watches the agent's module graph", () => {
+  it("restarts when a module the graph imports changes, never for files the agent or a log writes", async () => {
+    const dir = join(scratch, "dev-graph");
+    writeProject(dir, "unused");
+    mkdirSync(join(dir, "lib"));
+    const writeReply = (reply: string) =>
+      writeFileSync(
+        join(dir, "lib", "reply.mjs"),
+        `export const reply = ${JSON.stringify(reply)};`,
+      );
+    writeReply("from lib one");
+    writeFileSync(
+      join(dir, "graph.mjs"),
+      `import { appendFileSync } from "node:fs";
+       import { END, Message, StateGraph } from "@tenxgraph/core";
+       import { reply } from "./lib/reply.mjs";
+       export const graph = new StateGraph()
+         .addNode("MAIN", () => {
+           appendFileSync("agent-notes.txt", "a run\\n"); // the agent writes into its folder
+           return Message.assistant(reply);
+         })
+         .addEdge("MAIN", END)
+         .setEntryPoint("MAIN");`,
+    );
+    const cli = new CliProcess(["dev", "--port", "0"], { cwd: dir });
+    try {
+      const key = { "x-api-key": "key-from-env" };
+      const call = caller(await cli.url(1));
+      const first = await call("POST", "/v1/graph/invoke", ask("hi", "g1"), key);
+      expect(first.body.data.messages.at(-1).content[0].text).toBe("from lib one");
+      // A log redirected into the folder, a module nobody imports, the agent's own file and
+      // the database (written by the run above): none of them restarts the server.
+      writeFileSync(join(dir, "dev.log"), "tenxgraph dev: serving\n");
+      writeFileSync(join(dir, "unused.mjs"), "export const x = 1;");
+      await call("POST", "/v1/graph/invoke", ask("again", "g2"), key);
+      await sleep(600); // longer than the restart's 200 ms debounce
+      expect(cli.output).not.toMatch(/changed, restarting/);
+
+      writeReply("from lib two");
+      await cli.waitFor(/lib\/reply\.mjs changed, restarting/);
+      const second = await caller(await cli.url(2))(
+        "POST",
+        "/v1/graph/invoke",
+        ask("hi", "g3"),
+        key,
+      );
+      expect(second.body.data.messages.at(-1).content[0].text).toBe("from lib two");
+    } finally {
+      expect(await cli.stop()).toBe(0);
+    }
+  });
+});
+
 describe("tenxgraph init", () => {
   it("writes a project: graph, tenxgraph.json, .env.example and a test", async () => {
     const dir = join(scratch, "new-app");
@@ -193,5 +246,48 @@ describe("tenxgraph init", () => {
     const again = new CliProcess(["init", dir], { cwd: scratch });
     expect(await again.exited).toBe(1);
     expect(again.output).toMatch(/is not empty/);
+  });
+});
+
+describe("tenxgraph --help", () => {
+  it("answers --help on the command and on every subcommand, and names what it refuses", async () => {
+    const out = async (args: string[]) => {
+      const cli = new CliProcess(args, { cwd: scratch });
+      return { code: await cli.exited, output: cli.output };
+    };
+    for (const args of [["--help"], ["-h"], ["help"], []]) {
+      const { code, output } = await out(args);
+      expect(code, args.join(" ")).toBe(0);
+      expect(output).toMatch(/Usage: tenxgraph <command>/);
+      for (const command of ["api", "worker", "dev", "init"]) expect(output).toContain(command);
+    }
+    for (const command of ["api", "worker", "dev", "init"]) {
+      for (const args of [
+        [command, "--help"],
+        ["help", command],
+      ]) {
+        const { code, output } = await out(args);
+        expect(code, args.join(" ")).toBe(0);
+        expect(output).toContain(`tenxgraph ${command} [`);
+      }
+    }
+    const unknown = await out(["serve"]);
+    expect(unknown.code).toBe(1);
+    expect(unknown.output).toMatch(/unknown command 'serve'/);
+    // An option of another command is refused, not ignored.
+    const misplaced = await out(["init", "x", "--port", "9"]);
+    expect(misplaced.code).toBe(1);
+    expect(misplaced.output).toMatch(/init: Unknown option '--port'/);
+    expect(existsSync(join(scratch, "x"))).toBe(false);
+  });
+
+  it("init --from a folder without the tarballs writes nothing and says what is missing", async () => {
+    const empty = join(scratch, "no-tarballs");
+    mkdirSync(empty);
+    const target = join(scratch, "from-nothing");
+    const cli = new CliProcess(["init", target, "--from", empty], { cwd: scratch });
+    expect(await cli.exited).toBe(1);
+    expect(cli.output).toMatch(/has no tarball of @tenxgraph\/core/);
+    expect(existsSync(target)).toBe(false);
   });
 });
