@@ -14,7 +14,14 @@ const chargeCard = tool({
   name: "charge_card",
   description: "Charge the customer's saved card for an order.",
   schema: order.extend({ amount_cents: z.number().int() }),
-  idempotencyKey: (args) => `order-${args.order_id}-charge`, // hand it to the provider too
+  idempotencyKey: (args) => `order-${args.order_id}-charge`, // per thread; give it to the provider too
+  // Killed inside the charge (started, never recorded): ask the provider, never charge blindly.
+  onInDoubt: {
+    reconcile: (args, ctx) =>
+      outside.includes(`charge ${args.order_id} (${ctx.idempotencyKey})`)
+        ? "Charged 42 USD"
+        : undefined,
+  },
   async execute(args, ctx) {
     outside.push(`charge ${args.order_id} (${ctx.idempotencyKey})`);
     return "Charged 42 USD";
