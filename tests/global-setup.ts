@@ -19,8 +19,12 @@ export default async function setup(project: TestProject): Promise<() => Promise
  * as users get it, and building once avoids two files racing on it.
  */
 function buildPackages(): void {
+  // `npm test` runs the int and chaos projects in one vitest process, and each project runs its
+  // global setup: the second finds the packages already built by the first.
+  if (process.env.TENXGRAPH_TEST_PACKAGES_BUILT === "1") return;
   execFileSync("npm", ["run", "build"], {
     cwd: new URL("../", import.meta.url),
     stdio: "inherit",
   });
+  process.env.TENXGRAPH_TEST_PACKAGES_BUILT = "1";
 }
