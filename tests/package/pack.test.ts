@@ -10,7 +10,8 @@ import { freshSchema } from "../../packages/postgres/src/support/pg-store.js";
 const run = promisify(execFile);
 const root = new URL("../../", import.meta.url).pathname;
 const scratch = mkdtempSync(join(tmpdir(), "tenxgraph-pack-"));
-afterAll(() => rmSync(scratch, { recursive: true, force: true }));
+// Four installed apps with their node_modules: deleting them takes a while on a busy machine.
+afterAll(() => rmSync(scratch, { recursive: true, force: true }), 120_000);
 
 interface Packed {
   filename: string;
