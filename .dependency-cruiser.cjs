@@ -106,8 +106,9 @@ module.exports = {
     {
       name: "nothing-imports-the-host-entry",
       comment:
-        "host/ is @tenxgraph/core/host, the top: the engine reads a host's controls through " +
-        "runtime/host-controls.ts and never imports the entry (its tests may).",
+        "host/ is @tenxgraph/core/host, the top: it hands a host's controls to the run as a " +
+        "parameter (graph/compiled-graph.ts's runAsHost); the engine never imports the entry " +
+        "(its tests may).",
       severity: "error",
       from: { path: CORE, pathNot: [TESTS, `${CORE}host/`] },
       to: { path: `${CORE}host/` },
