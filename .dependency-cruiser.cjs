@@ -134,6 +134,17 @@ module.exports = {
       ["runtime", "graph", "testing"],
     ),
     {
+      name: "no-server-folder-cycle",
+      comment:
+        "The server's folders (http, wire, storage, threads, invoke, background, app, project, " +
+        "cli) form layers: no two import each other, even through others. A job that needs " +
+        "something from the app names it as an interface in its own folder (threads-context.ts, …).",
+      severity: "error",
+      scope: "folder",
+      from: { path: "^packages/server/src/" },
+      to: { path: "^packages/server/src/", circular: true },
+    },
+    {
       name: "core-imports-no-storage-engine",
       comment:
         "The core imports no storage engine, nor any package built on it: engines depend on " +

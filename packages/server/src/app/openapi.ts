@@ -1,8 +1,8 @@
 import type { Hono } from "hono";
 import { z } from "zod";
 import { API_ROUTES } from "./api-routes.js";
-import type { Route } from "./route-table.js";
-import type { ServerEnv } from "./server-env.js";
+import type { Route } from "../http/route-table.js";
+import type { ServerEnv } from "../http/server-env.js";
 
 const ERROR = {
   description: "Error envelope",
@@ -13,7 +13,9 @@ const ERROR = {
  * The OpenAPI 3.1 document of this server, made from its route tables (by default every
  * route of the API) with the zod schemas the routes validate with.
  */
-export function openApiDocument(routes: readonly Route[] = API_ROUTES): Record<string, unknown> {
+export function openApiDocument(
+  routes: readonly Route<never>[] = API_ROUTES,
+): Record<string, unknown> {
   const paths: Record<string, Record<string, unknown>> = {};
   for (const { method, path, summary, body, query, response } of routes) {
     const params: Record<string, unknown>[] = [...path.matchAll(/\{(\w+)\}/g)].map((m) => ({

@@ -1,4 +1,5 @@
 import type { Route } from "../http/route-table.js";
+import type { RunsContext } from "./runs-context.js";
 import { isTenxgraphError } from "@tenxgraph/core";
 import { uuidv7 } from "@tenxgraph/core/host";
 import type { Context } from "hono";
@@ -17,7 +18,7 @@ import { streamFrames } from "../http/sse.js";
  * `tenxgraph api --workers N`), read, cancelled, streamed from the start or from
  * `Last-Event-ID`, and joined. Same auth and ownership as every thread route.
  */
-export const runRoutes: Route[] = [
+export const runRoutes: Route<RunsContext>[] = [
   {
     method: "post",
     path: "/v1/threads/{thread_id}/runs",

@@ -1,6 +1,5 @@
-import type { Context, Hono } from "hono";
+import type { Context as HonoContext, Hono } from "hono";
 import type { z } from "zod";
-import type { ServerContext } from "./server-context.js";
 import type { ServerEnv } from "./server-env.js";
 
 /** The HTTP methods the API uses. */
@@ -9,9 +8,10 @@ export type HttpMethod = "get" | "post" | "put" | "delete";
 /**
  * One route of the API: what `/openapi.json` documents and what answers it, in one place. A
  * route module exports a table of these; the app registers them and the document is made from
- * them, so the two cannot differ.
+ * them, so the two cannot differ. `Context` is what the handler works with: each job folder
+ * names its own part of the server's context, so no job imports the app that assembles it.
  */
-export interface Route {
+export interface Route<Context = unknown> {
   method: HttpMethod;
   /** The path in OpenAPI's form (`/v1/threads/{thread_id}`); Hono's is made from it. */
   path: string;
@@ -22,7 +22,7 @@ export interface Route {
   query?: z.ZodType;
   /** What a success answers (default: the envelope, `{ data, metadata }`). */
   response?: string;
-  handler: (c: Context<ServerEnv>, ctx: ServerContext) => Response | Promise<Response>;
+  handler: (c: HonoContext<ServerEnv>, ctx: Context) => Response | Promise<Response>;
 }
 
 /** Hono's path for an OpenAPI path: `{name}` after a `/` becomes `:name`. */
@@ -31,10 +31,10 @@ export function honoPath(path: string): string {
 }
 
 /** Registers `routes` on `app`, in order; each handler is given `ctx`. */
-export function registerRoutes(
+export function registerRoutes<Context>(
   app: Hono<ServerEnv>,
-  ctx: ServerContext,
-  routes: readonly Route[],
+  ctx: Context,
+  routes: readonly Route<Context>[],
 ): void {
   for (const route of routes) {
     app.on(route.method.toUpperCase(), honoPath(route.path), (c) => route.handler(c, ctx));

@@ -1,4 +1,5 @@
 import type { Route } from "../http/route-table.js";
+import type { InvokeContext } from "./invoke-context.js";
 import { ApiError } from "../http/api-error.js";
 import { ok } from "../http/envelope.js";
 import { graphInfo, graphTools, stateSchema } from "../wire/graph-info.js";
@@ -8,7 +9,7 @@ import { setupInputSchema, stopInputSchema } from "../wire/request-schemas.js";
 import { attachRemoteTools, stopThread } from "./graph-control.js";
 
 /** Health, graph description, stop and setup. */
-export const graphRoutes: Route[] = [
+export const graphRoutes: Route<InvokeContext>[] = [
   {
     method: "get",
     path: "/ping",

@@ -1,12 +1,13 @@
 import { invokeAsHost } from "@tenxgraph/core/host";
 import type { Route } from "../http/route-table.js";
+import type { InvokeContext } from "./invoke-context.js";
 import { ok } from "../http/envelope.js";
 import { readBody } from "../http/request-input.js";
 import { invokeAnswer } from "./invoke-answer.js";
 import { prepareRun, runEarlierAnswers } from "./run-request.js";
 import { pumpStream, startStream } from "./run-stream.js";
 import { graphInputSchema } from "../wire/request-schemas.js";
-import { track } from "../http/server-context.js";
+import { track } from "../http/shutdown.js";
 import { streamChunks, streamFormat } from "../http/sse.js";
 
 /**
@@ -14,7 +15,7 @@ import { streamChunks, streamFormat } from "../http/sse.js";
  * `invoke`/`stream` as in-process callers, so the ledger, deadlines, per-step durable writes and
  * stop apply unchanged.
  */
-export const graphRunRoutes: Route[] = [
+export const graphRunRoutes: Route<InvokeContext>[] = [
   {
     method: "post",
     path: "/v1/graph/invoke",

@@ -1,5 +1,5 @@
 import type { Route } from "../http/route-table.js";
-import type { ServerContext } from "../http/server-context.js";
+import type { StorageContext } from "./storage-context.js";
 import { ApiError } from "../http/api-error.js";
 import { ok } from "../http/envelope.js";
 import { pathId } from "../http/request-input.js";
@@ -9,7 +9,7 @@ import type { StoredFile } from "./file-store.js";
 const MAX_FILE_MB = Number(process.env.MEDIA_MAX_SIZE_MB ?? 25);
 
 /** Uploads and reads of files; another user's file answers 404, as if it did not exist. */
-export const fileRoutes: Route[] = [
+export const fileRoutes: Route<StorageContext>[] = [
   {
     method: "post",
     path: "/v1/files/upload",
@@ -96,7 +96,7 @@ export const fileRoutes: Route[] = [
 ];
 
 /** The caller's file `id`; another user's answers 404, as if it did not exist. */
-async function findFile(ctx: ServerContext, owner: string, id: string): Promise<StoredFile> {
+async function findFile(ctx: StorageContext, owner: string, id: string): Promise<StoredFile> {
   const file = await ctx.files.get(owner, id);
   if (!file) throw new ApiError(404, "NOT_FOUND", `File '${id}' not found`);
   return file;

@@ -1,4 +1,5 @@
 import type { Route } from "../http/route-table.js";
+import type { StorageContext } from "./storage-context.js";
 import { z } from "zod";
 import { ApiError } from "../http/api-error.js";
 import { ok } from "../http/envelope.js";
@@ -59,7 +60,7 @@ export const forgetMemorySchema = z.object({
 const optionsOnly = z.object(common).loose();
 
 /** The memory store, scoped to the authenticated user (a client's `config.user_id` is ignored). */
-export const storeRoutes: Route[] = [
+export const storeRoutes: Route<StorageContext>[] = [
   // Literal paths first: `/memories/list` must not be read as the memory with id "list".
   {
     method: "post",

@@ -1,4 +1,5 @@
 import type { Route } from "../http/route-table.js";
+import type { ThreadsContext } from "./threads-context.js";
 import { ok } from "../http/envelope.js";
 import { pathId, readBody, readQuery } from "../http/request-input.js";
 import {
@@ -18,7 +19,7 @@ import { updateThreadState } from "./thread-edits.js";
  * reducers (`updateState`), pruning, and a delete-after time. Forks are runs with
  * `config.from_version`; a past version's state is `GET …/state?version=N`.
  */
-export const threadHistoryRoutes: Route[] = [
+export const threadHistoryRoutes: Route<ThreadsContext>[] = [
   {
     method: "get",
     path: "/v1/threads/{thread_id}/history",

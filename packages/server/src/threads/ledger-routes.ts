@@ -1,4 +1,5 @@
 import type { Route } from "../http/route-table.js";
+import type { ThreadsContext } from "./threads-context.js";
 import { ok } from "../http/envelope.js";
 import { requireThread } from "./ownership.js";
 import { pathId, readBody } from "../http/request-input.js";
@@ -8,7 +9,7 @@ import { toWireLedgerEntry } from "../wire/wire-ledger.js";
 import { decideInDoubt, inDoubtCalls } from "./in-doubt.js";
 
 /** Beyond 10xGraph: the tool ledger, in-doubt calls, and the decision on one. */
-export const ledgerRoutes: Route[] = [
+export const ledgerRoutes: Route<ThreadsContext>[] = [
   {
     method: "get",
     path: "/v1/threads/{thread_id}/ledger",

@@ -1,4 +1,5 @@
 import type { Route } from "../http/route-table.js";
+import type { ThreadsContext } from "./threads-context.js";
 import { ok } from "../http/envelope.js";
 import { pathId, readBody, readQuery } from "../http/request-input.js";
 import { fromWireMessage, toWireMessage } from "../wire/convert-message.js";
@@ -9,7 +10,7 @@ import { appendThreadMessages, deleteThreadMessage } from "./thread-edits.js";
 import { findMessage, messagePage } from "./thread-listing.js";
 
 /** A thread's transcript: page, append, read one, delete one. */
-export const threadMessageRoutes: Route[] = [
+export const threadMessageRoutes: Route<ThreadsContext>[] = [
   {
     method: "get",
     path: "/v1/threads/{thread_id}/messages",

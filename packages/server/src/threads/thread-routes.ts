@@ -1,4 +1,5 @@
 import type { Route } from "../http/route-table.js";
+import type { ThreadsContext } from "./threads-context.js";
 import { ApiError } from "../http/api-error.js";
 import { ok } from "../http/envelope.js";
 import { pathId, readBody, readQuery } from "../http/request-input.js";
@@ -18,7 +19,7 @@ import { ownerFilter, threadPage } from "./thread-listing.js";
  * Threads: list (the caller's top-level threads only: a subgraph's threads are its parent's),
  * a thread's child threads, details, state get/put/clear, delete (with the thread's child threads).
  */
-export const threadRoutes: Route[] = [
+export const threadRoutes: Route<ThreadsContext>[] = [
   {
     method: "get",
     path: "/v1/threads",
