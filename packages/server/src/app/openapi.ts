@@ -1,13 +1,57 @@
 import type { Hono } from "hono";
 import { z } from "zod";
 import { API_ROUTES } from "./api-routes.js";
-import type { Route } from "../http/route-table.js";
+import type { Route, RouteResponse } from "../http/route-table.js";
+import { errorEnvelopeSchema, responseMetadataSchema } from "../http/envelope.js";
 import type { ServerEnv } from "../http/server-env.js";
 
 const ERROR = {
-  description: "Error envelope",
+  description: "The error envelope",
   content: { "application/json": { schema: { $ref: "#/components/schemas/Error" } } },
 };
+
+/** A schema's JSON Schema, as what the server sends (`io: "output"`). */
+function answerSchema(schema: z.ZodType): Record<string, unknown> {
+  return z.toJSONSchema(schema, { io: "output", unrepresentable: "any" }) as Record<
+    string,
+    unknown
+  >;
+}
+
+/** OpenAPI's `content` of one success answer. */
+function answerContent(response: RouteResponse): Record<string, { schema: unknown }> {
+  if (response.body === "bytes") {
+    return { "application/octet-stream": { schema: { type: "string", format: "binary" } } };
+  }
+  const item = answerSchema(response.schema);
+  switch (response.body) {
+    case "ndjson":
+      return { "application/x-ndjson": { schema: item }, "text/event-stream": { schema: item } };
+    case "sse":
+      return { "text/event-stream": { schema: item } };
+    default:
+      return {
+        "application/json": {
+          schema: {
+            type: "object",
+            properties: { data: item, metadata: { $ref: "#/components/schemas/Metadata" } },
+            required: ["data", "metadata"],
+          },
+        },
+      };
+  }
+}
+
+/** OpenAPI's `responses` of a route: its success answers, then the error envelope. */
+function answers(route: Route<never>): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const [status, response] of Object.entries(route.responses)) {
+    out[status] = { description: response.description, content: answerContent(response) };
+  }
+  out["4XX"] = ERROR;
+  out["5XX"] = ERROR;
+  return out;
+}
 
 /**
  * The OpenAPI 3.1 document of this server, made from its route tables (by default every
@@ -17,7 +61,8 @@ export function openApiDocument(
   routes: readonly Route<never>[] = API_ROUTES,
 ): Record<string, unknown> {
   const paths: Record<string, Record<string, unknown>> = {};
-  for (const { method, path, summary, body, query, response } of routes) {
+  for (const route of routes) {
+    const { method, path, summary, body, query } = route;
     const params: Record<string, unknown>[] = [...path.matchAll(/\{(\w+)\}/g)].map((m) => ({
       name: m[1],
       in: "path",
@@ -45,10 +90,7 @@ export function openApiDocument(
             },
           }
         : {}),
-      responses: {
-        "200": { description: response ?? "`{ data, metadata }`" },
-        "4XX": ERROR,
-      },
+      responses: answers(route),
     };
   }
   return {
@@ -58,20 +100,8 @@ export function openApiDocument(
     components: {
       securitySchemes: { bearer: { type: "http", scheme: "bearer", bearerFormat: "JWT" } },
       schemas: {
-        Error: {
-          type: "object",
-          properties: {
-            error: {
-              type: "object",
-              properties: {
-                code: { type: "string" },
-                message: { type: "string" },
-                details: { type: "array" },
-              },
-            },
-            metadata: { type: "object" },
-          },
-        },
+        Error: answerSchema(errorEnvelopeSchema),
+        Metadata: answerSchema(responseMetadataSchema),
       },
     },
   };
@@ -79,6 +109,7 @@ export function openApiDocument(
 
 /** `GET /openapi.json`. */
 export function openApiRoutes(app: Hono<ServerEnv>): void {
-  const document = openApiDocument();
-  app.get("/openapi.json", (c) => c.json(document));
+  // Made at the first request: a server that is never asked does not pay for it.
+  let document: Record<string, unknown> | undefined;
+  app.get("/openapi.json", (c) => c.json((document ??= openApiDocument())));
 }

@@ -2,6 +2,16 @@ import type { Context as HonoContext, Hono } from "hono";
 import type { z } from "zod";
 import type { ServerEnv } from "./server-env.js";
 
+/**
+ * One success answer of a route. `body` says how `schema` is carried: `"envelope"` (default)
+ * is `{ data, metadata }` JSON with `data` as `schema`; `"ndjson"` is one `schema` per line, or
+ * per SSE event when the request accepts `text/event-stream` first; `"sse"` is one `schema` per
+ * SSE event's data; `"bytes"` is a stored file as it was uploaded.
+ */
+export type RouteResponse =
+  | { description: string; schema: z.ZodType; body?: "envelope" | "ndjson" | "sse" }
+  | { description: string; body: "bytes" };
+
 /** The HTTP methods the API uses. */
 export type HttpMethod = "get" | "post" | "put" | "delete";
 
@@ -20,8 +30,13 @@ export interface Route<Context = unknown> {
   body?: z.ZodType;
   /** The query the handler validates (`readQuery`): the documented query parameters. */
   query?: z.ZodType;
-  /** What a success answers (default: the envelope, `{ data, metadata }`). */
-  response?: string;
+  /**
+   * What the route answers, by success status: the schema of the envelope's `data`, of each
+   * streamed item, or the raw bytes. Errors are always the error envelope (`fail`). Documented
+   * in `/openapi.json`, checked against the client's types in `wire/wire-contract.ts`, never
+   * run on a live answer.
+   */
+  responses: Readonly<Record<number, RouteResponse>>;
   handler: (c: HonoContext<ServerEnv>, ctx: Context) => Response | Promise<Response>;
 }
 

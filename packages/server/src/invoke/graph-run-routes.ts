@@ -1,4 +1,5 @@
 import { invokeAsHost } from "@tenxgraph/core/host";
+import { invokeResultResponse, streamChunkResponse } from "../wire/response-schemas.js";
 import type { Route } from "../http/route-table.js";
 import type { InvokeContext } from "./invoke-context.js";
 import { ok } from "../http/envelope.js";
@@ -20,6 +21,9 @@ export const graphRunRoutes: Route<InvokeContext>[] = [
     method: "post",
     path: "/v1/graph/invoke",
     summary: "Run the graph to its end, an interrupt or a stop",
+    responses: {
+      200: { description: "The run's new messages and its meta", schema: invokeResultResponse },
+    },
     body: graphInputSchema,
     handler: async (c, ctx) => {
       const body = await readBody(c, graphInputSchema);
@@ -33,6 +37,13 @@ export const graphRunRoutes: Route<InvokeContext>[] = [
     method: "post",
     path: "/v1/graph/stream",
     summary: "Run the graph, streaming NDJSON chunks (SSE on Accept: text/event-stream)",
+    responses: {
+      200: {
+        description: "One chunk per line (NDJSON), or per SSE event on Accept: text/event-stream",
+        schema: streamChunkResponse,
+        body: "ndjson",
+      },
+    },
     body: graphInputSchema,
     handler: async (c, ctx) => {
       const body = await readBody(c, graphInputSchema);

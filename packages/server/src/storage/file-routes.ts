@@ -1,4 +1,10 @@
 import type { Route } from "../http/route-table.js";
+import {
+  fileInfoAnswer,
+  fileUploadedAnswer,
+  fileUrlAnswer,
+  multimodalConfigAnswer,
+} from "./storage-answers.js";
 import type { StorageContext } from "./storage-context.js";
 import { ApiError } from "../http/api-error.js";
 import { ok } from "../http/envelope.js";
@@ -14,6 +20,9 @@ export const fileRoutes: Route<StorageContext>[] = [
     method: "post",
     path: "/v1/files/upload",
     summary: "Upload a file (multipart, field 'file')",
+    responses: {
+      200: { description: "The stored file", schema: fileUploadedAnswer },
+    },
     handler: async (c, ctx) => {
       const form = await c.req.formData().catch(() => {
         throw new ApiError(
@@ -53,6 +62,9 @@ export const fileRoutes: Route<StorageContext>[] = [
     method: "get",
     path: "/v1/files/{file_id}",
     summary: "A file's bytes",
+    responses: {
+      200: { description: "The file's bytes, with its MIME type", body: "bytes" },
+    },
     handler: async (c, ctx) => {
       const file = await findFile(ctx, c.get("user").id, pathId(c, "file_id"));
       return c.body(file.bytes.slice().buffer, 200, { "Content-Type": file.mimeType });
@@ -62,6 +74,9 @@ export const fileRoutes: Route<StorageContext>[] = [
     method: "get",
     path: "/v1/files/{file_id}/info",
     summary: "A file's details",
+    responses: {
+      200: { description: "The file's details", schema: fileInfoAnswer },
+    },
     handler: async (c, ctx) => {
       const file = await findFile(ctx, c.get("user").id, pathId(c, "file_id"));
       return ok(c, { ...fileInfo(file), direct_url: null, direct_url_expires_at: null });
@@ -71,6 +86,9 @@ export const fileRoutes: Route<StorageContext>[] = [
     method: "get",
     path: "/v1/files/{file_id}/url",
     summary: "A file's URL",
+    responses: {
+      200: { description: "The file's URL", schema: fileUrlAnswer },
+    },
     handler: async (c, ctx) => {
       const file = await findFile(ctx, c.get("user").id, pathId(c, "file_id"));
       return ok(c, {
@@ -85,6 +103,9 @@ export const fileRoutes: Route<StorageContext>[] = [
     method: "get",
     path: "/v1/config/multimodal",
     summary: "Upload settings",
+    responses: {
+      200: { description: "Upload settings", schema: multimodalConfigAnswer },
+    },
     handler: (c) =>
       ok(c, {
         media_storage_type: "memory",

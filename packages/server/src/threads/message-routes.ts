@@ -1,4 +1,10 @@
 import type { Route } from "../http/route-table.js";
+import {
+  messageListResponse,
+  messagesAddedResponse,
+  versionDoneResponse,
+  wireMessageResponse,
+} from "../wire/response-schemas.js";
 import type { ThreadsContext } from "./threads-context.js";
 import { ok } from "../http/envelope.js";
 import { pathId, readBody, readQuery } from "../http/request-input.js";
@@ -15,6 +21,9 @@ export const threadMessageRoutes: Route<ThreadsContext>[] = [
     method: "get",
     path: "/v1/threads/{thread_id}/messages",
     summary: "Page the transcript",
+    responses: {
+      200: { description: "The thread's messages", schema: messageListResponse },
+    },
     query: pageQuerySchema,
     handler: async (c, ctx) => {
       const threadId = pathId(c, "thread_id");
@@ -28,6 +37,9 @@ export const threadMessageRoutes: Route<ThreadsContext>[] = [
     method: "post",
     path: "/v1/threads/{thread_id}/messages",
     summary: "Append messages",
+    responses: {
+      200: { description: "Added, at this version", schema: messagesAddedResponse },
+    },
     body: putMessagesSchema,
     handler: async (c, ctx) => {
       const threadId = pathId(c, "thread_id");
@@ -47,6 +59,9 @@ export const threadMessageRoutes: Route<ThreadsContext>[] = [
     method: "get",
     path: "/v1/threads/{thread_id}/messages/{message_id}",
     summary: "One message",
+    responses: {
+      200: { description: "The message", schema: wireMessageResponse },
+    },
     handler: async (c, ctx) => {
       const threadId = pathId(c, "thread_id");
       const messageId = pathId(c, "message_id");
@@ -58,6 +73,9 @@ export const threadMessageRoutes: Route<ThreadsContext>[] = [
     method: "delete",
     path: "/v1/threads/{thread_id}/messages/{message_id}",
     summary: "Remove the message, as the thread's next version (earlier versions keep it)",
+    responses: {
+      200: { description: "Deleted, at this version", schema: versionDoneResponse },
+    },
     body: configBodySchema,
     handler: async (c, ctx) => {
       const threadId = pathId(c, "thread_id");
