@@ -58,7 +58,8 @@ export const multimodalConfigAnswer = z.object({
 });
 
 type Same<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false;
+/** Compiles only when `Check` is `true`. */
+type Holds<Check extends true> = Check;
 
 /** Compiles only while the memory schema describes `MemoryRecord` exactly. */
-export type MemoryAnswersMatch =
-  Same<z.output<typeof memoryRecord>, MemoryRecord> extends true ? true : never;
+export type MemoryAnswersMatch = Holds<Same<z.output<typeof memoryRecord>, MemoryRecord>>;
