@@ -106,8 +106,9 @@ module.exports = {
     {
       name: "nothing-imports-the-host-entry",
       comment:
-        "host/ is @tenxgraph/core/host, the top: the engine reads a host's controls through " +
-        "runtime/host-controls.ts and never imports the entry (its tests may).",
+        "host/ is @tenxgraph/core/host, the top: it hands a host's controls to the run as a " +
+        "parameter (graph/compiled-graph.ts's runAsHost); the engine never imports the entry " +
+        "(its tests may).",
       severity: "error",
       from: { path: CORE, pathNot: [TESTS, `${CORE}host/`] },
       to: { path: `${CORE}host/` },
@@ -132,6 +133,17 @@ module.exports = {
       "tools",
       ["runtime", "graph", "testing"],
     ),
+    {
+      name: "no-server-folder-cycle",
+      comment:
+        "The server's folders (http, wire, storage, threads, invoke, background, app, project, " +
+        "cli) form layers: no two import each other, even through others. A job that needs " +
+        "something from the app names it as an interface in its own folder (threads-context.ts, …).",
+      severity: "error",
+      scope: "folder",
+      from: { path: "^packages/server/src/" },
+      to: { path: "^packages/server/src/", circular: true },
+    },
     {
       name: "core-imports-no-storage-engine",
       comment:

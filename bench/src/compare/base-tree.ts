@@ -3,8 +3,12 @@ import { existsSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 
-/** The workspaces a compare child imports; nothing else is built in either tree. */
+/**
+ * The workspaces a compare child imports, and what they build on (the server's wire types come
+ * from @tenxgraph/client); nothing else is built in either tree.
+ */
 export const COMPARE_WORKSPACES = [
+  "@tenxgraph/client",
   "@tenxgraph/core",
   "@tenxgraph/sqlite",
   "@tenxgraph/postgres",

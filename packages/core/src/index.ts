@@ -15,7 +15,7 @@ export { Subgraph } from "./graph/subgraph.js";
 export type { SubgraphOptions } from "./graph/subgraph.js";
 export type { StateOf, StateSchema } from "./definition/state-schema.js";
 export { CompiledGraph } from "./graph/compiled-graph.js";
-export type { CompileOptions } from "./graph/compiled-graph.js";
+export type { CompileOptions } from "./graph/compile-options.js";
 export type { StateHistoryEntry, ThreadState } from "./graph/thread-state.js";
 export type { StateWrite, UpdateStateOptions } from "./runtime/state-edit.js";
 export { END } from "./definition/edges.js";

@@ -2,22 +2,22 @@
  * tenxgraph's HTTP API server: `createApp` (an embeddable Hono app) and `serve`.
  * @module
  */
-export { createApp } from "./http/app.js";
-export type { AppOptions, TenxgraphApp } from "./http/app.js";
-export { serve } from "./http/serve.js";
+export { createApp } from "./app/app.js";
+export type { AppOptions, TenxgraphApp } from "./app/app.js";
+export { serve } from "./app/serve.js";
 export { attachGraphSocket, BEARER_PROTOCOL, GRAPH_SOCKET_PATH } from "./invoke/graph-socket.js";
 export type { GraphSocketServer } from "./invoke/graph-socket.js";
-export type { RunningServer, ServeOptions } from "./http/serve.js";
+export type { RunningServer, ServeOptions } from "./app/serve.js";
 export { ApiError } from "./http/api-error.js";
 export type { ErrorDetail } from "./http/api-error.js";
 export type { AuthOption, Authenticate, JwtAuthConfig } from "./http/middleware/auth.js";
 export type { AuthUser } from "./http/server-env.js";
-export type { ThreadNameGenerator } from "./http/server-context.js";
+export type { ThreadNameGenerator } from "./threads/threads-context.js";
 export { InMemoryMemoryStore } from "./storage/memory-store.js";
 export type { MemoryFilter, MemoryRecord, MemoryStore } from "./storage/memory-store.js";
 export { InMemoryFileStore } from "./storage/file-store.js";
 export type { FileStore, StoredFile } from "./storage/file-store.js";
-export { openApiDocument } from "./http/openapi.js";
+export { openApiDocument } from "./app/openapi.js";
 export { RunWorker } from "./background/run-worker.js";
 export type { RunWorkerOptions } from "./background/run-worker.js";
 export { PgRunStore, ThreadBusyError, RunEndedError } from "./background/run-store.js";
@@ -29,4 +29,4 @@ export type {
   RunRecord,
   StoredRunEvent,
 } from "./background/run-record.js";
-export type { RunService } from "./http/server-context.js";
+export type { RunService } from "./background/runs-context.js";

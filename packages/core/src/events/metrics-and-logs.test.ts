@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
-import type { CompileOptions } from "../graph/compiled-graph.js";
+import type { CompileOptions } from "../graph/compile-options.js";
 import { END } from "../definition/edges.js";
 import type { NodeFunction } from "../definition/graph-node.js";
 import type { BaseState } from "../definition/reducers.js";

@@ -1,5 +1,4 @@
-import type { Meter } from "@opentelemetry/api";
-import { jsonLogger, type Logger } from "../events/logger.js";
+import { jsonLogger } from "../events/logger.js";
 import { RuntimeMetrics } from "../events/metrics.js";
 import { StreamProjection } from "../runtime/stream-projection.js";
 import {
@@ -9,10 +8,10 @@ import {
   type StreamOutput,
 } from "../runtime/stream-mode.js";
 import type { LedgerEntry } from "../storage/ledger-entry.js";
-import { uuidv7, type IdGenerator } from "../messages/ids.js";
+import { uuidv7 } from "../messages/ids.js";
 import { EventQueue } from "../runtime/event-queue.js";
-import type { FaultInjector } from "../node/fault-points.js";
 import { requireId, resolveRunConfig, type RunConfig } from "../runtime/run-config.js";
+import { NO_HOST_CONTROLS, type HostControls } from "../runtime/host-controls.js";
 import { RUN_LEASE_KEY } from "../runtime/run-lease.js";
 import type { RunDependencies } from "../runtime/run-dependencies.js";
 import { executeRun } from "../runtime/execute-run.js";
@@ -31,75 +30,44 @@ import {
   type UpdateStateOptions,
 } from "../runtime/state-edit.js";
 import { InvalidRunError } from "../errors/errors.js";
-import {
-  LANGGRAPH_OPTION_HINTS,
-  requireKnownOptions,
-  type OptionHints,
-} from "../errors/unknown-option.js";
-
-/** Options of `StateGraph.compile()`. */
-export interface CompileOptions {
-  /** Where threads, messages and the tool ledger live (default: a new `InMemoryCheckpointer`). */
-  checkpointer?: Checkpointer;
-  /** A pino-compatible logger (default: JSON lines on stderr from `warn` up). */
-  logger?: Logger;
-  /** OpenTelemetry meter (default: the global meter named `10xgraph`). */
-  meter?: Meter;
-  /**
-   * Id generator (default: UUIDv7) for run ids, generated thread ids, and the ids model nodes give
-   * their replies (`ctx.newId()`). `Message.*` factories always use UUIDv7.
-   */
-  ids?: IdGenerator;
-  /** Named fault points for crash and fault tests (see `FaultPoints` in `@tenxgraph/core/testing`). */
-  faultPoints?: FaultInjector;
-  /** How often a running run polls the store for stop requests and heartbeats its claims (default 1000 ms). */
-  stopPollIntervalMs?: number;
-  /**
-   * The lease of this runtime's ledger claims (default 3000 ms): each claim it makes, and each
-   * heartbeat, keeps the claim live this long on the store's clock. Every reader honours the
-   * lease the claimant stated, whatever its own setting: a claim whose lease expired counts as
-   * left by a dead execution (in doubt); a live one is waited on instead of running twice.
-   */
-  claimStaleAfterMs?: number;
-}
-
-/** Every key of {@link CompileOptions}: the compiler checks the list against the interface. */
-const COMPILE_OPTION_KEYS = {
-  checkpointer: true,
-  logger: true,
-  meter: true,
-  ids: true,
-  faultPoints: true,
-  stopPollIntervalMs: true,
-  claimStaleAfterMs: true,
-} satisfies Record<keyof CompileOptions, true>;
-const COMPILE_OPTIONS: ReadonlySet<string> = new Set(Object.keys(COMPILE_OPTION_KEYS));
-
-/** What to use instead of LangGraph.js's compile options. */
-const COMPILE_HINTS: OptionHints = {
-  ...LANGGRAPH_OPTION_HINTS,
-  name: "A graph has no name: a subgraph node is named by addNode(name, graph)",
-  description: "A graph has no description",
-};
-
-/**
- * Refuses an option `compile()` does not know (`OPTION_001`), a LangGraph.js one
- * (`interruptBefore`, `store`) included: JavaScript would ignore it silently.
- */
-export function requireCompileOptions(options: CompileOptions): void {
-  if (typeof options !== "object" || options === null) {
-    throw new TypeError("compile(): options must be an object, e.g. { checkpointer }");
-  }
-  requireKnownOptions("compile()", options, COMPILE_OPTIONS, COMPILE_HINTS);
-}
+import { checkTimings, type CompileOptions } from "./compile-options.js";
 
 const ENDED_RUNS_REMEMBERED = 1000;
+
+/** `invoke` and `stream` with a host's controls: `@tenxgraph/core/host` calls these. */
+export interface HostRunEntry {
+  invoke<S extends BaseState>(
+    graph: CompiledGraph<S>,
+    input: RunInput<S>,
+    config: RunConfig,
+    controls: HostControls,
+  ): Promise<RunResult<S>>;
+  stream<S extends BaseState, const M extends StreamModeOption>(
+    graph: CompiledGraph<S>,
+    input: RunInput<S>,
+    config: StreamConfig<M>,
+    controls: HostControls,
+  ): AsyncGenerator<StreamOutput<S, M>>;
+}
+
+/** Set once, by `CompiledGraph`'s static block (which may reach its private run). */
+export let runAsHost: HostRunEntry;
 
 /** A runnable graph: `invoke`, `stream`, `stop`, and thread inspection. Made by `StateGraph.compile()`. */
 export class CompiledGraph<S extends BaseState> {
   readonly #deps: RunDependencies<S>;
   readonly #activeRuns = new Map<string, Set<AbortController>>();
   readonly #endedRuns = new Set<string>();
+
+  static {
+    // The host entry's way in: the same run as invoke/stream, with the host's controls beside
+    // the config. Not a method, so users of the class never see it.
+    runAsHost = {
+      invoke: (graph, input, config, controls) =>
+        graph.#execute(input, config, controls, () => {}, new AbortController(), "invoke"),
+      stream: (graph, input, config, controls) => graph.#stream(input, config, controls),
+    };
+  }
 
   constructor(graph: GraphDefinition<S>, options: CompileOptions) {
     const { stopPollIntervalMs = 1000, claimStaleAfterMs = 3000 } = options;
@@ -132,7 +100,14 @@ export class CompiledGraph<S extends BaseState> {
    * tool messages, never rejections.
    */
   async invoke(input: RunInput<S>, config: RunConfig = {}): Promise<RunResult<S>> {
-    return this.#execute(input, config, () => {}, new AbortController(), "invoke");
+    return this.#execute(
+      input,
+      config,
+      NO_HOST_CONTROLS,
+      () => {},
+      new AbortController(),
+      "invoke",
+    );
   }
 
   /**
@@ -147,9 +122,18 @@ export class CompiledGraph<S extends BaseState> {
    *   console.log(state.messages.length);
    * }
    */
-  async *stream<const M extends StreamModeOption = "events">(
+  stream<const M extends StreamModeOption = "events">(
     input: RunInput<S>,
     config: StreamConfig<M> = {},
+  ): AsyncGenerator<StreamOutput<S, M>> {
+    return this.#stream(input, config, NO_HOST_CONTROLS);
+  }
+
+  /** `stream`, steered by a host's `controls` too (`streamAsHost`). */
+  async *#stream<const M extends StreamModeOption>(
+    input: RunInput<S>,
+    config: StreamConfig<M>,
+    controls: HostControls,
   ): AsyncGenerator<StreamOutput<S, M>> {
     const { modes, tuples } = resolveStreamMode(streamModeOf(config));
     const projection = new StreamProjection(modes, tuples);
@@ -159,7 +143,7 @@ export class CompiledGraph<S extends BaseState> {
     const project: RunEventSink = (event, step) => {
       for (const chunk of projection.project(event, step)) queue.push(chunk as StreamOutput<S, M>);
     };
-    const run = this.#execute(input, config, project, abort, "stream").then(
+    const run = this.#execute(input, config, controls, project, abort, "stream").then(
       () => queue.close(),
       (error: unknown) => queue.fail(error),
     );
@@ -303,11 +287,12 @@ export class CompiledGraph<S extends BaseState> {
   async #execute(
     input: RunInput<S>,
     config: RunConfig,
+    controls: HostControls,
     send: RunEventSink,
     abort: AbortController,
     call: "invoke" | "stream",
   ): Promise<RunResult<S>> {
-    const resolved = resolveRunConfig(config, this.#deps.logger, this.#deps.ids, call);
+    const resolved = resolveRunConfig(config, this.#deps.logger, this.#deps.ids, call, controls);
     const runId = this.#deps.ids();
     const active = this.#activeRuns.get(resolved.threadId) ?? new Set();
     this.#activeRuns.set(resolved.threadId, active.add(abort));
@@ -343,27 +328,6 @@ function requireCount(value: unknown, name: string, min = 0): void {
     "INPUT_001",
     `${name} must be a whole number >= ${min}, got ${String(value)}`,
   );
-}
-
-/**
- * A live run heartbeats its claims once per poll interval, each beat renewing their lease of
- * `claimStaleAfterMs`. Unless the lease allows for at least two missed beats, a slow but live
- * execution would look dead and its call could run twice.
- */
-function checkTimings(stopPollIntervalMs: number, claimStaleAfterMs: number): void {
-  for (const [name, value] of Object.entries({ stopPollIntervalMs, claimStaleAfterMs })) {
-    if (typeof value !== "number" || !Number.isFinite(value) || value <= 0) {
-      throw new RangeError(
-        `compile(): ${name} must be a positive number of milliseconds, got ${value}`,
-      );
-    }
-  }
-  if (claimStaleAfterMs < 2 * stopPollIntervalMs) {
-    throw new RangeError(
-      `compile(): claimStaleAfterMs (${claimStaleAfterMs}) must be at least twice stopPollIntervalMs ` +
-        `(${stopPollIntervalMs}), or a live execution's claims could be taken for abandoned ones`,
-    );
-  }
 }
 
 /** `config.streamMode`, checked by `resolveStreamMode`; a config that is no object is `resolveRunConfig`'s to refuse. */

@@ -16,7 +16,8 @@ import {
 } from "../definition/state-schema.js";
 import { isCompiledGraph, Subgraph } from "./subgraph.js";
 import { validateGraph } from "../definition/validate.js";
-import { CompiledGraph, requireCompileOptions, type CompileOptions } from "./compiled-graph.js";
+import { CompiledGraph } from "./compiled-graph.js";
+import { requireCompileOptions, type CompileOptions } from "./compile-options.js";
 
 /** A compiled graph of any state, as `addNode` takes it: a subgraph's state is its own. */
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- see above

@@ -1,6 +1,6 @@
-import type { CompiledGraph } from "../graph/compiled-graph.js";
+import { runAsHost, type CompiledGraph } from "../graph/compiled-graph.js";
 import type { BaseState } from "../definition/reducers.js";
-import { withHostControls, type HostControls } from "../runtime/host-controls.js";
+import { NO_HOST_CONTROLS, type HostControls } from "../runtime/host-controls.js";
 import type { RunConfig } from "../runtime/run-config.js";
 import type { RunInput, RunResult } from "../runtime/run-result.js";
 import type { StreamConfig, StreamModeOption, StreamOutput } from "../runtime/stream-mode.js";
@@ -12,7 +12,7 @@ export function invokeAsHost<S extends BaseState>(
   config: RunConfig,
   controls: HostControls,
 ): Promise<RunResult<S>> {
-  return graph.invoke(input, withHostControls(config, controls));
+  return runAsHost.invoke(graph, input, config, controls ?? NO_HOST_CONTROLS);
 }
 
 /** `graph.stream(input, config)`, steered by the host's `controls` as well. */
@@ -22,5 +22,5 @@ export function streamAsHost<S extends BaseState, const M extends StreamModeOpti
   config: StreamConfig<M>,
   controls: HostControls,
 ): AsyncGenerator<StreamOutput<S, M>> {
-  return graph.stream(input, withHostControls(config, controls));
+  return runAsHost.stream(graph, input, config, controls ?? NO_HOST_CONTROLS);
 }

@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { z } from "zod";
 import { NodeTimeoutError } from "../errors/errors.js";
-import type { CompileOptions } from "../graph/compiled-graph.js";
+import type { CompileOptions } from "../graph/compile-options.js";
 import { END } from "../definition/edges.js";
 import type { NodeFunction } from "../definition/graph-node.js";
 import type { BaseState } from "../definition/reducers.js";

@@ -29,22 +29,5 @@ export interface HostControls {
   loadedCheckpoint?: ThreadCheckpoint | null;
 }
 
-/**
- * The controls a host gave with a config object. Keyed by the object, so the controls travel
- * through `invoke`/`stream` without being a field of `RunConfig` or a parameter users see.
- */
-const controlsByConfig = new WeakMap<object, HostControls>();
-
-/** A copy of `config` that carries `controls` to `resolveRunConfig`. */
-export function withHostControls<C>(config: C, controls: HostControls): C {
-  // A config that is no object is resolveRunConfig's to refuse, as it is.
-  if (typeof config !== "object" || config === null) return config;
-  const own = { ...config };
-  controlsByConfig.set(own, controls);
-  return own;
-}
-
-/** The controls a host attached to `config`, or none. */
-export function hostControlsOf(config: object): HostControls {
-  return controlsByConfig.get(config) ?? {};
-}
+/** No controls: what `invoke` and `stream` run with. */
+export const NO_HOST_CONTROLS: HostControls = Object.freeze({});

@@ -9,7 +9,7 @@ import { MAX_ID_LENGTH } from "../storage/json-check.js";
 import type { IdGenerator } from "../messages/ids.js";
 import { checkRemoteToolSpec, type RemoteToolSpec } from "../node/remote-tool-spec.js";
 import type { ThreadCheckpoint } from "../storage/checkpointer.js";
-import { hostControlsOf } from "./host-controls.js";
+import { NO_HOST_CONTROLS, type HostControls } from "./host-controls.js";
 
 /** Per-run options of `invoke` and `stream`. All optional. */
 export interface RunConfig {
@@ -123,13 +123,15 @@ export interface ResolvedRunConfig {
  * Applies defaults and checks every value; invalid timeouts and limits warn and fall back, and
  * a value that names the wrong thread or cannot work (an object `threadId`, a `signal` that is
  * no AbortSignal) is refused with `INPUT_001` before anything is read or written. A key that is
- * no option of `call` (`configurable`, `interruptBefore`, a typo) is `OPTION_001`.
+ * no option of `call` (`configurable`, `interruptBefore`, a typo) is `OPTION_001`. A host's
+ * `controls` come beside the config, never in it (`invokeAsHost`/`streamAsHost`).
  */
 export function resolveRunConfig(
   config: RunConfig,
   logger: Logger,
   newId: IdGenerator,
   call: "invoke" | "stream" = "invoke",
+  controls: HostControls = NO_HOST_CONTROLS,
 ): ResolvedRunConfig {
   if (typeof config !== "object" || config === null) {
     throw new InvalidRunError("INPUT_001", `config must be an object, got ${typeOf(config)}`);
@@ -141,7 +143,6 @@ export function resolveRunConfig(
     requireId(config.userId, "config.userId");
   }
   requireSignal(config.signal, "config.signal");
-  const controls = hostControlsOf(config);
   requireSignal(controls.drainSignal, "controls.drainSignal");
   requireSignal(controls.abandonSignal, "controls.abandonSignal");
   let threadId = config.threadId;

@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import { z } from "zod";
 import { GraphRecursionError, StaleStateError } from "../errors/errors.js";
 import { isTenxgraphError } from "../errors/tenxgraph-error.js";
-import type { CompileOptions } from "../graph/compiled-graph.js";
+import type { CompileOptions } from "../graph/compile-options.js";
 import { END } from "../definition/edges.js";
 import type { NodeFunction } from "../definition/graph-node.js";
 import type { BaseState } from "../definition/reducers.js";

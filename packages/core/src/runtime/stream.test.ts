@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import { z } from "zod";
 import { NodeTimeoutError } from "../errors/errors.js";
 import type { StreamEvent } from "../events/stream-event.js";
-import type { CompileOptions } from "../graph/compiled-graph.js";
+import type { CompileOptions } from "../graph/compile-options.js";
 import { END } from "../definition/edges.js";
 import type { BaseState } from "../definition/reducers.js";
 import { StateGraph } from "../graph/state-graph.js";

@@ -1,5 +1,6 @@
 import { z } from "zod";
-import type { CompiledGraph, CompileOptions } from "../graph/compiled-graph.js";
+import type { CompiledGraph } from "../graph/compiled-graph.js";
+import type { CompileOptions } from "../graph/compile-options.js";
 import { END } from "../definition/edges.js";
 import type { NodeLike } from "../definition/graph-node.js";
 import type { BaseState } from "../definition/reducers.js";

@@ -1,13 +1,13 @@
 import type { z } from "zod";
 import { ApiError } from "../http/api-error.js";
-import type { RunService, ServerContext } from "../http/server-context.js";
+import type { RunService, RunsContext } from "./runs-context.js";
 import type { AuthUser } from "../http/server-env.js";
 import { prepareRun } from "../invoke/run-request.js";
 import { authorizeThread } from "../threads/ownership.js";
 import type { createRunSchema } from "../wire/request-schemas.js";
 import type { RunRecord, RunRequest } from "./run-record.js";
 
-export function requireRuns(ctx: ServerContext): RunService {
+export function requireRuns(ctx: RunsContext): RunService {
   if (ctx.runs) return ctx.runs;
   throw new ApiError(
     501,
@@ -22,7 +22,7 @@ export function requireRuns(ctx: ServerContext): RunService {
  * run still queued), the user who queued its runs.
  */
 export async function authorizeRunThread(
-  ctx: ServerContext,
+  ctx: RunsContext,
   runs: RunService,
   user: AuthUser,
   threadId: string,
@@ -37,7 +37,7 @@ export async function authorizeRunThread(
 
 /** The path's run, on the path's thread, if the caller may see it; else 403 or 404. */
 export async function findRun(
-  ctx: ServerContext,
+  ctx: RunsContext,
   user: AuthUser,
   threadId: string,
   runId: string,
@@ -60,7 +60,7 @@ export async function findRun(
  * background run cannot do: remote tools need the caller to answer while the run waits.
  */
 export async function backgroundRequest(
-  ctx: ServerContext,
+  ctx: RunsContext,
   user: AuthUser,
   threadId: string,
   body: z.infer<typeof createRunSchema>,

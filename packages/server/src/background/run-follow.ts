@@ -1,5 +1,5 @@
 import { ApiError } from "../http/api-error.js";
-import type { RunService } from "../http/server-context.js";
+import type { RunService } from "./runs-context.js";
 import { FINAL_RUN_STATUSES, type RunRecord } from "./run-record.js";
 
 /** How long a stream or join sleeps between reads when no notification wakes it. */

@@ -1,4 +1,11 @@
 import type { Route } from "../http/route-table.js";
+import {
+  backgroundRunResponse,
+  queuedRunResponse,
+  runEventResponse,
+  runListResponse,
+} from "../wire/response-schemas.js";
+import type { RunsContext } from "./runs-context.js";
 import { isTenxgraphError } from "@tenxgraph/core";
 import { uuidv7 } from "@tenxgraph/core/host";
 import type { Context } from "hono";
@@ -17,11 +24,14 @@ import { streamFrames } from "../http/sse.js";
  * `tenxgraph api --workers N`), read, cancelled, streamed from the start or from
  * `Last-Event-ID`, and joined. Same auth and ownership as every thread route.
  */
-export const runRoutes: Route[] = [
+export const runRoutes: Route<RunsContext>[] = [
   {
     method: "post",
     path: "/v1/threads/{thread_id}/runs",
     summary: "Queue a background run (202); multitask_strategy: reject, enqueue or interrupt",
+    responses: {
+      202: { description: "Queued", schema: queuedRunResponse },
+    },
     body: createRunSchema,
     handler: async (c, ctx) => {
       const runs = requireRuns(ctx);
@@ -57,6 +67,9 @@ export const runRoutes: Route[] = [
     method: "get",
     path: "/v1/threads/{thread_id}/runs",
     summary: "The thread's background runs, newest first",
+    responses: {
+      200: { description: "The thread's background runs", schema: runListResponse },
+    },
     query: pageQuerySchema,
     handler: async (c, ctx) => {
       const runs = requireRuns(ctx);
@@ -71,6 +84,9 @@ export const runRoutes: Route[] = [
     method: "get",
     path: "/v1/threads/{thread_id}/runs/{run_id}",
     summary: "One background run",
+    responses: {
+      200: { description: "The run", schema: backgroundRunResponse },
+    },
     handler: async (c, ctx) => {
       const run = await findRun(ctx, c.get("user"), pathId(c, "thread_id"), pathId(c, "run_id"));
       return ok(c, toWireRun(run));
@@ -80,6 +96,9 @@ export const runRoutes: Route[] = [
     method: "post",
     path: "/v1/threads/{thread_id}/runs/{run_id}/cancel",
     summary: "Cancel a background run",
+    responses: {
+      202: { description: "Cancel requested", schema: backgroundRunResponse },
+    },
     handler: async (c, ctx) => {
       const run = await findRun(ctx, c.get("user"), pathId(c, "thread_id"), pathId(c, "run_id"));
       try {
@@ -96,6 +115,9 @@ export const runRoutes: Route[] = [
     method: "get",
     path: "/v1/threads/{thread_id}/runs/{run_id}/join",
     summary: "Wait for a background run to end",
+    responses: {
+      200: { description: "The run, ended", schema: backgroundRunResponse },
+    },
     handler: async (c, ctx) => {
       const runs = requireRuns(ctx);
       const run = await findRun(ctx, c.get("user"), pathId(c, "thread_id"), pathId(c, "run_id"));
@@ -107,6 +129,13 @@ export const runRoutes: Route[] = [
     method: "get",
     path: "/v1/threads/{thread_id}/runs/{run_id}/stream",
     summary: "A background run's events as SSE, from the start or after Last-Event-ID, then live",
+    responses: {
+      200: {
+        description: "The run's events, one per SSE event (`id:` numbers it)",
+        schema: runEventResponse,
+        body: "sse",
+      },
+    },
     handler: async (c, ctx) => {
       const runs = requireRuns(ctx);
       const run = await findRun(ctx, c.get("user"), pathId(c, "thread_id"), pathId(c, "run_id"));

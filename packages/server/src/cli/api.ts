@@ -1,6 +1,6 @@
 import { loadProject } from "../project/load-project.js";
 import { RunWorker } from "../background/run-worker.js";
-import { serve } from "../http/serve.js";
+import { serve } from "../app/serve.js";
 import { onShutdown } from "./worker.js";
 
 /** Where `api` and `dev` listen and which config they read. */

@@ -1,5 +1,6 @@
 import type { Context } from "hono";
 import type { ContentfulStatusCode } from "hono/utils/http-status";
+import { z } from "zod";
 import type { ApiError } from "./api-error.js";
 
 /** `metadata` of every JSON answer. */
@@ -8,6 +9,23 @@ export interface ResponseMetadata {
   timestamp: string;
   message: string;
 }
+
+/** {@link ResponseMetadata} as a schema, for `/openapi.json`. */
+export const responseMetadataSchema = z.object({
+  request_id: z.string(),
+  timestamp: z.string(),
+  message: z.string(),
+});
+
+/** The error envelope every error answers with (`fail`), as a schema, for `/openapi.json`. */
+export const errorEnvelopeSchema = z.object({
+  error: z.object({
+    code: z.string(),
+    message: z.string(),
+    details: z.array(z.object({ loc: z.array(z.string()), msg: z.string(), type: z.string() })),
+  }),
+  metadata: responseMetadataSchema,
+});
 
 /** Local ISO-8601 time without a zone, as the reference server writes it. */
 export function wireTimestamp(date = new Date()): string {

@@ -4,7 +4,7 @@ import { isRemoteTool } from "@tenxgraph/core/host";
 import type { ThreadCheckpoint } from "@tenxgraph/core/storage";
 import type { z } from "zod";
 import { ApiError } from "../http/api-error.js";
-import type { ServerContext } from "../http/server-context.js";
+import type { InvokeContext } from "./invoke-context.js";
 import type { setupInputSchema } from "../wire/request-schemas.js";
 
 /**
@@ -12,7 +12,7 @@ import type { setupInputSchema } from "../wire/request-schemas.js";
  * caller read it (`null`: no such thread).
  */
 export async function stopThread(
-  ctx: ServerContext,
+  ctx: InvokeContext,
   threadId: string,
   checkpoint: ThreadCheckpoint | null,
 ): Promise<StopResult> {
@@ -37,7 +37,7 @@ export async function stopThread(
  * Every entry is checked before any is attached: a refused request changes nothing.
  */
 export function attachRemoteTools(
-  ctx: ServerContext,
+  ctx: InvokeContext,
   tools: z.infer<typeof setupInputSchema>["tools"],
 ): SetupResult {
   const byNode = new Map<string, RemoteToolSpec[]>();

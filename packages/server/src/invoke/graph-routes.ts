@@ -1,4 +1,15 @@
 import type { Route } from "../http/route-table.js";
+import { z } from "zod";
+import {
+  fixResponse,
+  graphInfoResponse,
+  graphToolsResponse,
+  observabilityResponse,
+  setupResultResponse,
+  stateJsonSchemaResponse,
+  stopResultResponse,
+} from "../wire/response-schemas.js";
+import type { InvokeContext } from "./invoke-context.js";
 import { ApiError } from "../http/api-error.js";
 import { ok } from "../http/envelope.js";
 import { graphInfo, graphTools, stateSchema } from "../wire/graph-info.js";
@@ -8,35 +19,50 @@ import { setupInputSchema, stopInputSchema } from "../wire/request-schemas.js";
 import { attachRemoteTools, stopThread } from "./graph-control.js";
 
 /** Health, graph description, stop and setup. */
-export const graphRoutes: Route[] = [
+export const graphRoutes: Route<InvokeContext>[] = [
   {
     method: "get",
     path: "/ping",
     summary: "Health check",
+    responses: {
+      200: { description: "`pong`", schema: z.literal("pong") },
+    },
     handler: (c) => ok(c, "pong"),
   },
   {
     method: "get",
     path: "/v1/graph",
     summary: "Graph nodes and edges",
+    responses: {
+      200: { description: "The graph: nodes, edges and facts", schema: graphInfoResponse },
+    },
     handler: (c, ctx) => ok(c, graphInfo(ctx.graph, true)),
   },
   {
     method: "get",
     path: "/v1/graph/tools",
     summary: "Tools per tool node",
+    responses: {
+      200: { description: "The tools of the graph's tool nodes", schema: graphToolsResponse },
+    },
     handler: (c, ctx) => ok(c, graphTools(ctx.graph)),
   },
   {
     method: "get",
     path: "/v1/graph:StateSchema",
     summary: "JSON Schema of the state",
+    responses: {
+      200: { description: "The state's JSON Schema", schema: stateJsonSchemaResponse },
+    },
     handler: (c, ctx) => ok(c, stateSchema(ctx.graph)),
   },
   {
     method: "post",
     path: "/v1/graph/stop",
     summary: "Stop the thread's run on any process",
+    responses: {
+      200: { description: "Whether a stop was requested", schema: stopResultResponse },
+    },
     body: stopInputSchema,
     handler: async (c, ctx) => {
       const { thread_id: threadId } = await readBody(c, stopInputSchema);
@@ -48,6 +74,9 @@ export const graphRoutes: Route[] = [
     method: "post",
     path: "/v1/graph/fix",
     summary: "Nothing to fix: transcripts are append-only",
+    responses: {
+      200: { description: "Nothing removed", schema: fixResponse },
+    },
     body: stopInputSchema,
     handler: async (c, ctx) => {
       const { thread_id: threadId } = await readBody(c, stopInputSchema);
@@ -68,6 +97,9 @@ export const graphRoutes: Route[] = [
     method: "get",
     path: "/v1/observability/{thread_id}",
     summary: "Run traces (not kept: run_count 0)",
+    responses: {
+      200: { description: "No traces", schema: observabilityResponse },
+    },
     handler: async (c, ctx) => {
       const threadId = pathId(c, "thread_id");
       await authorizeThread(ctx.checkpointer, c.get("user"), threadId, "read");
@@ -79,6 +111,9 @@ export const graphRoutes: Route[] = [
     method: "post",
     path: "/v1/graph/setup",
     summary: "Attach remote tools to tool nodes (403 with auth or MODE=production)",
+    responses: {
+      200: { description: "The tools attached", schema: setupResultResponse },
+    },
     body: setupInputSchema,
     handler: async (c, ctx) => {
       if (!ctx.remoteToolSetup) {

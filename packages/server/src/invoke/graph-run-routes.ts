@@ -1,12 +1,14 @@
 import { invokeAsHost } from "@tenxgraph/core/host";
+import { invokeResultResponse, streamChunkResponse } from "../wire/response-schemas.js";
 import type { Route } from "../http/route-table.js";
+import type { InvokeContext } from "./invoke-context.js";
 import { ok } from "../http/envelope.js";
 import { readBody } from "../http/request-input.js";
 import { invokeAnswer } from "./invoke-answer.js";
 import { prepareRun, runEarlierAnswers } from "./run-request.js";
 import { pumpStream, startStream } from "./run-stream.js";
 import { graphInputSchema } from "../wire/request-schemas.js";
-import { track } from "../http/server-context.js";
+import { track } from "../http/shutdown.js";
 import { streamChunks, streamFormat } from "../http/sse.js";
 
 /**
@@ -14,11 +16,14 @@ import { streamChunks, streamFormat } from "../http/sse.js";
  * `invoke`/`stream` as in-process callers, so the ledger, deadlines, per-step durable writes and
  * stop apply unchanged.
  */
-export const graphRunRoutes: Route[] = [
+export const graphRunRoutes: Route<InvokeContext>[] = [
   {
     method: "post",
     path: "/v1/graph/invoke",
     summary: "Run the graph to its end, an interrupt or a stop",
+    responses: {
+      200: { description: "The run's new messages and its meta", schema: invokeResultResponse },
+    },
     body: graphInputSchema,
     handler: async (c, ctx) => {
       const body = await readBody(c, graphInputSchema);
@@ -32,6 +37,13 @@ export const graphRunRoutes: Route[] = [
     method: "post",
     path: "/v1/graph/stream",
     summary: "Run the graph, streaming NDJSON chunks (SSE on Accept: text/event-stream)",
+    responses: {
+      200: {
+        description: "One chunk per line (NDJSON), or per SSE event on Accept: text/event-stream",
+        schema: streamChunkResponse,
+        body: "ndjson",
+      },
+    },
     body: graphInputSchema,
     handler: async (c, ctx) => {
       const body = await readBody(c, graphInputSchema);

@@ -2,12 +2,12 @@ import type { IncomingMessage, Server } from "node:http";
 import type { Duplex } from "node:stream";
 import { WebSocketServer, type RawData, type WebSocket } from "ws";
 import { z } from "zod";
-import type { TenxgraphApp } from "../http/app.js";
 import { toApiError, validationError } from "../http/api-error.js";
 import { prepareRun } from "./run-request.js";
 import { pumpStream, startStream } from "./run-stream.js";
 import { graphInputSchema } from "../wire/request-schemas.js";
-import { track, type ServerContext } from "../http/server-context.js";
+import { track } from "../http/shutdown.js";
+import type { InvokeContext } from "./invoke-context.js";
 import type { AuthUser } from "../http/server-env.js";
 import { wireMessageSchema } from "../wire/wire-message.js";
 import { originAllowed } from "../http/cors.js";
@@ -67,7 +67,10 @@ export interface GraphSocketServer {
  * const server = serveNode({ fetch: app.fetch, port: 8000 });
  * attachGraphSocket(server, app);
  */
-export function attachGraphSocket(server: Server, app: TenxgraphApp): GraphSocketServer {
+export function attachGraphSocket(
+  server: Server,
+  app: { context: InvokeContext },
+): GraphSocketServer {
   const ctx = app.context;
   const sockets = new WebSocketServer({
     noServer: true,
@@ -107,7 +110,7 @@ export function attachGraphSocket(server: Server, app: TenxgraphApp): GraphSocke
 }
 
 function session(
-  ctx: ServerContext,
+  ctx: InvokeContext,
   ws: WebSocket,
   request: IncomingMessage,
   url: URL,
@@ -162,7 +165,7 @@ function frameSize(data: RawData): number {
 
 /** One frame: a run streamed back, or an error chunk; the socket stays open unless it must not. */
 async function onFrame(
-  ctx: ServerContext,
+  ctx: InvokeContext,
   ws: WebSocket,
   user: AuthUser,
   data: RawData,

@@ -7,7 +7,8 @@ import { refusePrivilegedEdit } from "../threads/state-edit-policy.js";
 import { remoteAnswers, remoteToolSpecs, specsForPending } from "./remote-tools.js";
 import { generateThreadName, THREAD_NAME_FIELD } from "../threads/thread-name.js";
 import { runConfigSchema, type GraphInput } from "../wire/request-schemas.js";
-import { track, type ServerContext } from "../http/server-context.js";
+import { track } from "../http/shutdown.js";
+import type { InvokeContext } from "./invoke-context.js";
 import type { AuthUser } from "../http/server-env.js";
 import { fromWireMessage } from "../wire/convert-message.js";
 import { refuseChildThreadId, refuseSubgraphThread } from "../threads/subgraph-threads.js";
@@ -39,7 +40,7 @@ export interface PreparedRun {
  * version the thread does not keep fails the run itself, with `THREAD_005`).
  */
 async function messagesBefore(
-  ctx: ServerContext,
+  ctx: InvokeContext,
   threadId: string,
   checkpoint: ThreadCheckpoint | null,
   fromVersion: number | undefined,
@@ -64,7 +65,7 @@ const RESERVED_FIELDS = new Set([
  * wins), and the input as a new turn, an interrupt answer or a continuation.
  */
 export async function prepareRun(
-  ctx: ServerContext,
+  ctx: InvokeContext,
   user: AuthUser,
   body: GraphInput,
 ): Promise<PreparedRun> {
@@ -146,7 +147,7 @@ function runInput(
  * Runs the request's earlier answers, each to its pause: the thread then waits only for the
  * call `run.input` answers. Each recorded result replays in the runs after it.
  */
-export async function runEarlierAnswers(ctx: ServerContext, run: PreparedRun): Promise<void> {
+export async function runEarlierAnswers(ctx: InvokeContext, run: PreparedRun): Promise<void> {
   // No `loadedCheckpoint` here: prepareRun leaves it out when there are earlier answers.
   for (const answer of run.earlierAnswers) await track(ctx, ctx.graph.invoke(answer, run.config));
 }

@@ -2,7 +2,7 @@ import type { StreamEvent } from "@tenxgraph/core";
 import { streamAsHost } from "@tenxgraph/core/host";
 import { toApiError } from "../http/api-error.js";
 import { runEarlierAnswers, type PreparedRun } from "./run-request.js";
-import type { ServerContext } from "../http/server-context.js";
+import type { InvokeContext } from "./invoke-context.js";
 import { ChunkMaker, passes, type Granularity, type StreamChunk } from "../wire/stream-chunk.js";
 
 /** A run streaming its events, started far enough that refusing it is behind us. */
@@ -22,7 +22,7 @@ export interface StartedStream {
  * its status. Shared by the NDJSON/SSE route and the WebSocket.
  */
 export async function startStream(
-  ctx: ServerContext,
+  ctx: InvokeContext,
   run: PreparedRun,
   recursionLimit: number,
 ): Promise<StartedStream> {
@@ -54,7 +54,7 @@ export async function startStream(
  * error after the start is already in the events (an `error` chunk); it is logged, not rethrown.
  */
 export async function pumpStream(
-  ctx: ServerContext,
+  ctx: InvokeContext,
   { run, events, early, maker }: StartedStream,
   granularity: Granularity,
   write: (chunk: StreamChunk) => void | Promise<void>,

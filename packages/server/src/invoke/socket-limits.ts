@@ -1,4 +1,9 @@
-import type { SocketPeaks } from "../http/server-context.js";
+/** High-water marks of WebSocket sessions: frames waiting to run, output not yet sent. */
+export interface SocketPeaks {
+  queuedFrames: number;
+  queuedBytes: number;
+  bufferedBytes: number;
+}
 
 /** Frames one socket may have waiting behind the run in progress; one more closes it (1008). */
 export const MAX_QUEUED_FRAMES = 8;

@@ -1,7 +1,7 @@
 import { CompiledGraph, StateGraph, type BaseState } from "@tenxgraph/core";
 import { type Checkpointer } from "@tenxgraph/core/storage";
 import { join } from "node:path";
-import type { AppOptions } from "../http/app.js";
+import type { AppOptions } from "../app/app.js";
 import {
   configDir,
   findConfigFile,
@@ -11,7 +11,7 @@ import {
 } from "./config.js";
 import { loadExport } from "./load-module.js";
 import type { Authenticate, AuthOption } from "../http/middleware/auth.js";
-import type { ThreadNameGenerator } from "../http/server-context.js";
+import type { ThreadNameGenerator } from "../threads/threads-context.js";
 import type { MemoryStore } from "../storage/memory-store.js";
 import { RunEventFollower } from "../background/run-event-follower.js";
 import { PgRunStore } from "../background/run-store.js";

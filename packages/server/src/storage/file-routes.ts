@@ -1,5 +1,11 @@
 import type { Route } from "../http/route-table.js";
-import type { ServerContext } from "../http/server-context.js";
+import {
+  fileInfoAnswer,
+  fileUploadedAnswer,
+  fileUrlAnswer,
+  multimodalConfigAnswer,
+} from "./storage-answers.js";
+import type { StorageContext } from "./storage-context.js";
 import { ApiError } from "../http/api-error.js";
 import { ok } from "../http/envelope.js";
 import { pathId } from "../http/request-input.js";
@@ -9,11 +15,14 @@ import type { StoredFile } from "./file-store.js";
 const MAX_FILE_MB = Number(process.env.MEDIA_MAX_SIZE_MB ?? 25);
 
 /** Uploads and reads of files; another user's file answers 404, as if it did not exist. */
-export const fileRoutes: Route[] = [
+export const fileRoutes: Route<StorageContext>[] = [
   {
     method: "post",
     path: "/v1/files/upload",
     summary: "Upload a file (multipart, field 'file')",
+    responses: {
+      200: { description: "The stored file", schema: fileUploadedAnswer },
+    },
     handler: async (c, ctx) => {
       const form = await c.req.formData().catch(() => {
         throw new ApiError(
@@ -53,6 +62,9 @@ export const fileRoutes: Route[] = [
     method: "get",
     path: "/v1/files/{file_id}",
     summary: "A file's bytes",
+    responses: {
+      200: { description: "The file's bytes, with its MIME type", body: "bytes" },
+    },
     handler: async (c, ctx) => {
       const file = await findFile(ctx, c.get("user").id, pathId(c, "file_id"));
       return c.body(file.bytes.slice().buffer, 200, { "Content-Type": file.mimeType });
@@ -62,6 +74,9 @@ export const fileRoutes: Route[] = [
     method: "get",
     path: "/v1/files/{file_id}/info",
     summary: "A file's details",
+    responses: {
+      200: { description: "The file's details", schema: fileInfoAnswer },
+    },
     handler: async (c, ctx) => {
       const file = await findFile(ctx, c.get("user").id, pathId(c, "file_id"));
       return ok(c, { ...fileInfo(file), direct_url: null, direct_url_expires_at: null });
@@ -71,6 +86,9 @@ export const fileRoutes: Route[] = [
     method: "get",
     path: "/v1/files/{file_id}/url",
     summary: "A file's URL",
+    responses: {
+      200: { description: "The file's URL", schema: fileUrlAnswer },
+    },
     handler: async (c, ctx) => {
       const file = await findFile(ctx, c.get("user").id, pathId(c, "file_id"));
       return ok(c, {
@@ -85,6 +103,9 @@ export const fileRoutes: Route[] = [
     method: "get",
     path: "/v1/config/multimodal",
     summary: "Upload settings",
+    responses: {
+      200: { description: "Upload settings", schema: multimodalConfigAnswer },
+    },
     handler: (c) =>
       ok(c, {
         media_storage_type: "memory",
@@ -96,7 +117,7 @@ export const fileRoutes: Route[] = [
 ];
 
 /** The caller's file `id`; another user's answers 404, as if it did not exist. */
-async function findFile(ctx: ServerContext, owner: string, id: string): Promise<StoredFile> {
+async function findFile(ctx: StorageContext, owner: string, id: string): Promise<StoredFile> {
   const file = await ctx.files.get(owner, id);
   if (!file) throw new ApiError(404, "NOT_FOUND", `File '${id}' not found`);
   return file;

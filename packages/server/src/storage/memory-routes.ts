@@ -1,4 +1,13 @@
 import type { Route } from "../http/route-table.js";
+import {
+  memoriesForgottenAnswer,
+  memoryAnswer,
+  memoryChangedAnswer,
+  memoryListAnswer,
+  memorySearchAnswer,
+  memoryStoredAnswer,
+} from "./storage-answers.js";
+import type { StorageContext } from "./storage-context.js";
 import { z } from "zod";
 import { ApiError } from "../http/api-error.js";
 import { ok } from "../http/envelope.js";
@@ -59,12 +68,15 @@ export const forgetMemorySchema = z.object({
 const optionsOnly = z.object(common).loose();
 
 /** The memory store, scoped to the authenticated user (a client's `config.user_id` is ignored). */
-export const storeRoutes: Route[] = [
+export const storeRoutes: Route<StorageContext>[] = [
   // Literal paths first: `/memories/list` must not be read as the memory with id "list".
   {
     method: "post",
     path: "/v1/store/memories/list",
     summary: "List memories",
+    responses: {
+      200: { description: "The user's memories", schema: memoryListAnswer },
+    },
     body: listMemorySchema,
     handler: async (c, ctx) => {
       const { limit } = await readBody(c, listMemorySchema);
@@ -75,6 +87,9 @@ export const storeRoutes: Route[] = [
     method: "post",
     path: "/v1/store/memories/forget",
     summary: "Forget memories matching a filter",
+    responses: {
+      200: { description: "How many were forgotten", schema: memoriesForgottenAnswer },
+    },
     body: forgetMemorySchema,
     handler: async (c, ctx) => {
       const body = await readBody(c, forgetMemorySchema);
@@ -90,6 +105,9 @@ export const storeRoutes: Route[] = [
     method: "post",
     path: "/v1/store/memories",
     summary: "Store a memory",
+    responses: {
+      200: { description: "The new memory's id", schema: memoryStoredAnswer },
+    },
     body: storeMemorySchema,
     handler: async (c, ctx) => {
       const body = await readBody(c, storeMemorySchema);
@@ -107,6 +125,9 @@ export const storeRoutes: Route[] = [
     method: "post",
     path: "/v1/store/search",
     summary: "Search memories",
+    responses: {
+      200: { description: "The memories found, scored", schema: memorySearchAnswer },
+    },
     body: searchMemorySchema,
     handler: async (c, ctx) => {
       const body = await readBody(c, searchMemorySchema);
@@ -131,6 +152,9 @@ export const storeRoutes: Route[] = [
     method: "post",
     path: "/v1/store/memories/{memory_id}",
     summary: "Get a memory",
+    responses: {
+      200: { description: "The memory, or null", schema: memoryAnswer },
+    },
     handler: async (c, ctx) => {
       const id = pathId(c, "memory_id");
       await readBody(c, optionsOnly);
@@ -142,6 +166,9 @@ export const storeRoutes: Route[] = [
     method: "put",
     path: "/v1/store/memories/{memory_id}",
     summary: "Update a memory",
+    responses: {
+      200: { description: "Updated", schema: memoryChangedAnswer },
+    },
     body: updateMemorySchema,
     handler: async (c, ctx) => {
       const id = pathId(c, "memory_id");
@@ -160,6 +187,9 @@ export const storeRoutes: Route[] = [
     method: "delete",
     path: "/v1/store/memories/{memory_id}",
     summary: "Delete a memory",
+    responses: {
+      200: { description: "Deleted", schema: memoryChangedAnswer },
+    },
     handler: async (c, ctx) => {
       const id = pathId(c, "memory_id");
       await readBody(c, optionsOnly);

@@ -1,4 +1,11 @@
 import type { Route } from "../http/route-table.js";
+import {
+  deleteAfterResponse,
+  historyResponse,
+  pruneResponse,
+  stateUpdateResponse,
+} from "../wire/response-schemas.js";
+import type { ThreadsContext } from "./threads-context.js";
 import { ok } from "../http/envelope.js";
 import { pathId, readBody, readQuery } from "../http/request-input.js";
 import {
@@ -18,11 +25,14 @@ import { updateThreadState } from "./thread-edits.js";
  * reducers (`updateState`), pruning, and a delete-after time. Forks are runs with
  * `config.from_version`; a past version's state is `GET …/state?version=N`.
  */
-export const threadHistoryRoutes: Route[] = [
+export const threadHistoryRoutes: Route<ThreadsContext>[] = [
   {
     method: "get",
     path: "/v1/threads/{thread_id}/history",
     summary: "The thread's versions, newest first (before a version)",
+    responses: {
+      200: { description: "The thread's versions, newest first", schema: historyResponse },
+    },
     query: historyQuerySchema,
     handler: async (c, ctx) => {
       const threadId = pathId(c, "thread_id");
@@ -37,6 +47,9 @@ export const threadHistoryRoutes: Route[] = [
     method: "post",
     path: "/v1/threads/{thread_id}/state/update",
     summary: "Update the state through the graph's reducers (updateState), optionally as a node",
+    responses: {
+      200: { description: "The new version and its state", schema: stateUpdateResponse },
+    },
     body: updateStateSchema,
     handler: async (c, ctx) => {
       const threadId = pathId(c, "thread_id");
@@ -53,6 +66,9 @@ export const threadHistoryRoutes: Route[] = [
     method: "post",
     path: "/v1/threads/{thread_id}/history/prune",
     summary: "Delete all but the newest keep_last versions",
+    responses: {
+      200: { description: "How many versions were deleted", schema: pruneResponse },
+    },
     body: pruneHistorySchema,
     handler: async (c, ctx) => {
       const threadId = pathId(c, "thread_id");
@@ -66,6 +82,9 @@ export const threadHistoryRoutes: Route[] = [
     method: "put",
     path: "/v1/threads/{thread_id}/delete-after",
     summary: "Delete the thread once this time has passed (null keeps it)",
+    responses: {
+      200: { description: "The deletion time set", schema: deleteAfterResponse },
+    },
     body: deleteAfterSchema,
     handler: async (c, ctx) => {
       const threadId = pathId(c, "thread_id");

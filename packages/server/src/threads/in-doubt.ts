@@ -3,7 +3,8 @@ import { IN_DOUBT_INTERRUPT_KIND, type Interrupt } from "@tenxgraph/core";
 import { invokeAsHost } from "@tenxgraph/core/host";
 import type { ThreadCheckpoint } from "@tenxgraph/core/storage";
 import { ApiError } from "../http/api-error.js";
-import { track, type ServerContext } from "../http/server-context.js";
+import { track } from "../http/shutdown.js";
+import type { ThreadsContext } from "./threads-context.js";
 import type { AuthUser } from "../http/server-env.js";
 import { toWireMessage } from "../wire/convert-message.js";
 import { toWireLedgerEntry } from "../wire/wire-ledger.js";
@@ -23,7 +24,7 @@ interface InDoubtQuestion {
  * the run continues (only calls whose policy is "interrupt" wait for a decision here).
  */
 export async function inDoubtCalls(
-  ctx: ServerContext,
+  ctx: ThreadsContext,
   checkpoint: ThreadCheckpoint,
 ): Promise<InDoubtCall[]> {
   const asked = askedCalls(checkpoint);
@@ -50,7 +51,7 @@ export async function inDoubtCalls(
  * caller: one read of the thread per decision.
  */
 export async function decideInDoubt(
-  ctx: ServerContext,
+  ctx: ThreadsContext,
   user: AuthUser,
   checkpoint: ThreadCheckpoint,
   key: string,

@@ -1,4 +1,10 @@
 import type { Route } from "../http/route-table.js";
+import {
+  inDoubtDecisionResponse,
+  inDoubtListResponse,
+  ledgerResponse,
+} from "../wire/response-schemas.js";
+import type { ThreadsContext } from "./threads-context.js";
 import { ok } from "../http/envelope.js";
 import { requireThread } from "./ownership.js";
 import { pathId, readBody } from "../http/request-input.js";
@@ -8,11 +14,14 @@ import { toWireLedgerEntry } from "../wire/wire-ledger.js";
 import { decideInDoubt, inDoubtCalls } from "./in-doubt.js";
 
 /** Beyond 10xGraph: the tool ledger, in-doubt calls, and the decision on one. */
-export const ledgerRoutes: Route[] = [
+export const ledgerRoutes: Route<ThreadsContext>[] = [
   {
     method: "get",
     path: "/v1/threads/{thread_id}/ledger",
     summary: "The thread's tool ledger",
+    responses: {
+      200: { description: "The thread's tool ledger", schema: ledgerResponse },
+    },
     handler: async (c, ctx) => {
       const threadId = pathId(c, "thread_id");
       await requireThread(ctx.checkpointer, c.get("user"), threadId, "read");
@@ -24,6 +33,9 @@ export const ledgerRoutes: Route[] = [
     method: "get",
     path: "/v1/threads/{thread_id}/in-doubt",
     summary: "Tool calls that may or may not have taken effect",
+    responses: {
+      200: { description: "The calls in doubt", schema: inDoubtListResponse },
+    },
     handler: async (c, ctx) => {
       const threadId = pathId(c, "thread_id");
       const checkpoint = await requireThread(ctx.checkpointer, c.get("user"), threadId, "read");
@@ -34,6 +46,9 @@ export const ledgerRoutes: Route[] = [
     method: "post",
     path: "/v1/threads/{thread_id}/in-doubt/{key}",
     summary: "Decide on an in-doubt call: retry, fail, or record a result",
+    responses: {
+      200: { description: "The run continued after the decision", schema: inDoubtDecisionResponse },
+    },
     body: inDoubtDecisionBodySchema,
     handler: async (c, ctx) => {
       const threadId = pathId(c, "thread_id");

@@ -1,4 +1,11 @@
 import type { Route } from "../http/route-table.js";
+import {
+  messageListResponse,
+  messagesAddedResponse,
+  versionDoneResponse,
+  wireMessageResponse,
+} from "../wire/response-schemas.js";
+import type { ThreadsContext } from "./threads-context.js";
 import { ok } from "../http/envelope.js";
 import { pathId, readBody, readQuery } from "../http/request-input.js";
 import { fromWireMessage, toWireMessage } from "../wire/convert-message.js";
@@ -9,11 +16,14 @@ import { appendThreadMessages, deleteThreadMessage } from "./thread-edits.js";
 import { findMessage, messagePage } from "./thread-listing.js";
 
 /** A thread's transcript: page, append, read one, delete one. */
-export const threadMessageRoutes: Route[] = [
+export const threadMessageRoutes: Route<ThreadsContext>[] = [
   {
     method: "get",
     path: "/v1/threads/{thread_id}/messages",
     summary: "Page the transcript",
+    responses: {
+      200: { description: "The thread's messages", schema: messageListResponse },
+    },
     query: pageQuerySchema,
     handler: async (c, ctx) => {
       const threadId = pathId(c, "thread_id");
@@ -27,6 +37,9 @@ export const threadMessageRoutes: Route[] = [
     method: "post",
     path: "/v1/threads/{thread_id}/messages",
     summary: "Append messages",
+    responses: {
+      200: { description: "Added, at this version", schema: messagesAddedResponse },
+    },
     body: putMessagesSchema,
     handler: async (c, ctx) => {
       const threadId = pathId(c, "thread_id");
@@ -46,6 +59,9 @@ export const threadMessageRoutes: Route[] = [
     method: "get",
     path: "/v1/threads/{thread_id}/messages/{message_id}",
     summary: "One message",
+    responses: {
+      200: { description: "The message", schema: wireMessageResponse },
+    },
     handler: async (c, ctx) => {
       const threadId = pathId(c, "thread_id");
       const messageId = pathId(c, "message_id");
@@ -57,6 +73,9 @@ export const threadMessageRoutes: Route[] = [
     method: "delete",
     path: "/v1/threads/{thread_id}/messages/{message_id}",
     summary: "Remove the message, as the thread's next version (earlier versions keep it)",
+    responses: {
+      200: { description: "Deleted, at this version", schema: versionDoneResponse },
+    },
     body: configBodySchema,
     handler: async (c, ctx) => {
       const threadId = pathId(c, "thread_id");

@@ -1,6 +1,6 @@
 import { Message } from "@tenxgraph/core";
 import type { ThreadCheckpoint } from "@tenxgraph/core/storage";
-import type { ServerContext } from "../http/server-context.js";
+import type { ThreadsContext } from "./threads-context.js";
 import type { AuthUser } from "../http/server-env.js";
 import { fromWireMessage } from "../wire/convert-message.js";
 import { wireMessagesOf, type UpdateStateBody } from "../wire/request-schemas.js";
@@ -25,7 +25,7 @@ export interface ThreadEdit {
  * this fail with `StaleStateError` (409), and this write makes that run's next step fail.
  */
 export async function editThread(
-  ctx: ServerContext,
+  ctx: ThreadsContext,
   user: AuthUser,
   threadId: string,
   checkpoint: ThreadCheckpoint | null,
@@ -52,7 +52,7 @@ export async function editThread(
  * what it adds (tool calls or results).
  */
 export async function putThreadState(
-  ctx: ServerContext,
+  ctx: ThreadsContext,
   user: AuthUser,
   threadId: string,
   checkpoint: ThreadCheckpoint | null,
@@ -70,7 +70,7 @@ export async function putThreadState(
  * thread's name, which is the thread's, not its state's.
  */
 export async function clearThreadState(
-  ctx: ServerContext,
+  ctx: ThreadsContext,
   user: AuthUser,
   checkpoint: ThreadCheckpoint,
 ): Promise<number> {
@@ -81,7 +81,7 @@ export async function clearThreadState(
 
 /** `POST …/messages`: appends `messages`, creating the thread when it does not exist. */
 export async function appendThreadMessages(
-  ctx: ServerContext,
+  ctx: ThreadsContext,
   user: AuthUser,
   threadId: string,
   checkpoint: ThreadCheckpoint | null,
@@ -97,7 +97,7 @@ export async function appendThreadMessages(
  * removing one never lets a call run twice. The caller refused a subgraph's thread.
  */
 export async function deleteThreadMessage(
-  ctx: ServerContext,
+  ctx: ThreadsContext,
   checkpoint: ThreadCheckpoint,
   messageId: string,
 ): Promise<number> {
@@ -114,7 +114,7 @@ export async function deleteThreadMessage(
  * caller refused a subgraph's thread.
  */
 export async function updateThreadState(
-  ctx: ServerContext,
+  ctx: ThreadsContext,
   user: AuthUser,
   checkpoint: ThreadCheckpoint,
   body: UpdateStateBody,

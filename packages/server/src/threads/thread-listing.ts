@@ -2,7 +2,7 @@ import { Message } from "@tenxgraph/core";
 import type { ThreadSummary } from "@tenxgraph/core/storage";
 import type { ThreadCheckpoint } from "@tenxgraph/core/storage";
 import { ApiError } from "../http/api-error.js";
-import type { ServerContext } from "../http/server-context.js";
+import type { ThreadsContext } from "./threads-context.js";
 import type { AuthUser } from "../http/server-env.js";
 import type { ThreadInfo as WireThreadInfo } from "@tenxgraph/client";
 import { threadInfo } from "../wire/wire-thread.js";
@@ -24,7 +24,7 @@ export function ownerFilter(user: AuthUser): { userId?: string } {
  * after going through all of the listing's threads.
  */
 export async function threadPage(
-  ctx: ServerContext,
+  ctx: ThreadsContext,
   filter: { userId?: string; parentThreadId?: string },
   query: PageQuery,
 ): Promise<WireThreadInfo[]> {
@@ -42,7 +42,7 @@ export async function threadPage(
  * summary lacks (one read per thread); a thread deleted in between keeps its summary.
  */
 async function withCheckpoints(
-  ctx: ServerContext,
+  ctx: ThreadsContext,
   threads: ThreadSummary[],
 ): Promise<(ThreadSummary | ThreadCheckpoint)[]> {
   const checkpoints = await Promise.all(
@@ -58,7 +58,7 @@ function matches(thread: WireThreadInfo, search: string): boolean {
 
 /** One page of the thread's transcript; with `search`, of the messages whose text holds it. */
 export async function messagePage(
-  ctx: ServerContext,
+  ctx: ThreadsContext,
   threadId: string,
   { search, offset, limit }: PageQuery,
 ): Promise<Message[]> {
@@ -71,7 +71,7 @@ export async function messagePage(
 
 /** The thread's message `messageId`, or a 404. */
 export async function findMessage(
-  ctx: ServerContext,
+  ctx: ThreadsContext,
   threadId: string,
   messageId: string,
 ): Promise<Message> {

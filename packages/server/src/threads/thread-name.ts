@@ -1,5 +1,5 @@
 import type { Message } from "@tenxgraph/core";
-import type { ServerContext } from "../http/server-context.js";
+import type { ThreadsContext } from "./threads-context.js";
 
 export { storedThreadName, THREAD_NAME_FIELD } from "../wire/thread-name-field.js";
 
@@ -8,7 +8,7 @@ export { storedThreadName, THREAD_NAME_FIELD } from "../wire/thread-name-field.j
  * `undefined` without a generator, or when it fails (logged: a name is not worth a failed run).
  */
 export async function generateThreadName(
-  ctx: ServerContext,
+  ctx: ThreadsContext,
   threadId: string,
   messages: readonly Message[],
 ): Promise<string | undefined> {

@@ -1,4 +1,12 @@
 import type { Route } from "../http/route-table.js";
+import {
+  stateResponse,
+  threadDataResponse,
+  threadDeletedResponse,
+  threadListResponse,
+  versionDoneResponse,
+} from "../wire/response-schemas.js";
+import type { ThreadsContext } from "./threads-context.js";
 import { ApiError } from "../http/api-error.js";
 import { ok } from "../http/envelope.js";
 import { pathId, readBody, readQuery } from "../http/request-input.js";
@@ -18,11 +26,14 @@ import { ownerFilter, threadPage } from "./thread-listing.js";
  * Threads: list (the caller's top-level threads only: a subgraph's threads are its parent's),
  * a thread's child threads, details, state get/put/clear, delete (with the thread's child threads).
  */
-export const threadRoutes: Route[] = [
+export const threadRoutes: Route<ThreadsContext>[] = [
   {
     method: "get",
     path: "/v1/threads",
     summary: "The caller's threads, without subgraphs' child threads",
+    responses: {
+      200: { description: "The user's threads", schema: threadListResponse },
+    },
     query: pageQuerySchema,
     handler: async (c, ctx) => {
       const query = readQuery(c, pageQuerySchema);
@@ -33,6 +44,9 @@ export const threadRoutes: Route[] = [
     method: "get",
     path: "/v1/threads/{thread_id}/children",
     summary: "The thread's child threads (its subgraphs' threads)",
+    responses: {
+      200: { description: "The thread's subgraph threads", schema: threadListResponse },
+    },
     query: pageQuerySchema,
     handler: async (c, ctx) => {
       const threadId = pathId(c, "thread_id");
@@ -47,6 +61,9 @@ export const threadRoutes: Route[] = [
     method: "get",
     path: "/v1/threads/{thread_id}",
     summary: "Thread details",
+    responses: {
+      200: { description: "The thread, or null", schema: threadDataResponse },
+    },
     handler: async (c, ctx) => {
       const threadId = pathId(c, "thread_id");
       const checkpoint = await authorizeThread(ctx.checkpointer, c.get("user"), threadId, "read");
@@ -58,6 +75,9 @@ export const threadRoutes: Route[] = [
     method: "delete",
     path: "/v1/threads/{thread_id}",
     summary: "Delete the thread, its messages and ledger",
+    responses: {
+      200: { description: "Deleted", schema: threadDeletedResponse },
+    },
     body: configBodySchema,
     handler: async (c, ctx) => {
       const threadId = pathId(c, "thread_id");
@@ -79,6 +99,9 @@ export const threadRoutes: Route[] = [
     method: "get",
     path: "/v1/threads/{thread_id}/state",
     summary: "The thread's state: the latest version, or ?version",
+    responses: {
+      200: { description: "The thread's state, or null", schema: stateResponse },
+    },
     query: stateQuerySchema,
     handler: async (c, ctx) => {
       const threadId = pathId(c, "thread_id");
@@ -101,6 +124,9 @@ export const threadRoutes: Route[] = [
     method: "put",
     path: "/v1/threads/{thread_id}/state",
     summary: "Merge into the thread's state",
+    responses: {
+      200: { description: "The state after the merge", schema: stateResponse },
+    },
     body: putStateSchema,
     handler: async (c, ctx) => {
       const threadId = pathId(c, "thread_id");
@@ -116,6 +142,9 @@ export const threadRoutes: Route[] = [
     method: "delete",
     path: "/v1/threads/{thread_id}/state",
     summary: "Clear the thread's state fields",
+    responses: {
+      200: { description: "Cleared, at this version", schema: versionDoneResponse },
+    },
     handler: async (c, ctx) => {
       const threadId = pathId(c, "thread_id");
       const user = c.get("user");

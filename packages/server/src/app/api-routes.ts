@@ -7,13 +7,14 @@ import { threadHistoryRoutes } from "../threads/history-routes.js";
 import { ledgerRoutes } from "../threads/ledger-routes.js";
 import { threadMessageRoutes } from "../threads/message-routes.js";
 import { threadRoutes } from "../threads/thread-routes.js";
-import type { Route } from "./route-table.js";
+import type { Route } from "../http/route-table.js";
+import type { ServerContext } from "./server-context.js";
 
 /**
  * Every route of the API, in the order the app registers them (and `/openapi.json` lists
  * them). A new route module's table goes here.
  */
-export const API_ROUTES: readonly Route[] = [
+export const API_ROUTES: readonly Route<ServerContext>[] = [
   ...graphRoutes,
   ...graphRunRoutes,
   ...threadRoutes,

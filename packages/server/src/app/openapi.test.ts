@@ -2,6 +2,11 @@ import { END, Message, StateGraph } from "@tenxgraph/core";
 import { describe, expect, it } from "vitest";
 import { createApp } from "./app.js";
 
+/** One answer of an operation in the document. */
+interface Answer {
+  content?: Record<string, { schema?: Record<string, unknown> & { $ref?: string } }>;
+}
+
 /** Routes the app serves that are not the API: the document itself and the inspector's files. */
 const NOT_API = new Set(["GET /openapi.json", "GET /inspector", "GET /inspector/*"]);
 
@@ -30,6 +35,32 @@ describe("/openapi.json", () => {
       .flatMap(([path, methods]) => Object.keys(methods).map((m) => `${m.toUpperCase()} ${path}`))
       .sort();
     expect(documented).toEqual(registeredRoutes(app));
+  });
+
+  it("documents a success answer with a content schema, and the error envelope, for every route", async () => {
+    const document = (await (await app.request("/openapi.json")).json()) as {
+      paths: Record<string, Record<string, { responses: Record<string, Answer> }>>;
+    };
+    const missing: string[] = [];
+    for (const [path, methods] of Object.entries(document.paths)) {
+      for (const [method, operation] of Object.entries(methods)) {
+        const successes = Object.entries(operation.responses).filter(([s]) => /^2\d\d$/.test(s));
+        const described =
+          successes.length > 0 &&
+          successes.every(([, answer]) =>
+            Object.values(answer.content ?? {}).some(
+              (c) => c.schema && Object.keys(c.schema).length > 0,
+            ),
+          );
+        const errors = ["4XX", "5XX"].every(
+          (s) =>
+            operation.responses[s]?.content?.["application/json"]?.schema?.$ref ===
+            "#/components/schemas/Error",
+        );
+        if (!described || !errors) missing.push(`${method.toUpperCase()} ${path}`);
+      }
+    }
+    expect(missing).toEqual([]);
   });
 
   it("documents a past version's state: GET …/state takes ?version", async () => {

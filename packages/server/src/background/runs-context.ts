@@ -1,0 +1,15 @@
+import type { InvokeContext } from "../invoke/invoke-context.js";
+import type { RunEventFollower } from "./run-event-follower.js";
+import type { PgRunStore } from "./run-store.js";
+
+/** Background runs: their store and queue on PostgreSQL, and the waker of their readers. */
+export interface RunService {
+  store: PgRunStore;
+  follower: RunEventFollower;
+}
+
+/** What the background-run routes work with: they start runs as the invoke routes do. */
+export interface RunsContext extends InvokeContext {
+  /** `null` when not configured (the routes answer 501). */
+  runs: RunService | null;
+}
