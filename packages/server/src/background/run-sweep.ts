@@ -1,6 +1,6 @@
 import type pg from "pg";
 import type { StopReason } from "./run-record.js";
-import { addJob, appendInTransaction, endPending, RUN_TASK } from "./run-db.js";
+import { addJob, endPending, RUN_TASK, updateRun } from "./run-db.js";
 
 /**
  * Hands the runs of workers whose heartbeat is older than `staleAfterMs` back to the queue (in
@@ -58,13 +58,12 @@ export async function sweepStaleRuns(
       await endPending(client, row.run_id, status);
       continue;
     }
-    await client.query(
-      `UPDATE tenxgraph_runs SET status = 'pending', updated_at = now() WHERE run_id = $1`,
+    await updateRun(
+      client,
+      { set: "status = 'pending', updated_at = now()" },
       [row.run_id],
+      [{ type: "run_requeued", reason: "worker_lost", workerId: row.worker_id }],
     );
-    await appendInTransaction(client, row.run_id, null, [
-      { type: "run_requeued", reason: "worker_lost", workerId: row.worker_id },
-    ]);
     await addJob(client, row.run_id, row.thread_id);
   }
   const freed = orphaned.rows.flatMap((r) => (r.run_id ? [r.run_id] : []));
