@@ -1,3 +1,4 @@
+import { createHash } from "node:crypto";
 import { createHostPool, hostDatabaseError } from "@tenxgraph/postgres";
 import type pg from "pg";
 import type {
@@ -33,14 +34,14 @@ export class RunDb {
           createHostPool({ postgresDsn: options.postgresDsn, max: options.maxConnections ?? 10 });
   }
 
-  /** One statement's rows. */
+  /** One statement's rows; the statement is prepared once per connection. */
   async query<Row extends pg.QueryResultRow>(
     operation: string,
     text: string,
     values: unknown[],
   ): Promise<Row[]> {
     try {
-      return (await this.pool.query<Row>(text, values)).rows;
+      return (await this.pool.query<Row>({ name: statementName(text), text, values })).rows;
     } catch (error) {
       throw hostDatabaseError(operation, this.pool, error);
     }
@@ -49,7 +50,7 @@ export class RunDb {
   /** {@link updateRun} on the pool: the row and its events in one statement. */
   async update(
     operation: string,
-    change: { set?: string; where?: string },
+    change: RunChange,
     values: [runId: string, ...rest: unknown[]],
     events: readonly BackgroundRunEvent[],
   ): Promise<RunRow | null> {
@@ -146,6 +147,43 @@ export async function askStop(
   );
 }
 
+/** What {@link updateRun} changes in a run's row, and whether it wakes an idle worker. */
+export interface RunChange {
+  set?: string;
+  where?: string;
+  /** Wake an idle worker when another job is ready (see {@link WAKE_IDLE_WORKER}). */
+  wakeWorker?: boolean;
+}
+
+/**
+ * Wakes idle workers (graphile-worker's `jobs:insert`: each worker process looks for a job at
+ * once) when a job that another worker could take is ready. A worker whose look found nothing
+ * sleeps until its next poll (500 ms), and with a queue per thread a look finds nothing while
+ * another worker's look holds the queues' locks: so a worker that takes a run passes the word
+ * on, and the queue is not left to the poll.
+ */
+const WAKE_IDLE_WORKER = `(SELECT pg_notify('jobs:insert', '{"count":1}')
+   WHERE EXISTS (
+     SELECT 1 FROM graphile_worker._private_jobs AS j
+      WHERE j.is_available AND j.run_at <= now()
+        AND (j.job_queue_id IS NULL OR j.job_queue_id IN (
+              SELECT q.id FROM graphile_worker._private_job_queues AS q WHERE q.is_available))))
+   AS woke`;
+
+/**
+ * A name for a statement sent often, so each connection parses and plans it once (a prepared
+ * statement) instead of at every call.
+ */
+function statementName(text: string): string {
+  let name = statementNames.get(text);
+  if (!name) {
+    name = `tenxgraph_runs_${createHash("sha1").update(text).digest("hex").slice(0, 16)}`;
+    statementNames.set(text, name);
+  }
+  return name;
+}
+const statementNames = new Map<string, string>();
+
 /** A pool or a client in a transaction: what the run statements are sent on. */
 export type Queryable = Pick<pg.Pool | pg.PoolClient, "query">;
 
@@ -159,28 +197,40 @@ export type Queryable = Pick<pg.Pool | pg.PoolClient, "query">;
  */
 export async function updateRun(
   db: Queryable,
-  change: { set?: string; where?: string },
+  change: RunChange,
   values: [runId: string, ...rest: unknown[]],
   events: readonly BackgroundRunEvent[],
 ): Promise<RunRow | null> {
   const [runId, ...rest] = values;
-  const { rows } = await db.query<RunRow>(
-    `WITH run AS (
-       UPDATE tenxgraph_runs SET last_event_seq = last_event_seq + ${events.length}
+  const text = `WITH run AS (
+       UPDATE tenxgraph_runs SET last_event_seq = last_event_seq + jsonb_array_length($2::jsonb)
               ${change.set ? `, ${change.set}` : ""}
         WHERE run_id = $1 ${change.where ? `AND ${change.where}` : ""}
-        RETURNING *),
+        RETURNING ${RUN_COLUMNS}, last_event_seq),
      written AS (
        INSERT INTO tenxgraph_run_events (run_id, seq, attempt, event)
-       SELECT run.run_id, run.last_event_seq - ${events.length} + e.ord, run.attempts,
+       SELECT run.run_id, run.last_event_seq - jsonb_array_length($2::jsonb) + e.ord,
+              run.attempts,
               CASE WHEN e.event->>'type' = 'run_attempt'
                    THEN e.event || jsonb_build_object('attempt', run.attempts) ELSE e.event END
          FROM run, jsonb_array_elements($2::jsonb) WITH ORDINALITY AS e(event, ord))
-     SELECT run.*, pg_notify('${RUN_EVENTS_CHANNEL}', run.run_id) FROM run`,
-    [runId, JSON.stringify(events), ...rest],
-  );
+     SELECT run.*, pg_notify('${RUN_EVENTS_CHANNEL}', run.run_id)
+            ${change.wakeWorker ? `, ${WAKE_IDLE_WORKER}` : ""}
+       FROM run`;
+  const { rows } = await db.query<RunRow>({
+    name: statementName(text),
+    text,
+    values: [runId, JSON.stringify(events), ...rest],
+  });
   return rows[0] ?? null;
 }
+
+/**
+ * The columns of a {@link RunRow}, named: a prepared statement that returns `*` fails once a
+ * newer version adds a column (a rolling deploy), so none does.
+ */
+export const RUN_COLUMNS = `run_id, thread_id, user_id, status, multitask_strategy, request, worker_id,
+  attempts, base_version, stop_requested, error, created_at, updated_at`;
 
 /** A row of `tenxgraph_runs`. */
 export interface RunRow {

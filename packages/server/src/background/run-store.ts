@@ -1,3 +1,4 @@
+import { hostDatabaseError } from "@tenxgraph/postgres";
 import type pg from "pg";
 import { RunEndedError, ThreadBusyError } from "./run-errors.js";
 import { migrateRunSchema } from "./run-schema.js";
@@ -18,13 +19,14 @@ import {
   endPending,
   queueName,
   RUN_EVENTS_CHANNEL,
+  RUN_COLUMNS,
   RunDb,
   toRecord,
   updateRun,
   type RunDbOptions,
   type RunRow,
 } from "./run-db.js";
-import { sweepStaleRuns } from "./run-sweep.js";
+import { anythingStale, sweepStaleRuns } from "./run-sweep.js";
 
 export { RUN_EVENTS_CHANNEL, RUN_TASK } from "./run-db.js";
 export { RunEndedError, ThreadBusyError } from "./run-errors.js";
@@ -140,7 +142,7 @@ export class PgRunStore {
     await this.setup();
     const rows = await this.#db.query<RunRow>(
       "getRun",
-      "SELECT * FROM tenxgraph_runs WHERE run_id = $1",
+      `SELECT ${RUN_COLUMNS} FROM tenxgraph_runs WHERE run_id = $1`,
       [runId],
     );
     return rows[0] ? toRecord(rows[0]) : null;
@@ -151,7 +153,7 @@ export class PgRunStore {
     await this.setup();
     const rows = await this.#db.query<RunRow>(
       "listRuns",
-      `SELECT * FROM tenxgraph_runs WHERE thread_id = $1
+      `SELECT ${RUN_COLUMNS} FROM tenxgraph_runs WHERE thread_id = $1
         ORDER BY created_at DESC, run_id DESC LIMIT $2 OFFSET $3`,
       [threadId, page.limit, page.offset],
     );
@@ -232,6 +234,7 @@ export class PgRunStore {
         set: `status = 'running', worker_id = $3, queue_worker_id = $4, attempts = attempts + 1,
               heartbeat_at = now(), updated_at = now()`,
         where: "status = 'pending'",
+        wakeWorker: true,
       },
       [runId, workerId, queueWorkerId],
       [{ type: "run_attempt", attempt: 0, workerId }],
@@ -281,6 +284,10 @@ export class PgRunStore {
    */
   async sweepStale(staleAfterMs: number): Promise<string[]> {
     await this.setup();
+    const stale = await anythingStale(this.#db.pool, staleAfterMs).catch((error: unknown) => {
+      throw hostDatabaseError("sweepStale", this.#db.pool, error);
+    });
+    if (!stale) return [];
     return this.#db.transaction("sweepStale", (client) => sweepStaleRuns(client, staleAfterMs));
   }
 
