@@ -144,6 +144,14 @@ try {
     executed[key] = (executed[key] ?? 0) + s.calls;
     executedMs[key] = (executedMs[key] ?? 0) + s.totalMs;
   }
+  // Events written by one statement share its transaction's `created_at`.
+  const batches = await poll.query<{ types: string }>(
+    `SELECT string_agg(event->>'type', ' ' ORDER BY seq) AS types FROM tenxgraph_run_events
+      WHERE run_id = (SELECT run_id FROM tenxgraph_runs ORDER BY created_at DESC LIMIT 1)
+      GROUP BY created_at ORDER BY min(seq)`,
+  );
+  console.log(`\nThe last run's events, one line per statement that wrote them:`);
+  for (const { types } of batches.rows) console.log(`  ${types}`);
   print("Statements PostgreSQL executed (pg_stat_statements, ↳ nested)", executed, RUNS);
   print("Their execution time, ms (nested time is inside its caller's too)", executedMs, RUNS);
 
