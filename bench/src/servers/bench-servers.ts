@@ -42,7 +42,7 @@ export async function startBenchServers(): Promise<BenchServers> {
  * Statement tracking then stays on for the whole bench, the raw commits included: it costs a few
  * microseconds per statement.
  */
-async function startObservablePostgres(name: string): Promise<PostgresServer> {
+export async function startObservablePostgres(name: string): Promise<PostgresServer> {
   const server = await PostgresServer.start({ name, fsync: true });
   try {
     await runSql(server.dsn, ["ALTER SYSTEM SET shared_preload_libraries = 'pg_stat_statements'"]);

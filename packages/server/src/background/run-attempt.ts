@@ -23,10 +23,17 @@ export interface AttemptControls {
   abandon: AbortController;
 }
 
+/** How an attempt ended, with its events not yet written (they go with its end). */
+export interface AttemptEnd {
+  outcome: AttemptOutcome;
+  events: BackgroundRunEvent[];
+}
+
 /**
  * Runs one attempt of a background run to its end and says how it ended, or `null` when the
  * attempt lost the run (another worker holds it now: nothing more may be written). Every event
- * goes to the run's stream as it happens.
+ * goes to the run's stream as it happens; the last ones, still unsent when the run ends, are
+ * returned to be written with the attempt's end, in the same statement.
  */
 export async function runAttempt(
   graph: CompiledGraph<BaseState>,
@@ -35,7 +42,7 @@ export async function runAttempt(
   ref: AttemptRef,
   controls: AttemptControls,
   logger: Logger,
-): Promise<AttemptOutcome | null> {
+): Promise<AttemptEnd | null> {
   const events = new EventPump(store, ref, logger, controls.abandon.signal, () =>
     controls.abandon.abort(new Error("its events were refused: another worker holds the run")),
   );
@@ -63,7 +70,9 @@ export async function runAttempt(
     const checkpoint = await graph.checkpointer.getCheckpoint(run.threadId);
     requireRunOwner(run, checkpoint);
     const input = await attemptInput(graph, run);
-    if (isNewTurn(input) && (await leftWithUnansweredCalls(graph, run.threadId))) {
+    // Only a stopped thread can have calls unanswered: the read of its state is skipped otherwise.
+    const stopped = checkpoint?.status === "stopped";
+    if (isNewTurn(input) && stopped && (await leftWithUnansweredCalls(graph, run.threadId))) {
       // A run stopped in its tool node (by this run's `interrupt`, or cancelled ahead of it in
       // the queue) left calls unanswered, and a new turn is refused until they are: continue
       // it first, as `invoke(null)` would, then apply this run's input.
@@ -76,23 +85,23 @@ export async function runAttempt(
     }
   } catch (error) {
     failure = error;
-  } finally {
-    await events.flush();
   }
+  const unsent = await events.close();
   if (controls.abandon.signal.aborted || events.lost) return null;
   if (failure !== null) {
     if (isTenxgraphError(failure, "RUN_ABANDONED_001")) return null;
+    const code =
+      isTenxgraphError(failure) || failure instanceof RunRefusedError ? failure.code : null;
+    const message = failure instanceof Error ? failure.message : String(failure);
     return {
-      kind: "final",
-      status: "failed",
-      error: {
-        code: isTenxgraphError(failure) || failure instanceof RunRefusedError ? failure.code : null,
-        message: failure instanceof Error ? failure.message : String(failure),
-      },
+      outcome: { kind: "final", status: "failed", error: { code, message } },
+      events: unsent,
     };
   }
-  if (unfinished !== null) return continuationOutcome(unfinished, controls);
-  return outcomeOf(ended ?? "completed", controls);
+  if (unfinished !== null) {
+    return { outcome: continuationOutcome(unfinished, controls), events: unsent };
+  }
+  return { outcome: outcomeOf(ended ?? "completed", controls), events: unsent };
 }
 
 /** A run the worker refuses before it writes anything, with the code its `error` carries. */
@@ -207,11 +216,13 @@ export async function attemptInput(
 /**
  * Appends an attempt's events to the run in batches: while one append is in flight the next
  * events gather, so a burst of token deltas costs a few round trips, in order. A refused
- * append (the attempt lost the run) stops the pump and tells the attempt.
+ * append (the attempt lost the run) stops the pump and tells the attempt. Once closed it sends
+ * no new batch (a failed one is still retried) and hands back what it holds.
  */
 class EventPump {
   #buffer: BackgroundRunEvent[] = [];
   #flushing: Promise<void> | null = null;
+  #closed = false;
   lost = false;
 
   constructor(
@@ -229,13 +240,21 @@ class EventPump {
     this.#flushing ??= this.#drain().finally(() => (this.#flushing = null));
   }
 
-  async flush(): Promise<void> {
+  /** Stops sending once the batch in flight is written; the events not sent yet. */
+  async close(): Promise<BackgroundRunEvent[]> {
+    this.#closed = true;
     while (this.#flushing) await this.#flushing;
+    return this.#buffer.splice(0);
   }
 
   async #drain(): Promise<void> {
     let failures = 0;
-    while (this.#buffer.length > 0 && !this.lost && !this.abandoned.aborted) {
+    while (
+      this.#buffer.length > 0 &&
+      !this.lost &&
+      !this.abandoned.aborted &&
+      !(this.#closed && failures === 0)
+    ) {
       const batch = this.#buffer.splice(0);
       try {
         if (!(await this.store.appendEvents(this.ref, batch))) {

@@ -1,3 +1,4 @@
+import { createHash } from "node:crypto";
 import { createHostPool, hostDatabaseError } from "@tenxgraph/postgres";
 import type pg from "pg";
 import type {
@@ -33,14 +34,28 @@ export class RunDb {
           createHostPool({ postgresDsn: options.postgresDsn, max: options.maxConnections ?? 10 });
   }
 
-  /** One statement's rows. */
+  /** One statement's rows; the statement is prepared once per connection. */
   async query<Row extends pg.QueryResultRow>(
     operation: string,
     text: string,
     values: unknown[],
   ): Promise<Row[]> {
     try {
-      return (await this.pool.query<Row>(text, values)).rows;
+      return (await this.pool.query<Row>({ name: statementName(text), text, values })).rows;
+    } catch (error) {
+      throw hostDatabaseError(operation, this.pool, error);
+    }
+  }
+
+  /** {@link updateRun} on the pool: the row and its events in one statement. */
+  async update(
+    operation: string,
+    change: RunChange,
+    values: [runId: string, ...rest: unknown[]],
+    events: readonly BackgroundRunEvent[],
+  ): Promise<RunRow | null> {
+    try {
+      return await updateRun(this.pool, change, values, events);
     } catch (error) {
       throw hostDatabaseError(operation, this.pool, error);
     }
@@ -73,7 +88,7 @@ export class RunDb {
  * order, which is "one active run per thread" for `enqueue` (and keeps a taken-over run ahead
  * of the runs queued behind it).
  */
-function queueName(threadId: string): string {
+export function queueName(threadId: string): string {
   return `tenxgraph:thread:${threadId}`;
 }
 
@@ -90,24 +105,33 @@ export async function addJob(
   threadId: string,
 ): Promise<void> {
   await client.query(
-    `SELECT graphile_worker.add_job($1, json_build_object('runId', $2::text),
-       queue_name := $3, max_attempts := 1000, job_key := $4,
-       run_at := (SELECT created_at FROM tenxgraph_runs WHERE run_id = $2))`,
-    [RUN_TASK, runId, queueName(threadId), `tenxgraph_run:${runId}`],
+    `SELECT ${addJobCall("$1", "$2", "(SELECT created_at FROM tenxgraph_runs WHERE run_id = $1)")}`,
+    [runId, queueName(threadId)],
   );
+}
+
+/**
+ * The SQL call of {@link addJob} for the run `runId` (an SQL text value) in the queue `queue`,
+ * due at `runAt`: for a statement that queues a run's job with other work.
+ */
+export function addJobCall(runId: string, queue: string, runAt: string): string {
+  return `graphile_worker.add_job('${RUN_TASK}', json_build_object('runId', ${runId}::text),
+    queue_name := ${queue}::text, max_attempts := 1000,
+    job_key := 'tenxgraph_run:' || ${runId}, run_at := ${runAt})`;
 }
 
 /** A run that is not running (not started, or its worker died) ends at once, with its final event. */
 export async function endPending(
-  client: pg.PoolClient,
+  client: Queryable,
   runId: string,
   status: "interrupted" | "cancelled" = "interrupted",
 ): Promise<void> {
-  await client.query(
-    "UPDATE tenxgraph_runs SET status = $2, updated_at = now() WHERE run_id = $1",
+  await updateRun(
+    client,
+    { set: "status = $3, updated_at = now()" },
     [runId, status],
+    [{ type: "run_status", status }],
   );
-  await appendInTransaction(client, runId, null, [{ type: "run_status", status }]);
 }
 
 /** Asks the run's worker to stop it (seen at its next heartbeat); a first ask is kept. */
@@ -123,24 +147,90 @@ export async function askStop(
   );
 }
 
-/** Appends events numbered on from the run's last (of `attempt`, or its current one), and wakes readers. */
-export async function appendInTransaction(
-  client: pg.PoolClient,
-  runId: string,
-  attempt: number | null,
-  events: readonly BackgroundRunEvent[],
-): Promise<void> {
-  await client.query(
-    `WITH owner AS (
-       UPDATE tenxgraph_runs SET last_event_seq = last_event_seq + $3
-        WHERE run_id = $1 RETURNING last_event_seq - $3 AS base, attempts)
-     INSERT INTO tenxgraph_run_events (run_id, seq, attempt, event)
-     SELECT $1, owner.base + e.ord, coalesce($2, owner.attempts), e.event
-       FROM owner, jsonb_array_elements($4::jsonb) WITH ORDINALITY AS e(event, ord)`,
-    [runId, attempt, events.length, JSON.stringify(events)],
-  );
-  await client.query("SELECT pg_notify($1, $2)", [RUN_EVENTS_CHANNEL, runId]);
+/** What {@link updateRun} changes in a run's row, and whether it wakes an idle worker. */
+export interface RunChange {
+  set?: string;
+  where?: string;
+  /** Wake an idle worker when another job is ready (see {@link WAKE_IDLE_WORKER}). */
+  wakeWorker?: boolean;
 }
+
+/**
+ * Wakes idle workers (graphile-worker's `jobs:insert`: each worker process looks for a job at
+ * once) when a job that another worker could take is ready. A worker whose look found nothing
+ * sleeps until its next poll (500 ms), and with a queue per thread a look finds nothing while
+ * another worker's look holds the queues' locks: so a worker that takes a run passes the word
+ * on, and the queue is not left to the poll.
+ */
+const WAKE_IDLE_WORKER = `(SELECT pg_notify('jobs:insert', '{"count":1}')
+   WHERE EXISTS (
+     SELECT 1 FROM graphile_worker._private_jobs AS j
+      WHERE j.is_available AND j.run_at <= now()
+        AND (j.job_queue_id IS NULL OR j.job_queue_id IN (
+              SELECT q.id FROM graphile_worker._private_job_queues AS q WHERE q.is_available))))
+   AS woke`;
+
+/**
+ * A name for a statement sent often, so each connection parses and plans it once (a prepared
+ * statement) instead of at every call.
+ */
+function statementName(text: string): string {
+  let name = statementNames.get(text);
+  if (!name) {
+    name = `tenxgraph_runs_${createHash("sha1").update(text).digest("hex").slice(0, 16)}`;
+    statementNames.set(text, name);
+  }
+  return name;
+}
+const statementNames = new Map<string, string>();
+
+/** A pool or a client in a transaction: what the run statements are sent on. */
+export type Queryable = Pick<pg.Pool | pg.PoolClient, "query">;
+
+/**
+ * One statement that updates a run's row (`SET set WHERE run_id = $1 AND where`; `$2` is the
+ * events' JSON array, the other values start at `$3`) and appends `events` after the run's last
+ * one, as events of the attempt the row holds after the update, then wakes the run's readers:
+ * the row and its events commit together, in one round trip. `where` fences the write: nothing
+ * is written when it matches no row. A `run_attempt` event gets the new attempt's number.
+ * Returns the row as updated, or null.
+ */
+export async function updateRun(
+  db: Queryable,
+  change: RunChange,
+  values: [runId: string, ...rest: unknown[]],
+  events: readonly BackgroundRunEvent[],
+): Promise<RunRow | null> {
+  const [runId, ...rest] = values;
+  const text = `WITH run AS (
+       UPDATE tenxgraph_runs SET last_event_seq = last_event_seq + jsonb_array_length($2::jsonb)
+              ${change.set ? `, ${change.set}` : ""}
+        WHERE run_id = $1 ${change.where ? `AND ${change.where}` : ""}
+        RETURNING ${RUN_COLUMNS}, last_event_seq),
+     written AS (
+       INSERT INTO tenxgraph_run_events (run_id, seq, attempt, event)
+       SELECT run.run_id, run.last_event_seq - jsonb_array_length($2::jsonb) + e.ord,
+              run.attempts,
+              CASE WHEN e.event->>'type' = 'run_attempt'
+                   THEN e.event || jsonb_build_object('attempt', run.attempts) ELSE e.event END
+         FROM run, jsonb_array_elements($2::jsonb) WITH ORDINALITY AS e(event, ord))
+     SELECT run.*, pg_notify('${RUN_EVENTS_CHANNEL}', run.run_id)
+            ${change.wakeWorker ? `, ${WAKE_IDLE_WORKER}` : ""}
+       FROM run`;
+  const { rows } = await db.query<RunRow>({
+    name: statementName(text),
+    text,
+    values: [runId, JSON.stringify(events), ...rest],
+  });
+  return rows[0] ?? null;
+}
+
+/**
+ * The columns of a {@link RunRow}, named: a prepared statement that returns `*` fails once a
+ * newer version adds a column (a rolling deploy), so none does.
+ */
+export const RUN_COLUMNS = `run_id, thread_id, user_id, status, multitask_strategy, request, worker_id,
+  attempts, base_version, stop_requested, error, created_at, updated_at`;
 
 /** A row of `tenxgraph_runs`. */
 export interface RunRow {

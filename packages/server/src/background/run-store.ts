@@ -1,3 +1,4 @@
+import { hostDatabaseError } from "@tenxgraph/postgres";
 import type pg from "pg";
 import { RunEndedError, ThreadBusyError } from "./run-errors.js";
 import { migrateRunSchema } from "./run-schema.js";
@@ -13,16 +14,19 @@ import {
 } from "./run-record.js";
 import {
   addJob,
-  appendInTransaction,
+  addJobCall,
   askStop,
   endPending,
+  queueName,
   RUN_EVENTS_CHANNEL,
+  RUN_COLUMNS,
   RunDb,
   toRecord,
+  updateRun,
   type RunDbOptions,
   type RunRow,
 } from "./run-db.js";
-import { sweepStaleRuns } from "./run-sweep.js";
+import { anythingStale, sweepStaleRuns } from "./run-sweep.js";
 
 export { RUN_EVENTS_CHANNEL, RUN_TASK } from "./run-db.js";
 export { RunEndedError, ThreadBusyError } from "./run-errors.js";
@@ -113,12 +117,23 @@ export class PgRunStore {
           else await askStop(client, other.run_id, "interrupt");
         }
       }
+      // The run and its job in one statement; the job is due when the run was created.
       const { rows } = await client.query<RunRow>(
-        `INSERT INTO tenxgraph_runs (run_id, thread_id, user_id, status, multitask_strategy, request)
-         VALUES ($1, $2, $3, 'pending', $4, $5) RETURNING *`,
-        [run.runId, run.threadId, run.userId, run.strategy, JSON.stringify(run.request)],
+        `WITH run AS (
+           INSERT INTO tenxgraph_runs
+                  (run_id, thread_id, user_id, status, multitask_strategy, request)
+           VALUES ($1, $2, $3, 'pending', $4, $5) RETURNING *)
+         SELECT run.*, (${addJobCall("run.run_id", "$6", "run.created_at")}).id AS job_id
+           FROM run`,
+        [
+          run.runId,
+          run.threadId,
+          run.userId,
+          run.strategy,
+          JSON.stringify(run.request),
+          queueName(run.threadId),
+        ],
       );
-      await addJob(client, run.runId, run.threadId);
       return toRecord(rows[0]!);
     });
   }
@@ -127,7 +142,7 @@ export class PgRunStore {
     await this.setup();
     const rows = await this.#db.query<RunRow>(
       "getRun",
-      "SELECT * FROM tenxgraph_runs WHERE run_id = $1",
+      `SELECT ${RUN_COLUMNS} FROM tenxgraph_runs WHERE run_id = $1`,
       [runId],
     );
     return rows[0] ? toRecord(rows[0]) : null;
@@ -138,7 +153,7 @@ export class PgRunStore {
     await this.setup();
     const rows = await this.#db.query<RunRow>(
       "listRuns",
-      `SELECT * FROM tenxgraph_runs WHERE thread_id = $1
+      `SELECT ${RUN_COLUMNS} FROM tenxgraph_runs WHERE thread_id = $1
         ORDER BY created_at DESC, run_id DESC LIMIT $2 OFFSET $3`,
       [threadId, page.limit, page.offset],
     );
@@ -211,33 +226,34 @@ export class PgRunStore {
     threadVersion: (threadId: string) => Promise<number>,
   ): Promise<RunRecord | null> {
     await this.setup();
-    // The hold, the thread's base version (first attempt, when needed) and the `run_attempt` event in one
-    // transaction: a worker that dies between them must not leave an attempt the stream never
-    // announced, and it is one commit before the run starts instead of three.
-    const row = await this.#db.transaction("beginAttempt", async (client) => {
-      const { rows } = await client.query<RunRow>(
-        `UPDATE tenxgraph_runs
-            SET status = 'running', worker_id = $2, queue_worker_id = $3, attempts = attempts + 1,
-                heartbeat_at = now(), updated_at = now()
-          WHERE run_id = $1 AND status = 'pending' RETURNING *`,
-        [runId, workerId, queueWorkerId],
+    // The hold and its `run_attempt` event in one statement: a worker that dies between them
+    // must not leave an attempt the stream never announced.
+    const held = await this.#db.update(
+      "beginAttempt",
+      {
+        set: `status = 'running', worker_id = $3, queue_worker_id = $4, attempts = attempts + 1,
+              heartbeat_at = now(), updated_at = now()`,
+        where: "status = 'pending'",
+        wakeWorker: true,
+      },
+      [runId, workerId, queueWorkerId],
+      [{ type: "run_attempt", attempt: 0, workerId }],
+    );
+    if (!held) return null;
+    if (held.base_version === null && needsBaseVersion(held.request)) {
+      // Read once the attempt holds the run and before it runs a node, so no attempt of this
+      // run wrote to the thread yet (one that died before this write never ran a node).
+      held.base_version = String(await threadVersion(held.thread_id));
+      const kept = await this.#db.query(
+        "beginAttempt",
+        `UPDATE tenxgraph_runs SET base_version = $2
+          WHERE run_id = $1 AND attempts = $3 AND worker_id = $4 AND status = 'running'
+          RETURNING 1`,
+        [runId, held.base_version, held.attempts, workerId],
       );
-      const held = rows[0];
-      if (!held) return null;
-      if (held.base_version === null && needsBaseVersion(held.request)) {
-        // Read once the attempt holds the run: nothing else of this run can write before it.
-        held.base_version = String(await threadVersion(held.thread_id));
-        await client.query("UPDATE tenxgraph_runs SET base_version = $2 WHERE run_id = $1", [
-          runId,
-          held.base_version,
-        ]);
-      }
-      await appendInTransaction(client, runId, held.attempts, [
-        { type: "run_attempt", attempt: held.attempts, workerId },
-      ]);
-      return held;
-    });
-    return row ? toRecord(row) : null;
+      if (kept.length === 0) return null;
+    }
+    return toRecord(held);
   }
 
   /**
@@ -268,6 +284,10 @@ export class PgRunStore {
    */
   async sweepStale(staleAfterMs: number): Promise<string[]> {
     await this.setup();
+    const stale = await anythingStale(this.#db.pool, staleAfterMs).catch((error: unknown) => {
+      throw hostDatabaseError("sweepStale", this.#db.pool, error);
+    });
+    if (!stale) return [];
     return this.#db.transaction("sweepStale", (client) => sweepStaleRuns(client, staleAfterMs));
   }
 
@@ -275,31 +295,44 @@ export class PgRunStore {
    * Ends the attempt: a final status (with its `run_status` event, the stream's last), or back
    * to the queue for another worker. `false` when the attempt no longer holds the run.
    */
-  async finishAttempt(ref: AttemptRef, outcome: AttemptOutcome): Promise<boolean> {
-    return this.#db.transaction("finishAttempt", async (client) => {
-      const status = outcome.kind === "final" ? outcome.status : "pending";
-      const error = outcome.kind === "final" ? (outcome.error ?? null) : null;
-      const { rows } = await client.query<{ thread_id: string }>(
-        `UPDATE tenxgraph_runs SET status = $4, error = $5, updated_at = now()
-          WHERE run_id = $1 AND attempts = $2 AND worker_id = $3 AND status = 'running'
-          RETURNING thread_id`,
-        [ref.runId, ref.attempt, ref.workerId, status, error ? JSON.stringify(error) : null],
-      );
-      if (rows.length === 0) return false;
-      if (outcome.kind === "requeue") {
-        await appendInTransaction(client, ref.runId, ref.attempt, [
-          { type: "run_requeued", reason: outcome.reason, workerId: ref.workerId },
-        ]);
-        await addJob(client, ref.runId, rows[0]!.thread_id);
-      } else {
-        await appendInTransaction(client, ref.runId, ref.attempt, [
+  async finishAttempt(
+    ref: AttemptRef,
+    outcome: AttemptOutcome,
+    events: readonly BackgroundRunEvent[] = [],
+  ): Promise<boolean> {
+    const fenced = {
+      set: "status = $5, error = $6, updated_at = now()",
+      where: "attempts = $3 AND worker_id = $4 AND status = 'running'",
+    };
+    const values = (status: BackgroundRunStatus, error: RunRecord["error"]) =>
+      [ref.runId, ref.attempt, ref.workerId, status, error && JSON.stringify(error)] as [
+        string,
+        ...unknown[],
+      ];
+    if (outcome.kind === "final") {
+      // The status, the attempt's last events and the final `run_status` in one statement.
+      const ended = await this.#db.update(
+        "finishAttempt",
+        fenced,
+        values(outcome.status, outcome.error ?? null),
+        [
+          ...events,
           {
             type: "run_status",
             status: outcome.status,
             ...(outcome.error ? { error: outcome.error } : {}),
           },
-        ]);
-      }
+        ],
+      );
+      return ended !== null;
+    }
+    return this.#db.transaction("finishAttempt", async (client) => {
+      const run = await updateRun(client, fenced, values("pending", null), [
+        ...events,
+        { type: "run_requeued", reason: outcome.reason, workerId: ref.workerId },
+      ]);
+      if (!run) return false;
+      await addJob(client, ref.runId, run.thread_id);
       return true;
     });
   }
@@ -310,21 +343,13 @@ export class PgRunStore {
    */
   async appendEvents(ref: AttemptRef, events: readonly BackgroundRunEvent[]): Promise<boolean> {
     if (events.length === 0) return true;
-    const rows = await this.#db.query<{ written: string }>(
+    const run = await this.#db.update(
       "appendEvents",
-      `WITH owner AS (
-         UPDATE tenxgraph_runs SET last_event_seq = last_event_seq + $4
-          WHERE run_id = $1 AND attempts = $2 AND worker_id = $3 AND status = 'running'
-          RETURNING last_event_seq - $4 AS base),
-       written AS (
-         INSERT INTO tenxgraph_run_events (run_id, seq, attempt, event)
-         SELECT $1, owner.base + e.ord, $2, e.event
-           FROM owner, jsonb_array_elements($5::jsonb) WITH ORDINALITY AS e(event, ord)
-         RETURNING 1)
-       SELECT count(*) AS written, pg_notify('${RUN_EVENTS_CHANNEL}', $1) FROM written`,
-      [ref.runId, ref.attempt, ref.workerId, events.length, JSON.stringify(events)],
+      { where: "attempts = $3 AND worker_id = $4 AND status = 'running'" },
+      [ref.runId, ref.attempt, ref.workerId],
+      events,
     );
-    return Number(rows[0]?.written ?? 0) > 0;
+    return run !== null;
   }
 
   /** The run's events after `afterSeq`, in order. */

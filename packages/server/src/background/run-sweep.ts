@@ -1,6 +1,34 @@
 import type pg from "pg";
 import type { StopReason } from "./run-record.js";
-import { addJob, appendInTransaction, endPending, RUN_TASK } from "./run-db.js";
+import { addJob, endPending, RUN_TASK, updateRun, type Queryable } from "./run-db.js";
+
+/** Runs held by a worker whose heartbeat is older than `$1` ms. */
+const STALE_RUNS = `FROM tenxgraph_runs
+  WHERE status = 'running' AND heartbeat_at < now() - make_interval(secs => $1 / 1000.0)`;
+
+/** Jobs locked longer than `$1` ms by a worker holding no live run (see below). */
+const ORPHANED_JOBS = `FROM graphile_worker.jobs j
+  LEFT JOIN tenxgraph_runs r ON j.key = 'tenxgraph_run:' || r.run_id
+  WHERE j.task_identifier = '${RUN_TASK}' AND j.locked_by IS NOT NULL
+    AND j.locked_at < now() - make_interval(secs => $1 / 1000.0)
+    AND (r.run_id IS NULL OR r.status <> 'running')
+    AND NOT EXISTS (
+      SELECT 1 FROM tenxgraph_runs live
+       WHERE live.status = 'running' AND live.queue_worker_id = j.locked_by
+         AND live.heartbeat_at >= now() - make_interval(secs => $1 / 1000.0))`;
+
+/**
+ * Whether a sweep has anything to hand back: one statement, outside a transaction, so the
+ * sweep every worker runs every heartbeat costs one round trip while all are alive.
+ */
+export async function anythingStale(db: Queryable, staleAfterMs: number): Promise<boolean> {
+  const { rows } = await db.query<{ stale: boolean }>({
+    name: "tenxgraph_runs_anything_stale",
+    text: `SELECT EXISTS (SELECT 1 ${STALE_RUNS}) OR EXISTS (SELECT 1 ${ORPHANED_JOBS}) AS stale`,
+    values: [staleAfterMs],
+  });
+  return rows[0]?.stale === true;
+}
 
 /**
  * Hands the runs of workers whose heartbeat is older than `staleAfterMs` back to the queue (in
@@ -18,8 +46,7 @@ export async function sweepStaleRuns(
     queue_worker_id: string | null;
     stop_requested: StopReason | null;
   }>(
-    `SELECT run_id, thread_id, worker_id, queue_worker_id, stop_requested FROM tenxgraph_runs
-      WHERE status = 'running' AND heartbeat_at < now() - make_interval(secs => $1 / 1000.0)
+    `SELECT run_id, thread_id, worker_id, queue_worker_id, stop_requested ${STALE_RUNS}
       FOR UPDATE SKIP LOCKED`,
     [staleAfterMs],
   );
@@ -29,16 +56,8 @@ export async function sweepStaleRuns(
   // locked) that long. A live worker holds such a job for a moment; one held past the stale
   // window, by a worker with no live run, is a dead worker's.
   const orphaned = await client.query<{ locked_by: string; run_id: string | null }>(
-    `SELECT j.locked_by, r.run_id FROM graphile_worker.jobs j
-       LEFT JOIN tenxgraph_runs r ON j.key = 'tenxgraph_run:' || r.run_id
-      WHERE j.task_identifier = $2 AND j.locked_by IS NOT NULL
-        AND j.locked_at < now() - make_interval(secs => $1 / 1000.0)
-        AND (r.run_id IS NULL OR r.status <> 'running')
-        AND NOT EXISTS (
-          SELECT 1 FROM tenxgraph_runs live
-           WHERE live.status = 'running' AND live.queue_worker_id = j.locked_by
-             AND live.heartbeat_at >= now() - make_interval(secs => $1 / 1000.0))`,
-    [staleAfterMs, RUN_TASK],
+    `SELECT j.locked_by, r.run_id ${ORPHANED_JOBS}`,
+    [staleAfterMs],
   );
   if (rows.length === 0 && orphaned.rows.length === 0) return [];
   const queueWorkers = [
@@ -58,13 +77,12 @@ export async function sweepStaleRuns(
       await endPending(client, row.run_id, status);
       continue;
     }
-    await client.query(
-      `UPDATE tenxgraph_runs SET status = 'pending', updated_at = now() WHERE run_id = $1`,
+    await updateRun(
+      client,
+      { set: "status = 'pending', updated_at = now()" },
       [row.run_id],
+      [{ type: "run_requeued", reason: "worker_lost", workerId: row.worker_id }],
     );
-    await appendInTransaction(client, row.run_id, null, [
-      { type: "run_requeued", reason: "worker_lost", workerId: row.worker_id },
-    ]);
     await addJob(client, row.run_id, row.thread_id);
   }
   const freed = orphaned.rows.flatMap((r) => (r.run_id ? [r.run_id] : []));

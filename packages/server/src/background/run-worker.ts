@@ -136,12 +136,13 @@ export class RunWorker {
     });
     logger.info({}, "Run attempt started");
     try {
-      const outcome = await runAttempt(this.#graph, this.#store, run, ref, controls, logger);
-      if (outcome === null) {
+      const end = await runAttempt(this.#graph, this.#store, run, ref, controls, logger);
+      if (end === null) {
         logger.warn({}, "Run lost to another worker; stopped without writing");
         return;
       }
-      const finished = await this.#store.finishAttempt(ref, outcome);
+      const { outcome, events } = end;
+      const finished = await this.#store.finishAttempt(ref, outcome, events);
       if (!finished)
         logger.warn({ outcome }, "Run lost to another worker before its end was written");
       else logger.info({ outcome }, "Run attempt ended");
