@@ -6,6 +6,8 @@ import { join } from "node:path";
 /** The workspaces a compare child imports; nothing else is built in either tree. */
 export const COMPARE_WORKSPACES = [
   "@tenxgraph/core",
+  // The server's build reads the client's types.
+  "@tenxgraph/client",
   "@tenxgraph/sqlite",
   "@tenxgraph/postgres",
   "@tenxgraph/server",
