@@ -11,6 +11,7 @@ import { measureSqlite, type SqliteWorkload } from "./measure/measure-sqlite.js"
 import { measurePeakRss } from "./measure/peak-rss.js";
 import type { StorePlan } from "./measure/plan.js";
 import { renderReport } from "./report/render-report.js";
+import { renderSqlite } from "./report/render-sqlite.js";
 import type { PgStore, PgWorkload } from "./tenxgraph/pg-stores.js";
 import { packageVersions } from "./versions.js";
 import { measureWorkers, workersPlan } from "./workers/measure-workers.js";
@@ -28,8 +29,11 @@ import type { Workload } from "./workload.js";
  * only. Writes bench/results.md and bench/results.json (`--quick`: every runtime and store once,
  * to bench/results-quick.*, which git ignores). PostgreSQL and Redis are started here unless
  * TENXGRAPH_BENCH_POSTGRES_DSN / TENXGRAPH_BENCH_REDIS_URL name servers to use.
+ * `--only <part>` measures one part alone (see `onlyParts`) and prints its section, writing nothing.
  */
 const quick = process.argv.includes("--quick");
+const onlyAt = process.argv.indexOf("--only");
+const only = onlyAt === -1 ? undefined : process.argv[onlyAt + 1];
 const runtimes: Runtime[] = ["tenxgraph", "langgraph"];
 
 /** Each shape at 5, 50 and 200 turns with 1 and 4 tools per turn (quick: two small ones). */
@@ -103,6 +107,11 @@ const rssRuns = quick ? 1 : 3;
 const http = httpPlan(quick);
 const workers = workersPlan(quick);
 
+/** The parts `--only` can measure alone, each printing its section of results.md. */
+const onlyParts: Record<string, () => Promise<string[]>> = {
+  sqlite: async () => renderSqlite(await measureSqlite(sqliteWorkloads, runtimes, sqlitePlan)),
+};
+
 /** Seconds each part of the bench took, printed as it goes. */
 const seconds: Record<string, number> = {};
 async function timed<T>(part: string, measure: () => Promise<T>): Promise<T> {
@@ -113,6 +122,13 @@ async function timed<T>(part: string, measure: () => Promise<T>): Promise<T> {
     seconds[part] = Math.round((performance.now() - started) / 1000);
     console.error(`bench: ${part} took ${seconds[part]} s`);
   }
+}
+
+if (only !== undefined) {
+  const part = onlyParts[only];
+  if (!part) throw new Error(`--only takes one of: ${Object.keys(onlyParts).join(", ")}`);
+  console.log((await timed(only, part)).join("\n"));
+  process.exit(0);
 }
 
 // Other work on a shared machine moves every figure; the load says how busy it was.

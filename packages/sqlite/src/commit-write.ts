@@ -11,6 +11,7 @@ import type { EncodedCompletion, SqliteLedger } from "./ledger.js";
 import { toTranscript } from "./rows.js";
 import type { TranscriptRow } from "./rows.js";
 import type { Statements } from "./sql.js";
+import type { WrittenHead } from "./written-heads.js";
 
 /** A message as a row stores it. */
 interface EncodedMessage {
@@ -44,47 +45,56 @@ export function encodeWrite(write: StoreWrite): EncodedWrite {
 }
 
 /**
- * The body of the step write's transaction: read the parent's transcript, compare-and-swap the
- * thread, check the transcript change against the parent, record the riding results (each
- * fenced on its attempt), write the message rows and the state, drop the versions
- * `keepVersions` pushed out, then insert the riding claims. A throw anywhere rolls all of it
- * back, so a refused write writes nothing. An empty ledger runs no statement of its own.
+ * The body of the step write's transaction: read the parent's transcript (unless this
+ * connection wrote the head the write continues: `head`), compare-and-swap the thread, check
+ * the transcript change against the parent, record the riding results (each fenced on its
+ * attempt), write the message rows and the state, drop the versions `keepVersions` pushed out,
+ * then insert the riding claims. A throw anywhere rolls all of it back, so a refused write
+ * writes nothing. An empty ledger runs no statement of its own. Returns the commit and the new
+ * head, for the next write of the thread once this one committed.
  */
 export function commitWrite(
   sql: Statements,
   ledger: SqliteLedger,
   write: StoreWrite,
   encoded: EncodedWrite,
-  keepVersions: number | null,
-): StepCommit {
+  options: { keepVersions: number | null; head: WrittenHead | undefined },
+): { commit: StepCommit; head: WrittenHead } {
   const { threadId, expectedVersion } = write;
+  const { keepVersions, head } = options;
   const now = new Date();
   const at = now.toISOString();
-  const parent = parentTranscript(sql, write);
+  const parent = head ? head.transcript : parentTranscript(sql, write);
   // Exact once the change is checked below (removed ids are distinct and, then, in the parent).
   const messageCount =
     rangesLength(parent) - write.removedMessageIds.length + write.newMessages.length;
   const rowsAdded = encoded.replaced.length + encoded.appended.length;
-  const firstSeq = moveThread(sql, write, { messageCount, rowsAdded }, at);
+  const firstSeq = moveThread(sql, write, { messageCount, rowsAdded, now: at }, head?.status);
   const transcript = changedTranscript(sql, write, parent, firstSeq);
   // A completion's update is its own fence: it changes no row unless the attempt still holds
   // the claim, and then ClaimLostError undoes the version just taken.
   ledger.completeInStep(threadId, encoded.completions, at);
   // The replacing rows take the first new places, then the appended ones, as childRanges expects.
-  for (const [index, message] of [...encoded.replaced, ...encoded.appended].entries()) {
-    sql.insertMessage.run(threadId, firstSeq + index, message.id, message.json);
+  let seq = firstSeq;
+  for (const message of encoded.replaced) {
+    sql.insertMessage.run(threadId, seq++, message.id, message.json);
+  }
+  for (const message of encoded.appended) {
+    sql.insertMessage.run(threadId, seq++, message.id, message.json);
   }
   const version = expectedVersion + 1;
   insertState(sql, write, encoded, { version, transcript, now: at });
   if (keepVersions !== null) sql.deleteStatesUpTo.run(threadId, version - keepVersions);
   const claims = ledger.claimInStep(threadId, write.ledger.claims, now);
-  return { version, claims };
+  const written = { incarnation: write.incarnation, version, status: write.status, transcript };
+  return { commit: { version, claims }, head: written };
 }
 
 /**
- * The transcript of the version the write continues (empty for a new thread). A version that is
- * not kept, or was written before the upgrade to history, cannot be continued: the write fails,
- * as stale when the thread moved on (that is the error its caller can act on).
+ * The transcript of the version the write continues, read from the file (empty for a new
+ * thread). A version that is not kept, or was written before the upgrade to history, cannot be
+ * continued: the write fails, as stale when the thread moved on (that is the error its caller
+ * can act on).
  */
 function parentTranscript(sql: Statements, write: StoreWrite): SeqRanges {
   const { threadId, parentVersion } = write;
@@ -114,30 +124,22 @@ interface ThreadVersionRow {
 
 /**
  * Creates the thread or moves it one version on, with the new head's transcript length and
- * `rowsAdded` more message rows; returns the place of the first new row. Throws
+ * `rowsAdded` more message rows; returns the place of the first new row. `headStatus` is the
+ * status of the head the write continues when this connection wrote it. Throws
  * `StaleStateError` when the thread is not at the write's version (of the write's life), and
  * `ThreadOwnerError` when the write names a user other than the thread's owner.
  */
 function moveThread(
   sql: Statements,
   write: StoreWrite,
-  transcript: { messageCount: number; rowsAdded: number },
-  now: string,
+  change: { messageCount: number; rowsAdded: number; now: string },
+  headStatus: string | undefined,
 ): number {
   const { threadId, expectedVersion } = write;
-  const thread: ThreadParams = {
-    threadId,
-    incarnation: write.incarnation,
-    userId: write.userId,
-    status: write.status,
-    expectedVersion,
-    ...transcript,
-    now,
-  };
   const firstSeq =
     expectedVersion === 0
-      ? createThread(sql, thread, write.parentThreadId)
-      : advanceThread(sql, thread);
+      ? createThread(sql, write, change)
+      : advanceThread(sql, write, change, headStatus);
   if (firstSeq === null) {
     const actual = sql.selectVersion.get(threadId) as ThreadVersionRow | undefined;
     // At the write's version and life, the thread's owner is what refused it.
@@ -151,33 +153,48 @@ function moveThread(
   return firstSeq;
 }
 
-type ThreadParams = Record<"threadId" | "incarnation" | "status" | "now", string> & {
-  userId: string | null;
-  expectedVersion: number;
-  messageCount: number;
-  rowsAdded: number;
-};
-
 /**
  * Inserts the thread at version 1, recording its parent (a subgraph's thread); the first row's
  * place (0), or `null` if it exists.
  */
 function createThread(
   sql: Statements,
-  params: ThreadParams,
-  parentThreadId: string | null,
+  write: StoreWrite,
+  change: { messageCount: number; rowsAdded: number; now: string },
 ): number | null {
-  const { expectedVersion: _, ...insert } = params;
-  return sql.insertThread.run({ ...insert, parentThreadId }).changes === 1 ? 0 : null;
+  const inserted = sql.insertThread.run({
+    threadId: write.threadId,
+    incarnation: write.incarnation,
+    parentThreadId: write.parentThreadId,
+    userId: write.userId,
+    status: write.status,
+    ...change,
+  });
+  return inserted.changes === 1 ? 0 : null;
 }
 
 /**
  * Moves the thread one version on; the first new row's place, or `null` when stale. A step
- * that keeps the status takes one statement; a status change, or a stale write, two.
+ * that keeps the status takes one statement. So does a status change when this connection
+ * wrote the head (`headStatus`: then the compare-and-swap matches only that head, whose status
+ * is known); otherwise a status change, or a stale write, takes two.
  */
-function advanceThread(sql: Statements, params: ThreadParams): number | null {
+function advanceThread(
+  sql: Statements,
+  write: StoreWrite,
+  change: { messageCount: number; rowsAdded: number; now: string },
+  headStatus: string | undefined,
+): number | null {
+  const { threadId, incarnation, userId, status, expectedVersion } = write;
+  const params = { threadId, incarnation, userId, status, expectedVersion, ...change };
   type Moved = { first_seq: number } | undefined;
-  const row = (sql.advanceThread.get(params) ?? sql.advanceThreadRelisted.get(params)) as Moved;
+  const row = (
+    headStatus === undefined
+      ? (sql.advanceThread.get(params) ?? sql.advanceThreadRelisted.get(params))
+      : headStatus === status
+        ? sql.advanceThread.get(params)
+        : sql.advanceThreadRelisted.get(params)
+  ) as Moved;
   return row?.first_seq ?? null;
 }
 
@@ -219,23 +236,23 @@ function changedTranscript(
   return childRanges(parent, { removed, replaced, appended });
 }
 
-/** The write's message ids that the parent's transcript holds, with their rows. */
+/**
+ * The write's message ids that the parent's transcript holds, with their rows: one lookup per
+ * id (cheaper than one statement over a JSON array of them, which SQLite must parse and index).
+ */
 function parentRowsOf(sql: Statements, write: StoreWrite, parent: SeqRanges): Map<string, number> {
-  const ids = [
-    ...write.newMessages.map(({ id }) => id),
-    ...write.replacedMessages.map(({ id }) => id),
-    ...write.removedMessageIds,
-  ];
-  // A step without messages, and a new thread, have nothing to look up.
-  if (ids.length === 0 || parent.length === 0) return new Map();
-  const rows = sql.selectMessageSeqs.all(write.threadId, JSON.stringify(ids)) as MessageSeqRow[];
-  const held = rows.filter(({ seq }) => parent.some(([start, end]) => seq >= start && seq < end));
-  return new Map(held.map((row) => [row.message_id, row.seq]));
-}
-
-interface MessageSeqRow {
-  message_id: string;
-  seq: number;
+  const held = new Map<string, number>();
+  // A new thread has nothing to look up.
+  if (parent.length === 0) return held;
+  const lookUp = (id: string) => {
+    for (const { seq } of sql.selectMessageSeqs.all(write.threadId, id) as { seq: number }[]) {
+      if (parent.some(([start, end]) => seq >= start && seq < end)) held.set(id, seq);
+    }
+  };
+  for (const { id } of write.newMessages) lookUp(id);
+  for (const { id } of write.replacedMessages) lookUp(id);
+  for (const id of write.removedMessageIds) lookUp(id);
+  return held;
 }
 
 /**

@@ -144,16 +144,10 @@ export class SqliteLedger {
    * key that has an entry keeps it untouched, and its claim is lost to that entry.
    */
   claimInStep(threadId: string, claims: readonly LedgerClaim[], now: Date): ClaimResult[] {
+    const startedAt = now.toISOString();
     return claims.map(({ key, toolName, ownerRunId, leaseMs }) => {
       const leaseExpiresAt = iso(now.getTime() + leaseMs);
-      const params = {
-        threadId,
-        key,
-        toolName,
-        ownerRunId,
-        now: now.toISOString(),
-        leaseExpiresAt,
-      };
+      const params = { threadId, key, toolName, ownerRunId, now: startedAt, leaseExpiresAt };
       if (this.#sql.insertCallIfAbsent.run(params).changes === 1) {
         return { won: true, key, attempt: 1 };
       }

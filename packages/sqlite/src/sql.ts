@@ -93,10 +93,8 @@ export const SQL = {
     ORDER BY version DESC LIMIT 1 OFFSET ?`,
   insertMessage: `
     INSERT INTO messages (thread_id, seq, message_id, body_json) VALUES (?, ?, ?, ?)`,
-  /** The rows of a JSON array of message ids, found through `messages_by_id`. */
-  selectMessageSeqs: `
-    SELECT message_id, seq FROM messages
-    WHERE thread_id = ? AND message_id IN (SELECT value FROM json_each(?))`,
+  /** The rows of one message id (an edit or an abandoned branch may reuse it), by `messages_by_id`. */
+  selectMessageSeqs: `SELECT seq FROM messages WHERE thread_id = ? AND message_id = ?`,
   /** The rows `[start, end)` of one range of a transcript, in order. */
   selectMessageRange: `
     SELECT body_json FROM messages WHERE thread_id = ? AND seq >= ? AND seq < ? ORDER BY seq`,

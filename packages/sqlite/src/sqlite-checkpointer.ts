@@ -27,6 +27,8 @@ import { toCheckpoint, toThreadSummary } from "./rows.js";
 import type { CheckpointRow, ThreadRow } from "./rows.js";
 import { prepareStatements } from "./sql.js";
 import type { Statements } from "./sql.js";
+import { WrittenHeads } from "./written-heads.js";
+import type { WrittenHead } from "./written-heads.js";
 
 /** Options of {@link SqliteCheckpointer}. */
 export interface SqliteCheckpointerOptions extends HistoryOptions {
@@ -49,8 +51,16 @@ interface Connection {
   db: Database.Database;
   sql: Statements;
   ledger: SqliteLedger;
+  /** The heads this connection committed, so a thread's next write need not read them back. */
+  heads: WrittenHeads;
   /** The transaction of `putCheckpoint` and `commitStep`, made once per connection. */
-  commitWrite: Database.Transaction<(write: StoreWrite, encoded: EncodedWrite) => StepCommit>;
+  commitWrite: Database.Transaction<
+    (
+      write: StoreWrite,
+      encoded: EncodedWrite,
+      head: WrittenHead | undefined,
+    ) => { commit: StepCommit; head: WrittenHead }
+  >;
   /** `listMessages`'s read transaction: the transcript and its rows from one snapshot. */
   readMessages: Database.Transaction<(threadId: string, page: MessagePage) => Message[]>;
   /** `pruneVersions`'s transaction. */
@@ -108,13 +118,20 @@ export class SqliteCheckpointer extends BaseCheckpointer {
   }
 
   protected async commitCheckpoint(write: StoreWrite): Promise<StepCommit> {
-    return this.#use(({ commitWrite }) => {
+    return this.#use(({ commitWrite, heads }) => {
       // Encoded before the transaction: a value JSON cannot hold fails without touching the file.
       const encoded = encodeWrite(write);
       // State, messages and ledger writes commit in one transaction, so a crash cannot keep one
       // and lose another; the write lock is taken before the version is read, so the compare
       // and the fences are exact.
-      return commitWrite.immediate(write, encoded);
+      try {
+        const { commit, head } = commitWrite.immediate(write, encoded, heads.continued(write));
+        heads.remember(write.threadId, head);
+        return commit;
+      } catch (error) {
+        heads.forget(write.threadId); // most often stale: the thread moved on
+        throw error;
+      }
     });
   }
 
@@ -178,7 +195,11 @@ export class SqliteCheckpointer extends BaseCheckpointer {
    * transaction.
    */
   protected async removeThread(threadId: string): Promise<string[]> {
-    return this.#use(({ deleteThread }) => deleteThread.immediate(threadId));
+    return this.#use(({ deleteThread, heads }) => {
+      const deleted = deleteThread.immediate(threadId);
+      for (const id of deleted) heads.forget(id);
+      return deleted;
+    });
   }
 
   /** Counted even before the thread's first write: a run counts requests before it writes. */
@@ -232,12 +253,15 @@ export class SqliteCheckpointer extends BaseCheckpointer {
     const mapError = (operation: string, error: unknown) =>
       mapSqliteError(operation, this.#settings.path, error);
     const ledger = new SqliteLedger(db, sql, mapError);
+    const keepVersions = this.keepVersions;
     return {
       db,
       sql,
       ledger,
-      commitWrite: db.transaction((write: StoreWrite, encoded: EncodedWrite) =>
-        commitWrite(sql, ledger, write, encoded, this.keepVersions),
+      heads: new WrittenHeads(),
+      commitWrite: db.transaction(
+        (write: StoreWrite, encoded: EncodedWrite, head: WrittenHead | undefined) =>
+          commitWrite(sql, ledger, write, encoded, { keepVersions, head }),
       ),
       readMessages: db.transaction((threadId: string, page: MessagePage) =>
         readMessages(sql, threadId, page),
