@@ -26,7 +26,7 @@ export const nodeSender: Sender = ({ url, method, headers, body, signal }) =>
       agent: https ? httpsAgent : httpAgent,
       ...(signal ? { signal } : {}),
     });
-    request.once("error", (error) => reject(signal?.aborted ? signal.reason : error));
+    request.on("error", (error) => reject(signal?.aborted ? signal.reason : error));
     request.once("response", (response) => resolve(answer(response, signal)));
     request.end(body);
   });
