@@ -37,6 +37,11 @@ export default defineConfig({
               find: /^@tenxgraph\/client$/,
               replacement: source("./packages/client/src/index.ts"),
             },
+            // The client's sender as Node.js loads it (package.json `imports`, `node` condition).
+            {
+              find: /^#default-sender$/,
+              replacement: source("./packages/client/src/default-sender-node.ts"),
+            },
           ],
         },
         test: {

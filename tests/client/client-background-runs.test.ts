@@ -8,39 +8,12 @@ import { dropStore, freshStore } from "../support/fresh-store.js";
 import { openStore } from "../support/store-spec.js";
 import { buildTestGraph } from "../server/support/test-graph.js";
 import { startRunsApi, type RunsApi } from "../server/support/runs-api.js";
+import { TRANSPORTS } from "./support/client-server.js";
+import { startDroppingProxy } from "./support/dropping-proxy.js";
 
-/**
- * A fetch that cuts the body of the first run stream it serves after its first event, as a
- * dropped connection would: the client must resume after that event, losing and repeating none.
- */
-function fetchDroppingFirstStream(): { fetch: typeof fetch; dropped: () => boolean } {
-  let dropped = false;
-  const dropping: typeof fetch = async (input, init) => {
-    const response = await fetch(input, init);
-    if (dropped || !String(input).includes("/stream") || !response.body) return response;
-    dropped = true;
-    const reader = response.body.getReader();
-    let seen = "";
-    const cut = new ReadableStream<Uint8Array>({
-      async pull(controller) {
-        const next = await reader.read();
-        if (next.done) return controller.close();
-        seen += new TextDecoder().decode(next.value);
-        controller.enqueue(next.value);
-        if (seen.includes("\n\n")) {
-          await reader.cancel();
-          controller.error(new TypeError("terminated: the connection was reset"));
-        }
-      },
-    });
-    return new Response(cut, { status: response.status, headers: response.headers });
-  };
-  return { fetch: dropping, dropped: () => dropped };
-}
-
-describe("the typed client's background runs", () => {
+describe.each(TRANSPORTS)("the typed client's background runs over $label", (transport) => {
   const dir = mkdtempSync(join(tmpdir(), "tenxgraph-client-runs-"));
-  const spec = freshStore("postgres", "client_background_runs", dir);
+  const spec = freshStore("postgres", `client_background_runs_${transport.id}`, dir);
   const checkpointer = openStore(spec);
   // The model waits while the gate file is missing: a run can be held running on purpose.
   const gate = join(dir, "gate");
@@ -55,10 +28,10 @@ describe("the typed client's background runs", () => {
   let client: TenxgraphClient;
 
   beforeAll(async () => {
-    api = await startRunsApi(graph, "client_background_runs");
+    api = await startRunsApi(graph, `client_background_runs_${transport.id}`);
     ({ server } = api);
     worker = api.worker!;
-    client = new TenxgraphClient({ baseUrl: server.url });
+    client = new TenxgraphClient({ baseUrl: server.url, ...transport.options });
   }, 60_000);
 
   afterAll(async () => {
@@ -85,11 +58,15 @@ describe("the typed client's background runs", () => {
   it("resumes a dropped stream after the last event read: none lost, none repeated", async () => {
     const queued = await client.createRun("c-2", "charge order 32");
     const whole = await client.streamRun("c-2", queued.run_id).toArray();
-    const dropping = fetchDroppingFirstStream();
-    const flaky = new TenxgraphClient({ baseUrl: server.url, fetch: dropping.fetch });
-    const resumed = await flaky.streamRun("c-2", queued.run_id).toArray();
-    expect(dropping.dropped()).toBe(true);
-    expect(resumed).toEqual(whole);
+    const proxy = await startDroppingProxy(server.url);
+    try {
+      const flaky = new TenxgraphClient({ baseUrl: proxy.url, ...transport.options });
+      const resumed = await flaky.streamRun("c-2", queued.run_id).toArray();
+      expect(proxy.dropped()).toBe(true);
+      expect(resumed).toEqual(whole);
+    } finally {
+      await proxy.close();
+    }
   });
 
   it("answers a busy thread with ConflictError THREAD_BUSY, and cancels a queued run", async () => {

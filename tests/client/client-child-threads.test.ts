@@ -1,17 +1,17 @@
 import { NotFoundError, PermissionDeniedError, type TenxgraphClient } from "@tenxgraph/client";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { STORES } from "../support/store-spec.js";
 import { buildTeamGraph } from "../support/team-graph.js";
-import { startClientServer, type ClientTestServer } from "./support/client-server.js";
+import { CLIENT_CASES, startClientServer, type ClientTestServer } from "./support/client-server.js";
 
 /** The client against a real server whose graph runs a WORKER subgraph, on each store. */
-describe.each(STORES)("client child threads on $label", ({ kind }) => {
+describe.each(CLIENT_CASES)("client child threads on $label", ({ kind, transport }) => {
   let t: ClientTestServer;
   let alice: TenxgraphClient;
   const parent = `team-${kind}`;
   const child = `${parent}|WORKER@0`;
   beforeAll(async () => {
     t = await startClientServer(kind, `client_children_${kind}`, {
+      transport,
       build: (checkpointer, charges) => buildTeamGraph(checkpointer, (id) => charges.push(id)),
     });
     alice = await t.clientFor("alice");

@@ -1,19 +1,18 @@
 import type { TenxgraphClient } from "@tenxgraph/client";
 import { NotFoundError, PermissionDeniedError, messageText } from "@tenxgraph/client";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { STORES } from "../support/store-spec.js";
-import { startClientServer, type ClientTestServer } from "./support/client-server.js";
+import { CLIENT_CASES, startClientServer, type ClientTestServer } from "./support/client-server.js";
 
 /**
  * The client against the real server on each store: a thread's history, a past version's
  * state, a fork, an edit through the reducers (as a node), pruning, and a delete-after time.
  */
-describe.each(STORES)("client history on $label", ({ kind }) => {
+describe.each(CLIENT_CASES)("client history on $label", ({ kind, transport }) => {
   let t: ClientTestServer;
   let alice: TenxgraphClient;
   let mallory: TenxgraphClient;
   beforeAll(async () => {
-    t = await startClientServer(kind, `client_history_${kind}`);
+    t = await startClientServer(kind, `client_history_${kind}`, { transport });
     alice = await t.clientFor("alice");
     mallory = await t.clientFor("mallory");
   });

@@ -1,18 +1,17 @@
 import { setTimeout as sleep } from "node:timers/promises";
 import { NotFoundError, messageText, type TenxgraphClient } from "@tenxgraph/client";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { STORES } from "../support/store-spec.js";
-import { startClientServer, type ClientTestServer } from "./support/client-server.js";
+import { CLIENT_CASES, startClientServer, type ClientTestServer } from "./support/client-server.js";
 
 /**
  * In-doubt calls through the client: a charge claimed by a run that died (the claim written to
  * the real store, its heartbeat left to go stale) is asked about, listed, and decided over HTTP.
  */
-describe.each(STORES)("client in-doubt decisions on $label", ({ kind }) => {
+describe.each(CLIENT_CASES)("client in-doubt decisions on $label", ({ kind, transport }) => {
   let t: ClientTestServer;
   let client: TenxgraphClient;
   beforeAll(async () => {
-    t = await startClientServer(kind, `client_in_doubt_${kind}`);
+    t = await startClientServer(kind, `client_in_doubt_${kind}`, { transport });
     client = await t.clientFor("alice");
   });
   afterAll(() => t.close());

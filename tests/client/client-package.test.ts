@@ -3,6 +3,7 @@ import { mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSyn
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { promisify } from "node:util";
+import { build } from "vite";
 import { afterAll, describe, expect, it } from "vitest";
 import { startClientServer } from "./support/client-server.js";
 
@@ -41,7 +42,9 @@ describe("@tenxgraph/client as a packed package", () => {
     expect(readdirSync(join(app, "node_modules", "@tenxgraph"))).toEqual(["client"]);
     writeFileSync(
       join(app, "main.js"),
-      `import { TenxgraphClient, isClientError } from "@tenxgraph/client";
+      `// In Node.js the client sends over node:http, never through fetch.
+       globalThis.fetch = () => { throw new Error("fetch used"); };
+       import { TenxgraphClient, isClientError } from "@tenxgraph/client";
        import manifest from "@tenxgraph/client/package.json" with { type: "json" };
        const client = new TenxgraphClient({ baseUrl: process.argv[2] });
        const pong = await client.ping();
@@ -55,5 +58,21 @@ describe("@tenxgraph/client as a packed package", () => {
     } finally {
       await server.close();
     }
+
+    // A browser bundle of it takes the fetch sender and holds no node:http.
+    writeFileSync(
+      join(app, "page.js"),
+      `import { TenxgraphClient } from "@tenxgraph/client";
+       export const client = new TenxgraphClient({ baseUrl: location.origin });`,
+    );
+    const bundled = (await build({
+      root: app,
+      configFile: false,
+      logLevel: "silent",
+      build: { write: false, lib: { entry: join(app, "page.js"), formats: ["es"] } },
+    })) as { output: { type: string; code?: string }[] }[];
+    const code = bundled.flatMap((b) => b.output.map((o) => o.code ?? "")).join("\n");
+    expect(code).toContain("globalThis.fetch.bind(globalThis)");
+    expect(code).not.toMatch(/node:https?|keepAlive/);
   }, 180_000);
 });

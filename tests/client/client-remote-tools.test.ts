@@ -8,20 +8,20 @@ import {
   type StreamChunk,
 } from "@tenxgraph/client";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { STORES } from "../support/store-spec.js";
 import { remoteToolGraph } from "../server/support/remote-tool-graph.js";
 import { startTestServer, type TestServer } from "../server/support/test-server.js";
+import { CLIENT_CASES } from "./support/client-server.js";
 
 /** Our client's remote-tool loop against the real server (no auth, so setup is allowed). */
-describe.each(STORES)("client remote tools on $label", ({ kind }) => {
+describe.each(CLIENT_CASES)("client remote tools on $label", ({ kind, transport }) => {
   let t: TestServer;
   let client: TenxgraphClient;
   beforeAll(async () => {
-    t = await startTestServer(kind, `client_remote_${kind}`, {
+    t = await startTestServer(kind, `client_remote_${kind}_${transport.id}`, {
       auth: null,
       build: remoteToolGraph,
     });
-    client = new TenxgraphClient({ baseUrl: t.base });
+    client = new TenxgraphClient({ baseUrl: t.base, ...transport.options });
   });
   afterAll(() => t.close());
 

@@ -8,8 +8,7 @@ import {
   type TenxgraphClient,
 } from "@tenxgraph/client";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { STORES } from "../support/store-spec.js";
-import { startClientServer, type ClientTestServer } from "./support/client-server.js";
+import { CLIENT_CASES, startClientServer, type ClientTestServer } from "./support/client-server.js";
 
 /** Waits (no deadline of its own: vitest's test timeout is the limit) until `check` holds. */
 async function until(check: () => Promise<boolean> | boolean): Promise<void> {
@@ -17,13 +16,13 @@ async function until(check: () => Promise<boolean> | boolean): Promise<void> {
 }
 
 /** The client against the real server on 127.0.0.1, on each store: runs and their control. */
-describe.each(STORES)("client runs on $label", ({ kind }) => {
+describe.each(CLIENT_CASES)("client runs on $label", ({ kind, transport }) => {
   let t: ClientTestServer;
   let client: TenxgraphClient;
   const status = async (threadId: string) =>
     (await client.getState(threadId))?.execution_meta.internal_data.status;
   beforeAll(async () => {
-    t = await startClientServer(kind, `client_runs_${kind}`);
+    t = await startClientServer(kind, `client_runs_${kind}`, { transport });
     client = await t.clientFor("alice");
   });
   afterAll(() => t.close());

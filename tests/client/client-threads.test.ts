@@ -11,16 +11,23 @@ import {
 } from "@tenxgraph/client";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { tokenFor } from "../server/support/http.js";
-import { STORES } from "../support/store-spec.js";
-import { startClientServer, type ClientTestServer } from "./support/client-server.js";
+import {
+  CLIENT_CASES,
+  TRANSPORTS,
+  startClientServer,
+  type ClientTestServer,
+} from "./support/client-server.js";
 
 /** The client against the real server on 127.0.0.1, on each store: threads, state, messages, errors. */
-describe.each(STORES)("client threads and errors on $label", ({ kind }) => {
+describe.each(CLIENT_CASES)("client threads and errors on $label", ({ kind, transport }) => {
   let t: ClientTestServer;
   let alice: TenxgraphClient;
   const threadId = `thread-${kind}`;
   beforeAll(async () => {
-    t = await startClientServer(kind, `client_threads_${kind}`, { maxBodyBytes: 64 * 1024 });
+    t = await startClientServer(kind, `client_threads_${kind}`, {
+      transport,
+      maxBodyBytes: 64 * 1024,
+    });
     alice = await t.clientFor("alice");
     await alice.invoke("charge 12", { threadId });
   });
@@ -77,13 +84,14 @@ describe.each(STORES)("client threads and errors on $label", ({ kind }) => {
   });
 
   it("throws 401 without a token or with a bad one; a token function is asked on every request", async () => {
-    const anonymous = new TenxgraphClient({ baseUrl: t.url });
+    const anonymous = new TenxgraphClient({ baseUrl: t.url, ...transport.options });
     expect(await anonymous.ping()).toBe("pong");
     const missing = await anonymous.listThreads().catch((e: unknown) => e);
     expect(missing).toBeInstanceOf(AuthenticationError);
     expect(missing).toMatchObject({ status: 401, code: "MISSING_TOKEN" });
     const forged = new TenxgraphClient({
       baseUrl: t.url,
+      ...transport.options,
       token: await tokenFor("alice", { secret: "not-the-server-secret" }),
     });
     expect(await forged.getThread(threadId).catch((e: unknown) => e)).toMatchObject({
@@ -94,6 +102,7 @@ describe.each(STORES)("client threads and errors on $label", ({ kind }) => {
     let asked = 0;
     const rotating = new TenxgraphClient({
       baseUrl: t.url,
+      ...transport.options,
       token: async () => (++asked === 1 ? expired : tokenFor("alice")),
     });
     const first = await rotating.getThread(threadId).catch((e: unknown) => e);
@@ -150,12 +159,13 @@ describe.each(STORES)("client threads and errors on $label", ({ kind }) => {
   });
 });
 
-describe("client without a server", () => {
+describe.each(TRANSPORTS)("client without a server, over $label", (transport) => {
   it("throws CONNECTION_FAILED (status 0) when nothing answers", async () => {
-    const closed = await startClientServer("sqlite", "client_closed");
+    const closed = await startClientServer("sqlite", "client_closed", { transport });
     const url = closed.url;
     await closed.close();
-    const error = await new TenxgraphClient({ baseUrl: url }).ping().catch((e: unknown) => e);
+    const client = new TenxgraphClient({ baseUrl: url, ...transport.options });
+    const error = await client.ping().catch((e: unknown) => e);
     expect(error).toBeInstanceOf(ConnectionError);
     expect(error).toMatchObject({ status: 0, code: "CONNECTION_FAILED" });
   });

@@ -71,6 +71,29 @@ describe("JWT auth (HS256), limits, CORS and request ids", () => {
     expect(big.status).toBe(413);
     expect(big.body.error.code).toBe("REQUEST_TOO_LARGE");
     expect(isErrorEnvelope(big.body)).toBe(true);
+    // Without content-length (a streamed, chunked body) the bytes are counted as they come.
+    const token = await tokenFor("alice");
+    const streamed = async (text: string) => {
+      const body = new ReadableStream<Uint8Array>({
+        start(controller) {
+          controller.enqueue(new TextEncoder().encode(text));
+          controller.close();
+        },
+      });
+      const response = await fetch(`${t.base}/v1/graph/invoke`, {
+        method: "POST",
+        headers: { authorization: `Bearer ${token}`, "content-type": "application/json" },
+        body,
+        duplex: "half",
+      } as RequestInit);
+      return {
+        status: response.status,
+        body: (await response.json()) as { error?: { code: string } },
+      };
+    };
+    const run = (content: string) => JSON.stringify({ messages: [userMessage(content)] });
+    expect((await streamed(run("x".repeat(5000)))).body.error?.code).toBe("REQUEST_TOO_LARGE");
+    expect((await streamed(run("small"))).status).toBe(200);
 
     const preflight = await fetch(`${t.base}/v1/threads/abc/messages`, {
       method: "OPTIONS",

@@ -22,6 +22,8 @@ export interface HttpResults {
   firstChunk: FirstChunkRow[];
   /** fetch to a bare node:http server answering a constant: what HTTP costs here at the least. */
   floor: PathTimes;
+  /** The same with a keep-alive `node:http` client, the transport `TenxgraphClient` uses in Node.js. */
+  nodeHttpFloor: PathTimes;
 }
 
 /**
@@ -34,7 +36,8 @@ export async function measureHttp(plan: HttpPlan): Promise<HttpResults> {
     overhead: [],
     throughput: [],
     firstChunk: [],
-    floor: await measureHttpFloor(plan),
+    floor: await measureHttpFloor(plan, "fetch"),
+    nodeHttpFloor: await measureHttpFloor(plan, "node:http"),
   };
   for (const store of plan.stores) {
     const target = await startOneStepServer(store);

@@ -73,7 +73,7 @@ export function renderHttp(http: HttpResults, plan: HttpPlan): string[] {
       ]),
     ),
     "",
-    `Floor: the same fetch POSTing to a bare \`node:http\` server on 127.0.0.1 that answers a constant: p50 / p99 ${pair(http.floor.ms, 3)} ms wall, CPU p50 ${fixed(http.floor.cpuMs.p50, 3)} ms.`,
+    `Floor: a client POSTing to a bare \`node:http\` server on 127.0.0.1 that answers a constant: with keep-alive \`node:http\` (as \`TenxgraphClient\` in Node.js) p50 / p99 ${pair(http.nodeHttpFloor.ms, 3)} ms wall, CPU p50 ${fixed(http.nodeHttpFloor.cpuMs.p50, 3)} ms; with Node's fetch p50 / p99 ${pair(http.floor.ms, 3)} ms wall, CPU p50 ${fixed(http.floor.cpuMs.p50, 3)} ms.`,
     "",
     `Throughput, ${plan.clients} clients at once, each invoking back to back:`,
     "",
@@ -104,7 +104,7 @@ export function renderHttp(http: HttpResults, plan: HttpPlan): string[] {
     "How: one graph with one node (an assistant message, then END) on a fresh store per row,",
     "served by `serve()` on 127.0.0.1 in the bench's own process (no auth), so both paths share",
     "the graph, the store and the event loop; every call is a fresh thread and its one durable",
-    "write. HTTP calls go through `TenxgraphClient` (Node's fetch, keep-alive), so the overhead",
+    "write. HTTP calls go through `TenxgraphClient` (keep-alive `node:http`), so the overhead",
     "is the whole round trip: client, JSON both ways, loopback TCP, the server's routing,",
     "validation, ownership check and wire conversion. Overhead: after " +
       `${plan.warmup} warm-up rounds, ${plan.rounds} timed rounds of one call of each path (an in-process`,

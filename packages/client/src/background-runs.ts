@@ -83,8 +83,7 @@ export class RunEventStream implements AsyncIterable<RunStreamEvent> {
           accept: "text/event-stream",
           signal: controller.signal,
         });
-        if (!response.body) return;
-        for await (const item of sseEvents(response.body)) {
+        for await (const item of sseEvents(response.chunks())) {
           after = item.id;
           yield item;
           if (item.event.type === "run_status") return;
@@ -119,7 +118,7 @@ export class RunEventStream implements AsyncIterable<RunStreamEvent> {
  * line ending each event; comment lines are keep-alives). An event cut off by the end of the
  * stream is not given. Leaving early cancels the stream (see {@link textLines}).
  */
-async function* sseEvents(body: ReadableStream<Uint8Array>): AsyncGenerator<RunStreamEvent> {
+async function* sseEvents(body: AsyncIterable<Uint8Array>): AsyncGenerator<RunStreamEvent> {
   let lines: string[] = [];
   for await (const line of textLines(body)) {
     if (line !== "") {

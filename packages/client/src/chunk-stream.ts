@@ -36,8 +36,7 @@ export class ChunkStream implements AsyncIterable<StreamChunk> {
         accept: "application/x-ndjson, application/json",
         signal: controller.signal,
       });
-      if (!response.body) return;
-      for await (const chunk of ndjsonLines(response.body)) yield chunk as StreamChunk;
+      for await (const chunk of ndjsonLines(response.chunks())) yield chunk as StreamChunk;
     } catch (error) {
       if (outer?.aborted) throw outer.reason ?? error;
       throw error;

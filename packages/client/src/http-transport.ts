@@ -1,4 +1,7 @@
+import { defaultSender } from "#default-sender";
 import { ConnectionError, errorClassFor, type ErrorDetail } from "./client-error.js";
+import { fetchSender } from "./fetch-sender.js";
+import type { Sender, WireResponse } from "./sender.js";
 
 /** A bearer token, or a function that returns the current one (called before every request). */
 export type TokenSource =
@@ -9,6 +12,7 @@ export interface TransportOptions {
   baseUrl: string;
   token?: TokenSource;
   headers?: Record<string, string>;
+  /** Send through this fetch. Without it: `node:http` in Node.js, the global fetch elsewhere. */
   fetch?: typeof fetch;
 }
 
@@ -24,37 +28,37 @@ export interface RequestSpec {
 /**
  * Sends requests and reads the server's envelope: `{ data, metadata }` on success, `{ error:
  * { code, message, details }, metadata: { request_id } }` on failure (thrown as the error class
- * of the status). fetch only, so it runs in Node.js and browsers alike.
+ * of the status). Requests go through a {@link Sender}: keep-alive `node:http` in Node.js, fetch
+ * in browsers or when the caller gives one; both behave the same.
  */
 export class HttpTransport {
   readonly #base: string;
   readonly #token: TokenSource | undefined;
   readonly #headers: Readonly<Record<string, string>>;
-  readonly #fetch: typeof fetch;
+  readonly #sender: Sender;
 
   constructor(options: TransportOptions) {
     this.#base = options.baseUrl.replace(/\/+$/, "");
     this.#token = options.token;
     this.#headers = Object.freeze({ ...options.headers });
-    // Bound: a browser's fetch throws "Illegal invocation" when called as a method of another object.
-    this.#fetch = options.fetch ?? globalThis.fetch.bind(globalThis);
+    this.#sender = options.fetch ? fetchSender(options.fetch) : defaultSender();
   }
 
   /** The `data` of a JSON answer. */
   async json<T>(spec: RequestSpec): Promise<T> {
     const response = await this.send(spec);
-    const body = (await response.json()) as { data: T };
+    const body = JSON.parse(await response.text()) as { data: T };
     return body.data;
   }
 
   /** A JSON answer as it is (routes outside the envelope, like `/openapi.json`). */
   async raw<T>(spec: RequestSpec): Promise<T> {
     const response = await this.send(spec);
-    return (await response.json()) as T;
+    return JSON.parse(await response.text()) as T;
   }
 
   /** The response of a successful request (2xx); any other status is thrown as its error. */
-  async send(spec: RequestSpec): Promise<Response> {
+  async send(spec: RequestSpec): Promise<WireResponse> {
     const headers: Record<string, string> = {
       accept: spec.accept ?? "application/json",
       ...this.#headers,
@@ -63,13 +67,14 @@ export class HttpTransport {
     if (spec.body !== undefined) headers["content-type"] = "application/json";
     const token = typeof this.#token === "function" ? await this.#token() : this.#token;
     if (token) headers.authorization = `Bearer ${token}`;
-    let response: Response;
+    let response: WireResponse;
     try {
-      response = await this.#fetch(this.#base + spec.path, {
+      response = await this.#sender({
+        url: this.#base + spec.path,
         method: spec.method,
         headers,
-        ...(spec.body === undefined ? {} : { body: JSON.stringify(spec.body) }),
-        ...(spec.signal ? { signal: spec.signal } : {}),
+        body: spec.body === undefined ? undefined : JSON.stringify(spec.body),
+        signal: spec.signal,
       });
     } catch (error) {
       if (spec.signal?.aborted) throw spec.signal.reason ?? error;
@@ -80,7 +85,7 @@ export class HttpTransport {
         cause: error,
       });
     }
-    if (!response.ok) throw await errorOf(response);
+    if (response.status < 200 || response.status > 299) throw await errorOf(response);
     return response;
   }
 }
@@ -92,7 +97,7 @@ interface ErrorBody {
 }
 
 /** The error an unsuccessful response stands for; a body that is not the envelope still gives one. */
-async function errorOf(response: Response): Promise<Error> {
+async function errorOf(response: WireResponse): Promise<Error> {
   const text = await response.text().catch(() => "");
   let body: ErrorBody | null = null;
   try {
@@ -105,7 +110,7 @@ async function errorOf(response: Response): Promise<Error> {
   const requestId =
     typeof metadata?.request_id === "string"
       ? metadata.request_id
-      : response.headers.get("x-request-id");
+      : response.header("x-request-id");
   const ErrorClass = errorClassFor(response.status);
   return new ErrorClass({
     code: typeof error?.code === "string" ? error.code : `HTTP_${response.status}`,

@@ -1,5 +1,6 @@
 /**
- * A typed client for the tenxgraph API server: fetch only, no dependencies, Node.js and browsers.
+ * A typed client for the tenxgraph API server: no dependencies; keep-alive `node:http` in Node.js,
+ * fetch in browsers.
  * @module
  */
 export { TenxgraphClient } from "./tenxgraph-client.js";

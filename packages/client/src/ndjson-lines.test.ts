@@ -38,6 +38,15 @@ describe("ndjsonLines", () => {
     expect(await all(chunked(body, everyByte))).toEqual(values);
   });
 
+  it("reads an async iterable of bytes (Node.js's body) as it reads a web stream", async () => {
+    async function* pieces(): AsyncGenerator<Uint8Array> {
+      for (let i = 0; i < body.length; i += 5) yield body.slice(i, i + 5);
+    }
+    const out: unknown[] = [];
+    for await (const value of ndjsonLines(pieces())) out.push(value);
+    expect(out).toEqual(values);
+  });
+
   it("reads a last line without a newline, CRLF endings and blank lines", async () => {
     const text = '{"a":1}\r\n\n{"b":2}\n\r\n{"c":3}';
     expect(await all(chunked(new TextEncoder().encode(text), [3, 9]))).toEqual([

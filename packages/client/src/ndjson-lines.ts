@@ -6,39 +6,52 @@ import { TenxgraphClientError } from "./client-error.js";
  * the stream with `INVALID_STREAM`. Returning early cancels the stream, which closes the
  * connection under it (see {@link textLines}).
  */
-export async function* ndjsonLines(body: ReadableStream<Uint8Array>): AsyncGenerator<unknown> {
+export async function* ndjsonLines(
+  body: ReadableStream<Uint8Array> | AsyncIterable<Uint8Array>,
+): AsyncGenerator<unknown> {
   for await (const line of textLines(body)) if (line.trim() !== "") yield parseLine(line);
 }
 
 /**
  * The lines of a UTF-8 byte stream, without their `\n` (or `\r\n`), the last one even without
  * a newline. Network chunks split lines (and UTF-8 characters) anywhere, so bytes are decoded in
- * streaming mode and a line is given only once its newline arrives. Reads through `getReader()`
- * (async iteration of a ReadableStream is missing in some browsers); returning early cancels
- * the stream, which closes the connection under it. NDJSON and Server-Sent Events read by it.
+ * streaming mode and a line is given only once its newline arrives. Returning early closes the
+ * stream, which closes the connection under it. NDJSON and Server-Sent Events read by it.
  */
-export async function* textLines(body: ReadableStream<Uint8Array>): AsyncGenerator<string> {
-  const reader = body.getReader();
+export async function* textLines(
+  body: ReadableStream<Uint8Array> | AsyncIterable<Uint8Array>,
+): AsyncGenerator<string> {
   const decoder = new TextDecoder();
   let buffer = "";
+  for await (const bytes of "getReader" in body ? streamChunks(body) : body) {
+    buffer += decoder.decode(bytes, { stream: true });
+    let newline = buffer.indexOf("\n");
+    while (newline !== -1) {
+      yield buffer.slice(0, newline).replace(/\r$/, "");
+      buffer = buffer.slice(newline + 1);
+      newline = buffer.indexOf("\n");
+    }
+  }
+  buffer += decoder.decode();
+  if (buffer !== "") yield buffer.replace(/\r$/, "");
+}
+
+/**
+ * The chunks of a web stream. Reads through `getReader()` (async iteration of a ReadableStream
+ * is missing in some browsers); returning early cancels the stream, so the server sees the
+ * client go.
+ */
+export async function* streamChunks(body: ReadableStream<Uint8Array>): AsyncGenerator<Uint8Array> {
+  const reader = body.getReader();
   let done = false;
   try {
     for (;;) {
       const next = await reader.read();
       if (next.done) break;
-      buffer += decoder.decode(next.value, { stream: true });
-      let newline = buffer.indexOf("\n");
-      while (newline !== -1) {
-        yield buffer.slice(0, newline).replace(/\r$/, "");
-        buffer = buffer.slice(newline + 1);
-        newline = buffer.indexOf("\n");
-      }
+      yield next.value;
     }
-    buffer += decoder.decode();
-    if (buffer !== "") yield buffer.replace(/\r$/, "");
     done = true;
   } finally {
-    // Left early (break, throw, abort): cancel so the server sees the client go.
     if (!done) await reader.cancel().catch(() => undefined);
     reader.releaseLock();
   }

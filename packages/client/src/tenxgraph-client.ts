@@ -24,7 +24,7 @@ export interface TenxgraphClientOptions {
   token?: TokenSource;
   /** Extra headers on every request. */
   headers?: Record<string, string>;
-  /** Default: the global `fetch`. */
+  /** Send through this `fetch`. Default: keep-alive `node:http(s)` in Node.js, else the global `fetch`. */
   fetch?: typeof fetch;
 }
 
@@ -32,9 +32,9 @@ export type { CallOptions };
 
 /**
  * A typed client for a tenxgraph API server (`tenxgraph api`, or `serve()` from
- * `@tenxgraph/server`). fetch only, no dependencies: Node.js 20+ and browsers. Answers are the
- * server's JSON as it sends it (snake_case, 10xGraph's wire shapes); failures are thrown as
- * {@link TenxgraphClientError}s with the server's `code`, `status` and `requestId`.
+ * `@tenxgraph/server`). No dependencies: Node.js 20+ (over `node:http`) and browsers (fetch).
+ * Answers are the server's JSON as it sends it (snake_case, 10xGraph's wire shapes); failures are
+ * thrown as {@link TenxgraphClientError}s with the server's `code`, `status` and `requestId`.
  *
  * @example
  * const client = new TenxgraphClient({ baseUrl: "http://127.0.0.1:8000", token: () => getJwt() });

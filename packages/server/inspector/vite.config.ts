@@ -16,6 +16,10 @@ export default defineConfig({
   resolve: {
     alias: {
       "@tenxgraph/client": fileURLToPath(new URL("../../client/src/index.ts", import.meta.url)),
+      // What the client's `#default-sender` import names outside Node.js: fetch, no node:http.
+      "#default-sender": fileURLToPath(
+        new URL("../../client/src/default-sender.ts", import.meta.url),
+      ),
     },
   },
   build: {

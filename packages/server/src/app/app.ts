@@ -1,12 +1,12 @@
 import { jsonLogger, type BaseState, type CompiledGraph, type Logger } from "@tenxgraph/core";
 import { Hono } from "hono";
-import { bodyLimit } from "hono/body-limit";
 import { corsMiddleware, originGuard, originsFromEnv } from "../http/cors.js";
 import { HTTPException } from "hono/http-exception";
 import { ApiError, toApiError } from "../http/api-error.js";
 import { stateEditPolicy } from "../threads/state-edit-policy.js";
 import { fail } from "../http/envelope.js";
 import { authMiddleware, requestAuthenticator, type AuthOption } from "../http/middleware/auth.js";
+import { bodySizeLimit } from "../http/middleware/body-size.js";
 import { requestIdMiddleware } from "../http/middleware/request-id.js";
 import { inspectorRoutes } from "../http/inspector-routes.js";
 import { API_ROUTES } from "./api-routes.js";
@@ -100,7 +100,7 @@ export function createApp(options: AppOptions): TenxgraphApp {
   if (cors) app.use(cors);
   app.use(originGuard(origins));
   app.use(
-    bodyLimit({
+    bodySizeLimit({
       maxSize,
       onError: (c) =>
         fail(
