@@ -8,6 +8,8 @@ export const COMPARE_WORKSPACES = [
   "@tenxgraph/core",
   "@tenxgraph/sqlite",
   "@tenxgraph/postgres",
+  // The server's types import the client's: a fresh base tree has no client build otherwise.
+  "@tenxgraph/client",
   "@tenxgraph/server",
 ];
 
