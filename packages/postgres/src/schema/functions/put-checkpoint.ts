@@ -102,9 +102,8 @@ BEGIN
     END IF;
     thread_user_id := p_user_id;
     -- The parent is the empty transcript: this only refuses a replace or a remove.
-    SELECT c.child_ranges, c.child_count INTO child
-    FROM tenxgraph_child_transcript(p_thread_id, 0, NULL, 0, 0, p_message_ids, p_replaced_ids,
-                                    p_removed_ids) c;
+    child := tenxgraph_child_transcript(p_thread_id, 0, NULL, 0, 0, p_message_ids,
+                                        p_replaced_ids, p_removed_ids);
   ELSE
     SELECT t.version, t.message_count, t.next_seq, t.incarnation_id, t.status, t.user_id
     INTO found_version, head_count, row_seq, found_life, found_status, found_owner
@@ -158,9 +157,9 @@ BEGIN
           p_parent, p_thread_id USING ERRCODE = '${TRANSCRIPT_REFUSED}';
       END IF;
     END IF;
-    SELECT c.child_ranges, c.child_count INTO child
-    FROM tenxgraph_child_transcript(p_thread_id, p_parent, parent_ranges, parent_count, row_seq,
-                                    p_message_ids, p_replaced_ids, p_removed_ids) c;
+    -- A call in an expression, not a query over the function: no executor run, no tuplestore.
+    child := tenxgraph_child_transcript(p_thread_id, p_parent, parent_ranges, parent_count,
+                                        row_seq, p_message_ids, p_replaced_ids, p_removed_ids);
     UPDATE threads
     SET user_id = coalesce(p_user_id, threads.user_id), status = p_status,
         version = p_expected + 1, message_count = child.child_count,
