@@ -13,7 +13,7 @@ import type {
   ThreadSummary,
   VersionRange,
 } from "@tenxgraph/core/storage";
-import { BaseCheckpointer, ClaimLostError, StaleStateError } from "@tenxgraph/core/storage";
+import { BaseCheckpointer, StaleStateError } from "@tenxgraph/core/storage";
 import { ThreadCache } from "./cache/thread-cache.js";
 import { Database } from "./connection/database.js";
 import { PgHistory } from "./history/pg-history.js";
@@ -184,22 +184,19 @@ export class PgCheckpointer extends BaseCheckpointer {
 
   /**
    * One statement (`tenxgraph_put_checkpoint`, migrations 7 and 9): the version compare, the
-   * owner (a write never changes it: `ThreadOwnerError`), the fence of every riding completion, the transcript change checked against the parent's, then the
-   * checkpoint, messages, completions, claims and (with `keepVersions`) the pruning of old
-   * state rows, in one round trip and one transaction. A write without ledger writes sends two
+   * owner (a write never changes it: `ThreadOwnerError`), the riding completions, each fenced
+   * by the completing update's own `WHERE` (`ClaimLostError`), the transcript change checked
+   * against the parent's, then the checkpoint, messages, claims and (with `keepVersions`) the
+   * pruning of old state rows, in one round trip and one transaction. A write without ledger writes sends two
    * empty lists. A child thread's first write also records its parent (see `writeStep`).
    */
   protected async commitCheckpoint(write: StoreWrite): Promise<StepCommit> {
     const { threadId, expectedVersion } = write;
-    // Cut off mid-flight, the run fails clearly and `invoke(null)` continues the thread.
+    // Cut off mid-flight, the run fails clearly and `invoke(null)` continues the thread. A lost
+    // claim (ClaimLostError) leaves the cache: the version matched, so it did not mislead.
     const result = await writeStep(this.#db, write, this.keepVersions).catch((error: unknown) => {
       throw refusedWriteOr(error, write);
     });
-    if (result?.lost_key != null) {
-      // The version matched, so the cache did not mislead this run and stays: another
-      // execution took over one of the calls whose result the write carried.
-      throw new ClaimLostError(threadId, result.lost_key, Number(result.lost_attempt));
-    }
     if (result?.new_version == null) {
       // A conflict: whatever the cache holds for the thread may be what misled this run.
       await this.#cache?.forget(threadId);

@@ -1,12 +1,17 @@
 import type { Message } from "@tenxgraph/core";
 import type { StoreWrite, ThreadCheckpoint } from "@tenxgraph/core/storage";
-import { decodeCheckpointRecord, StorageError, ThreadOwnerError } from "@tenxgraph/core/storage";
+import {
+  ClaimLostError,
+  decodeCheckpointRecord,
+  StorageError,
+  ThreadOwnerError,
+} from "@tenxgraph/core/storage";
 import type { Database } from "./connection/database.js";
 import { toJsonb } from "./json.js";
 import { claimsJsonb, completionsJsonb } from "./ledger/step-ledger.js";
 import type { ClaimOutcome } from "./ledger/step-ledger.js";
 import { TRANSCRIPT_REFUSED } from "./schema/functions/child-transcript.js";
-import { OWNER_REFUSED } from "./schema/functions/put-checkpoint.js";
+import { CLAIM_LOST, OWNER_REFUSED } from "./schema/functions/put-checkpoint.js";
 
 /** A step as one statement: `tenxgraph_put_checkpoint` (schema/functions/put-checkpoint.ts). */
 export const PUT_CHECKPOINT = `SELECT * FROM tenxgraph_put_checkpoint(
@@ -71,7 +76,7 @@ function messagesJsonb(messages: readonly Message[]): string {
 
 /** What `tenxgraph_put_checkpoint` returns. */
 export interface WrittenRow {
-  /** `null` when nothing was written: a stale write, or a riding completion lost its claim. */
+  /** `null` when nothing was written: a stale write. */
   new_version: string | null;
   found_version: string | null;
   /** The new version's transcript length. */
@@ -79,9 +84,6 @@ export interface WrittenRow {
   thread_user_id: string | null;
   updated_at: Date;
   thread_incarnation: string | null;
-  /** The first riding completion whose claim is no longer held, when there is one. */
-  lost_key: string | null;
-  lost_attempt: number | null;
   /** One outcome per riding claim, in order; `null` without claims. */
   claims: ClaimOutcome[] | null;
 }
@@ -110,18 +112,30 @@ export function writtenCheckpoint(write: StoreWrite, written: WrittenRow): Threa
 }
 
 /**
- * A write the step function refused, as the error that names why: a transcript change that
- * does not fit the parent (an appended id already in the parent's transcript, a replaced or
- * removed id not in it, a parent not kept) becomes a `StorageError` carrying the function's
- * message alone; a write naming a user other than the thread's owner, `ThreadOwnerError`.
- * Anything else is returned as it is.
+ * A write the step function refused, as the error that names why: a riding completion whose
+ * claim is no longer held becomes `ClaimLostError` (the call its detail names); a transcript
+ * change that does not fit the parent (an appended id already in the parent's transcript, a
+ * replaced or removed id not in it, a parent not kept) a `StorageError` carrying the
+ * function's message alone; a write naming a user other than the thread's owner,
+ * `ThreadOwnerError`. Anything else is returned as it is.
  */
 export function refusedWriteOr(error: unknown, write: StoreWrite): unknown {
-  const cause = (error as { cause?: { code?: string; message?: string } }).cause;
-  const pgError = cause?.code ? cause : (error as typeof cause);
+  const cause = (error as { cause?: PgRefusal }).cause;
+  const pgError = cause?.code ? cause : (error as PgRefusal | undefined);
+  if (pgError?.code === CLAIM_LOST && pgError.detail) {
+    const { key, attempt } = JSON.parse(pgError.detail) as { key: string; attempt: number };
+    return new ClaimLostError(write.threadId, key, attempt);
+  }
   if (pgError?.code === OWNER_REFUSED && write.userId !== null) {
     return new ThreadOwnerError(write.threadId, write.userId);
   }
   if (pgError?.code !== TRANSCRIPT_REFUSED) return error;
   return new StorageError("putCheckpoint", new Error(pgError.message));
+}
+
+/** The fields of a `pg` error the step function's refusals are told apart by. */
+interface PgRefusal {
+  code?: string;
+  message?: string;
+  detail?: string;
 }

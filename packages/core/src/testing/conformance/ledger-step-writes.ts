@@ -94,6 +94,40 @@ export function ledgerStepWritesConformance(get: GetCheckpointer, test: TestApi)
       expect(await checkpointer.getCalls(threadId, ["m2:call_9"])).toEqual([]);
     });
 
+    it("writes none of several riding results when one claim was taken over", async () => {
+      const checkpointer = get();
+      const threadId = await createThread(checkpointer);
+      await checkpointer.claimCalls(threadId, [
+        claim("m1:call_a", "run-a"),
+        claim("m1:call_b", "run-a"),
+      ]);
+      await checkpointer.claimCalls(threadId, [claim("m1:call_a", "run-b", 1)]);
+
+      // The held claim first: a store that completes it before finding the lost one must undo it.
+      const write = stepWrite(threadId, 1, {
+        completions: [
+          { attempt: { key: "m1:call_b", attempt: 1 }, result: RESULT },
+          { attempt: { key: "m1:call_a", attempt: 1 }, result: RESULT },
+        ],
+      });
+      await expectErrorCode(commitStep(checkpointer, write), "TOOL_CONFLICT_002", {
+        key: "m1:call_a",
+        attempt: 1,
+      });
+
+      expect((await checkpointer.getCheckpoint(threadId))?.version).toBe(1);
+      expect(await checkpointer.listMessages(threadId)).toEqual([]);
+      expect(await entryOf(checkpointer, threadId, "m1:call_b")).toMatchObject({
+        status: "started",
+        attempt: 1,
+      });
+      expect(await entryOf(checkpointer, threadId, "m1:call_a")).toMatchObject({
+        status: "started",
+        attempt: 2,
+        ownerRunId: "run-b",
+      });
+    });
+
     it("refuses a riding result for a call already completed, writing nothing", async () => {
       const checkpointer = get();
       const threadId = await createThread(checkpointer);

@@ -28,6 +28,10 @@ BEGIN
     RETURNING t.call_key
   )
   SELECT coalesce(array_agg(i.call_key), '{}') INTO won_keys FROM inserted i;
+  -- Every claim won (the keys are distinct): nothing to read back.
+  IF cardinality(won_keys) = jsonb_array_length(p_claims) THEN
+    RETURN to_jsonb(array_fill('{"won": true}'::jsonb, ARRAY[cardinality(won_keys)]));
+  END IF;
   -- A statement of its own, so a snapshot of its own: a lost claim reports the entry that won,
   -- even one a concurrent claimer committed while the insert waited for it.
   SELECT jsonb_agg(

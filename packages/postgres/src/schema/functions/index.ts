@@ -1,7 +1,6 @@
 import { CHILD_TRANSCRIPT_FUNCTION } from "./child-transcript.js";
 import { CLAIM_ABSENT_CALLS_FUNCTION } from "./claim-absent-calls.js";
 import { CLAIM_CALLS_FUNCTION } from "./claim-calls.js";
-import { LOST_COMPLETION_FUNCTION } from "./lost-completion.js";
 import { PUT_CHECKPOINT_FUNCTION } from "./put-checkpoint.js";
 import { SEQ_RANGES_FUNCTION } from "./seq-ranges.js";
 import { TRANSCRIPT_SEQS_FUNCTION } from "./transcript-seqs.js";
@@ -22,7 +21,6 @@ export const FUNCTIONS: readonly SqlFunction[] = [
   { name: "tenxgraph_put_checkpoint", text: PUT_CHECKPOINT_FUNCTION },
   { name: "tenxgraph_claim_calls", text: CLAIM_CALLS_FUNCTION },
   { name: "tenxgraph_claim_absent_calls", text: CLAIM_ABSENT_CALLS_FUNCTION },
-  { name: "tenxgraph_lost_completion", text: LOST_COMPLETION_FUNCTION },
   { name: "tenxgraph_child_transcript", text: CHILD_TRANSCRIPT_FUNCTION },
   { name: "tenxgraph_transcript_seqs", text: TRANSCRIPT_SEQS_FUNCTION },
   { name: "tenxgraph_seq_ranges", text: SEQ_RANGES_FUNCTION },

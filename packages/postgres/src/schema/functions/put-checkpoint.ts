@@ -8,6 +8,15 @@ import { TRANSCRIPT_REFUSED } from "./child-transcript.js";
 export const OWNER_REFUSED = "TXG02";
 
 /**
+ * The SQLSTATE of a write carrying the result of a call whose claim it no longer holds (the
+ * entry is missing, not `started`, or at another attempt: another execution took the call
+ * over). The step function raises it, so nothing of the write is applied, with the first such
+ * call as `{"key", "attempt"}` in the error's detail; the checkpointer reports
+ * `ClaimLostError` (`TOOL_CONFLICT_002`).
+ */
+export const CLAIM_LOST = "TXG03";
+
+/**
  * One step with its ledger writes and its place in the thread's history, in the caller's
  * single-statement transaction (so still one round trip and one commit), in this order:
  *
@@ -15,8 +24,11 @@ export const OWNER_REFUSED = "TXG02";
  *    version found, when they differ), then refuse a write naming a user other than the
  *    thread's owner (`OWNER_REFUSED`: after the version compare, so a stale write is still
  *    reported as stale; a write without a user keeps the owner);
- * 2. check every completion's fence (`lost_key`/`lost_attempt` name the first lost one, and
- *    nothing is written);
+ * 2. complete the entries (with the columns `completeCall` sets), fenced by the update's own
+ *    `WHERE`: only an entry still `started` at the completion's attempt is updated, and a
+ *    completion the update did not return raises `CLAIM_LOST` (naming the first such, in the
+ *    completions' order), which undoes the statement. The update's row locks hold the entries
+ *    until the commit, so no claimer can take one over in between;
  * 3. find the parent's transcript: the head's, read from the thread row alone while the head
  *    holds every row in order (`message_count = next_seq`), else from the parent's state row;
  *    a parent that is not kept, or was written before the store kept history, raises;
@@ -24,14 +36,14 @@ export const OWNER_REFUSED = "TXG02";
  *    does not fit the parent);
  * 5. update the thread, insert the state row (the runtime's record, `p_record`, kept whole) and
  *    the new message rows (replacing ones first);
- * 6. complete the entries (with the columns `completeCall` sets) and insert the claims where
- *    absent (`claims`: one outcome per claim, `NULL` without claims);
+ * 6. insert the claims where absent (`claims`: one outcome per claim, `NULL` without claims);
  * 7. with `p_keep_versions`, delete the state rows it pushes out of the newest that many.
  *
- * A raise in 3 or 4 aborts the statement, so the write leaves nothing behind. The thread row is
- * locked `FOR NO KEY UPDATE`, the lock its update takes anyway: unlike `FOR UPDATE` it lets a
- * concurrent claim's foreign-key check (`FOR KEY SHARE`) through, so a claimer holding an entry
- * this write fences on cannot wait for the thread row while this write waits for the entry. The
+ * A raise in 2, 3 or 4 aborts the statement, so the write leaves nothing behind. The thread row
+ * is locked `FOR NO KEY UPDATE`, the lock its update takes anyway: unlike `FOR UPDATE` it lets
+ * a concurrent claim's foreign-key check (`FOR KEY SHARE`) through, so a claimer holding an
+ * entry this write completes cannot wait for the thread row while this write waits for the
+ * entry. The completions are joined in key order, the order claims lock entries in. The
  * update leaves every indexed column as it was unless the status changes (`write_seq`, the
  * order of `listThreads`, moves only then), so a step's update is HOT: no index entry per step
  * (see migration 6, which set the fill factor that leaves room for it).
@@ -44,7 +56,7 @@ CREATE FUNCTION tenxgraph_put_checkpoint(
   p_removed_ids text[], p_completions jsonb, p_claims jsonb, p_keep_versions integer,
   OUT new_version bigint, OUT found_version bigint, OUT message_count integer,
   OUT thread_user_id text, OUT updated_at timestamptz, OUT thread_incarnation bigint,
-  OUT lost_key text, OUT lost_attempt integer, OUT claims jsonb)
+  OUT claims jsonb)
 LANGUAGE plpgsql AS $$
 #variable_conflict use_column
 DECLARE
@@ -59,6 +71,10 @@ DECLARE
   found_life text;
   found_status text;
   found_owner text;
+  lost_key text;
+  lost_attempt integer;
+  lost_ord bigint;
+  done record;
   child record;
 BEGIN
   IF p_expected = 0 THEN
@@ -69,6 +85,9 @@ BEGIN
       IF NOT FOUND THEN
         lost_key := p_completions->0->>'key';
         lost_attempt := (p_completions->0->>'attempt')::integer;
+        RAISE EXCEPTION 'the claim of attempt % on call ''%'' (thread ''%'') is not held',
+          lost_attempt, lost_key, p_thread_id USING ERRCODE = '${CLAIM_LOST}',
+          DETAIL = jsonb_build_object('key', lost_key, 'attempt', lost_attempt)::text;
       END IF;
       RETURN;
     END IF;
@@ -83,9 +102,8 @@ BEGIN
     END IF;
     thread_user_id := p_user_id;
     -- The parent is the empty transcript: this only refuses a replace or a remove.
-    SELECT c.child_ranges, c.child_count INTO child
-    FROM tenxgraph_child_transcript(p_thread_id, 0, NULL, 0, 0, p_message_ids, p_replaced_ids,
-                                    p_removed_ids) c;
+    child := tenxgraph_child_transcript(p_thread_id, 0, NULL, 0, 0, p_message_ids,
+                                        p_replaced_ids, p_removed_ids);
   ELSE
     SELECT t.version, t.message_count, t.next_seq, t.incarnation_id, t.status, t.user_id
     INTO found_version, head_count, row_seq, found_life, found_status, found_owner
@@ -99,10 +117,29 @@ BEGIN
         p_thread_id, p_user_id USING ERRCODE = '${OWNER_REFUSED}';
     END IF;
     IF completing THEN
-      SELECT f.lost_key, f.lost_attempt INTO lost_key, lost_attempt
-      FROM tenxgraph_lost_completion(p_thread_id, p_completions) f;
+      -- One update per completion, in key order (the order claims lock entries in), each by
+      -- the primary key: only the entry still started at the completion's attempt changes.
+      FOR done IN
+        SELECT c.v->>'key' AS key, (c.v->>'attempt')::integer AS attempt, c.v->'result' AS result,
+               c.ord
+        FROM jsonb_array_elements(p_completions) WITH ORDINALITY AS c(v, ord)
+        ORDER BY c.v->>'key', c.ord
+      LOOP
+        UPDATE tool_executions t
+        SET status = 'completed', result = done.result, completed_at = now(),
+            heartbeat_at = NULL, lease_expires_at = NULL
+        WHERE t.thread_id = p_thread_id AND t.call_key = done.key
+          AND t.attempt = done.attempt AND t.status = 'started';
+        IF NOT FOUND AND (lost_ord IS NULL OR done.ord < lost_ord) THEN
+          lost_ord := done.ord;
+          lost_key := done.key;
+          lost_attempt := done.attempt;
+        END IF;
+      END LOOP;
       IF lost_key IS NOT NULL THEN
-        RETURN;
+        RAISE EXCEPTION 'the claim of attempt % on call ''%'' (thread ''%'') is not held',
+          lost_attempt, lost_key, p_thread_id USING ERRCODE = '${CLAIM_LOST}',
+          DETAIL = jsonb_build_object('key', lost_key, 'attempt', lost_attempt)::text;
       END IF;
     END IF;
     IF p_parent = p_expected AND head_count = row_seq THEN
@@ -120,9 +157,9 @@ BEGIN
           p_parent, p_thread_id USING ERRCODE = '${TRANSCRIPT_REFUSED}';
       END IF;
     END IF;
-    SELECT c.child_ranges, c.child_count INTO child
-    FROM tenxgraph_child_transcript(p_thread_id, p_parent, parent_ranges, parent_count, row_seq,
-                                    p_message_ids, p_replaced_ids, p_removed_ids) c;
+    -- A call in an expression, not a query over the function: no executor run, no tuplestore.
+    child := tenxgraph_child_transcript(p_thread_id, p_parent, parent_ranges, parent_count,
+                                        row_seq, p_message_ids, p_replaced_ids, p_removed_ids);
     UPDATE threads
     SET user_id = coalesce(p_user_id, threads.user_id), status = p_status,
         version = p_expected + 1, message_count = child.child_count,
@@ -143,14 +180,6 @@ BEGIN
     FROM unnest(p_replaced_ids || p_message_ids) WITH ORDINALITY AS m(id, ord)
     JOIN jsonb_array_elements(p_replaced || p_messages) WITH ORDINALITY AS b(body, ord)
       ON b.ord = m.ord;
-  END IF;
-  IF completing THEN
-    UPDATE tool_executions t
-    SET status = 'completed', result = c.v->'result', completed_at = now(), heartbeat_at = NULL,
-        lease_expires_at = NULL
-    FROM jsonb_array_elements(p_completions) AS c(v)
-    WHERE t.thread_id = p_thread_id AND t.call_key = c.v->>'key'
-      AND t.attempt = (c.v->>'attempt')::integer;
   END IF;
   IF jsonb_array_length(p_claims) > 0 THEN
     claims := tenxgraph_claim_absent_calls(p_thread_id, p_claims);
