@@ -1,5 +1,5 @@
 import { execFile, spawn } from "node:child_process";
-import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { promisify } from "node:util";
@@ -163,6 +163,10 @@ describe("@tenxgraph/server as a packed package", () => {
     expect(manifest.dependencies["@tenxgraph/server"]).toMatch(/^file:vendor\/tenxgraph\//);
     expect(Object.keys(manifest.overrides).sort()).toEqual(
       ["client", "core", "postgres", "server", "sqlite"].map((n) => `@tenxgraph/${n}`),
+    );
+    // npm publish drops a bin it finds malformed: the command must survive packing.
+    expect(existsSync(join(app, "node_modules/.bin/tenxgraph")), "the tenxgraph command").toBe(
+      true,
     );
     for (const name of ["core", "server", "sqlite", "client", "postgres"]) {
       const installed = JSON.parse(
