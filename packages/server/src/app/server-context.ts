@@ -1,6 +1,7 @@
 import type { InvokeContext } from "../invoke/invoke-context.js";
 import type { RunService, RunsContext } from "../background/runs-context.js";
 import type { StorageContext } from "../storage/storage-context.js";
+import type { LgGraphs } from "../langgraph/lg-context.js";
 
 /**
  * What every route works with, built once by `createApp`: the union of what each job's routes
@@ -8,4 +9,6 @@ import type { StorageContext } from "../storage/storage-context.js";
  */
 export interface ServerContext extends InvokeContext, RunsContext, StorageContext {
   runs: RunService | null;
+  /** The graphs LangGraph's routes serve (the default one is `graph`). */
+  graphs: LgGraphs;
 }

@@ -1,0 +1,275 @@
+import { mkdirSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { join } from "node:path";
+import { Client } from "@langchain/langgraph-sdk";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { CliProcess } from "../support/cli-process.js";
+import { TEST_JWT_SECRET, tokenFor } from "../support/http.js";
+import { writeLgProject } from "./lg-project.js";
+
+const root = new URL("../../../", import.meta.url).pathname;
+// Inside the repository (ignored by git), so the project's imports resolve to the workspace packages.
+mkdirSync(join(root, ".tenxgraph"), { recursive: true });
+const scratch = mkdtempSync(join(root, ".tenxgraph", "lg-sdk-"));
+
+/** The SDK's client for one user: no retries, so a refusal is seen as it is. */
+async function clientFor(apiUrl: string, user: string) {
+  const token = await tokenFor(user);
+  return new Client({
+    apiUrl,
+    defaultHeaders: { Authorization: `Bearer ${token}` },
+    callerOptions: { maxRetries: 0 },
+  });
+}
+
+/** Every event of a run stream, in order. */
+async function collect(stream: AsyncIterable<{ event: string; data: unknown }>) {
+  const events: { event: string; data: Loose }[] = [];
+  for await (const part of stream) events.push({ event: part.event, data: part.data });
+  return events;
+}
+
+/** A JSON answer read loosely: the SDK types values as unknown. */
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+type Loose = any;
+
+const human = (content: string) => ({ messages: [{ type: "human", content }] });
+
+describe("@langchain/langgraph-sdk against tenxgraph api on SQLite", () => {
+  let cli: CliProcess;
+  let alice: Client;
+  let bob: Client;
+  let assistantId: string;
+
+  beforeAll(async () => {
+    writeLgProject(scratch);
+    cli = new CliProcess(["api", "--port", "0"], {
+      cwd: scratch,
+      env: { JWT_SECRET_KEY: TEST_JWT_SECRET, PRIVILEGED_STATE_EDITS: "true" },
+    });
+    const url = await cli.url();
+    alice = await clientFor(url, "alice");
+    bob = await clientFor(url, "bob");
+  });
+  afterAll(async () => {
+    await cli?.stop();
+    rmSync(scratch, { recursive: true, force: true });
+  });
+
+  it("lists the graph as one assistant with a stable id, its graph and schemas", async () => {
+    const assistants = await alice.assistants.search();
+    expect(assistants).toHaveLength(1);
+    expect(assistants[0]).toMatchObject({ graph_id: "agent", name: "agent" });
+    assistantId = assistants[0]!.assistant_id;
+    // LangGraph's own id for graph "agent" (uuid5 in its graph namespace).
+    expect(assistantId).toBe("fe096781-5601-53d2-b2f6-0d3403f7e9ca");
+    expect((await alice.assistants.get(assistantId)).graph_id).toBe("agent");
+    const graph = await alice.assistants.getGraph(assistantId);
+    expect(graph.nodes.map((n) => n.id)).toEqual(["__start__", "MAIN", "TOOL", "__end__"]);
+    expect((await alice.assistants.getSchemas("agent")).graph_id).toBe("agent");
+    await expect(alice.assistants.get("no-such-graph")).rejects.toMatchObject({ status: 404 });
+  });
+
+  it("creates, reads, updates and searches threads", async () => {
+    const thread = await alice.threads.create({ metadata: { topic: "greeting" } });
+    expect(thread).toMatchObject({ status: "idle", metadata: { topic: "greeting" } });
+    expect((await alice.threads.get(thread.thread_id)).thread_id).toBe(thread.thread_id);
+    const updated = await alice.threads.update(thread.thread_id, { metadata: { mood: "good" } });
+    expect(updated.metadata).toMatchObject({ topic: "greeting", mood: "good" });
+    const found = await alice.threads.search({ metadata: { mood: "good" } });
+    expect(found.map((t) => t.thread_id)).toEqual([thread.thread_id]);
+    await expect(alice.threads.create({ threadId: thread.thread_id })).rejects.toMatchObject({
+      status: 409,
+    });
+    expect(
+      (await alice.threads.create({ threadId: thread.thread_id, ifExists: "do_nothing" }))
+        .thread_id,
+    ).toBe(thread.thread_id);
+  });
+
+  it("runs.wait answers the final values with LangChain messages", async () => {
+    const thread = await alice.threads.create();
+    const values: Loose = await alice.runs.wait(thread.thread_id, assistantId, {
+      input: human("hi"),
+    });
+    expect(values.messages.map((m: { type: string }) => m.type)).toEqual(["human", "ai"]);
+    expect(values.messages[1]).toMatchObject({ content: "hello there friend", tool_calls: [] });
+    expect((await alice.threads.get(thread.thread_id)).status).toBe("idle");
+  });
+
+  it("runs.stream in values, updates, messages-tuple, messages and custom modes", async () => {
+    const thread = await alice.threads.create();
+    const events = await collect(
+      alice.runs.stream(thread.thread_id, assistantId, {
+        input: human("hello"),
+        streamMode: ["values", "updates", "messages-tuple", "custom"],
+      }),
+    );
+    expect(events[0]).toMatchObject({ event: "metadata", data: { attempt: 1 } });
+    expect(events[0]!.data.run_id).toMatch(/^[0-9a-f-]{36}$/);
+    const names = events.map((e) => e.event);
+    expect(names).toContain("values");
+    expect(names).toContain("custom");
+    const last = events.filter((e) => e.event === "values").at(-1)!.data;
+    expect(last.messages.map((m: { type: string }) => m.type)).toEqual(["human", "ai"]);
+    const update = events.find((e) => e.event === "updates")!.data;
+    expect(update.MAIN.messages[0]).toMatchObject({ type: "ai", content: "hello there friend" });
+    const tuples = events.filter((e) => e.event === "messages").map((e) => e.data);
+    expect(tuples.map(([chunk]) => chunk.content).join("")).toBe("hello there friend");
+    expect(tuples[0][1]).toMatchObject({ langgraph_node: "MAIN" });
+    expect(events.find((e) => e.event === "custom")!.data).toEqual({ progress: 1 });
+
+    const legacy = await collect(
+      alice.runs.stream(thread.thread_id, assistantId, {
+        input: human("again"),
+        streamMode: "messages",
+      }),
+    );
+    const partials = legacy.filter((e) => e.event === "messages/partial");
+    expect(partials.at(-1)!.data[0].content).toBe("hello there friend");
+    expect(legacy.some((e) => e.event === "messages/metadata")).toBe(true);
+    expect(legacy.find((e) => e.event === "messages/complete")!.data[0].type).toBe("ai");
+  });
+
+  it("surfaces an interrupt as __interrupt__ and resumes it with command.resume", async () => {
+    const thread = await alice.threads.create();
+    const paused: Loose = await alice.runs.wait(thread.thread_id, assistantId, {
+      input: human("approve?"),
+    });
+    expect(paused.__interrupt__).toHaveLength(1);
+    expect(paused.__interrupt__[0].value).toEqual({ question: "refund 42 USD?" });
+    const state = await alice.threads.getState(thread.thread_id);
+    expect(state.next).toEqual(["MAIN"]);
+    expect(state.tasks[0]!.interrupts[0]!.id).toBe(paused.__interrupt__[0].id);
+    expect((await alice.threads.get(thread.thread_id)).status).toBe("interrupted");
+
+    const events = await collect(
+      alice.runs.stream(thread.thread_id, assistantId, {
+        command: { resume: { approved: true } },
+        streamMode: "updates",
+      }),
+    );
+    const updates = events.filter((e) => e.event === "updates").map((e) => e.data);
+    expect(updates.at(-1).MAIN.messages[0].content).toBe('answer: {"approved":true}');
+    expect((await alice.threads.getState(thread.thread_id)).next).toEqual([]);
+  });
+
+  it("streams an interrupt in updates and values modes", async () => {
+    const thread = await alice.threads.create();
+    const events = await collect(
+      alice.runs.stream(thread.thread_id, assistantId, {
+        input: human("approve it"),
+        streamMode: ["updates", "values"],
+      }),
+    );
+    const interrupts = events.filter((e) => e.data?.__interrupt__);
+    expect(interrupts.map((e) => e.event)).toEqual(["updates", "values"]);
+  });
+
+  it("maps tool calls with args objects and tool_call_id, their ledger state in metadata", async () => {
+    const thread = await alice.threads.create();
+    const values: Loose = await alice.runs.wait(thread.thread_id, assistantId, {
+      input: human("refund please"),
+    });
+    const [, call, result, done] = values.messages;
+    expect(call.tool_calls).toEqual([
+      { id: "call_1", name: "charge_card", args: { order_id: "5" }, type: "tool_call" },
+    ]);
+    expect(result).toMatchObject({ type: "tool", tool_call_id: "call_1", status: "success" });
+    expect(done.content).toBe("done: Charged 42 USD for order 5");
+    const state: Loose = await alice.threads.getState(thread.thread_id);
+    const tool = state.values.messages[2];
+    expect(tool.response_metadata.tenxgraph).toMatchObject({
+      ledger_key: `${call.id}:call_1`,
+      ledger_status: "completed",
+      attempt: 1,
+      in_doubt: false,
+    });
+    expect(readFileSync(join(scratch, "charges.log"), "utf8")).toBe("charged 5\n");
+  });
+
+  it("reads history and past checkpoints, and updates state as a node", async () => {
+    const thread = await alice.threads.create();
+    await alice.runs.wait(thread.thread_id, assistantId, { input: human("hi") });
+    const history = await alice.threads.getHistory(thread.thread_id);
+    expect(history.length).toBeGreaterThanOrEqual(3);
+    const versions = history.map((h) => Number(h.checkpoint.checkpoint_id));
+    expect(versions).toEqual([...versions].sort((a, b) => b - a));
+    expect((history[0]!.values as Loose).messages).toHaveLength(2);
+    const first = history.at(-1)!;
+    const past = await alice.threads.getState(thread.thread_id, first.checkpoint.checkpoint_id!);
+    expect(past.checkpoint.checkpoint_id).toBe(first.checkpoint.checkpoint_id);
+
+    const edited = await alice.threads.updateState(thread.thread_id, {
+      values: { messages: [{ type: "human", content: "hello again" }] },
+      asNode: "TOOL",
+    });
+    const state: Loose = await alice.threads.getState(thread.thread_id);
+    expect(state.checkpoint.checkpoint_id).toBe(edited.configurable!.checkpoint_id);
+    expect(state.next).toEqual(["MAIN"]);
+    expect(state.values.messages.at(-1)).toMatchObject({ type: "human", content: "hello again" });
+  });
+
+  it("runs stateless, leaving no thread behind", async () => {
+    const before = await alice.threads.count();
+    const values: Loose = await alice.runs.wait(null, "agent", { input: human("hi") });
+    expect(values.messages.at(-1).content).toBe("hello there friend");
+    const events = await collect(alice.runs.stream(null, assistantId, { input: human("hi") }));
+    expect(events.at(-1)!.data.messages).toHaveLength(2);
+    expect(await alice.threads.count()).toBe(before);
+  });
+
+  it("refuses another user's thread", async () => {
+    const thread = await alice.threads.create();
+    await alice.runs.wait(thread.thread_id, assistantId, { input: human("hi") });
+    await expect(bob.threads.get(thread.thread_id)).rejects.toMatchObject({ status: 403 });
+    await expect(bob.threads.getState(thread.thread_id)).rejects.toMatchObject({ status: 403 });
+    await expect(bob.threads.getHistory(thread.thread_id)).rejects.toMatchObject({ status: 403 });
+    await expect(
+      bob.runs.wait(thread.thread_id, assistantId, { input: human("mine now") }),
+    ).rejects.toMatchObject({ status: 403 });
+    await expect(bob.threads.delete(thread.thread_id)).rejects.toMatchObject({ status: 403 });
+    expect((await bob.threads.search()).map((t) => t.thread_id)).not.toContain(thread.thread_id);
+    expect((await alice.threads.getState(thread.thread_id)).values).toMatchObject({
+      messages: [{ content: "hi" }, { content: "hello there friend" }],
+    });
+  });
+
+  it("answers bad input with LangGraph's error statuses, and writes nothing", async () => {
+    const before = await alice.threads.count();
+    const missing = "0198a6c1-0000-7000-8000-000000000000";
+    await expect(
+      alice.runs.wait(missing, assistantId, { input: human("hi") }),
+    ).rejects.toMatchObject({
+      status: 404,
+    });
+    await expect(
+      alice.runs.wait(null, "no-such-graph", { input: human("hi") }),
+    ).rejects.toMatchObject({
+      status: 404,
+    });
+    const thread = await alice.threads.create();
+    await expect(
+      collect(
+        alice.runs.stream(thread.thread_id, assistantId, {
+          input: human("hi"),
+          streamMode: "debug",
+        }),
+      ),
+    ).rejects.toMatchObject({ status: 422 });
+    await expect(
+      alice.runs.wait(thread.thread_id, assistantId, {
+        input: { messages: [{ type: "robot", content: "x" }] },
+      }),
+    ).rejects.toMatchObject({ status: 422 });
+    await expect(
+      alice.runs.wait(thread.thread_id, assistantId, {
+        input: human("hi"),
+        interruptBefore: ["MAIN"],
+      }),
+    ).rejects.toMatchObject({ status: 422 });
+    expect((await alice.threads.getHistory(thread.thread_id)).length).toBe(1);
+    expect(await alice.threads.count()).toBe(before + 1);
+    await alice.threads.delete(thread.thread_id);
+    await expect(alice.threads.get(thread.thread_id)).rejects.toMatchObject({ status: 404 });
+  });
+});

@@ -1,0 +1,68 @@
+import { mkdirSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+
+/**
+ * The graph the LangGraph SDK suite drives, as a project file: MAIN streams its reply token by
+ * token and writes a custom chunk; "approve" makes it ask a human (`interrupt`); "refund" makes
+ * it call charge_card, whose every charge is a line in `charges.log`.
+ */
+const GRAPH = `
+import { appendFileSync } from "node:fs";
+import { z } from "zod";
+import { END, interrupt, Message, StateGraph, ToolNode, tool } from "@tenxgraph/core";
+
+const charge = tool({
+  name: "charge_card",
+  description: "Charge an order.",
+  schema: z.object({ order_id: z.string() }),
+  execute(args) {
+    appendFileSync("charges.log", "charged " + args.order_id + "\\n");
+    return "Charged 42 USD for order " + args.order_id;
+  },
+});
+
+function say(ctx, text, toolCalls) {
+  const id = ctx.newId();
+  for (const delta of text.match(/\\S+\\s*/g) ?? [])
+    ctx.emit({ type: "message_delta", node: ctx.node, messageId: id, delta });
+  return { ...Message.assistant(text, toolCalls), id };
+}
+
+export const graph = new StateGraph()
+  .addNode("MAIN", (state, ctx) => {
+    const last = state.messages.at(-1);
+    const text = Message.text(last);
+    if (last.role === "tool") return say(ctx, "done: " + text);
+    if (text.includes("refund"))
+      return say(ctx, "", [{ id: "call_1", name: "charge_card", arguments: '{"order_id":"5"}' }]);
+    if (text.includes("approve")) {
+      const answer = interrupt({ question: "refund 42 USD?" }, { message: "Approve the refund?" });
+      return Message.assistant("answer: " + JSON.stringify(answer));
+    }
+    ctx.write({ progress: 1 });
+    return say(ctx, "hello there friend");
+  })
+  .addNode("TOOL", new ToolNode([charge]))
+  .addConditionalEdges("MAIN", (s) => (s.messages.at(-1)?.toolCalls?.length ? "TOOL" : END))
+  .addEdge("TOOL", "MAIN")
+  .setEntryPoint("MAIN");
+`;
+
+/** Writes the project: `tenxgraph.json` (SQLite file store, JWT auth) and its graph. */
+export function writeLgProject(dir: string): void {
+  mkdirSync(dir, { recursive: true });
+  writeFileSync(
+    join(dir, "tenxgraph.json"),
+    JSON.stringify({
+      agent: "./graph.mjs:graph",
+      checkpointer: "./store.mjs:checkpointer",
+      auth: "jwt",
+    }),
+  );
+  writeFileSync(
+    join(dir, "store.mjs"),
+    `import { SqliteCheckpointer } from "@tenxgraph/sqlite";
+     export const checkpointer = new SqliteCheckpointer({ path: "./threads.db" });`,
+  );
+  writeFileSync(join(dir, "graph.mjs"), GRAPH);
+}
