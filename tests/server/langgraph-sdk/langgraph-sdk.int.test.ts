@@ -10,6 +10,7 @@ const root = new URL("../../../", import.meta.url).pathname;
 // Inside the repository (ignored by git), so the project's imports resolve to the workspace packages.
 mkdirSync(join(root, ".tenxgraph"), { recursive: true });
 const scratch = mkdtempSync(join(root, ".tenxgraph", "lg-sdk-"));
+afterAll(() => rmSync(scratch, { recursive: true, force: true }));
 
 /** The SDK's client for one user: no retries, so a refusal is seen as it is. */
 async function clientFor(apiUrl: string, user: string) {
@@ -52,7 +53,6 @@ describe("@langchain/langgraph-sdk against tenxgraph api on SQLite", () => {
   });
   afterAll(async () => {
     await cli?.stop();
-    rmSync(scratch, { recursive: true, force: true });
   });
 
   it("lists the graph as one assistant with a stable id, its graph and schemas", async () => {
@@ -271,5 +271,90 @@ describe("@langchain/langgraph-sdk against tenxgraph api on SQLite", () => {
     expect(await alice.threads.count()).toBe(before + 1);
     await alice.threads.delete(thread.thread_id);
     await expect(alice.threads.get(thread.thread_id)).rejects.toMatchObject({ status: 404 });
+  });
+});
+
+describe("@langchain/langgraph-sdk background runs and store on SQLite", () => {
+  let cli: CliProcess;
+  let alice: Client;
+  let bob: Client;
+  const dir = join(scratch, "background");
+
+  beforeAll(async () => {
+    writeLgProject(dir);
+    cli = new CliProcess(["api", "--port", "0"], {
+      cwd: dir,
+      env: { JWT_SECRET_KEY: TEST_JWT_SECRET },
+    });
+    const url = await cli.url();
+    alice = await clientFor(url, "alice");
+    bob = await clientFor(url, "bob");
+  });
+  afterAll(async () => {
+    await cli?.stop();
+  });
+
+  it("creates a background run, joins it, lists and gets it, and replays its stream", async () => {
+    const thread = await alice.threads.create();
+    const run = await alice.runs.create(thread.thread_id, "agent", {
+      input: human("hi"),
+      streamMode: ["values", "updates"],
+    });
+    expect(["pending", "running"]).toContain(run.status);
+    const values: Loose = await alice.runs.join(thread.thread_id, run.run_id);
+    expect(values.messages.at(-1).content).toBe("hello there friend");
+    expect((await alice.runs.get(thread.thread_id, run.run_id)).status).toBe("success");
+    expect((await alice.runs.list(thread.thread_id)).map((r) => r.run_id)).toEqual([run.run_id]);
+
+    const events = await collect(alice.runs.joinStream(thread.thread_id, run.run_id));
+    expect(events[0]).toMatchObject({ event: "metadata", data: { run_id: run.run_id } });
+    expect(events.map((e) => e.event)).toContain("updates");
+    expect(events.at(-1)!.event).toBe("values");
+    const rest = await collect(
+      alice.runs.joinStream(thread.thread_id, run.run_id, { lastEventId: "1" }),
+    );
+    expect(rest).toEqual(events.slice(1));
+    await expect(bob.runs.get(thread.thread_id, run.run_id)).rejects.toMatchObject({ status: 403 });
+  });
+
+  it("cancels a run, refuses a second one (reject) and queues one (enqueue)", async () => {
+    const thread = await alice.threads.create();
+    const slow = await alice.runs.create(thread.thread_id, "agent", { input: human("slow") });
+    await expect(
+      alice.runs.create(thread.thread_id, "agent", { input: human("hi") }),
+    ).rejects.toMatchObject({ status: 409 });
+    const queued = await alice.runs.create(thread.thread_id, "agent", {
+      input: human("hi"),
+      multitaskStrategy: "enqueue",
+    });
+    expect(queued.status).toBe("pending");
+    await expect(
+      alice.runs.cancel(thread.thread_id, slow.run_id, false, "rollback"),
+    ).rejects.toMatchObject({ status: 422 });
+    await alice.runs.cancel(thread.thread_id, slow.run_id, true);
+    expect((await alice.runs.get(thread.thread_id, slow.run_id)).status).toBe("interrupted");
+    const values: Loose = await alice.runs.join(thread.thread_id, queued.run_id);
+    expect(values.messages.at(-1).content).toBe("hello there friend");
+    expect((await alice.runs.get(thread.thread_id, queued.run_id)).status).toBe("success");
+  });
+
+  it("puts, gets, searches, lists and deletes store items, per user", async () => {
+    await alice.store.putItem(["prefs", "ui"], "theme", { color: "blue" });
+    await alice.store.putItem(["prefs", "mail"], "digest", { daily: true });
+    expect((await alice.store.getItem(["prefs", "ui"], "theme"))?.value).toEqual({ color: "blue" });
+    await alice.store.putItem(["prefs", "ui"], "theme", { color: "green" });
+    const found = await alice.store.searchItems(["prefs"], { filter: { color: "green" } });
+    expect(found.items.map((i) => i.key)).toEqual(["theme"]);
+    expect((await alice.store.listNamespaces({ prefix: ["prefs"] })).namespaces).toEqual([
+      ["prefs", "mail"],
+      ["prefs", "ui"],
+    ]);
+    await expect(bob.store.getItem(["prefs", "ui"], "theme")).rejects.toMatchObject({
+      status: 404,
+    });
+    await alice.store.deleteItem(["prefs", "ui"], "theme");
+    await expect(alice.store.getItem(["prefs", "ui"], "theme")).rejects.toMatchObject({
+      status: 404,
+    });
   });
 });

@@ -4,10 +4,12 @@ import { join } from "node:path";
 /**
  * The graph the LangGraph SDK suite drives, as a project file: MAIN streams its reply token by
  * token and writes a custom chunk; "approve" makes it ask a human (`interrupt`); "refund" makes
- * it call charge_card, whose every charge is a line in `charges.log`.
+ * it call charge_card, whose every charge is a line in `charges.log`; "slow" makes it wait 30 s
+ * (or until the run is stopped).
  */
 const GRAPH = `
 import { appendFileSync } from "node:fs";
+import { setTimeout as sleep } from "node:timers/promises";
 import { z } from "zod";
 import { END, interrupt, Message, StateGraph, ToolNode, tool } from "@tenxgraph/core";
 
@@ -29,9 +31,10 @@ function say(ctx, text, toolCalls) {
 }
 
 export const graph = new StateGraph()
-  .addNode("MAIN", (state, ctx) => {
+  .addNode("MAIN", async (state, ctx) => {
     const last = state.messages.at(-1);
     const text = Message.text(last);
+    if (text.includes("slow")) await sleep(30_000, undefined, { signal: ctx.signal });
     if (last.role === "tool") return say(ctx, "done: " + text);
     if (text.includes("refund"))
       return say(ctx, "", [{ id: "call_1", name: "charge_card", arguments: '{"order_id":"5"}' }]);

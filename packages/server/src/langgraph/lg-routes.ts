@@ -1,8 +1,10 @@
 import type { Route } from "../http/route-table.js";
 import { lgAssistantRoutes } from "./lg-assistant-routes.js";
+import { lgBackgroundRoutes } from "./lg-background-routes.js";
 import type { LgContext } from "./lg-context.js";
 import { lgRunRoutes } from "./lg-run-routes.js";
 import { lgStateRoutes } from "./lg-state-routes.js";
+import { lgStoreRoutes } from "./lg-store-routes.js";
 import { lgThreadRoutes } from "./lg-thread-routes.js";
 
 /**
@@ -14,4 +16,6 @@ export const LANGGRAPH_ROUTES: readonly Route<LgContext>[] = [
   ...lgThreadRoutes,
   ...lgStateRoutes,
   ...lgRunRoutes,
+  ...lgBackgroundRoutes,
+  ...lgStoreRoutes,
 ];

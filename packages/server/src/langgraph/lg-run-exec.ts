@@ -60,6 +60,8 @@ export async function pumpLgRun(
   run: LgRun,
   started: StartedLgRun,
   send: (event: LgEvent) => Promise<void>,
+  /** The run id the client knows (a background run's); default the engine's. */
+  runId = started.runId,
 ): Promise<void> {
   const mapper = new LgStreamMapper(run.modes);
   let failed = false;
@@ -70,7 +72,7 @@ export async function pumpLgRun(
     }
   };
   try {
-    await send({ event: "metadata", data: { run_id: started.runId, attempt: 1 } });
+    await send({ event: "metadata", data: { run_id: runId, attempt: 1 } });
     for (const chunk of started.early) await forward(chunk);
     for (;;) {
       const next = await started.chunks.next();

@@ -1,4 +1,3 @@
-import type { LgRun } from "./lg-run-request.js";
 import type { LgEvent } from "./lg-stream.js";
 
 /** LangGraph's run status. */
@@ -22,7 +21,6 @@ export interface LgRunRecord {
   abort: AbortController;
   /** Set by `runs.cancel`: the run ends `interrupted` whatever it was doing. */
   cancelled: boolean;
-  run: LgRun;
 }
 
 /**

@@ -22,16 +22,7 @@ import { unsupported } from "./lg-http.js";
 import { ourUpdate } from "./lg-input.js";
 import { versionOf } from "./lg-state.js";
 import { createLgThread } from "./lg-threads.js";
-
-/** The stream modes a run may ask for, and the engine's mode each is made from. */
-export const LG_STREAM_MODES = {
-  values: "values",
-  updates: "updates",
-  messages: "messages",
-  "messages-tuple": "messages",
-  custom: "custom",
-} as const;
-export type LgStreamMode = keyof typeof LG_STREAM_MODES;
+import { LG_STREAM_MODES, type LgStreamMode } from "./lg-stream.js";
 
 /** Modes of LangGraph's API this server refuses, with why. */
 const REFUSED_MODES: Record<string, string> = {
@@ -162,6 +153,8 @@ export async function prepareLgRun(
   user: AuthUser,
   threadIdOrNull: string | null,
   body: RunCreateBody,
+  /** `false` for a background run: it checks a busy thread itself, without blocking. */
+  checkBusy = true,
 ): Promise<LgRun> {
   const { assistant, graph } = resolveAssistant(ctx, body.assistant_id);
   refuseUnsupported(body);
@@ -183,12 +176,12 @@ export async function prepareLgRun(
   else refuseChildThreadId(threadId);
   if (!checkpoint && !stateless && body.if_not_exists !== "create")
     throw new ApiError(404, "NOT_FOUND", `Thread '${threadId}' not found`);
-  if (checkpoint) await waitOrRefuseBusy(ctx, checkpoint, body);
-  else
+  if (!checkpoint)
     await createLgThread(ctx, user, {
       thread_id: threadId,
       metadata: { graph_id: assistant.graph_id },
     });
+  else if (checkBusy) await waitOrRefuseBusy(ctx, checkpoint, body);
   const recursionLimit = body.config?.recursion_limit ?? undefined;
   const config: RunConfig = {
     threadId,

@@ -1,7 +1,16 @@
 import type { Message, MessagesChunk, StreamEvent } from "@tenxgraph/core";
 import { toLcMessage } from "./lc-messages.js";
-import type { LgStreamMode } from "./lg-run-request.js";
 import { lgInterrupt, lgUpdate, lgValues } from "./lg-values.js";
+
+/** The stream modes a run may ask for, and the engine's mode each is made from. */
+export const LG_STREAM_MODES = {
+  values: "values",
+  updates: "updates",
+  messages: "messages",
+  "messages-tuple": "messages",
+  custom: "custom",
+} as const;
+export type LgStreamMode = keyof typeof LG_STREAM_MODES;
 
 /** One SSE event of LangGraph's run stream: its name and its JSON data. */
 export interface LgEvent {
