@@ -4,7 +4,7 @@ import { Client } from "@langchain/langgraph-sdk";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { CliProcess } from "../support/cli-process.js";
 import { TEST_JWT_SECRET, tokenFor } from "../support/http.js";
-import { writeLgProject } from "./lg-project.js";
+import { writeLangGraphJsonProject, writeLgProject } from "./lg-project.js";
 
 const root = new URL("../../../", import.meta.url).pathname;
 // Inside the repository (ignored by git), so the project's imports resolve to the workspace packages.
@@ -356,5 +356,44 @@ describe("@langchain/langgraph-sdk background runs and store on SQLite", () => {
     await expect(alice.store.getItem(["prefs", "ui"], "theme")).rejects.toMatchObject({
       status: 404,
     });
+  });
+});
+
+describe("tenxgraph api serving a langgraph.json with two graphs", () => {
+  let cli: CliProcess;
+  let client: Client;
+  let url: string;
+  const dir = join(scratch, "langgraph-json");
+
+  beforeAll(async () => {
+    writeLangGraphJsonProject(dir);
+    cli = new CliProcess(["api", "--port", "0"], { cwd: dir });
+    url = await cli.url();
+    client = new Client({ apiUrl: url, callerOptions: { maxRetries: 0 } });
+  });
+  afterAll(async () => {
+    await cli?.stop();
+  });
+
+  it("makes each graph an assistant, runs each, and serves the first on /v1", async () => {
+    expect(cli.output).toMatch(/serving .*langgraph\.json/);
+    const assistants = await client.assistants.search();
+    expect(assistants.map((a) => a.graph_id)).toEqual(["agent", "echo"]);
+    const thread = await client.threads.create({ graphId: "echo" });
+    const values: Loose = await client.runs.wait(thread.thread_id, "echo", { input: human("hi") });
+    expect(values.messages.at(-1).content).toBe("hey: hi");
+    expect((await client.threads.getState(thread.thread_id)).next).toEqual([]);
+    const stateless: Loose = await client.runs.wait(null, assistants[0]!.assistant_id, {
+      input: human("hi"),
+    });
+    expect(stateless.messages.at(-1).content).toBe("hello there friend");
+    const v1 = await fetch(`${url}/v1/graph/invoke`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ messages: [{ role: "user", content: "hi", message_id: "0" }] }),
+    });
+    const answer = (await v1.json()) as Loose;
+    expect(answer.data.messages.at(-1).content[0].text).toBe("hello there friend");
+    await expect(client.threads.create({ graphId: "nope" })).rejects.toMatchObject({ status: 422 });
   });
 });

@@ -1,4 +1,4 @@
-import { mkdirSync, writeFileSync } from "node:fs";
+import { mkdirSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 
 /**
@@ -68,4 +68,31 @@ export function writeLgProject(dir: string): void {
      export const checkpointer = new SqliteCheckpointer({ path: "./threads.db" });`,
   );
   writeFileSync(join(dir, "graph.mjs"), GRAPH);
+}
+
+/**
+ * A `langgraph.json` project serving two graphs: `agent` (the default, the graph above) and
+ * `echo`, which answers with `GREETING` (from the config's `env`) and the last text.
+ */
+export function writeLangGraphJsonProject(dir: string): void {
+  writeLgProject(dir);
+  writeFileSync(
+    join(dir, "langgraph.json"),
+    JSON.stringify({
+      graphs: { agent: "./graph.mjs:graph", echo: "./echo.mjs:graph" },
+      env: { GREETING: "hey" },
+      dependencies: ["."],
+      checkpointer: "./store.mjs:checkpointer",
+    }),
+  );
+  rmSync(join(dir, "tenxgraph.json"));
+  writeFileSync(
+    join(dir, "echo.mjs"),
+    `import { END, Message, StateGraph } from "@tenxgraph/core";
+     export const graph = new StateGraph()
+       .addNode("ECHO", (state) =>
+         Message.assistant(process.env.GREETING + ": " + Message.text(state.messages.at(-1))))
+       .addEdge("ECHO", END)
+       .setEntryPoint("ECHO");`,
+  );
 }
