@@ -1,4 +1,5 @@
-import { mkdirSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { setTimeout as sleep } from "node:timers/promises";
 import { join } from "node:path";
 import { Client } from "@langchain/langgraph-sdk";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -396,4 +397,58 @@ describe("tenxgraph api serving a langgraph.json with two graphs", () => {
     expect(answer.data.messages.at(-1).content[0].text).toBe("hello there friend");
     await expect(client.threads.create({ graphId: "nope" })).rejects.toMatchObject({ status: 422 });
   });
+});
+
+describe("a tenxgraph api SIGKILLed mid tool node, continued through the SDK", () => {
+  const dir = join(scratch, "crash");
+  let cli: CliProcess | undefined;
+  afterAll(async () => {
+    await cli?.stop();
+  });
+
+  it("replays the recorded charge: the card is charged once", async () => {
+    writeLgProject(dir);
+    writeFileSync(join(dir, "hold"), "");
+    const env = { JWT_SECRET_KEY: TEST_JWT_SECRET };
+    cli = new CliProcess(["api", "--port", "0"], { cwd: dir, env });
+    let url = await cli.url();
+    let alice = await clientFor(url, "alice");
+    const token = await tokenFor("alice");
+    const thread = await alice.threads.create();
+    const first = alice.runs
+      .wait(thread.thread_id, "agent", { input: human("crash") })
+      .catch((e) => e);
+    // The charge is recorded in the ledger while wait_for_bank still holds the tool node.
+    for (;;) {
+      const ledger = await fetch(`${url}/v1/threads/${thread.thread_id}/ledger`, {
+        headers: { authorization: `Bearer ${token}` },
+      });
+      const entries = ((await ledger.json()) as Loose).data?.entries ?? [];
+      if (entries.some((e: Loose) => e.tool_name === "charge_card" && e.status === "completed"))
+        break;
+      await sleep(50);
+    }
+    cli.child.kill("SIGKILL");
+    await cli.exited;
+    expect(await first).toBeInstanceOf(Error);
+    rmSync(join(dir, "hold"));
+
+    cli = new CliProcess(["api", "--port", "0"], { cwd: dir, env });
+    url = await cli.url();
+    alice = await clientFor(url, "alice");
+    // The dead run's lease runs out first: enqueue waits for it instead of a 409.
+    const values: Loose = await alice.runs.wait(thread.thread_id, "agent", {
+      input: null,
+      multitaskStrategy: "enqueue",
+    });
+    expect(values.messages.at(-1).content).toMatch(/^done: /);
+    expect(values.messages.filter((m: Loose) => m.type === "tool")).toHaveLength(2);
+    expect(readFileSync(join(dir, "charges.log"), "utf8")).toBe("charged 7\n");
+    const state: Loose = await alice.threads.getState(thread.thread_id);
+    const charge = state.values.messages.find((m: Loose) => m.tool_call_id === "call_c");
+    expect(charge.response_metadata.tenxgraph).toMatchObject({
+      ledger_status: "completed",
+      attempt: 1,
+    });
+  }, 60_000);
 });

@@ -5,10 +5,11 @@ import { join } from "node:path";
  * The graph the LangGraph SDK suite drives, as a project file: MAIN streams its reply token by
  * token and writes a custom chunk; "approve" makes it ask a human (`interrupt`); "refund" makes
  * it call charge_card, whose every charge is a line in `charges.log`; "slow" makes it wait 30 s
- * (or until the run is stopped).
+ * (or until the run is stopped); "crash" calls charge_card and wait_for_bank at once, the
+ * latter waiting while a file named `hold` exists.
  */
 const GRAPH = `
-import { appendFileSync } from "node:fs";
+import { appendFileSync, existsSync } from "node:fs";
 import { setTimeout as sleep } from "node:timers/promises";
 import { z } from "zod";
 import { END, interrupt, Message, StateGraph, ToolNode, tool } from "@tenxgraph/core";
@@ -20,6 +21,16 @@ const charge = tool({
   execute(args) {
     appendFileSync("charges.log", "charged " + args.order_id + "\\n");
     return "Charged 42 USD for order " + args.order_id;
+  },
+});
+
+const waitForBank = tool({
+  name: "wait_for_bank",
+  description: "Wait until the bank answers (while a file named hold exists).",
+  schema: z.object({}),
+  async execute(_args, ctx) {
+    while (existsSync("hold")) await sleep(50, undefined, { signal: ctx?.signal });
+    return "bank ok";
   },
 });
 
@@ -36,6 +47,11 @@ export const graph = new StateGraph()
     const text = Message.text(last);
     if (text.includes("slow")) await sleep(30_000, undefined, { signal: ctx.signal });
     if (last.role === "tool") return say(ctx, "done: " + text);
+    if (text.includes("crash"))
+      return say(ctx, "", [
+        { id: "call_c", name: "charge_card", arguments: '{"order_id":"7"}' },
+        { id: "call_w", name: "wait_for_bank", arguments: "{}" },
+      ]);
     if (text.includes("refund"))
       return say(ctx, "", [{ id: "call_1", name: "charge_card", arguments: '{"order_id":"5"}' }]);
     if (text.includes("approve")) {
@@ -45,7 +61,7 @@ export const graph = new StateGraph()
     ctx.write({ progress: 1 });
     return say(ctx, "hello there friend");
   })
-  .addNode("TOOL", new ToolNode([charge]))
+  .addNode("TOOL", new ToolNode([charge, waitForBank]))
   .addConditionalEdges("MAIN", (s) => (s.messages.at(-1)?.toolCalls?.length ? "TOOL" : END))
   .addEdge("TOOL", "MAIN")
   .setEntryPoint("MAIN");
