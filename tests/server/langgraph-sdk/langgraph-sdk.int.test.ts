@@ -6,12 +6,20 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { CliProcess } from "../support/cli-process.js";
 import { TEST_JWT_SECRET, tokenFor } from "../support/http.js";
 import { writeLangGraphJsonProject, writeLgProject } from "./lg-project.js";
+import { dropStore, freshStore } from "../../support/fresh-store.js";
+import { STORE_KINDS, type StoreKind, type StoreSpec } from "../../support/store-spec.js";
 
 const root = new URL("../../../", import.meta.url).pathname;
 // Inside the repository (ignored by git), so the project's imports resolve to the workspace packages.
 mkdirSync(join(root, ".tenxgraph"), { recursive: true });
 const scratch = mkdtempSync(join(root, ".tenxgraph", "lg-sdk-"));
 afterAll(() => rmSync(scratch, { recursive: true, force: true }));
+
+/** A fresh store of `kind` for one project: a SQLite file in `dir`, or a PostgreSQL schema. */
+function storeFor(kind: StoreKind, name: string, dir: string): StoreSpec {
+  mkdirSync(dir, { recursive: true });
+  return freshStore(kind, name, dir);
+}
 
 /** The SDK's client for one user: no retries, so a refusal is seen as it is. */
 async function clientFor(apiUrl: string, user: string) {
@@ -36,16 +44,19 @@ type Loose = any;
 
 const human = (content: string) => ({ messages: [{ type: "human", content }] });
 
-describe("@langchain/langgraph-sdk against tenxgraph api on SQLite", () => {
+describe.each(STORE_KINDS)("@langchain/langgraph-sdk against tenxgraph api on %s", (kind) => {
+  const dir = join(scratch, `main-${kind}`);
+  let store: StoreSpec;
   let cli: CliProcess;
   let alice: Client;
   let bob: Client;
   let assistantId: string;
 
   beforeAll(async () => {
-    writeLgProject(scratch);
+    store = storeFor(kind, "lg_sdk_main", dir);
+    writeLgProject(dir, store);
     cli = new CliProcess(["api", "--port", "0"], {
-      cwd: scratch,
+      cwd: dir,
       env: { JWT_SECRET_KEY: TEST_JWT_SECRET, PRIVILEGED_STATE_EDITS: "true" },
     });
     const url = await cli.url();
@@ -54,6 +65,7 @@ describe("@langchain/langgraph-sdk against tenxgraph api on SQLite", () => {
   });
   afterAll(async () => {
     await cli?.stop();
+    if (store) await dropStore(store);
   });
 
   it("lists the graph as one assistant with a stable id, its graph and schemas", async () => {
@@ -185,7 +197,7 @@ describe("@langchain/langgraph-sdk against tenxgraph api on SQLite", () => {
       attempt: 1,
       in_doubt: false,
     });
-    expect(readFileSync(join(scratch, "charges.log"), "utf8")).toBe("charged 5\n");
+    expect(readFileSync(join(dir, "charges.log"), "utf8")).toBe("charged 5\n");
   });
 
   it("reads history and past checkpoints, and updates state as a node", async () => {
@@ -275,14 +287,16 @@ describe("@langchain/langgraph-sdk against tenxgraph api on SQLite", () => {
   });
 });
 
-describe("@langchain/langgraph-sdk background runs and store on SQLite", () => {
+describe.each(STORE_KINDS)("@langchain/langgraph-sdk background runs and store on %s", (kind) => {
   let cli: CliProcess;
   let alice: Client;
   let bob: Client;
-  const dir = join(scratch, "background");
+  const dir = join(scratch, `background-${kind}`);
+  let store: StoreSpec;
 
   beforeAll(async () => {
-    writeLgProject(dir);
+    store = storeFor(kind, "lg_sdk_bg", dir);
+    writeLgProject(dir, store);
     cli = new CliProcess(["api", "--port", "0"], {
       cwd: dir,
       env: { JWT_SECRET_KEY: TEST_JWT_SECRET },
@@ -293,6 +307,7 @@ describe("@langchain/langgraph-sdk background runs and store on SQLite", () => {
   });
   afterAll(async () => {
     await cli?.stop();
+    if (store) await dropStore(store);
   });
 
   it("creates a background run, joins it, lists and gets it, and replays its stream", async () => {
@@ -399,56 +414,62 @@ describe("tenxgraph api serving a langgraph.json with two graphs", () => {
   });
 });
 
-describe("a tenxgraph api SIGKILLed mid tool node, continued through the SDK", () => {
-  const dir = join(scratch, "crash");
-  let cli: CliProcess | undefined;
-  afterAll(async () => {
-    await cli?.stop();
-  });
+describe.each(STORE_KINDS)(
+  "a tenxgraph api on %s SIGKILLed mid tool node, continued through the SDK",
+  (kind) => {
+    const dir = join(scratch, `crash-${kind}`);
+    let store: StoreSpec;
+    let cli: CliProcess | undefined;
+    afterAll(async () => {
+      await cli?.stop();
+      if (store) await dropStore(store);
+    });
 
-  it("replays the recorded charge: the card is charged once", async () => {
-    writeLgProject(dir);
-    writeFileSync(join(dir, "hold"), "");
-    const env = { JWT_SECRET_KEY: TEST_JWT_SECRET };
-    cli = new CliProcess(["api", "--port", "0"], { cwd: dir, env });
-    let url = await cli.url();
-    let alice = await clientFor(url, "alice");
-    const token = await tokenFor("alice");
-    const thread = await alice.threads.create();
-    const first = alice.runs
-      .wait(thread.thread_id, "agent", { input: human("crash") })
-      .catch((e) => e);
-    // The charge is recorded in the ledger while wait_for_bank still holds the tool node.
-    for (;;) {
-      const ledger = await fetch(`${url}/v1/threads/${thread.thread_id}/ledger`, {
-        headers: { authorization: `Bearer ${token}` },
+    it("replays the recorded charge: the card is charged once", async () => {
+      store = storeFor(kind, "lg_sdk_crash", dir);
+      writeLgProject(dir, store);
+      writeFileSync(join(dir, "hold"), "");
+      const env = { JWT_SECRET_KEY: TEST_JWT_SECRET };
+      cli = new CliProcess(["api", "--port", "0"], { cwd: dir, env });
+      let url = await cli.url();
+      let alice = await clientFor(url, "alice");
+      const token = await tokenFor("alice");
+      const thread = await alice.threads.create();
+      const first = alice.runs
+        .wait(thread.thread_id, "agent", { input: human("crash") })
+        .catch((e) => e);
+      // The charge is recorded in the ledger while wait_for_bank still holds the tool node.
+      for (;;) {
+        const ledger = await fetch(`${url}/v1/threads/${thread.thread_id}/ledger`, {
+          headers: { authorization: `Bearer ${token}` },
+        });
+        const entries = ((await ledger.json()) as Loose).data?.entries ?? [];
+        if (entries.some((e: Loose) => e.tool_name === "charge_card" && e.status === "completed"))
+          break;
+        await sleep(50);
+      }
+      cli.child.kill("SIGKILL");
+      await cli.exited;
+      expect(await first).toBeInstanceOf(Error);
+      rmSync(join(dir, "hold"));
+
+      cli = new CliProcess(["api", "--port", "0"], { cwd: dir, env });
+      url = await cli.url();
+      alice = await clientFor(url, "alice");
+      // The dead run's lease runs out first: enqueue waits for it instead of a 409.
+      const values: Loose = await alice.runs.wait(thread.thread_id, "agent", {
+        input: null,
+        multitaskStrategy: "enqueue",
       });
-      const entries = ((await ledger.json()) as Loose).data?.entries ?? [];
-      if (entries.some((e: Loose) => e.tool_name === "charge_card" && e.status === "completed"))
-        break;
-      await sleep(50);
-    }
-    cli.child.kill("SIGKILL");
-    await cli.exited;
-    expect(await first).toBeInstanceOf(Error);
-    rmSync(join(dir, "hold"));
-
-    cli = new CliProcess(["api", "--port", "0"], { cwd: dir, env });
-    url = await cli.url();
-    alice = await clientFor(url, "alice");
-    // The dead run's lease runs out first: enqueue waits for it instead of a 409.
-    const values: Loose = await alice.runs.wait(thread.thread_id, "agent", {
-      input: null,
-      multitaskStrategy: "enqueue",
-    });
-    expect(values.messages.at(-1).content).toMatch(/^done: /);
-    expect(values.messages.filter((m: Loose) => m.type === "tool")).toHaveLength(2);
-    expect(readFileSync(join(dir, "charges.log"), "utf8")).toBe("charged 7\n");
-    const state: Loose = await alice.threads.getState(thread.thread_id);
-    const charge = state.values.messages.find((m: Loose) => m.tool_call_id === "call_c");
-    expect(charge.response_metadata.tenxgraph).toMatchObject({
-      ledger_status: "completed",
-      attempt: 1,
-    });
-  }, 60_000);
-});
+      expect(values.messages.at(-1).content).toMatch(/^done: /);
+      expect(values.messages.filter((m: Loose) => m.type === "tool")).toHaveLength(2);
+      expect(readFileSync(join(dir, "charges.log"), "utf8")).toBe("charged 7\n");
+      const state: Loose = await alice.threads.getState(thread.thread_id);
+      const charge = state.values.messages.find((m: Loose) => m.tool_call_id === "call_c");
+      expect(charge.response_metadata.tenxgraph).toMatchObject({
+        ledger_status: "completed",
+        attempt: 1,
+      });
+    }, 60_000);
+  },
+);

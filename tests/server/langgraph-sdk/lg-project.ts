@@ -1,5 +1,6 @@
 import { mkdirSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
+import type { StoreSpec } from "../../support/store-spec.js";
 
 /**
  * The graph the LangGraph SDK suite drives, as a project file: MAIN streams its reply token by
@@ -67,8 +68,21 @@ export const graph = new StateGraph()
   .setEntryPoint("MAIN");
 `;
 
-/** Writes the project: `tenxgraph.json` (SQLite file store, JWT auth) and its graph. */
-export function writeLgProject(dir: string): void {
+/** The project's checkpointer module for `store` (SQLite file or PostgreSQL schema). */
+function storeModule(store: StoreSpec): string {
+  if (store.kind === "sqlite")
+    return `import { SqliteCheckpointer } from "@tenxgraph/sqlite";
+     export const checkpointer = new SqliteCheckpointer({ path: ${JSON.stringify(store.path)} });`;
+  const options = { postgresDsn: store.dsn, schema: store.schema, redisUrl: store.redisUrl };
+  return `import { PgCheckpointer } from "@tenxgraph/postgres";
+     export const checkpointer = new PgCheckpointer(${JSON.stringify(options)});`;
+}
+
+/** Writes the project: `tenxgraph.json` (the store given, JWT auth) and its graph. */
+export function writeLgProject(
+  dir: string,
+  store: StoreSpec = { kind: "sqlite", path: "./threads.db" },
+): void {
   mkdirSync(dir, { recursive: true });
   writeFileSync(
     join(dir, "tenxgraph.json"),
@@ -78,11 +92,7 @@ export function writeLgProject(dir: string): void {
       auth: "jwt",
     }),
   );
-  writeFileSync(
-    join(dir, "store.mjs"),
-    `import { SqliteCheckpointer } from "@tenxgraph/sqlite";
-     export const checkpointer = new SqliteCheckpointer({ path: "./threads.db" });`,
-  );
+  writeFileSync(join(dir, "store.mjs"), storeModule(store));
   writeFileSync(join(dir, "graph.mjs"), GRAPH);
 }
 
