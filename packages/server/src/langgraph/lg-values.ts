@@ -1,14 +1,9 @@
 import type { Interrupt, Message } from "@tenxgraph/core";
 import type { LedgerEntry } from "@tenxgraph/core/storage";
-import { THREAD_NAME_FIELD } from "../wire/thread-name-field.js";
+import { LG_THREAD_FIELD, THREAD_NAME_FIELD } from "../wire/thread-name-field.js";
 import { toLcMessage, type LcMessage } from "./lc-messages.js";
 
-/**
- * The state field that keeps what LangGraph's API says about a thread beside its state: its
- * `metadata` (with `graph_id`) and when it was created. Stored in the thread's checkpoints, as
- * its name is, so it needs no table of its own; hidden from the state LangGraph's clients see.
- */
-export const LG_THREAD_FIELD = "__langgraph_thread__";
+export { LG_THREAD_FIELD };
 
 /** What {@link LG_THREAD_FIELD} holds. */
 export interface LgThreadRecord {
