@@ -68,3 +68,12 @@ export function toolStates(message: UIMessage): string[] {
     .filter((p) => p.type.startsWith("tool-"))
     .map((p) => `${p.type.slice(5)}:${(p as { state: string }).state}`);
 }
+
+/** Resolves once `ready()` holds, polling (the chat sends its automatic requests in the background). */
+export async function until(ready: () => boolean, what: string, timeoutMs = 20_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!ready()) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+}
