@@ -23,6 +23,7 @@ export class UiChunkMaker {
   readonly #announced = new Set<string>();
   readonly #earlier = new Map<string, KnownCall>();
   #stepOpen = false;
+  #runId: string | null = null;
 
   /** `earlierCalls`: the calls a resumed run's tools answer, announced by an earlier run. */
   constructor(earlierCalls: readonly KnownCall[] = []) {
@@ -38,7 +39,8 @@ export class UiChunkMaker {
     if ("namespace" in event && event.namespace !== undefined) return []; // a subgraph's own
     switch (event.type) {
       case "run_start":
-        return [status({ status: "running", run_id: event.runId, mode: event.mode })];
+        this.#runId = event.runId;
+        return [this.#status({ status: "running", mode: event.mode })];
       case "message_delta":
         return [...this.#openText(event.messageId), textDelta(event.messageId, event.delta)];
       case "message":
@@ -79,7 +81,7 @@ export class UiChunkMaker {
       case "run_end":
         return [
           ...this.#closeStep(),
-          status({ status: event.status, version: event.version }),
+          this.#status({ status: event.status, version: event.version }),
           { type: "finish", finishReason: FINISH_REASONS[event.status] },
         ];
       case "error":
@@ -89,7 +91,7 @@ export class UiChunkMaker {
             type: "error",
             errorText: event.code ? `${event.code}: ${event.message}` : event.message,
           },
-          status({ status: "failed", code: event.code, reason: event.message }),
+          this.#status({ status: "failed", code: event.code, reason: event.message }),
           { type: "finish", finishReason: "error" },
         ];
       default:
@@ -114,6 +116,11 @@ export class UiChunkMaker {
     if (this.#openTexts.delete(message.id)) chunks.push({ type: "text-end", id: message.id });
     for (const call of message.toolCalls ?? []) chunks.push(...this.#callChunks(call));
     return chunks;
+  }
+
+  /** The run's status: one part, replaced as the run goes on. */
+  #status(data: Record<string, unknown>): UiMessageChunk {
+    return { type: "data-run-status", id: "run-status", data: { run_id: this.#runId, ...data } };
   }
 
   #openText(messageId: string): UiMessageChunk[] {
@@ -201,10 +208,6 @@ const FINISH_REASONS: Record<RunStatus, UiFinishReason> = {
   interrupted: "tool-calls",
   stopped: "other",
 };
-
-function status(data: Record<string, unknown>): UiMessageChunk {
-  return { type: "data-run-status", id: "run-status", data };
-}
 
 function textDelta(id: string, delta: string): UiMessageChunk {
   return { type: "text-delta", id, delta };
