@@ -1,6 +1,6 @@
 import { rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import type { UIMessage } from "ai";
+import { lastAssistantMessageIsCompleteWithApprovalResponses, type UIMessage } from "ai";
 import { afterAll, describe, expect, it } from "vitest";
 import type { CliProcess } from "../support/cli-process.js";
 import { caller, tokenFor } from "../support/http.js";
@@ -164,5 +164,61 @@ describe("resumable chat streams", { timeout: 120_000 }, () => {
       "send_receipt:completed",
     ]);
     expect(entries.find((e) => e.tool_name === "charge_card")!.attempt).toBe(1);
+  });
+
+  it("asks a human about a call left in doubt by a killed server, as a tool approval: approving retries it", async () => {
+    const dir = writeChatProject("in-doubt");
+    dirs.push(dir);
+    const first = await startChatServer(dir);
+    servers.push(first.cli);
+    const alice = await tokenFor("alice");
+    const target = { base: first.base };
+    const wire = cuttableFetch(target);
+    const chat = new NodeChat(first.base, alice, {
+      id: "chat-wire",
+      fetch: wire.fetch,
+      sendAutomaticallyWhen: lastAssistantMessageIsCompleteWithApprovalResponses,
+    });
+
+    const sending = chat.sendMessage({ text: "wire order 701" });
+    const ledger = () => caller(target.base, alice)("GET", "/v1/threads/chat-wire/ledger");
+    await until(() => chat.messages.length === 2, "the reply");
+    for (;;) {
+      const entries = (await ledger()).body.data?.entries ?? [];
+      if (entries.some((e: { status: string }) => e.status === "started")) break;
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+    await first.cli.stop("SIGKILL");
+    await sending;
+
+    writeFileSync(join(dir, "wire-gate"), "");
+    const second = await startChatServer(dir);
+    servers.push(second.cli);
+    target.base = second.base;
+    await chat.resumeStream();
+    const asked = chat.reply.parts.find((p) => p.type === "tool-wire_money") as {
+      state: string;
+      approval?: { id: string };
+    };
+    expect(asked.state).toBe("approval-requested");
+    const question = chat.reply.parts.find((p) => p.type === "data-interrupt") as {
+      data: { kind: string; decisions: string[]; value: { tool: string } };
+    };
+    expect(question.data).toMatchObject({
+      kind: "in-doubt",
+      decisions: ["retry", "complete", "fail"],
+      value: { tool: "wire_money" },
+    });
+    expect(chat.reply.parts.some((p) => p.type === "data-in-doubt-call")).toBe(true);
+    expect(effects(dir, /wired order 701/)).toHaveLength(0);
+
+    await chat.addToolApprovalResponse({ id: asked.approval!.id, approved: true });
+    await until(() => chat.status === "ready" && textOf(chat.reply) !== "", "the retried call");
+    expect(outputOf(chat.reply, "wire_money")).toMatchObject({
+      state: "output-available",
+      output: "Wired 42 USD",
+    });
+    expect(textOf(chat.reply)).toBe("All done for order 701: Wired 42 USD.");
+    expect(effects(dir, /wired order 701/)).toHaveLength(1);
   });
 });

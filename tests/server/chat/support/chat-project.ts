@@ -12,7 +12,8 @@ const root = new URL("../../../../", import.meta.url).pathname;
  * its words and reasons first. It says hello; for "charge order N" it asks for lookup_order,
  * charge_card (domain key) and send_receipt (which waits for a file named "mail-gate" when the
  * message says "slowly"); for "refund order N" it asks for refund_payment, which asks a human
- * through `interrupt()`. Every charge, receipt and refund that really happens is a line of
+ * through `interrupt()`; for "wire order N" it asks for wire_money (`onInDoubt: "interrupt"`),
+ * which waits for a file named "wire-gate". Every charge, wire, receipt and refund that really happens is a line of
  * effects.jsonl with the process id.
  */
 export function writeChatProject(name: string): string {
@@ -58,6 +59,13 @@ const tools = [
       effect("receipt for order " + args.order_id);
       return "Receipt sent";
     } }),
+  tool({ name: "wire_money", description: "Wire money; a human decides when in doubt.", schema: order,
+    onInDoubt: "interrupt",
+    async execute(args, ctx) {
+      while (!existsSync("wire-gate")) await sleep(20, undefined, { signal: ctx.signal });
+      effect("wired order " + args.order_id);
+      return "Wired 42 USD";
+    } }),
   tool({ name: "refund_payment", description: "Refund an order.", schema: order,
     execute(args) {
       const decision = interrupt({ order_id: args.order_id, amount_cents: 4200 }, { message: "Refund this order?" });
@@ -73,6 +81,7 @@ function reply(state) {
   const last = state.messages.at(-1);
   const call = (n, name, args) => ({ id: "call_" + n, name, arguments: JSON.stringify(args) });
   if (last.role === "tool") return Message.assistant("All done for order " + id + ": " + Message.text(last) + ".");
+  if (/wire/.test(asked)) return Message.assistant("", [call(1, "wire_money", { order_id: id })]);
   if (/refund/.test(asked)) return Message.assistant("", [call(1, "refund_payment", { order_id: id })]);
   if (/charge/.test(asked)) {
     return Message.assistant("", [
