@@ -111,9 +111,11 @@ export class UiChunkMaker {
       chunks.push({ type: "reasoning-end", id });
     });
     const text = Message.text(message);
-    if (!streamed && text !== "") chunks.push(...this.#openText(message.id));
-    if (!streamed && text !== "") chunks.push(textDelta(message.id, text));
-    if (this.#openTexts.delete(message.id)) chunks.push({ type: "text-end", id: message.id });
+    if (!streamed && text !== "") {
+      chunks.push({ type: "text-start", id: message.id }, textDelta(message.id, text));
+    }
+    if (text !== "" || streamed) chunks.push({ type: "text-end", id: message.id });
+    this.#openTexts.delete(message.id);
     for (const call of message.toolCalls ?? []) chunks.push(...this.#callChunks(call));
     return chunks;
   }
