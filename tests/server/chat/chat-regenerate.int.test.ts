@@ -77,4 +77,26 @@ describe("regenerating a chat reply", { timeout: 60_000 }, () => {
     expect(answer.status).toBe(422);
     expect(answer.body.error.code).toBe("CHAT_MESSAGE_NOT_FOUND");
   });
+
+  it("edits a user message: the run forks from where it was added, with the new text in its place", async () => {
+    const chat = new NodeChat(base, alice, { id: "chat-edit" });
+    await chat.sendMessage({ text: "hello" });
+    await chat.sendMessage({ text: "charge order 4830" });
+    const edited = chat.messages[2]!;
+    expect(edited.role).toBe("user");
+
+    await chat.sendMessage({ text: "charge order 4831", messageId: edited.id });
+    expect(chat.errors).toEqual([]);
+    expect(chat.messages.map((m) => m.role)).toEqual(["user", "assistant", "user", "assistant"]);
+    expect(textOf(chat.reply)).toBe("All done for order 4831: Receipt sent.");
+    const messages = (await caller(base, alice)("GET", "/v1/threads/chat-edit/messages")).body.data
+      .messages as { role: string; message_id: string; content: { text: string }[] }[];
+    const users = messages.filter((m) => m.role === "user");
+    expect(users.map((m) => m.content[0]!.text)).toEqual(["hello", "charge order 4831"]);
+    expect(users[1]!.message_id).toBe(edited.id);
+    expect(messages.at(-1)!.content[0]!.text).toBe("All done for order 4831: Receipt sent.");
+    expect(messages).toHaveLength(2 + 1 + 5);
+    expect(effects(dir, /charged order 4830/)).toHaveLength(1);
+    expect(effects(dir, /charged order 4831/)).toHaveLength(1);
+  });
 });

@@ -31,7 +31,8 @@ export function replyIdFor(userMessageId: string): string {
 /**
  * Reads a chat request as a run of the thread `id`: a new user message is a new turn; an
  * assistant message whose tool parts answer the thread's pending interrupts resumes the run
- * (by interrupt id); `regenerate-message` forks from the version before the user message.
+ * (by interrupt id); `regenerate-message`, and a user message sent again with its id (an edit),
+ * fork from the version that added it.
  * Anything else is a 422 naming the problem, and nothing is written.
  */
 export async function chatTurn(
@@ -54,8 +55,15 @@ export async function chatTurn(
   }
   if (last.role === "user") {
     const text = requireUserText(last, where);
+    // `sendMessage({ text, messageId })` edits that user message: the run forks from the version
+    // that added it, where the edited message (same id) takes its place.
+    const edit = request.messageId === last.id;
+    const from = edit ? await versionAdding(ctx, request.id, checkpoint, last.id) : undefined;
     return {
-      input: newInput([{ role: "user", content: text, message_id: last.id }], config),
+      input: newInput(
+        [{ role: "user", content: text, message_id: last.id }],
+        from === undefined ? config : { ...config, from_version: from },
+      ),
       replyId: replyIdFor(last.id),
       earlierCalls: [],
     };
@@ -179,7 +187,7 @@ async function versionAdding(
     throw new ApiError(
       422,
       "CHAT_MESSAGE_NOT_FOUND",
-      `Thread '${threadId}' has no message '${messageId}' to regenerate the reply to`,
+      `Thread '${threadId}' has no message '${messageId}' to edit or regenerate the reply to`,
     );
   }
   let version: ThreadCheckpoint = checkpoint;
