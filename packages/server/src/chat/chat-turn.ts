@@ -43,31 +43,49 @@ export async function chatTurn(
   const checkpoint = await authorizeThread(ctx.checkpointer, user, request.id, "chat on");
   const last = request.messages.at(-1)!;
   const where = `messages[${request.messages.length - 1}]`;
-  const config = { thread_id: request.id };
   if (request.trigger === "regenerate-message") {
     requireUserText(last, where);
     const from = await versionAdding(ctx, request.id, checkpoint, last.id);
     return {
-      input: { ...newInput([], { ...config, from_version: from }), continue: true },
+      input: { ...newInput([], { thread_id: request.id, from_version: from }), continue: true },
       replyId: replyIdFor(last.id),
       earlierCalls: [],
     };
   }
-  if (last.role === "user") {
-    const text = requireUserText(last, where);
-    // `sendMessage({ text, messageId })` edits that user message: the run forks from the version
-    // that added it, where the edited message (same id) takes its place.
-    const edit = request.messageId === last.id;
-    const from = edit ? await versionAdding(ctx, request.id, checkpoint, last.id) : undefined;
-    return {
-      input: newInput(
-        [{ role: "user", content: text, message_id: last.id }],
-        from === undefined ? config : { ...config, from_version: from },
-      ),
-      replyId: replyIdFor(last.id),
-      earlierCalls: [],
-    };
-  }
+  if (last.role === "user") return userTurn(ctx, request, checkpoint, requireUserText(last, where));
+  return answerTurn(ctx, request, checkpoint, where);
+}
+
+/**
+ * A user message: a new turn, or, sent again with its id as `messageId` (`sendMessage({ text,
+ * messageId })`), an edit: the run forks from the version that added it, where the edited
+ * message (same id) takes its place.
+ */
+async function userTurn(
+  ctx: InvokeContext,
+  request: ChatRequest,
+  checkpoint: ThreadCheckpoint | null,
+  text: string,
+): Promise<ChatTurn> {
+  const { id } = request.messages.at(-1)!;
+  const edit = request.messageId === id;
+  const from = edit ? await versionAdding(ctx, request.id, checkpoint, id) : undefined;
+  const config = { thread_id: request.id, ...(from === undefined ? {} : { from_version: from }) };
+  return {
+    input: newInput([{ role: "user", content: text, message_id: id }], config),
+    replyId: replyIdFor(id),
+    earlierCalls: [],
+  };
+}
+
+/** The assistant message sent back with answers: the run resumes, each answer by interrupt id. */
+async function answerTurn(
+  ctx: InvokeContext,
+  request: ChatRequest,
+  checkpoint: ThreadCheckpoint | null,
+  where: string,
+): Promise<ChatTurn> {
+  const last = request.messages.at(-1)!;
   const resume = answersOf(checkpoint, last);
   if (resume === null) {
     throw new ApiError(
@@ -76,7 +94,7 @@ export async function chatTurn(
       `${where} is neither a user message nor an answer to an interrupt thread '${request.id}' waits for`,
       [
         {
-          loc: ["body", "messages", String(request.messages.length - 1)],
+          loc: ["body", ...where.replace("]", "").split("[")],
           msg: "nothing to run",
           type: "value_error",
         },
@@ -85,7 +103,7 @@ export async function chatTurn(
   }
   const tail = await threadTail(ctx, request.id, checkpoint);
   return {
-    input: { ...newInput([], config), resume },
+    input: { ...newInput([], { thread_id: request.id }), resume },
     replyId: last.id,
     earlierCalls: lastCalls(tail),
   };
