@@ -86,6 +86,14 @@ describe("resumable chat streams", { timeout: 120_000 }, () => {
     // The server carries on: the receipt waits for its gate, the run is still going.
     const state = await caller(base, alice)("GET", "/v1/threads/chat-drop/state");
     expect(state.body.data.state.execution_meta.internal_data.status).toBe("running");
+    // A new message meanwhile is refused (409) and leaves the run alone.
+    const busy = await caller(base, alice)("POST", "/v1/chat", {
+      id: "chat-drop",
+      trigger: "submit-message",
+      messages: [{ id: "u-busy", role: "user", parts: [{ type: "text", text: "hello" }] }],
+    });
+    expect(busy.status).toBe(409);
+    expect(busy.body.error.code).toBe("THREAD_003");
 
     const resuming = chat.resumeStream();
     await until(() => chat.status === "streaming", "the resumed stream");
