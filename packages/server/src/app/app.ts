@@ -13,6 +13,7 @@ import { API_ROUTES } from "./api-routes.js";
 import { openApiRoutes } from "./openapi.js";
 import { registerRoutes } from "../http/route-table.js";
 import type { ServerContext } from "./server-context.js";
+import { LiveChats } from "../chat/live-chats.js";
 import type { RunService } from "../background/runs-context.js";
 import type { ThreadNameGenerator } from "../threads/threads-context.js";
 import type { ServerEnv } from "../http/server-env.js";
@@ -93,6 +94,7 @@ export function createApp(options: AppOptions): TenxgraphApp {
     runs: options.runs ?? null,
     closing: new AbortController(),
     activeRuns: new Set(),
+    chats: new LiveChats(),
   };
   const app = new Hono<ServerEnv>();
   app.use(requestIdMiddleware());
