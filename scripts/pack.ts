@@ -8,7 +8,7 @@
  * `--dry-run-publish` also runs `npm publish --dry-run` on each package (release readiness: the
  * files, exports, types and provenance fields npm checks), as CI does.
  */
-import { execFileSync } from "node:child_process";
+import { execFileSync, spawnSync } from "node:child_process";
 import { mkdirSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { dirname, join, relative, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -61,6 +61,29 @@ function parseArguments(argv: string[]): PackOptions {
   return { out, build, dryRunPublish };
 }
 
+/**
+ * `npm publish --dry-run` on every package. npm only warns when it has to change a package.json
+ * to publish it (it dropped the server's `"./bin/…"` bin once, and said so in one warning line),
+ * so any publish warning but the expected "not logged in" one fails the release check.
+ */
+function dryRunPublishAll(workspaces: string[]): void {
+  const result = spawnSync("npm", ["publish", "--dry-run", ...workspaces], {
+    cwd: repoRoot,
+    encoding: "utf8",
+  });
+  process.stdout.write(result.stdout);
+  process.stderr.write(result.stderr);
+  if (result.status !== 0) throw new Error(`pack: npm publish --dry-run exited ${result.status}`);
+  const warnings = result.stderr
+    .split("\n")
+    .filter(
+      (line) => /^npm warn publish /.test(line) && !/requires you to be logged in/.test(line),
+    );
+  if (warnings.length > 0) {
+    throw new Error(`pack: npm publish --dry-run warned:\n${warnings.join("\n")}`);
+  }
+}
+
 function main(): void {
   const { out, build, dryRunPublish } = parseArguments(process.argv.slice(2));
   const folders = publicPackageFolders(repoRoot);
@@ -78,12 +101,7 @@ function main(): void {
       stdio: ["ignore", "pipe", "inherit"],
     }),
   ) as Packed[];
-  if (dryRunPublish) {
-    execFileSync("npm", ["publish", "--dry-run", ...workspaces], {
-      cwd: repoRoot,
-      stdio: "inherit",
-    });
-  }
+  if (dryRunPublish) dryRunPublishAll(workspaces);
   const shown = relative(process.env.INIT_CWD ?? process.cwd(), out) || ".";
   const where = shown.startsWith("..") ? out : shown;
   process.stdout.write(

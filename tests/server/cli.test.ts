@@ -148,36 +148,8 @@ describe("tenxgraph api", () => {
   });
 });
 
-describe("tenxgraph dev", () => {
-  it("restarts the server when a project file changes", async () => {
-    const dir = join(scratch, "dev-project");
-    writeProject(dir, "reply one");
-    const cli = new CliProcess(["dev", "--port", "0"], { cwd: dir });
-    try {
-      const key = { "x-api-key": "key-from-env" };
-      const first = await caller(await cli.url(1))(
-        "POST",
-        "/v1/graph/invoke",
-        ask("hi", "d1"),
-        key,
-      );
-      expect(first.body.data.messages.at(-1).content[0].text).toBe("reply one");
-      writeGraph(dir, "reply two");
-      const second = await caller(await cli.url(2))(
-        "POST",
-        "/v1/graph/invoke",
-        ask("hi", "d2"),
-        key,
-      );
-      expect(second.body.data.messages.at(-1).content[0].text).toBe("reply two");
-    } finally {
-      expect(await cli.stop()).toBe(0);
-    }
-  });
-});
-
 describe("tenxgraph dev watches the agent's module graph", () => {
-  it("restarts when a module the graph imports changes, never for files the agent or a log writes", async () => {
+  it("restarts when the graph or a module it imports changes, never for files the agent or a log writes", async () => {
     const dir = join(scratch, "dev-graph");
     writeProject(dir, "unused");
     mkdirSync(join(dir, "lib"));
@@ -223,6 +195,15 @@ describe("tenxgraph dev watches the agent's module graph", () => {
         key,
       );
       expect(second.body.data.messages.at(-1).content[0].text).toBe("from lib two");
+
+      writeGraph(dir, "reply from the new graph");
+      const third = await caller(await cli.url(3))(
+        "POST",
+        "/v1/graph/invoke",
+        ask("hi", "g4"),
+        key,
+      );
+      expect(third.body.data.messages.at(-1).content[0].text).toBe("reply from the new graph");
     } finally {
       expect(await cli.stop()).toBe(0);
     }

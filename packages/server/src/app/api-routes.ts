@@ -1,4 +1,5 @@
 import { runRoutes } from "../background/run-routes.js";
+import { chatRoutes } from "../chat/chat-routes.js";
 import { graphRoutes } from "../invoke/graph-routes.js";
 import { graphRunRoutes } from "../invoke/graph-run-routes.js";
 import { fileRoutes } from "../storage/file-routes.js";
@@ -24,4 +25,5 @@ export const API_ROUTES: readonly Route<ServerContext>[] = [
   ...ledgerRoutes,
   ...storeRoutes,
   ...fileRoutes,
+  ...chatRoutes,
 ];

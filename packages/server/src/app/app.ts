@@ -16,6 +16,7 @@ import { LgRunRegistry } from "../langgraph/lg-run-registry.js";
 import { openApiRoutes } from "./openapi.js";
 import { registerRoutes } from "../http/route-table.js";
 import type { ServerContext } from "./server-context.js";
+import { LiveChats } from "../chat/live-chats.js";
 import type { RunService } from "../background/runs-context.js";
 import type { ThreadNameGenerator } from "../threads/threads-context.js";
 import type { ServerEnv } from "../http/server-env.js";
@@ -103,6 +104,7 @@ export function createApp(options: AppOptions): TenxgraphApp {
     lgRuns: new LgRunRegistry(),
     closing: new AbortController(),
     activeRuns: new Set(),
+    chats: new LiveChats(),
   };
   const app = new Hono<ServerEnv>();
   app.use(requestIdMiddleware());

@@ -1,4 +1,4 @@
-import type { InvokeContext } from "../invoke/invoke-context.js";
+import type { ChatContext } from "../chat/chat-context.js";
 import type { RunService, RunsContext } from "../background/runs-context.js";
 import type { StorageContext } from "../storage/storage-context.js";
 import type { LgGraphs } from "../langgraph/lg-context.js";
@@ -8,7 +8,7 @@ import type { LgRunRegistry } from "../langgraph/lg-run-registry.js";
  * What every route works with, built once by `createApp`: the union of what each job's routes
  * need (each job folder names its own part, so none imports this one).
  */
-export interface ServerContext extends InvokeContext, RunsContext, StorageContext {
+export interface ServerContext extends ChatContext, RunsContext, StorageContext {
   runs: RunService | null;
   /** The graphs LangGraph's routes serve (the default one is `graph`). */
   graphs: LgGraphs;

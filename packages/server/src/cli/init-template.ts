@@ -30,6 +30,9 @@ export function initTemplate(
           zod: versions.zod,
         },
         ...(Object.keys(overrides).length > 0 ? { overrides } : {}),
+        // npm 11 warns about (and later versions skip) dependency install scripts not listed
+        // here: better-sqlite3 builds its native module, esbuild (under tsx) fetches its binary.
+        allowScripts: { "better-sqlite3": true, esbuild: true },
       },
       null,
       2,

@@ -1,3 +1,4 @@
+import { execFileSync } from "node:child_process";
 import { existsSync, readdirSync } from "node:fs";
 import { join, resolve } from "node:path";
 
@@ -63,5 +64,43 @@ export function findLocalTarballs(from: string): { folder: string; tarballs: Loc
     file: found.get(name)![0]!,
     direct: DIRECT.has(name),
   }));
+  for (const tarball of tarballs) requireContents(from, folder, tarball);
+  const versions = new Set(tarballs.map((t) => TARBALL.exec(t.file)![2]));
+  if (versions.size > 1) {
+    throw new Error(
+      `--from ${from}: ${folder} mixes versions (${tarballs.map((t) => t.file).join(", ")}); ` +
+        `the packages are released together: pack them from one clone`,
+    );
+  }
   return { folder, tarballs };
+}
+
+/**
+ * The name says what a tarball should hold; its package.json says what it does. A file renamed
+ * to look like ours (or a broken one) is refused before the project names it as a dependency.
+ */
+function requireContents(from: string, folder: string, tarball: LocalTarball): void {
+  const version = TARBALL.exec(tarball.file)![2];
+  let manifest: { name?: unknown; version?: unknown };
+  try {
+    const text = execFileSync(
+      "tar",
+      ["-xzOf", join(folder, tarball.file), "package/package.json"],
+      {
+        encoding: "utf8",
+        stdio: ["ignore", "pipe", "pipe"],
+      },
+    );
+    manifest = JSON.parse(text) as typeof manifest;
+  } catch {
+    throw new Error(
+      `--from ${from}: ${tarball.file} is not a package tarball (no readable package/package.json)`,
+    );
+  }
+  if (manifest.name !== tarball.packageName || manifest.version !== version) {
+    throw new Error(
+      `--from ${from}: ${tarball.file} holds ${String(manifest.name)}@${String(manifest.version)}, ` +
+        `not ${tarball.packageName}@${version}`,
+    );
+  }
 }
