@@ -136,8 +136,8 @@ module.exports = {
     {
       name: "no-server-folder-cycle",
       comment:
-        "The server's folders (http, wire, storage, threads, invoke, chat, background, app, project, " +
-        "cli) form layers: no two import each other, even through others. A job that needs " +
+        "The server's folders (http, wire, storage, threads, invoke, chat, background, langgraph, app, " +
+        "project, cli) form layers: no two import each other, even through others. A job that needs " +
         "something from the app names it as an interface in its own folder (threads-context.ts, …).",
       severity: "error",
       scope: "folder",

@@ -67,7 +67,12 @@ export type { OptionHints } from "./errors/unknown-option.js";
 export type { ErrorCode } from "./errors/codes.js";
 
 export type { RunStatus, StreamEvent } from "./events/stream-event.js";
-export type { StreamConfig, StreamMode, StreamOutput } from "./runtime/stream-mode.js";
+export type {
+  MessagesChunk,
+  StreamConfig,
+  StreamMode,
+  StreamOutput,
+} from "./runtime/stream-mode.js";
 export { jsonLogger, silentLogger } from "./events/logger.js";
 export type { Logger } from "./events/logger.js";
 export { METER_NAME } from "./events/metrics.js";

@@ -12,3 +12,4 @@ export type { RemoteToolCall } from "../tools/remote-tool.js";
 export { uuidv7 } from "../messages/ids.js";
 export { withFields } from "../events/logger.js";
 export { isChildThreadId } from "../graph/subgraph.js";
+export { isRunLeaseHeld } from "../runtime/run-lease.js";

@@ -146,3 +146,15 @@ function liveRunError(
       `app.stop({ threadId }), then continue with invoke(null, { threadId }). ${written}`,
   );
 }
+
+/**
+ * True while a run holds the thread's lease and renews it: a host's check before it starts
+ * another run (its "busy thread" answer). A crashed holder's lease runs out: then false.
+ */
+export async function isRunLeaseHeld(
+  checkpointer: Checkpointer,
+  threadId: string,
+): Promise<boolean> {
+  const [entry] = await checkpointer.getCalls(threadId, [RUN_LEASE_KEY]);
+  return entry?.status === "started" && entry.leaseExpiresInMs > 0;
+}

@@ -10,6 +10,9 @@ import { bodySizeLimit } from "../http/middleware/body-size.js";
 import { requestIdMiddleware } from "../http/middleware/request-id.js";
 import { inspectorRoutes } from "../http/inspector-routes.js";
 import { API_ROUTES } from "./api-routes.js";
+import { LANGGRAPH_ROUTES } from "../langgraph/lg-routes.js";
+import { singleGraph, type LgGraphs } from "../langgraph/lg-context.js";
+import { LgRunRegistry } from "../langgraph/lg-run-registry.js";
 import { openApiRoutes } from "./openapi.js";
 import { registerRoutes } from "../http/route-table.js";
 import type { ServerContext } from "./server-context.js";
@@ -59,6 +62,11 @@ export interface AppOptions {
   adminClaim?: string | null;
   /** Serve the web inspector at `/inspector` (default true); its data calls use the API's auth. */
   inspector?: boolean;
+  /**
+   * Every graph the LangGraph routes serve, by graph id, each an assistant (default: `graph`
+   * alone, as `agent`). `default` must be `graph`: the /v1 routes serve it.
+   */
+  graphs?: LgGraphs;
 }
 
 /** A server app with the state it shares with `serve`: runs in progress, for graceful shutdown. */
@@ -92,6 +100,8 @@ export function createApp(options: AppOptions): TenxgraphApp {
     socketPeaks: { queuedFrames: 0, queuedBytes: 0, bufferedBytes: 0 },
     logger: options.logger ?? jsonLogger(),
     runs: options.runs ?? null,
+    graphs: options.graphs ?? singleGraph(options.graph as CompiledGraph<BaseState>),
+    lgRuns: new LgRunRegistry(),
     closing: new AbortController(),
     activeRuns: new Set(),
     chats: new LiveChats(),
@@ -118,6 +128,7 @@ export function createApp(options: AppOptions): TenxgraphApp {
   // One authenticator for HTTP and the WebSocket (one JWKS cache).
   app.use(authMiddleware(options.auth ? ctx.authenticate : null));
   registerRoutes(app, ctx, API_ROUTES);
+  registerRoutes(app, ctx, LANGGRAPH_ROUTES);
   openApiRoutes(app);
   if (options.inspector ?? true) inspectorRoutes(app);
   app.notFound((c) =>

@@ -4,10 +4,17 @@ import { API_ROUTES } from "./api-routes.js";
 import type { Route, RouteResponse } from "../http/route-table.js";
 import { errorEnvelopeSchema, responseMetadataSchema } from "../http/envelope.js";
 import type { ServerEnv } from "../http/server-env.js";
+import { LANGGRAPH_ROUTES } from "../langgraph/lg-routes.js";
+import { lgErrorSchema } from "../langgraph/lg-http.js";
 
 const ERROR = {
   description: "The error envelope",
   content: { "application/json": { schema: { $ref: "#/components/schemas/Error" } } },
+};
+
+const LANGGRAPH_ERROR = {
+  description: "LangGraph's error answer",
+  content: { "application/json": { schema: { $ref: "#/components/schemas/LangGraphError" } } },
 };
 
 /** A schema's JSON Schema, as what the server sends (`io: "output"`). */
@@ -29,6 +36,8 @@ function answerContent(response: RouteResponse): Record<string, { schema: unknow
       return { "application/x-ndjson": { schema: item }, "text/event-stream": { schema: item } };
     case "sse":
       return { "text/event-stream": { schema: item } };
+    case "json":
+      return { "application/json": { schema: item } };
     default:
       return {
         "application/json": {
@@ -48,8 +57,9 @@ function answers(route: Route<never>): Record<string, unknown> {
   for (const [status, response] of Object.entries(route.responses)) {
     out[status] = { description: response.description, content: answerContent(response) };
   }
-  out["4XX"] = ERROR;
-  out["5XX"] = ERROR;
+  const error = route.errors === "detail" ? LANGGRAPH_ERROR : ERROR;
+  out["4XX"] = error;
+  out["5XX"] = error;
   return out;
 }
 
@@ -58,7 +68,7 @@ function answers(route: Route<never>): Record<string, unknown> {
  * route of the API) with the zod schemas the routes validate with.
  */
 export function openApiDocument(
-  routes: readonly Route<never>[] = API_ROUTES,
+  routes: readonly Route<never>[] = [...API_ROUTES, ...LANGGRAPH_ROUTES],
 ): Record<string, unknown> {
   const paths: Record<string, Record<string, unknown>> = {};
   for (const route of routes) {
@@ -102,6 +112,7 @@ export function openApiDocument(
       schemas: {
         Error: answerSchema(errorEnvelopeSchema),
         Metadata: answerSchema(responseMetadataSchema),
+        LangGraphError: answerSchema(lgErrorSchema),
       },
     },
   };

@@ -6,14 +6,15 @@ import type { ServerEnv } from "./server-env.js";
  * One success answer of a route. `body` says how `schema` is carried: `"envelope"` (default)
  * is `{ data, metadata }` JSON with `data` as `schema`; `"ndjson"` is one `schema` per line, or
  * per SSE event when the request accepts `text/event-stream` first; `"sse"` is one `schema` per
- * SSE event's data; `"bytes"` is a stored file as it was uploaded.
+ * SSE event's data; `"json"` is `schema` as the whole body, without the envelope (LangGraph's
+ * routes); `"bytes"` is a stored file as it was uploaded.
  */
 export type RouteResponse =
-  | { description: string; schema: z.ZodType; body?: "envelope" | "ndjson" | "sse" }
+  | { description: string; schema: z.ZodType; body?: "envelope" | "ndjson" | "sse" | "json" }
   | { description: string; body: "bytes" };
 
 /** The HTTP methods the API uses. */
-export type HttpMethod = "get" | "post" | "put" | "delete";
+export type HttpMethod = "get" | "post" | "put" | "patch" | "delete";
 
 /**
  * One route of the API: what `/openapi.json` documents and what answers it, in one place. A
@@ -37,6 +38,8 @@ export interface Route<Context = unknown> {
    * run on a live answer.
    */
   responses: Readonly<Record<number, RouteResponse>>;
+  /** How errors answer: the error envelope (default), or LangGraph's `{ detail }`. */
+  errors?: "envelope" | "detail";
   handler: (c: HonoContext<ServerEnv>, ctx: Context) => Response | Promise<Response>;
 }
 

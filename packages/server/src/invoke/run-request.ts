@@ -11,6 +11,7 @@ import { track } from "../http/shutdown.js";
 import type { InvokeContext } from "./invoke-context.js";
 import type { AuthUser } from "../http/server-env.js";
 import { fromWireMessage } from "../wire/convert-message.js";
+import { LG_THREAD_FIELD } from "../wire/thread-name-field.js";
 import { refuseChildThreadId, refuseSubgraphThread } from "../threads/subgraph-threads.js";
 import { requireValidId } from "../http/request-limits.js";
 
@@ -57,6 +58,7 @@ const RESERVED_FIELDS = new Set([
   "context_summary",
   "execution_meta",
   THREAD_NAME_FIELD,
+  LG_THREAD_FIELD,
 ]);
 
 /**

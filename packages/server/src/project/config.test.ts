@@ -1,4 +1,4 @@
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
@@ -17,6 +17,30 @@ describe("project config", () => {
     const path = findConfigFile(dir);
     expect(path).toBe(join(dir, "tenxgraph.json"));
     expect(readConfigFile(path)).toMatchObject({ agent: "./graph.ts:app", auth: "jwt" });
+  });
+
+  it("reads a langgraph.json: graphs, env, auth.path; the first graph is the default", () => {
+    const sub = join(dir, "lg");
+    mkdirSync(sub);
+    writeFileSync(
+      join(sub, "langgraph.json"),
+      JSON.stringify({
+        graphs: { chat: "./chat.ts:graph", research: "./research.ts:graph" },
+        env: { TENXGRAPH_T3: "x" },
+        auth: { path: "./auth.ts:auth" },
+        dependencies: ["."],
+      }),
+    );
+    const path = findConfigFile(sub);
+    expect(path).toBe(join(sub, "langgraph.json"));
+    expect(readConfigFile(path)).toMatchObject({
+      agent: "./chat.ts:graph",
+      graphs: { chat: "./chat.ts:graph", research: "./research.ts:graph" },
+      env_vars: { TENXGRAPH_T3: "x" },
+      auth: { method: "custom", path: "./auth.ts:auth" },
+    });
+    writeFileSync(join(sub, "langgraph.json"), JSON.stringify({ graphs: {} }));
+    expect(() => readConfigFile(path)).toThrow(`${path}: graphs: name at least one graph`);
   });
 
   it("names the file and the key that is wrong", () => {

@@ -1,9 +1,19 @@
 import { existsSync, readFileSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
 import { z } from "zod";
+import {
+  fromLangGraphConfig,
+  isLangGraphConfig,
+  langgraphConfigSchema,
+} from "./langgraph-config.js";
 
 /** File names a project's config may have, in the order they are looked for. */
-export const CONFIG_FILE_NAMES = ["tenxgraph.json", "10xgraph.json", "agentflow.json"];
+export const CONFIG_FILE_NAMES = [
+  "tenxgraph.json",
+  "10xgraph.json",
+  "agentflow.json",
+  "langgraph.json",
+];
 
 const reference = z.string().min(1).regex(/.+/, 'expected "module:export"');
 
@@ -28,6 +38,10 @@ export const configFileSchema = z.looseObject({
     ])
     .optional(),
   env: z.string().nullable().optional(),
+  /** Variables to set (a `langgraph.json`'s `env` object); those already set win. */
+  env_vars: z.record(z.string(), z.string()).optional(),
+  /** Every graph served, by graph id (a `langgraph.json`'s `graphs`); `agent` is the default. */
+  graphs: z.record(z.string(), reference).optional(),
   /** `max_connections`: most WebSockets open at once on this process (null or 0: no limit). */
   websocket: z
     .object({ max_connections: z.number().int().min(0).nullable().optional() })
@@ -79,7 +93,13 @@ export function readConfigFile(path: string): ConfigFile {
   } catch (error) {
     throw new Error(`${path}: not valid JSON: ${(error as Error).message}`, { cause: error });
   }
-  const parsed = configFileSchema.safeParse(json);
+  if (isLangGraphConfig(json))
+    json = fromLangGraphConfig(parseOrThrow(path, langgraphConfigSchema, json));
+  return parseOrThrow(path, configFileSchema, json);
+}
+
+function parseOrThrow<T extends z.ZodType>(path: string, schema: T, json: unknown): z.infer<T> {
+  const parsed = schema.safeParse(json);
   if (!parsed.success) {
     const issue = parsed.error.issues[0]!;
     throw new Error(`${path}: ${issue.path.join(".") || "(root)"}: ${issue.message}`);

@@ -1,4 +1,4 @@
-import { CompiledGraph, StateGraph, type BaseState } from "@tenxgraph/core";
+import { CompiledGraph, InMemoryCheckpointer, StateGraph, type BaseState } from "@tenxgraph/core";
 import { type Checkpointer } from "@tenxgraph/core/storage";
 import { join } from "node:path";
 import type { AppOptions } from "../app/app.js";
@@ -15,6 +15,7 @@ import type { ThreadNameGenerator } from "../threads/threads-context.js";
 import type { MemoryStore } from "../storage/memory-store.js";
 import { RunEventFollower } from "../background/run-event-follower.js";
 import { PgRunStore } from "../background/run-store.js";
+import type { LgGraphs } from "../langgraph/lg-context.js";
 import type { RunWorkerOptions } from "../background/run-worker.js";
 
 /** A project loaded from its config file, ready for `createApp`/`serve`. */
@@ -39,15 +40,13 @@ export async function loadProject(dir: string, configFile?: string): Promise<Loa
   const config = readConfigFile(configPath);
   const base = configDir(configPath);
   if (config.env) loadEnvFile(join(base, config.env));
+  for (const [key, value] of Object.entries(config.env_vars ?? {})) process.env[key] ??= value;
   const checkpointer = config.checkpointer
     ? ((await loadExport(config.checkpointer, base, "checkpointer")) as Checkpointer)
     : undefined;
-  const graph = await loadGraph(
-    await loadExport(config.agent, base, "agent"),
-    checkpointer,
-    config.agent,
-  );
-  const options: AppOptions = { graph };
+  const graphs = await loadGraphs(config, base, checkpointer);
+  const graph = graphs.default;
+  const options: AppOptions = { graph, graphs };
   if (config.store) options.memory = (await loadExport(config.store, base, "store")) as MemoryStore;
   if (config.thread_name_generator) {
     options.threadNameGenerator = asFunction(
@@ -96,6 +95,38 @@ function runsOf(config: ConfigFile, configPath: string) {
     follower: new RunEventFollower(dsn),
     settings,
   };
+}
+
+/**
+ * Every graph the config names (`graphs`, else `agent` alone as `agent`), the first the default.
+ * They share one checkpointer (threads, ownership and the ledger are one): the configured one,
+ * else one in memory for all.
+ */
+async function loadGraphs(
+  config: ConfigFile,
+  base: string,
+  configured: Checkpointer | undefined,
+): Promise<LgGraphs> {
+  const references = config.graphs ?? { agent: config.agent };
+  const several = Object.keys(references).length > 1;
+  const checkpointer = configured ?? (several ? new InMemoryCheckpointer() : undefined);
+  const byId = new Map<string, CompiledGraph<BaseState>>();
+  for (const [id, reference] of Object.entries(references)) {
+    const graph = await loadGraph(
+      await loadExport(reference, base, `graphs.${id}`),
+      checkpointer,
+      reference,
+    );
+    const first = byId.values().next().value;
+    if (first && graph.checkpointer !== first.checkpointer) {
+      throw new Error(
+        `graph '${id}' ('${reference}') is compiled with its own checkpointer: the graphs of one server share one; export the StateGraph instead`,
+      );
+    }
+    byId.set(id, graph);
+  }
+  const [defaultId, defaultGraph] = [...byId][0]!;
+  return { default: defaultGraph, defaultId, byId };
 }
 
 /**

@@ -1,10 +1,17 @@
+import { LG_THREAD_FIELD } from "../wire/thread-name-field.js";
 import { THREAD_NAME_FIELD } from "./thread-name.js";
 
 /**
  * Keys of 10xGraph's state dump the server owns: never written from a client's state.
  * (`context_summary` is not one: it is a state field, see `SUMMARY_FIELD`.)
  */
-const RUNTIME_KEYS = new Set(["execution_meta", "context", "messages", THREAD_NAME_FIELD]);
+const RUNTIME_KEYS = new Set([
+  "execution_meta",
+  "context",
+  "messages",
+  THREAD_NAME_FIELD,
+  LG_THREAD_FIELD,
+]);
 
 /**
  * 10xGraph's state merge for `PUT /v1/threads/{id}/state`: objects are merged deeply, `null`

@@ -8,6 +8,7 @@ import { refusePrivilegedEdit } from "./state-edit-policy.js";
 import { mergeState } from "./state-merge.js";
 import { messageNotFound } from "./thread-listing.js";
 import { storedThreadName, THREAD_NAME_FIELD } from "./thread-name.js";
+import { LG_THREAD_FIELD } from "../wire/thread-name-field.js";
 import { refuseChildThreadId, refuseSubgraphThread } from "./subgraph-threads.js";
 
 /** What a write outside a run changes: field values and messages appended. */
@@ -74,8 +75,13 @@ export async function clearThreadState(
   user: AuthUser,
   checkpoint: ThreadCheckpoint,
 ): Promise<number> {
+  // The thread's name and its LangGraph record are the thread's, not its state's: they stay.
   const name = storedThreadName(checkpoint.values);
-  const values = name === null ? {} : { [THREAD_NAME_FIELD]: name };
+  const record = checkpoint.values[LG_THREAD_FIELD];
+  const values = {
+    ...(name === null ? {} : { [THREAD_NAME_FIELD]: name }),
+    ...(record === undefined ? {} : { [LG_THREAD_FIELD]: record }),
+  };
   return editThread(ctx, user, checkpoint.threadId, checkpoint, { values, reset: true });
 }
 

@@ -5,6 +5,12 @@
  */
 export const THREAD_NAME_FIELD = "__thread_name__";
 
+/**
+ * The state field that keeps what LangGraph's API says about a thread (its `metadata`, with
+ * `graph_id`, and its creation time), in its checkpoints as its name is. Hidden like the name.
+ */
+export const LG_THREAD_FIELD = "__langgraph_thread__";
+
 /** The stored name of a thread, from its checkpoint's values. */
 export function storedThreadName(values: Record<string, unknown>): string | null {
   const name = values[THREAD_NAME_FIELD];

@@ -1,7 +1,7 @@
 import type { ExecutionMeta, WireState } from "@tenxgraph/client";
 import type { BaseState, ThreadState } from "@tenxgraph/core";
 import { isRemoteToolCall } from "@tenxgraph/core/host";
-import { THREAD_NAME_FIELD } from "./thread-name-field.js";
+import { LG_THREAD_FIELD, THREAD_NAME_FIELD } from "./thread-name-field.js";
 import { toWireMessage } from "./convert-message.js";
 
 /** 10xGraph's `execution_meta.status` for a tenxgraph thread status. */
@@ -29,7 +29,11 @@ const AGENT_STATE_FIELDS = ["context", SUMMARY_FIELD, "execution_meta"];
  */
 export function wireStateFields(initialState: Record<string, unknown>): string[] {
   const own = Object.keys(initialState).filter(
-    (key) => key !== "messages" && key !== THREAD_NAME_FIELD && !AGENT_STATE_FIELDS.includes(key),
+    (key) =>
+      key !== "messages" &&
+      key !== THREAD_NAME_FIELD &&
+      key !== LG_THREAD_FIELD &&
+      !AGENT_STATE_FIELDS.includes(key),
   );
   return [...AGENT_STATE_FIELDS, ...own];
 }
@@ -54,7 +58,13 @@ export function toWireState(
   >,
 ): WireState {
   const values = state.values as typeof state.values & Record<string, unknown>;
-  const { messages, [THREAD_NAME_FIELD]: _name, [SUMMARY_FIELD]: _summary, ...fields } = values;
+  const {
+    messages,
+    [THREAD_NAME_FIELD]: _name,
+    [LG_THREAD_FIELD]: _record,
+    [SUMMARY_FIELD]: _summary,
+    ...fields
+  } = values;
   const interrupt = state.interrupts[0];
   return {
     ...fields,

@@ -1,0 +1,275 @@
+import type { ContentBlock, Message, ToolCall } from "@tenxgraph/core";
+import { uuidv7 } from "@tenxgraph/core/host";
+import { ApiError } from "../http/api-error.js";
+
+/**
+ * A message in LangChain's serialized shape (`BaseMessage.toDict()`'s data with its `type`), as
+ * `@langchain/langgraph-sdk` sends and reads it.
+ */
+export interface LcMessage {
+  type: "human" | "ai" | "tool" | "system";
+  id: string;
+  content: string | Record<string, unknown>[];
+  name?: string;
+  tool_calls?: { id: string; name: string; args: Record<string, unknown>; type: "tool_call" }[];
+  invalid_tool_calls?: { id: string; name: string; args: string; error: string; type: string }[];
+  tool_call_id?: string;
+  status?: "success" | "error";
+  usage_metadata?: { input_tokens: number; output_tokens: number; total_tokens: number };
+  additional_kwargs: Record<string, unknown>;
+  response_metadata: Record<string, unknown>;
+}
+
+/**
+ * What LangChain has no field for rides in `additional_kwargs.tenxgraph`, so a message read and
+ * sent back (a state edit, a fork) is the same message: its time, the model's reasoning and
+ * each call's provider data.
+ */
+interface TenxgraphKwargs {
+  created_at?: string;
+  reasoning?: unknown;
+  provider_metadata?: Record<string, unknown>;
+}
+
+const TYPE_OF_ROLE = { user: "human", assistant: "ai", tool: "tool", system: "system" } as const;
+
+/** Ours as LangChain's serialized message. */
+export function toLcMessage(message: Message): LcMessage {
+  const extra: TenxgraphKwargs = { created_at: message.createdAt };
+  const out: LcMessage = {
+    type: TYPE_OF_ROLE[message.role],
+    id: message.id,
+    content: lcContent(message.content),
+    additional_kwargs: {},
+    response_metadata: {},
+  };
+  if (message.role === "assistant") {
+    const calls = message.toolCalls ?? [];
+    const parsed = calls.map((call) => ({ call, args: parseArgs(call.arguments) }));
+    out.tool_calls = parsed
+      .filter((p) => p.args !== null)
+      .map(({ call, args }) => ({ id: call.id, name: call.name, args: args!, type: "tool_call" }));
+    out.invalid_tool_calls = parsed
+      .filter((p) => p.args === null)
+      .map(({ call }) => ({
+        id: call.id,
+        name: call.name,
+        args: call.arguments,
+        error: "arguments are not a JSON object",
+        type: "invalid_tool_call",
+      }));
+    const providers = Object.fromEntries(
+      calls.filter((c) => c.providerMetadata).map((c) => [c.id, c.providerMetadata]),
+    );
+    if (Object.keys(providers).length > 0) extra.provider_metadata = providers;
+    if (message.reasoning?.length) extra.reasoning = message.reasoning;
+    if (message.usage) {
+      const { inputTokens = 0, outputTokens = 0 } = message.usage;
+      out.usage_metadata = {
+        input_tokens: inputTokens,
+        output_tokens: outputTokens,
+        total_tokens: message.usage.totalTokens ?? inputTokens + outputTokens,
+      };
+    }
+  }
+  if (message.role === "tool") {
+    out.tool_call_id = message.toolCallId;
+    out.status = message.isError ? "error" : "success";
+  }
+  out.additional_kwargs = { tenxgraph: extra };
+  return out;
+}
+
+function lcContent(content: Message["content"]): LcMessage["content"] {
+  if (typeof content === "string") return content;
+  return content.map((block) => {
+    if (block.type === "text") return { type: "text", text: block.text };
+    const source = {
+      ...(block.url ? { url: block.url } : {}),
+      ...(block.data ? { data: block.data } : {}),
+      ...(block.mediaType ? { mime_type: block.mediaType } : {}),
+    };
+    if (block.type === "image") return { type: "image", ...source };
+    return {
+      type: "file",
+      ...source,
+      ...(block.filename ? { metadata: { filename: block.filename } } : {}),
+    };
+  });
+}
+
+/** The arguments as an object, or `null` when the model's text is not a JSON object. */
+function parseArgs(text: string): Record<string, unknown> | null {
+  try {
+    const value: unknown = JSON.parse(text === "" ? "{}" : text);
+    return typeof value === "object" && value !== null && !Array.isArray(value)
+      ? (value as Record<string, unknown>)
+      : null;
+  } catch {
+    return null;
+  }
+}
+
+const ROLE_OF_TYPE: Record<string, Message["role"]> = {
+  human: "user",
+  user: "user",
+  ai: "assistant",
+  assistant: "assistant",
+  AIMessageChunk: "assistant",
+  tool: "tool",
+  system: "system",
+};
+
+/**
+ * A LangChain message (serialized, or the `{ role, content }` shorthand LangGraph accepts) as
+ * ours. `where` names it in errors (`input.messages.0`). A missing id gets a fresh UUIDv7.
+ */
+export function fromLcMessage(input: unknown, where: string[]): Message {
+  const raw = typeof input === "string" ? { type: "human", content: input } : input;
+  if (typeof raw !== "object" || raw === null || Array.isArray(raw))
+    throw badMessage(where, "a message is an object with a type (or role) and content");
+  const m = raw as Record<string, unknown>;
+  const kind = String(m.type ?? m.role ?? "");
+  const role = ROLE_OF_TYPE[kind];
+  if (!role) throw badMessage([...where, "type"], `unknown message type '${kind}'`);
+  const extra = kwargsOf(m);
+  const id = typeof m.id === "string" && m.id.trim() !== "" ? m.id : uuidv7();
+  const createdAt =
+    typeof extra.created_at === "string" ? extra.created_at : new Date().toISOString();
+  const content = ourContent(m.content, [...where, "content"]);
+  if (role === "tool") return toolMessage(m, id, createdAt, content, where);
+  if (role !== "assistant") return { id, role, content, createdAt };
+  const toolCalls = toolCallsOf(m, extra, where);
+  const reasoning = Array.isArray(extra.reasoning) ? extra.reasoning : undefined;
+  const usage = usageOf(m.usage_metadata);
+  return {
+    id,
+    role,
+    content,
+    createdAt,
+    ...(toolCalls.length ? { toolCalls } : {}),
+    ...(reasoning ? { reasoning: reasoning as never } : {}),
+    ...(usage ? { usage } : {}),
+  };
+}
+
+function kwargsOf(m: Record<string, unknown>): TenxgraphKwargs {
+  const kwargs = m.additional_kwargs as Record<string, unknown> | undefined;
+  const ours = kwargs?.tenxgraph;
+  return typeof ours === "object" && ours !== null ? (ours as TenxgraphKwargs) : {};
+}
+
+function toolMessage(
+  m: Record<string, unknown>,
+  id: string,
+  createdAt: string,
+  content: Message["content"],
+  where: string[],
+): Message {
+  const callId = m.tool_call_id;
+  if (typeof callId !== "string" || callId === "")
+    throw badMessage([...where, "tool_call_id"], "a tool message needs its tool_call_id");
+  const text = typeof content === "string" ? content : JSON.stringify(content);
+  return m.status === "error"
+    ? { id, role: "tool", content: text, createdAt, toolCallId: callId, isError: true }
+    : { id, role: "tool", content: text, createdAt, toolCallId: callId };
+}
+
+function toolCallsOf(
+  m: Record<string, unknown>,
+  extra: TenxgraphKwargs,
+  where: string[],
+): ToolCall[] {
+  const providers = (extra.provider_metadata ?? {}) as Record<string, ToolCall["providerMetadata"]>;
+  const calls: ToolCall[] = [];
+  const listed = [
+    ...(Array.isArray(m.tool_calls) ? m.tool_calls : []),
+    ...(Array.isArray(m.invalid_tool_calls) ? m.invalid_tool_calls : []),
+  ] as Record<string, unknown>[];
+  for (const [i, call] of listed.entries()) {
+    if (typeof call?.name !== "string" || call.name === "")
+      throw badMessage([...where, "tool_calls", String(i), "name"], "a tool call needs a name");
+    const callId = typeof call.id === "string" && call.id !== "" ? call.id : `call_${uuidv7()}`;
+    const args = typeof call.args === "string" ? call.args : JSON.stringify(call.args ?? {});
+    const provider = providers[callId];
+    calls.push({
+      id: callId,
+      name: call.name,
+      arguments: args,
+      ...(provider ? { providerMetadata: provider } : {}),
+    });
+  }
+  return calls;
+}
+
+function usageOf(value: unknown) {
+  if (typeof value !== "object" || value === null) return undefined;
+  const u = value as Record<string, unknown>;
+  const num = (x: unknown) => (typeof x === "number" ? x : undefined);
+  return {
+    ...(num(u.input_tokens) === undefined ? {} : { inputTokens: num(u.input_tokens)! }),
+    ...(num(u.output_tokens) === undefined ? {} : { outputTokens: num(u.output_tokens)! }),
+    ...(num(u.total_tokens) === undefined ? {} : { totalTokens: num(u.total_tokens)! }),
+  };
+}
+
+function ourContent(value: unknown, where: string[]): Message["content"] {
+  if (typeof value === "string") return value;
+  if (value === undefined || value === null) return "";
+  if (!Array.isArray(value)) throw badMessage(where, "content is a string or a list of blocks");
+  const blocks: ContentBlock[] = [];
+  for (const [i, item] of value.entries()) {
+    const block =
+      typeof item === "string" ? { type: "text", text: item } : (item as Record<string, unknown>);
+    const at = [...where, String(i)];
+    if (block.type === "text" && typeof block.text === "string")
+      blocks.push({ type: "text", text: block.text });
+    else if (block.type === "image_url") blocks.push(imageUrlBlock(block.image_url, at));
+    else if (block.type === "image" || block.type === "file") blocks.push(mediaBlock(block, at));
+    else if (block.type === "tool_use" || block.type === "thinking" || block.type === "reasoning")
+      continue; // a provider's own blocks: the call or the reasoning has its own field
+    else throw badMessage(at, `unsupported content block type '${String(block.type)}'`);
+  }
+  return blocks;
+}
+
+function imageUrlBlock(value: unknown, where: string[]): ContentBlock {
+  const url = typeof value === "string" ? value : (value as { url?: unknown } | null)?.url;
+  if (typeof url !== "string") throw badMessage(where, "an image_url block needs a url");
+  const data = /^data:([^;]+);base64,(.*)$/.exec(url);
+  return data ? { type: "image", mediaType: data[1]!, data: data[2]! } : { type: "image", url };
+}
+
+function mediaBlock(block: Record<string, unknown>, where: string[]): ContentBlock {
+  const url = typeof block.url === "string" ? block.url : undefined;
+  const data =
+    typeof block.data === "string"
+      ? block.data
+      : typeof block.base64 === "string"
+        ? block.base64
+        : undefined;
+  if (!url && !data) throw badMessage(where, `a ${String(block.type)} block needs url or data`);
+  const mime = block.mime_type ?? block.mimeType;
+  const mediaType = typeof mime === "string" ? mime : undefined;
+  if (block.type === "image")
+    return {
+      type: "image",
+      ...(url ? { url } : {}),
+      ...(data ? { data } : {}),
+      ...(mediaType ? { mediaType } : {}),
+    };
+  const filename = (block.metadata as { filename?: unknown } | undefined)?.filename;
+  return {
+    type: "file",
+    ...(url ? { url } : {}),
+    ...(data ? { data } : {}),
+    mediaType: mediaType ?? "application/octet-stream",
+    ...(typeof filename === "string" ? { filename } : {}),
+  };
+}
+
+function badMessage(where: string[], msg: string): ApiError {
+  return new ApiError(422, "VALIDATION_ERROR", `${where.join(".")}: ${msg}`, [
+    { loc: where, msg, type: "value_error" },
+  ]);
+}

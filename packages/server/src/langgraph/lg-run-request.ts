@@ -1,0 +1,218 @@
+import { z } from "zod";
+import {
+  Command,
+  type BaseState,
+  type CompiledGraph,
+  type Message,
+  type RunConfig,
+  type RunInput,
+} from "@tenxgraph/core";
+import type { HostControls } from "@tenxgraph/core/host";
+import { isRunLeaseHeld, uuidv7 } from "@tenxgraph/core/host";
+import type { ThreadCheckpoint } from "@tenxgraph/core/storage";
+import { ApiError } from "../http/api-error.js";
+import type { AuthUser } from "../http/server-env.js";
+import { requireValidId } from "../http/request-limits.js";
+import { authorizeThread } from "../threads/ownership.js";
+import { refusePrivilegedEdit } from "../threads/state-edit-policy.js";
+import { refuseChildThreadId, refuseSubgraphThread } from "../threads/subgraph-threads.js";
+import { resolveAssistant, type LgAssistant } from "./lg-assistants.js";
+import type { LgContext } from "./lg-context.js";
+import { unsupported } from "./lg-http.js";
+import { ourUpdate } from "./lg-input.js";
+import { versionOf } from "./lg-state.js";
+import { createLgThread } from "./lg-threads.js";
+import { LG_STREAM_MODES, type LgStreamMode } from "./lg-stream.js";
+
+/** Modes of LangGraph's API this server refuses, with why. */
+const REFUSED_MODES: Record<string, string> = {
+  events: "LangChain callback events do not exist here; use updates, messages-tuple or custom",
+  debug: "LangGraph's debug chunks describe its Pregel tasks; use updates and values",
+  tasks: "LangGraph's task chunks describe its Pregel tasks; use updates",
+  checkpoints: "use values (each version's state) and threads.getHistory",
+};
+
+const checkpointRef = z
+  .looseObject({
+    checkpoint_id: z.string().nullish(),
+    configurable: z.looseObject({ checkpoint_id: z.string().nullish() }).nullish(),
+  })
+  .nullish();
+
+/** The body of `runs.stream`, `runs.wait` and `runs.create` (LangGraph's `RunCreate`). */
+export const runCreateSchema = z.looseObject({
+  assistant_id: z.string().min(1),
+  input: z.union([z.record(z.string(), z.unknown()), z.null()]).optional(),
+  command: z
+    .looseObject({
+      resume: z.unknown().optional(),
+      update: z.record(z.string(), z.unknown()).nullish(),
+      goto: z.union([z.string(), z.array(z.string())]).nullish(),
+    })
+    .nullish(),
+  config: z
+    .looseObject({
+      recursion_limit: z.number().int().positive().nullish(),
+      configurable: z.record(z.string(), z.unknown()).nullish(),
+    })
+    .nullish(),
+  metadata: z.record(z.string(), z.unknown()).nullish(),
+  stream_mode: z.union([z.string(), z.array(z.string())]).nullish(),
+  stream_subgraphs: z.boolean().nullish(),
+  stream_resumable: z.boolean().nullish(),
+  multitask_strategy: z.enum(["reject", "interrupt", "rollback", "enqueue"]).nullish(),
+  if_not_exists: z.enum(["create", "reject"]).nullish(),
+  on_disconnect: z.enum(["cancel", "continue"]).nullish(),
+  on_completion: z.enum(["delete", "keep"]).nullish(),
+  interrupt_before: z.union([z.literal("*"), z.array(z.string())]).nullish(),
+  interrupt_after: z.union([z.literal("*"), z.array(z.string())]).nullish(),
+  checkpoint: checkpointRef,
+  checkpoint_id: z.string().nullish(),
+  webhook: z.string().nullish(),
+  after_seconds: z.number().min(0).nullish(),
+});
+export type RunCreateBody = z.infer<typeof runCreateSchema>;
+
+/** A checked run request, ready for the engine. */
+export interface LgRun {
+  threadId: string;
+  /** A stateless run's thread, made for it and deleted after it unless `on_completion: keep`. */
+  stateless: boolean;
+  graph: CompiledGraph<BaseState>;
+  assistant: LgAssistant;
+  input: RunInput<BaseState>;
+  config: RunConfig;
+  controls: HostControls;
+  modes: LgStreamMode[];
+  body: RunCreateBody;
+}
+
+/** The stream modes asked for (default `values`), refused ones a 422 naming why. */
+export function streamModes(value: RunCreateBody["stream_mode"]): LgStreamMode[] {
+  const list =
+    value === null || value === undefined ? ["values"] : Array.isArray(value) ? value : [value];
+  for (const [i, mode] of list.entries()) {
+    const where = ["body", "stream_mode", ...(Array.isArray(value) ? [String(i)] : [])];
+    if (REFUSED_MODES[mode])
+      throw unsupported(where, `stream mode '${mode}': ${REFUSED_MODES[mode]}`);
+    if (!(mode in LG_STREAM_MODES))
+      throw unsupported(
+        where,
+        `unknown stream mode '${mode}' (use ${Object.keys(LG_STREAM_MODES).join(", ")})`,
+      );
+  }
+  return [...new Set(list as LgStreamMode[])];
+}
+
+/** Options this server refuses before anything runs: a 422 naming each, with the reason. */
+function refuseUnsupported(body: RunCreateBody): void {
+  const hasList = (v: unknown) => v === "*" || (Array.isArray(v) && v.length > 0);
+  if (hasList(body.interrupt_before) || hasList(body.interrupt_after))
+    throw unsupported(
+      ["body", body.interrupt_before ? "interrupt_before" : "interrupt_after"],
+      "static breakpoints are not supported: call interrupt() in the node",
+    );
+  if (body.webhook) throw unsupported(["body", "webhook"], "webhooks are not supported");
+  if (body.multitask_strategy === "interrupt" || body.multitask_strategy === "rollback")
+    throw unsupported(
+      ["body", "multitask_strategy"],
+      `'${body.multitask_strategy}' is not supported: use 'reject' or 'enqueue' (a rollback would drop versions whose tool calls the ledger keeps)`,
+    );
+}
+
+/** The run's input: a command (resume, update, goto), new input, or `null` to continue. */
+function runInput(body: RunCreateBody): { input: RunInput<BaseState>; messages: Message[] } {
+  const command = body.command;
+  if (command) {
+    const converted = command.update
+      ? ourUpdate(command.update, ["body", "command", "update"])
+      : null;
+    const hasResume = Object.hasOwn(command, "resume");
+    if (!converted && !command.goto) return { input: { resume: command.resume }, messages: [] };
+    return {
+      input: new Command({
+        ...(converted ? { update: converted.update } : {}),
+        ...(command.goto ? { goto: command.goto } : {}),
+        ...(hasResume ? { resume: command.resume } : {}),
+      }) as RunInput<BaseState>,
+      messages: converted?.added ?? [],
+    };
+  }
+  if (body.input === null || body.input === undefined) return { input: null, messages: [] };
+  const { update, added } = ourUpdate(body.input, ["body", "input"]);
+  return { input: update as RunInput<BaseState>, messages: added };
+}
+
+/**
+ * Turns a run request into a run: the assistant's graph, the thread (the caller's; made when
+ * stateless or `if_not_exists: create`, else a 404), the input, and the engine's config. All
+ * checks come before the thread is made: a refused request writes nothing.
+ */
+export async function prepareLgRun(
+  ctx: LgContext,
+  user: AuthUser,
+  threadIdOrNull: string | null,
+  body: RunCreateBody,
+  /** `false` for a background run: it checks a busy thread itself, without blocking. */
+  checkBusy = true,
+): Promise<LgRun> {
+  const { assistant, graph } = resolveAssistant(ctx, body.assistant_id);
+  refuseUnsupported(body);
+  const modes = streamModes(body.stream_mode);
+  const { input, messages } = runInput(body);
+  refusePrivilegedEdit(ctx.stateEdits, user, { messages });
+  const fromId = body.checkpoint_id ?? body.checkpoint?.checkpoint_id ?? undefined;
+  const fromVersion =
+    fromId === undefined ? undefined : versionOf(fromId, ["body", "checkpoint_id"]);
+  const stateless = threadIdOrNull === null;
+  const threadId = requireValidId(threadIdOrNull ?? uuidv7(), ["path", "thread_id"]);
+  const checkpoint: ThreadCheckpoint | null = await authorizeThread(
+    ctx.checkpointer,
+    user,
+    threadId,
+    "run on",
+  );
+  if (checkpoint) refuseSubgraphThread(checkpoint, "run");
+  else refuseChildThreadId(threadId);
+  if (!checkpoint && !stateless && body.if_not_exists !== "create")
+    throw new ApiError(404, "NOT_FOUND", `Thread '${threadId}' not found`);
+  if (!checkpoint)
+    await createLgThread(ctx, user, {
+      thread_id: threadId,
+      metadata: { graph_id: assistant.graph_id },
+    });
+  else if (checkBusy) await waitOrRefuseBusy(ctx, checkpoint, body);
+  const recursionLimit = body.config?.recursion_limit ?? undefined;
+  const config: RunConfig = {
+    threadId,
+    userId: user.id,
+    ...(recursionLimit === undefined ? {} : { recursionLimit }),
+    ...(fromVersion === undefined ? {} : { fromVersion }),
+  };
+  return { threadId, stateless, graph, assistant, input, config, controls: {}, modes, body };
+}
+
+/**
+ * A thread with a run in progress (its lease held live): 409 under `reject` (the default);
+ * under `enqueue`, this run waits for it to end. A crashed run's lease runs out: then the
+ * thread is free, and this run takes it over (the engine's takeover, the ledger replayed).
+ */
+async function waitOrRefuseBusy(
+  ctx: LgContext,
+  checkpoint: ThreadCheckpoint,
+  body: RunCreateBody,
+): Promise<void> {
+  const busy = () => isRunLeaseHeld(ctx.checkpointer, checkpoint.threadId);
+  if (checkpoint.status !== "running" || !(await busy())) return;
+  if (body.multitask_strategy !== "enqueue")
+    throw new ApiError(
+      409,
+      "THREAD_BUSY",
+      `Thread '${checkpoint.threadId}' has a run in progress (multitask_strategy: reject)`,
+    );
+  while (await busy()) {
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    if (ctx.closing.signal.aborted)
+      throw new ApiError(503, "SHUTTING_DOWN", "The server is shutting down");
+  }
+}

@@ -1,0 +1,151 @@
+import type { Message, MessagesChunk, StreamEvent } from "@tenxgraph/core";
+import { toLcMessage } from "./lc-messages.js";
+import { lgInterrupt, lgUpdate, lgValues } from "./lg-values.js";
+
+/** The stream modes a run may ask for, and the engine's mode each is made from. */
+export const LG_STREAM_MODES = {
+  values: "values",
+  updates: "updates",
+  messages: "messages",
+  "messages-tuple": "messages",
+  custom: "custom",
+} as const;
+export type LgStreamMode = keyof typeof LG_STREAM_MODES;
+
+/** One SSE event of LangGraph's run stream: its name and its JSON data. */
+export interface LgEvent {
+  event: string;
+  data: unknown;
+}
+
+/** The engine's modes a run streams with: its events (always) and what the modes asked need. */
+export function engineModes(modes: readonly LgStreamMode[]) {
+  const wanted = new Set<"events" | "values" | "updates" | "messages" | "custom">(["events"]);
+  for (const mode of modes) wanted.add(mode === "messages-tuple" ? "messages" : mode);
+  return [...wanted];
+}
+
+/**
+ * Turns the engine's `[mode, chunk]` tuples into LangGraph's SSE events, for the modes asked:
+ * `values`, `updates` (with `__interrupt__`), `messages` tuples of a LangChain message chunk
+ * and its metadata (`messages-tuple`), the `messages/partial|complete|metadata` trio
+ * (`messages`), and `custom`. A tool result's ledger key and replay rides in the metadata.
+ */
+export class LgStreamMapper {
+  readonly #modes: ReadonlySet<LgStreamMode>;
+  /** Text so far of each message streamed token by token, by id. */
+  readonly #streamed = new Map<string, string>();
+  /** The ledger's word on each tool call id whose result arrived: key and replay. */
+  readonly #tools = new Map<string, { ledger_key: string | null; replayed: boolean }>();
+
+  constructor(modes: readonly LgStreamMode[]) {
+    this.#modes = new Set(modes);
+  }
+
+  /** The events for one engine chunk. */
+  map(chunk: [string, unknown]): LgEvent[] {
+    const [mode, data] = chunk;
+    if (mode === "events") return this.#fromEvent(data as StreamEvent);
+    if (mode === "values" && this.#modes.has("values"))
+      return [{ event: "values", data: lgValues(data as Record<string, unknown>) }];
+    if (mode === "updates" && this.#modes.has("updates")) {
+      const updates = Object.entries(data as Record<string, unknown>);
+      return [
+        { event: "updates", data: Object.fromEntries(updates.map(([n, u]) => [n, lgUpdate(u)])) },
+      ];
+    }
+    if (mode === "custom" && this.#modes.has("custom")) return [{ event: "custom", data }];
+    if (mode === "messages") return this.#fromMessages(data as MessagesChunk);
+    return [];
+  }
+
+  #fromEvent(event: StreamEvent): LgEvent[] {
+    if (event.type === "tool_result")
+      this.#tools.set(event.toolCallId, { ledger_key: event.key, replayed: event.replayed });
+    if (event.type === "error")
+      return [{ event: "error", data: { error: event.code ?? "Error", message: event.message } }];
+    if (event.type !== "interrupt") return [];
+    const pending = { __interrupt__: event.interrupts.map(lgInterrupt) };
+    const out: LgEvent[] = [];
+    if (this.#modes.has("updates")) out.push({ event: "updates", data: pending });
+    if (this.#modes.has("values")) out.push({ event: "values", data: pending });
+    return out;
+  }
+
+  #fromMessages([part, where]: MessagesChunk): LgEvent[] {
+    const metadata = {
+      langgraph_node: where.node,
+      langgraph_step: where.step,
+      langgraph_checkpoint_ns: "",
+      tags: [],
+    };
+    const tuple = this.#modes.has("messages-tuple");
+    const trio = this.#modes.has("messages");
+    if (part.type === "message_delta") {
+      const first = !this.#streamed.has(part.messageId);
+      const text = (this.#streamed.get(part.messageId) ?? "") + part.delta;
+      this.#streamed.set(part.messageId, text);
+      const out: LgEvent[] = [];
+      if (tuple)
+        out.push({ event: "messages", data: [aiChunk(part.messageId, part.delta), metadata] });
+      if (trio && first)
+        out.push({ event: "messages/metadata", data: { [part.messageId]: { metadata } } });
+      if (trio)
+        out.push({ event: "messages/partial", data: [aiChunk(part.messageId, text, "ai")] });
+      return out;
+    }
+    const message = part.message;
+    const lc = this.#withLedger(message);
+    const out: LgEvent[] = [];
+    if (tuple) {
+      const streamed = this.#streamed.has(message.id);
+      // A message streamed token by token was sent; its tool calls come as one last chunk.
+      if (!streamed) out.push({ event: "messages", data: [lc, metadata] });
+      else if (message.role === "assistant" && message.toolCalls?.length)
+        out.push({ event: "messages", data: [toolCallChunk(message), metadata] });
+    }
+    if (trio) {
+      if (!this.#streamed.has(message.id))
+        out.push({ event: "messages/metadata", data: { [message.id]: { metadata } } });
+      out.push({ event: "messages/complete", data: [lc] });
+    }
+    return out;
+  }
+
+  #withLedger(message: Message) {
+    const lc = toLcMessage(message);
+    const tool = message.role === "tool" ? this.#tools.get(message.toolCallId) : undefined;
+    if (tool) lc.response_metadata = { ...lc.response_metadata, tenxgraph: tool };
+    return lc;
+  }
+}
+
+/** A token delta as LangChain's `AIMessageChunk` (or the text so far, as `ai`, for partials). */
+function aiChunk(id: string, content: string, type = "AIMessageChunk") {
+  return {
+    type,
+    id,
+    content,
+    tool_calls: [],
+    tool_call_chunks: [],
+    invalid_tool_calls: [],
+    additional_kwargs: {},
+    response_metadata: {},
+  };
+}
+
+/** The tool calls of a message streamed token by token, as the chunk that completes it. */
+function toolCallChunk(message: Message) {
+  const lc = toLcMessage(message);
+  return {
+    ...aiChunk(message.id, ""),
+    tool_calls: lc.tool_calls ?? [],
+    tool_call_chunks: (message.toolCalls ?? []).map((call, index) => ({
+      id: call.id,
+      name: call.name,
+      args: call.arguments,
+      index,
+      type: "tool_call_chunk",
+    })),
+  };
+}

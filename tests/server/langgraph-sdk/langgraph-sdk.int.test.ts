@@ -1,0 +1,475 @@
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { setTimeout as sleep } from "node:timers/promises";
+import { join } from "node:path";
+import { Client } from "@langchain/langgraph-sdk";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { CliProcess } from "../support/cli-process.js";
+import { TEST_JWT_SECRET, tokenFor } from "../support/http.js";
+import { writeLangGraphJsonProject, writeLgProject } from "./lg-project.js";
+import { dropStore, freshStore } from "../../support/fresh-store.js";
+import { STORE_KINDS, type StoreKind, type StoreSpec } from "../../support/store-spec.js";
+
+const root = new URL("../../../", import.meta.url).pathname;
+// Inside the repository (ignored by git), so the project's imports resolve to the workspace packages.
+mkdirSync(join(root, ".tenxgraph"), { recursive: true });
+const scratch = mkdtempSync(join(root, ".tenxgraph", "lg-sdk-"));
+afterAll(() => rmSync(scratch, { recursive: true, force: true }));
+
+/** A fresh store of `kind` for one project: a SQLite file in `dir`, or a PostgreSQL schema. */
+function storeFor(kind: StoreKind, name: string, dir: string): StoreSpec {
+  mkdirSync(dir, { recursive: true });
+  return freshStore(kind, name, dir);
+}
+
+/** The SDK's client for one user: no retries, so a refusal is seen as it is. */
+async function clientFor(apiUrl: string, user: string) {
+  const token = await tokenFor(user);
+  return new Client({
+    apiUrl,
+    defaultHeaders: { Authorization: `Bearer ${token}` },
+    callerOptions: { maxRetries: 0 },
+  });
+}
+
+/** Every event of a run stream, in order. */
+async function collect(stream: AsyncIterable<{ event: string; data: unknown }>) {
+  const events: { event: string; data: Loose }[] = [];
+  for await (const part of stream) events.push({ event: part.event, data: part.data });
+  return events;
+}
+
+/** A JSON answer read loosely: the SDK types values as unknown. */
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+type Loose = any;
+
+const human = (content: string) => ({ messages: [{ type: "human", content }] });
+
+describe.each(STORE_KINDS)("@langchain/langgraph-sdk against tenxgraph api on %s", (kind) => {
+  const dir = join(scratch, `main-${kind}`);
+  let store: StoreSpec;
+  let cli: CliProcess;
+  let alice: Client;
+  let bob: Client;
+  let assistantId: string;
+
+  beforeAll(async () => {
+    store = storeFor(kind, "lg_sdk_main", dir);
+    writeLgProject(dir, store);
+    cli = new CliProcess(["api", "--port", "0"], {
+      cwd: dir,
+      env: { JWT_SECRET_KEY: TEST_JWT_SECRET, PRIVILEGED_STATE_EDITS: "true" },
+    });
+    const url = await cli.url();
+    alice = await clientFor(url, "alice");
+    bob = await clientFor(url, "bob");
+  });
+  afterAll(async () => {
+    await cli?.stop();
+    if (store) await dropStore(store);
+  });
+
+  it("lists the graph as one assistant with a stable id, its graph and schemas", async () => {
+    const assistants = await alice.assistants.search();
+    expect(assistants).toHaveLength(1);
+    expect(assistants[0]).toMatchObject({ graph_id: "agent", name: "agent" });
+    assistantId = assistants[0]!.assistant_id;
+    // LangGraph's own id for graph "agent" (uuid5 in its graph namespace).
+    expect(assistantId).toBe("fe096781-5601-53d2-b2f6-0d3403f7e9ca");
+    expect((await alice.assistants.get(assistantId)).graph_id).toBe("agent");
+    const graph = await alice.assistants.getGraph(assistantId);
+    expect(graph.nodes.map((n) => n.id)).toEqual(["__start__", "MAIN", "TOOL", "__end__"]);
+    expect((await alice.assistants.getSchemas("agent")).graph_id).toBe("agent");
+    await expect(alice.assistants.get("no-such-graph")).rejects.toMatchObject({ status: 404 });
+  });
+
+  it("creates, reads, updates and searches threads", async () => {
+    const thread = await alice.threads.create({ metadata: { topic: "greeting" } });
+    expect(thread).toMatchObject({ status: "idle", metadata: { topic: "greeting" } });
+    expect((await alice.threads.get(thread.thread_id)).thread_id).toBe(thread.thread_id);
+    const updated = await alice.threads.update(thread.thread_id, { metadata: { mood: "good" } });
+    expect(updated.metadata).toMatchObject({ topic: "greeting", mood: "good" });
+    const found = await alice.threads.search({ metadata: { mood: "good" } });
+    expect(found.map((t) => t.thread_id)).toEqual([thread.thread_id]);
+    await expect(alice.threads.create({ threadId: thread.thread_id })).rejects.toMatchObject({
+      status: 409,
+    });
+    expect(
+      (await alice.threads.create({ threadId: thread.thread_id, ifExists: "do_nothing" }))
+        .thread_id,
+    ).toBe(thread.thread_id);
+  });
+
+  it("runs.wait answers the final values with LangChain messages", async () => {
+    const thread = await alice.threads.create();
+    const values: Loose = await alice.runs.wait(thread.thread_id, assistantId, {
+      input: human("hi"),
+    });
+    expect(values.messages.map((m: { type: string }) => m.type)).toEqual(["human", "ai"]);
+    expect(values.messages[1]).toMatchObject({ content: "hello there friend", tool_calls: [] });
+    expect((await alice.threads.get(thread.thread_id)).status).toBe("idle");
+  });
+
+  it("runs.stream in values, updates, messages-tuple, messages and custom modes", async () => {
+    const thread = await alice.threads.create();
+    const events = await collect(
+      alice.runs.stream(thread.thread_id, assistantId, {
+        input: human("hello"),
+        streamMode: ["values", "updates", "messages-tuple", "custom"],
+      }),
+    );
+    expect(events[0]).toMatchObject({ event: "metadata", data: { attempt: 1 } });
+    expect(events[0]!.data.run_id).toMatch(/^[0-9a-f-]{36}$/);
+    const names = events.map((e) => e.event);
+    expect(names).toContain("values");
+    expect(names).toContain("custom");
+    const last = events.filter((e) => e.event === "values").at(-1)!.data;
+    expect(last.messages.map((m: { type: string }) => m.type)).toEqual(["human", "ai"]);
+    const update = events.find((e) => e.event === "updates")!.data;
+    expect(update.MAIN.messages[0]).toMatchObject({ type: "ai", content: "hello there friend" });
+    const tuples = events.filter((e) => e.event === "messages").map((e) => e.data);
+    expect(tuples.map(([chunk]) => chunk.content).join("")).toBe("hello there friend");
+    expect(tuples[0][1]).toMatchObject({ langgraph_node: "MAIN" });
+    expect(events.find((e) => e.event === "custom")!.data).toEqual({ progress: 1 });
+
+    const legacy = await collect(
+      alice.runs.stream(thread.thread_id, assistantId, {
+        input: human("again"),
+        streamMode: "messages",
+      }),
+    );
+    const partials = legacy.filter((e) => e.event === "messages/partial");
+    expect(partials.at(-1)!.data[0].content).toBe("hello there friend");
+    expect(legacy.some((e) => e.event === "messages/metadata")).toBe(true);
+    expect(legacy.find((e) => e.event === "messages/complete")!.data[0].type).toBe("ai");
+  });
+
+  it("surfaces an interrupt as __interrupt__ and resumes it with command.resume", async () => {
+    const thread = await alice.threads.create();
+    const paused: Loose = await alice.runs.wait(thread.thread_id, assistantId, {
+      input: human("approve?"),
+    });
+    expect(paused.__interrupt__).toHaveLength(1);
+    expect(paused.__interrupt__[0].value).toEqual({ question: "refund 42 USD?" });
+    const state = await alice.threads.getState(thread.thread_id);
+    expect(state.next).toEqual(["MAIN"]);
+    expect(state.tasks[0]!.interrupts[0]!.id).toBe(paused.__interrupt__[0].id);
+    expect((await alice.threads.get(thread.thread_id)).status).toBe("interrupted");
+
+    const events = await collect(
+      alice.runs.stream(thread.thread_id, assistantId, {
+        command: { resume: { approved: true } },
+        streamMode: "updates",
+      }),
+    );
+    const updates = events.filter((e) => e.event === "updates").map((e) => e.data);
+    expect(updates.at(-1).MAIN.messages[0].content).toBe('answer: {"approved":true}');
+    expect((await alice.threads.getState(thread.thread_id)).next).toEqual([]);
+  });
+
+  it("streams an interrupt in updates and values modes", async () => {
+    const thread = await alice.threads.create();
+    const events = await collect(
+      alice.runs.stream(thread.thread_id, assistantId, {
+        input: human("approve it"),
+        streamMode: ["updates", "values"],
+      }),
+    );
+    const interrupts = events.filter((e) => e.data?.__interrupt__);
+    expect(interrupts.map((e) => e.event)).toEqual(["updates", "values"]);
+  });
+
+  it("maps tool calls with args objects and tool_call_id, their ledger state in metadata", async () => {
+    const thread = await alice.threads.create();
+    const values: Loose = await alice.runs.wait(thread.thread_id, assistantId, {
+      input: human("refund please"),
+    });
+    const [, call, result, done] = values.messages;
+    expect(call.tool_calls).toEqual([
+      { id: "call_1", name: "charge_card", args: { order_id: "5" }, type: "tool_call" },
+    ]);
+    expect(result).toMatchObject({ type: "tool", tool_call_id: "call_1", status: "success" });
+    expect(done.content).toBe("done: Charged 42 USD for order 5");
+    const state: Loose = await alice.threads.getState(thread.thread_id);
+    const tool = state.values.messages[2];
+    expect(tool.response_metadata.tenxgraph).toMatchObject({
+      ledger_key: `${call.id}:call_1`,
+      ledger_status: "completed",
+      attempt: 1,
+      in_doubt: false,
+    });
+    expect(readFileSync(join(dir, "charges.log"), "utf8")).toBe("charged 5\n");
+  });
+
+  it("reads history and past checkpoints, and updates state as a node", async () => {
+    const thread = await alice.threads.create();
+    await alice.runs.wait(thread.thread_id, assistantId, { input: human("hi") });
+    const history = await alice.threads.getHistory(thread.thread_id);
+    expect(history.length).toBeGreaterThanOrEqual(3);
+    const versions = history.map((h) => Number(h.checkpoint.checkpoint_id));
+    expect(versions).toEqual([...versions].sort((a, b) => b - a));
+    expect((history[0]!.values as Loose).messages).toHaveLength(2);
+    const first = history.at(-1)!;
+    const past = await alice.threads.getState(thread.thread_id, first.checkpoint.checkpoint_id!);
+    expect(past.checkpoint.checkpoint_id).toBe(first.checkpoint.checkpoint_id);
+
+    const edited = await alice.threads.updateState(thread.thread_id, {
+      values: { messages: [{ type: "human", content: "hello again" }] },
+      asNode: "TOOL",
+    });
+    const state: Loose = await alice.threads.getState(thread.thread_id);
+    expect(state.checkpoint.checkpoint_id).toBe(edited.configurable!.checkpoint_id);
+    expect(state.next).toEqual(["MAIN"]);
+    expect(state.values.messages.at(-1)).toMatchObject({ type: "human", content: "hello again" });
+  });
+
+  it("runs stateless, leaving no thread behind", async () => {
+    const before = await alice.threads.count();
+    const values: Loose = await alice.runs.wait(null, "agent", { input: human("hi") });
+    expect(values.messages.at(-1).content).toBe("hello there friend");
+    const events = await collect(alice.runs.stream(null, assistantId, { input: human("hi") }));
+    expect(events.at(-1)!.data.messages).toHaveLength(2);
+    expect(await alice.threads.count()).toBe(before);
+  });
+
+  it("refuses another user's thread", async () => {
+    const thread = await alice.threads.create();
+    await alice.runs.wait(thread.thread_id, assistantId, { input: human("hi") });
+    await expect(bob.threads.get(thread.thread_id)).rejects.toMatchObject({ status: 403 });
+    await expect(bob.threads.getState(thread.thread_id)).rejects.toMatchObject({ status: 403 });
+    await expect(bob.threads.getHistory(thread.thread_id)).rejects.toMatchObject({ status: 403 });
+    await expect(
+      bob.runs.wait(thread.thread_id, assistantId, { input: human("mine now") }),
+    ).rejects.toMatchObject({ status: 403 });
+    await expect(bob.threads.delete(thread.thread_id)).rejects.toMatchObject({ status: 403 });
+    expect((await bob.threads.search()).map((t) => t.thread_id)).not.toContain(thread.thread_id);
+    expect((await alice.threads.getState(thread.thread_id)).values).toMatchObject({
+      messages: [{ content: "hi" }, { content: "hello there friend" }],
+    });
+  });
+
+  it("answers bad input with LangGraph's error statuses, and writes nothing", async () => {
+    const before = await alice.threads.count();
+    const missing = "0198a6c1-0000-7000-8000-000000000000";
+    await expect(
+      alice.runs.wait(missing, assistantId, { input: human("hi") }),
+    ).rejects.toMatchObject({
+      status: 404,
+    });
+    await expect(
+      alice.runs.wait(null, "no-such-graph", { input: human("hi") }),
+    ).rejects.toMatchObject({
+      status: 404,
+    });
+    const thread = await alice.threads.create();
+    await expect(
+      collect(
+        alice.runs.stream(thread.thread_id, assistantId, {
+          input: human("hi"),
+          streamMode: "debug",
+        }),
+      ),
+    ).rejects.toMatchObject({ status: 422 });
+    await expect(
+      alice.runs.wait(thread.thread_id, assistantId, {
+        input: { messages: [{ type: "robot", content: "x" }] },
+      }),
+    ).rejects.toMatchObject({ status: 422 });
+    await expect(
+      alice.runs.wait(thread.thread_id, assistantId, {
+        input: human("hi"),
+        interruptBefore: ["MAIN"],
+      }),
+    ).rejects.toMatchObject({ status: 422 });
+    expect((await alice.threads.getHistory(thread.thread_id)).length).toBe(1);
+    expect(await alice.threads.count()).toBe(before + 1);
+    await alice.threads.delete(thread.thread_id);
+    await expect(alice.threads.get(thread.thread_id)).rejects.toMatchObject({ status: 404 });
+  });
+});
+
+describe.each(STORE_KINDS)("@langchain/langgraph-sdk background runs and store on %s", (kind) => {
+  let cli: CliProcess;
+  let alice: Client;
+  let bob: Client;
+  const dir = join(scratch, `background-${kind}`);
+  let store: StoreSpec;
+
+  beforeAll(async () => {
+    store = storeFor(kind, "lg_sdk_bg", dir);
+    writeLgProject(dir, store);
+    cli = new CliProcess(["api", "--port", "0"], {
+      cwd: dir,
+      env: { JWT_SECRET_KEY: TEST_JWT_SECRET },
+    });
+    const url = await cli.url();
+    alice = await clientFor(url, "alice");
+    bob = await clientFor(url, "bob");
+  });
+  afterAll(async () => {
+    await cli?.stop();
+    if (store) await dropStore(store);
+  });
+
+  it("creates a background run, joins it, lists and gets it, and replays its stream", async () => {
+    const thread = await alice.threads.create();
+    const run = await alice.runs.create(thread.thread_id, "agent", {
+      input: human("hi"),
+      streamMode: ["values", "updates"],
+    });
+    expect(["pending", "running"]).toContain(run.status);
+    const values: Loose = await alice.runs.join(thread.thread_id, run.run_id);
+    expect(values.messages.at(-1).content).toBe("hello there friend");
+    expect((await alice.runs.get(thread.thread_id, run.run_id)).status).toBe("success");
+    expect((await alice.runs.list(thread.thread_id)).map((r) => r.run_id)).toEqual([run.run_id]);
+
+    const events = await collect(alice.runs.joinStream(thread.thread_id, run.run_id));
+    expect(events[0]).toMatchObject({ event: "metadata", data: { run_id: run.run_id } });
+    expect(events.map((e) => e.event)).toContain("updates");
+    expect(events.at(-1)!.event).toBe("values");
+    const rest = await collect(
+      alice.runs.joinStream(thread.thread_id, run.run_id, { lastEventId: "1" }),
+    );
+    expect(rest).toEqual(events.slice(1));
+    await expect(bob.runs.get(thread.thread_id, run.run_id)).rejects.toMatchObject({ status: 403 });
+  });
+
+  it("cancels a run, refuses a second one (reject) and queues one (enqueue)", async () => {
+    const thread = await alice.threads.create();
+    const slow = await alice.runs.create(thread.thread_id, "agent", { input: human("slow") });
+    await expect(
+      alice.runs.create(thread.thread_id, "agent", { input: human("hi") }),
+    ).rejects.toMatchObject({ status: 409 });
+    const queued = await alice.runs.create(thread.thread_id, "agent", {
+      input: human("hi"),
+      multitaskStrategy: "enqueue",
+    });
+    expect(queued.status).toBe("pending");
+    await expect(
+      alice.runs.cancel(thread.thread_id, slow.run_id, false, "rollback"),
+    ).rejects.toMatchObject({ status: 422 });
+    await alice.runs.cancel(thread.thread_id, slow.run_id, true);
+    expect((await alice.runs.get(thread.thread_id, slow.run_id)).status).toBe("interrupted");
+    const values: Loose = await alice.runs.join(thread.thread_id, queued.run_id);
+    expect(values.messages.at(-1).content).toBe("hello there friend");
+    expect((await alice.runs.get(thread.thread_id, queued.run_id)).status).toBe("success");
+  });
+
+  it("puts, gets, searches, lists and deletes store items, per user", async () => {
+    await alice.store.putItem(["prefs", "ui"], "theme", { color: "blue" });
+    await alice.store.putItem(["prefs", "mail"], "digest", { daily: true });
+    expect((await alice.store.getItem(["prefs", "ui"], "theme"))?.value).toEqual({ color: "blue" });
+    await alice.store.putItem(["prefs", "ui"], "theme", { color: "green" });
+    const found = await alice.store.searchItems(["prefs"], { filter: { color: "green" } });
+    expect(found.items.map((i) => i.key)).toEqual(["theme"]);
+    expect((await alice.store.listNamespaces({ prefix: ["prefs"] })).namespaces).toEqual([
+      ["prefs", "mail"],
+      ["prefs", "ui"],
+    ]);
+    await expect(bob.store.getItem(["prefs", "ui"], "theme")).rejects.toMatchObject({
+      status: 404,
+    });
+    await alice.store.deleteItem(["prefs", "ui"], "theme");
+    await expect(alice.store.getItem(["prefs", "ui"], "theme")).rejects.toMatchObject({
+      status: 404,
+    });
+  });
+});
+
+describe("tenxgraph api serving a langgraph.json with two graphs", () => {
+  let cli: CliProcess;
+  let client: Client;
+  let url: string;
+  const dir = join(scratch, "langgraph-json");
+
+  beforeAll(async () => {
+    writeLangGraphJsonProject(dir);
+    cli = new CliProcess(["api", "--port", "0"], { cwd: dir });
+    url = await cli.url();
+    client = new Client({ apiUrl: url, callerOptions: { maxRetries: 0 } });
+  });
+  afterAll(async () => {
+    await cli?.stop();
+  });
+
+  it("makes each graph an assistant, runs each, and serves the first on /v1", async () => {
+    expect(cli.output).toMatch(/serving .*langgraph\.json/);
+    const assistants = await client.assistants.search();
+    expect(assistants.map((a) => a.graph_id)).toEqual(["agent", "echo"]);
+    const thread = await client.threads.create({ graphId: "echo" });
+    const values: Loose = await client.runs.wait(thread.thread_id, "echo", { input: human("hi") });
+    expect(values.messages.at(-1).content).toBe("hey: hi");
+    expect((await client.threads.getState(thread.thread_id)).next).toEqual([]);
+    const stateless: Loose = await client.runs.wait(null, assistants[0]!.assistant_id, {
+      input: human("hi"),
+    });
+    expect(stateless.messages.at(-1).content).toBe("hello there friend");
+    const v1 = await fetch(`${url}/v1/graph/invoke`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ messages: [{ role: "user", content: "hi", message_id: "0" }] }),
+    });
+    const answer = (await v1.json()) as Loose;
+    expect(answer.data.messages.at(-1).content[0].text).toBe("hello there friend");
+    await expect(client.threads.create({ graphId: "nope" })).rejects.toMatchObject({ status: 422 });
+  });
+});
+
+describe.each(STORE_KINDS)(
+  "a tenxgraph api on %s SIGKILLed mid tool node, continued through the SDK",
+  (kind) => {
+    const dir = join(scratch, `crash-${kind}`);
+    let store: StoreSpec;
+    let cli: CliProcess | undefined;
+    afterAll(async () => {
+      await cli?.stop();
+      if (store) await dropStore(store);
+    });
+
+    it("replays the recorded charge: the card is charged once", async () => {
+      store = storeFor(kind, "lg_sdk_crash", dir);
+      writeLgProject(dir, store);
+      writeFileSync(join(dir, "hold"), "");
+      const env = { JWT_SECRET_KEY: TEST_JWT_SECRET };
+      cli = new CliProcess(["api", "--port", "0"], { cwd: dir, env });
+      let url = await cli.url();
+      let alice = await clientFor(url, "alice");
+      const token = await tokenFor("alice");
+      const thread = await alice.threads.create();
+      const first = alice.runs
+        .wait(thread.thread_id, "agent", { input: human("crash") })
+        .catch((e) => e);
+      // The charge is recorded in the ledger while wait_for_bank still holds the tool node.
+      for (;;) {
+        const ledger = await fetch(`${url}/v1/threads/${thread.thread_id}/ledger`, {
+          headers: { authorization: `Bearer ${token}` },
+        });
+        const entries = ((await ledger.json()) as Loose).data?.entries ?? [];
+        if (entries.some((e: Loose) => e.tool_name === "charge_card" && e.status === "completed"))
+          break;
+        await sleep(50);
+      }
+      cli.child.kill("SIGKILL");
+      await cli.exited;
+      expect(await first).toBeInstanceOf(Error);
+      rmSync(join(dir, "hold"));
+
+      cli = new CliProcess(["api", "--port", "0"], { cwd: dir, env });
+      url = await cli.url();
+      alice = await clientFor(url, "alice");
+      // The dead run's lease runs out first: enqueue waits for it instead of a 409.
+      const values: Loose = await alice.runs.wait(thread.thread_id, "agent", {
+        input: null,
+        multitaskStrategy: "enqueue",
+      });
+      expect(values.messages.at(-1).content).toMatch(/^done: /);
+      expect(values.messages.filter((m: Loose) => m.type === "tool")).toHaveLength(2);
+      expect(readFileSync(join(dir, "charges.log"), "utf8")).toBe("charged 7\n");
+      const state: Loose = await alice.threads.getState(thread.thread_id);
+      const charge = state.values.messages.find((m: Loose) => m.tool_call_id === "call_c");
+      expect(charge.response_metadata.tenxgraph).toMatchObject({
+        ledger_status: "completed",
+        attempt: 1,
+      });
+    }, 60_000);
+  },
+);
