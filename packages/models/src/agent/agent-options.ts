@@ -200,6 +200,7 @@ const COMPILE_OPTION_KEYS = {
   checkpointer: true,
   logger: true,
   meter: true,
+  tracing: true,
   ids: true,
   faultPoints: true,
   stopPollIntervalMs: true,
