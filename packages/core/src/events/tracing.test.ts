@@ -87,6 +87,35 @@ describe("spans", () => {
     });
   });
 
+  it("a run continued after a failure links to the run it continues", async () => {
+    const { tracer, spans } = testTracer();
+    let failures = 1;
+    const app = supportAgent({
+      model: [
+        () => {
+          if (failures-- > 0) throw new Error("the model's host went away");
+          return Message.assistant("Done.");
+        },
+      ],
+      tools: supportTools(),
+      tracing: { tracer },
+    });
+    await expect(app.invoke({ messages: [Message.user("hi")] }, { threadId: "t" })).rejects.toThrow(
+      "went away",
+    );
+    const result = await app.invoke(null, { threadId: "t" });
+    expect(result.status).toBe("completed");
+    const [failed, continued] = spans().filter((span) => span.name === "invoke_agent");
+    expect(failed!.attributes["tenxgraph.run.status"]).toBe("failed");
+    expect(continued!.attributes["tenxgraph.run.mode"]).toBe("continue");
+    const { traceId, spanId } = failed!.spanContext();
+    expect(continued!.links).toMatchObject([
+      { context: { traceId, spanId }, attributes: { "tenxgraph.link": "continue" } },
+    ]);
+    // Each run is its own trace.
+    expect(continued!.spanContext().traceId).not.toBe(failed!.spanContext().traceId);
+  });
+
   it("without an SDK: spans are started by name only and nothing is set on them", async () => {
     const touched: string[] = [];
     let started = 0;

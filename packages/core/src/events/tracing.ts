@@ -4,7 +4,6 @@ import {
   isSpanContextValid,
   trace,
   type Context,
-  type Link,
   type Span,
   type Tracer,
 } from "@opentelemetry/api";
@@ -141,9 +140,23 @@ export class TraceScope {
     return this.span.isRecording();
   }
 
-  /** Links the span to another trace's span (a run continued after a crash, to the one it continues). */
-  link(link: Link): void {
-    if (this.span.isRecording()) this.span.addLink(link);
+  /** The span as a W3C `traceparent`, to be linked to later; `undefined` when not recording. */
+  get traceparent(): string | undefined {
+    if (!this.span.isRecording()) return undefined;
+    const { traceId, spanId, traceFlags } = this.span.spanContext();
+    return `00-${traceId}-${spanId}-0${traceFlags & 1}`;
+  }
+
+  /** Links the span to the one a `traceparent` names (see {@link traceparent}); ignores a malformed one. */
+  linkTo(traceparent: string | undefined, relation: string): void {
+    if (traceparent === undefined || !this.span.isRecording()) return;
+    const parts = /^00-([0-9a-f]{32})-([0-9a-f]{16})-0([01])$/.exec(traceparent);
+    if (!parts) return;
+    const [, traceId, spanId, sampled] = parts;
+    this.span.addLink({
+      context: { traceId: traceId!, spanId: spanId!, traceFlags: Number(sampled), isRemote: true },
+      attributes: { "tenxgraph.link": relation },
+    });
   }
 
   /** Ends the span with an error: `error.type` is the error's code, or its class name. */

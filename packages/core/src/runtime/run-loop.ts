@@ -72,11 +72,12 @@ export class Run<S extends BaseState> {
     const { start, stopRequestsAtStart } = begun;
     let lease = begun.lease;
     this.#progress = start.progress;
-    if (this.#trace!.recording) {
-      this.#trace!.span.setAttribute(
-        "tenxgraph.run.mode",
-        start.kind === "finished" ? "continue" : start.mode,
-      );
+    const trace = this.#trace!;
+    if (trace.recording) {
+      const mode = start.kind === "finished" ? "continue" : start.mode;
+      trace.span.setAttribute("tenxgraph.run.mode", mode);
+      // A continued or resumed run follows the run that wrote the thread's last checkpoint.
+      if (mode !== "new") trace.linkTo(start.previousTrace, mode);
     }
     this.#emit({
       type: "run_start",
@@ -104,6 +105,7 @@ export class Run<S extends BaseState> {
       emit: this.#emit,
       logger: this.#logger,
       startCarriesInput: start.mode !== "continue",
+      trace: trace.traceparent,
     });
     this.#writer = writer;
     // Heartbeated like a tool claim, so other executions can tell this run is live.
