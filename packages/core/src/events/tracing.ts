@@ -1,4 +1,5 @@
 import {
+  INVALID_SPAN_CONTEXT,
   SpanKind,
   SpanStatusCode,
   isSpanContextValid,
@@ -133,7 +134,10 @@ export class TraceScope {
     this.span = span;
     // Without an SDK the span is invalid and the parent is kept, so no context is allocated;
     // a span sampled out still carries its trace, so its children are sampled out with it.
-    this.context = isSpanContextValid(span.spanContext()) ? trace.setSpan(parent, span) : parent;
+    // The identity test spares the id checks for the no-SDK span, which has the invalid context.
+    const spanContext = span.spanContext();
+    const traced = spanContext !== INVALID_SPAN_CONTEXT && isSpanContextValid(spanContext);
+    this.context = traced ? trace.setSpan(parent, span) : parent;
   }
 
   get recording(): boolean {
