@@ -1,4 +1,4 @@
-import type { Meter } from "@opentelemetry/api";
+import type { Meter, Tracer } from "@opentelemetry/api";
 import {
   interrupt,
   tool,
@@ -26,6 +26,8 @@ export interface AgentHooks {
   logger: Logger;
   /** Where the runtime's counters go (default: the global meter, a no-op without an SDK). */
   meter?: Meter | undefined;
+  /** Where the runtime's spans go (default: the global tracer, a no-op without an SDK). */
+  tracer?: Tracer | undefined;
   /** Called when a tool starts hanging (it never returns in this process). */
   onHang(tool: ToolName): void;
 }
@@ -63,6 +65,7 @@ export function crashCompileOptions(params: AgentParams, hooks: AgentHooks) {
     faultPoints: hooks.faultPoints,
     logger: hooks.logger,
     ...(hooks.meter ? { meter: hooks.meter } : {}),
+    ...(hooks.tracer ? { tracing: { tracer: hooks.tracer, name: "support" } } : {}),
     stopPollIntervalMs: STOP_POLL_INTERVAL_MS,
     claimStaleAfterMs: params.claimStaleAfterMs ?? CLAIM_STALE_AFTER_MS,
   };

@@ -1,6 +1,6 @@
 import { existsSync } from "node:fs";
 import { setTimeout as sleep } from "node:timers/promises";
-import { silentLogger, type BaseState, type Logger } from "@tenxgraph/core";
+import { silentLogger, type BaseState, type CompileOptions, type Logger } from "@tenxgraph/core";
 import { type Checkpointer } from "@tenxgraph/core/storage";
 import { supportAgent, supportModel, supportTools } from "@tenxgraph/core/testing";
 import { appendEffect } from "../../support/effect-log.js";
@@ -31,6 +31,8 @@ export function buildTestGraph(
   params: TestGraphParams,
   checkpointer: Checkpointer,
   logger: Logger = silentLogger,
+  /** Where its spans go (default: the global tracer, a no-op without an SDK). */
+  tracing?: CompileOptions["tracing"],
 ) {
   const outside = (line: string) => appendEffect(params.effectLog, { line, pid: process.pid });
   const tools = supportTools({ outside, mailerDelayMs: params.mailerDelayMs ?? 0 });
@@ -46,5 +48,6 @@ export function buildTestGraph(
     stopPollIntervalMs: 250,
     claimStaleAfterMs: 1000,
     logger,
+    ...(tracing ? { tracing } : {}),
   });
 }

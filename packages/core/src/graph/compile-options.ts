@@ -1,5 +1,6 @@
 import type { Meter } from "@opentelemetry/api";
 import type { Logger } from "../events/logger.js";
+import type { TracingOptions } from "../events/tracing.js";
 import type { IdGenerator } from "../messages/ids.js";
 import type { FaultInjector } from "../node/fault-points.js";
 import type { Checkpointer } from "../storage/checkpointer.js";
@@ -17,6 +18,12 @@ export interface CompileOptions {
   logger?: Logger;
   /** OpenTelemetry meter (default: the global meter named `10xgraph`). */
   meter?: Meter;
+  /**
+   * Spans of runs, steps and tool calls: the tracer (default: the global tracer named
+   * `10xgraph`), the graph's name in its run spans, and whether tool arguments and results are
+   * recorded (off by default). See docs/events-logs-metrics.md#traces.
+   */
+  tracing?: TracingOptions;
   /**
    * Id generator (default: UUIDv7) for run ids, generated thread ids, and the ids model nodes give
    * their replies (`ctx.newId()`). `Message.*` factories always use UUIDv7.
@@ -40,6 +47,7 @@ const COMPILE_OPTION_KEYS = {
   checkpointer: true,
   logger: true,
   meter: true,
+  tracing: true,
   ids: true,
   faultPoints: true,
   stopPollIntervalMs: true,

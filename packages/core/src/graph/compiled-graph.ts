@@ -1,5 +1,6 @@
 import { jsonLogger } from "../events/logger.js";
 import { RuntimeMetrics } from "../events/metrics.js";
+import { RuntimeTracing } from "../events/tracing.js";
 import { StreamProjection } from "../runtime/stream-projection.js";
 import {
   resolveStreamMode,
@@ -77,6 +78,7 @@ export class CompiledGraph<S extends BaseState> {
       checkpointer: options.checkpointer ?? new InMemoryCheckpointer(),
       logger: options.logger ?? jsonLogger(),
       metrics: new RuntimeMetrics(options.meter),
+      tracing: new RuntimeTracing(options.tracing),
       ids: options.ids ?? uuidv7,
       faultPoints: options.faultPoints,
       stopPollIntervalMs,

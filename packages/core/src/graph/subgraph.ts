@@ -85,6 +85,8 @@ export class Subgraph<
         // Every child step is durable: a crash must find where the child stood.
         durableCheckpointEveryStep: true,
         loadedCheckpoint: checkpoint,
+        // The child's run span is a child of the subgraph node's step span.
+        traceParent: ctx.runtime.traceContext,
       };
       const result = await executeRun(
         deps,

@@ -1,3 +1,5 @@
+import { ROOT_CONTEXT } from "@opentelemetry/api";
+import { RuntimeTracing } from "../events/tracing.js";
 import { afterEach, describe, expect, it } from "vitest";
 import { silentLogger } from "../events/logger.js";
 import { RuntimeMetrics } from "../events/metrics.js";
@@ -47,6 +49,8 @@ function nodeContext(checkpointer: InMemoryCheckpointer, threadId: string): Node
     runtime: {
       checkpointer,
       metrics: new RuntimeMetrics(),
+      tracing: new RuntimeTracing(),
+      traceContext: ROOT_CONTEXT,
       ids: uuidv7,
       toolTimeoutMs: null,
       ledgerNamespace: "",

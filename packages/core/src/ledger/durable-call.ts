@@ -1,4 +1,5 @@
 import { ClaimLostError } from "../errors/errors.js";
+import type { ToolCallTrace } from "../events/tracing.js";
 import type { ToolMessage } from "../messages/message.js";
 import type { DeadlineScope } from "../node/deadline.js";
 import { FAULT_POINTS } from "../node/fault-points.js";
@@ -56,6 +57,8 @@ export interface CallWork {
    * turn, in one commit).
    */
   returnedLast(): Promise<boolean>;
+  /** The call's span: told when the call is found in doubt (see `resolveInDoubt`). */
+  readonly trace?: ToolCallTrace;
 }
 
 /** How a call settled. */
@@ -112,7 +115,7 @@ export async function durableCall(
       case "settled":
         return { message: plan.message, replayed: false, changes: {}, updates: [] };
       case "in_doubt":
-        plan = await resolveInDoubt(call, plan.entry, ctx, work.context);
+        plan = await resolveInDoubt(call, plan.entry, ctx, work.context, work.trace);
         break;
       case "wait":
         plan = await awaitClaim(call, plan.entry, ctx);

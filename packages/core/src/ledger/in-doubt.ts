@@ -1,4 +1,5 @@
 import { NodeTimeoutError, errorText } from "../errors/errors.js";
+import type { ToolCallTrace } from "../events/tracing.js";
 import { isTenxgraphError } from "../errors/tenxgraph-error.js";
 import type { ToolMessage } from "../messages/message.js";
 import { runWithDeadline, type DeadlineScope } from "../node/deadline.js";
@@ -31,8 +32,9 @@ export async function resolveInDoubt(
   entry: LedgerEntry,
   ctx: NodeContext,
   toolContext: (attempt: number, scope: DeadlineScope) => unknown,
+  trace?: ToolCallTrace,
 ): Promise<CallPlan> {
-  const decision = decide(call, entry, ctx);
+  const decision = decide(call, entry, ctx, trace);
   const taken = await claimOne(call, entry.attempt, ctx);
   if (taken.kind !== "run") return taken; // another execution took it over first
   const { attempt } = taken;
@@ -64,10 +66,16 @@ type Decision =
   | { action: "complete"; result: unknown }
   | { action: "reconcile"; reconcile: (args: unknown, ctx: unknown) => unknown };
 
-function decide(call: LedgerCall, entry: LedgerEntry, ctx: NodeContext): Decision {
+function decide(
+  call: LedgerCall,
+  entry: LedgerEntry,
+  ctx: NodeContext,
+  trace: ToolCallTrace | undefined,
+): Decision {
   const policy = call.tool.onInDoubt;
   const policyName = typeof policy === "string" ? policy : "reconcile";
   const report = () => {
+    trace?.inDoubt(entry.attempt, policyName);
     ctx.runtime.metrics.inDoubt.add(1, { tool: call.tool.name, policy: policyName });
     ctx.emit({
       type: "tool_in_doubt",

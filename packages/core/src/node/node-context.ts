@@ -1,3 +1,5 @@
+import type { Context } from "@opentelemetry/api";
+import type { RuntimeTracing } from "../events/tracing.js";
 import type { Logger } from "../events/logger.js";
 import type { RuntimeMetrics } from "../events/metrics.js";
 import type { EmitEvent } from "../events/stream-event.js";
@@ -53,6 +55,9 @@ export interface InternalNodeContext extends NodeContext {
 export interface NodeRuntime {
   readonly checkpointer: Checkpointer;
   readonly metrics: RuntimeMetrics;
+  readonly tracing: RuntimeTracing;
+  /** The context of the step's span: a tool call's span is its child. */
+  readonly traceContext: Context;
   readonly ids: IdGenerator;
   /** Default deadline of a tool call; `null` disables it. */
   readonly toolTimeoutMs: number | null;

@@ -1,3 +1,4 @@
+import type { Context } from "@opentelemetry/api";
 import type { ThreadCheckpoint } from "../storage/checkpointer.js";
 
 /**
@@ -27,6 +28,13 @@ export interface HostControls {
    * write landed in between, the run's first write fails with `StaleStateError`, as in any race.
    */
   loadedCheckpoint?: ThreadCheckpoint | null;
+  /**
+   * The OpenTelemetry context the run's span is a child of (default: the active context when
+   * the run was called): the context of the request that queued a background run, say.
+   */
+  traceContext?: Context;
+  /** The graph's id in the host's project, named in the run's span (`invoke_agent <graphId>`). */
+  graphId?: string;
 }
 
 /** No controls: what `invoke` and `stream` run with. */

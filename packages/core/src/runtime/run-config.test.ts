@@ -1,3 +1,4 @@
+import { ROOT_CONTEXT } from "@opentelemetry/api";
 import { describe, expect, it } from "vitest";
 import { END } from "../definition/edges.js";
 import { StateGraph } from "../graph/state-graph.js";
@@ -36,6 +37,9 @@ describe("defaults", () => {
       signal: undefined,
       remoteTools: [],
       loadedCheckpoint: undefined,
+      // No context is active outside a run: the run's span is a root.
+      traceParent: ROOT_CONTEXT,
+      graphId: null,
       fromVersion: null,
       parentThreadId: null,
     });

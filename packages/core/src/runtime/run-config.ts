@@ -1,3 +1,4 @@
+import { context, type Context } from "@opentelemetry/api";
 import { InvalidRunError } from "../errors/errors.js";
 import {
   LANGGRAPH_OPTION_HINTS,
@@ -87,6 +88,8 @@ const RUN_CONFIG_HINTS: OptionHints = {
   drainSignal: HOST_CONTROL_HINT,
   abandonSignal: HOST_CONTROL_HINT,
   loadedCheckpoint: HOST_CONTROL_HINT,
+  traceContext: HOST_CONTROL_HINT,
+  graphId: HOST_CONTROL_HINT,
 };
 
 /** Above the model adapters' default request timeout (600 s), so a slow model fails with its own error. */
@@ -111,6 +114,10 @@ export interface ResolvedRunConfig {
   /** Checked and copied: `ToolNode` makes them into tools (see `remoteToolsOf`). */
   remoteTools: readonly RemoteToolSpec[];
   loadedCheckpoint: ThreadCheckpoint | null | undefined;
+  /** The context the run's span is a child of: the host's, else the caller's active one. */
+  traceParent: Context;
+  /** The host's id of the graph, for the run's span; `null` outside a host. */
+  graphId: string | null;
   fromVersion: number | null;
   /**
    * The thread whose subgraph node runs this one, set by that node (never by a caller): the
@@ -177,6 +184,9 @@ export function resolveRunConfig(
     abandonSignal: controls.abandonSignal,
     remoteTools: resolveRemoteTools(config.remoteTools),
     loadedCheckpoint: resolveLoadedCheckpoint(controls.loadedCheckpoint, threadId),
+    // Read now, while the caller's context is active: the run goes on after awaits.
+    traceParent: controls.traceContext ?? context.active(),
+    graphId: controls.graphId ?? null,
     fromVersion: resolveFromVersion(config.fromVersion),
     parentThreadId: null,
   };

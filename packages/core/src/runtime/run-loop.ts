@@ -1,7 +1,9 @@
+import { context } from "@opentelemetry/api";
 import { GraphRecursionError, RunAbandonedError, errorText } from "../errors/errors.js";
 import { isTenxgraphError } from "../errors/tenxgraph-error.js";
 import { withFields, type Logger } from "../events/logger.js";
 import type { RunStatus } from "../events/stream-event.js";
+import type { TraceScope } from "../events/tracing.js";
 import type { BaseState } from "../definition/reducers.js";
 import { RunWatch } from "../node/run-watch.js";
 import { StepLedger } from "../node/step-ledger.js";
@@ -18,6 +20,7 @@ import { claimLease, releaseLease } from "./run-lease.js";
 import { loadThread } from "./thread-snapshot.js";
 import { runStep } from "./step.js";
 import { StepWriter } from "./step-writer.js";
+import { stepLabel, traceRun } from "./run-trace.js";
 
 /**
  * The one run loop behind `invoke` and `stream`: start (load, apply input, claim the thread
@@ -36,6 +39,8 @@ export class Run<S extends BaseState> {
   readonly #stepLedger: StepLedger;
   /** Writes the run's steps, from the start write on. */
   #writer: StepWriter<S> | null = null;
+  /** The run's span (`invoke_agent`): each step's span is its child. */
+  #trace: TraceScope | null = null;
 
   constructor(
     deps: RunDependencies<S>,
@@ -56,11 +61,24 @@ export class Run<S extends BaseState> {
   readonly #emit: EmitRunEvent = (event) => this.#send(event, this.#progress?.step ?? null);
 
   async execute(input: RunInput<S>): Promise<RunResult<S>> {
+    const { threadId, traceParent, graphId } = this.#config;
+    this.#trace = this.#deps.tracing.startRun(traceParent, threadId, this.runId, graphId);
+    return traceRun(this.#trace, () => this.#execute(input));
+  }
+
+  async #execute(input: RunInput<S>): Promise<RunResult<S>> {
     const begun = await this.#begin(input);
     if ("status" in begun) return begun;
     const { start, stopRequestsAtStart } = begun;
     let lease = begun.lease;
     this.#progress = start.progress;
+    const trace = this.#trace!;
+    if (trace.recording) {
+      const mode = start.kind === "finished" ? "continue" : start.mode;
+      trace.span.setAttribute("tenxgraph.run.mode", mode);
+      // A continued or resumed run follows the run that wrote the thread's last checkpoint.
+      if (mode !== "new") trace.linkTo(start.previousTrace, mode);
+    }
     this.#emit({
       type: "run_start",
       threadId: this.#config.threadId,
@@ -87,6 +105,7 @@ export class Run<S extends BaseState> {
       emit: this.#emit,
       logger: this.#logger,
       startCarriesInput: start.mode !== "continue",
+      trace: trace.traceparent,
     });
     this.#writer = writer;
     // Heartbeated like a tool claim, so other executions can tell this run is live.
@@ -173,7 +192,40 @@ export class Run<S extends BaseState> {
         throw new GraphRecursionError(this.#config.threadId, this.#config.recursionLimit);
       }
       const started = performance.now();
-      const outcome = await runStep(this.#deps, {
+      // The step's span covers its node(s) and its write.
+      const span = this.#deps.tracing.startStep(
+        this.#trace!.context,
+        stepLabel(progress),
+        progress.step,
+      );
+      let stepped: { paused: RunResult<S> } | { nodes: string[] };
+      try {
+        stepped = await this.#step(progress, signal, watch, writer, span);
+      } catch (error) {
+        span.fail(error);
+        throw error;
+      }
+      span.end();
+      if ("paused" in stepped) return stepped.paused;
+      stepsThisRun += 1;
+      const elapsed = performance.now() - started;
+      for (const node of stepped.nodes) this.#deps.metrics.stepDuration.record(elapsed, { node });
+    }
+    return this.#end("completed", []);
+  }
+
+  /** Runs one step and writes it; an interrupted step pauses the run instead. */
+  async #step(
+    progress: Progress<S>,
+    signal: AbortSignal,
+    watch: RunWatch,
+    writer: StepWriter<S>,
+    span: TraceScope,
+  ): Promise<{ paused: RunResult<S> } | { nodes: string[] }> {
+    // Nodes run in the step span's context: spans they start (a model call, the app's own)
+    // are its children.
+    const outcome = await context.with(span.context, () =>
+      runStep(this.#deps, {
         progress,
         config: this.#config,
         runId: this.runId,
@@ -182,40 +234,43 @@ export class Run<S extends BaseState> {
         stepLedger: this.#stepLedger,
         emit: this.#emit,
         logger: this.#logger,
-      });
-      if (outcome.kind === "interrupted") return this.#pause(outcome.interrupts);
-      const next: Progress<S> = {
-        ...progress,
-        state: outcome.state,
-        ...outcome.next,
-        step: progress.step + 1,
-        resumeAnswers: {},
-        // A fan-out step's version names every node it ran, in task order.
-        node: outcome.updates.map((update) => update.node).join(", "),
-      };
-      stepsThisRun += 1;
-      const done = next.currentNode === null;
-      const durable = done || this.#config.durableCheckpointEveryStep;
-      // The run moves on only once the step is written: if the write fails, the thread stays
-      // at this node (as after a crash) and a continuation replays it from the ledger.
-      // A draining run stops before the next node: claims for it would only be handed back.
-      const claims = durable && !done && !this.#draining ? writer.claimsAhead(next) : [];
-      // The step's messages and updates are announced once it is written, before its state
-      // event: one write for the whole step, however many tasks it ran.
-      await writer.commit(next, done ? "completed" : "running", [], durable, claims, () => {
-        for (const { node, update, messages } of outcome.updates) {
-          for (const message of messages) this.#emit({ type: "message", node, message });
-          this.#emit({ type: "update", node, update });
-        }
-      });
-      this.#emitValues(next);
-      this.#progress = next;
-      const elapsed = performance.now() - started;
-      for (const { node } of outcome.updates) {
-        this.#deps.metrics.stepDuration.record(elapsed, { node });
+        traceContext: span.context,
+      }),
+    );
+    if (outcome.kind === "interrupted") return { paused: await this.#pause(outcome.interrupts) };
+    const next: Progress<S> = {
+      ...progress,
+      state: outcome.state,
+      ...outcome.next,
+      step: progress.step + 1,
+      resumeAnswers: {},
+      // A fan-out step's version names every node it ran, in task order.
+      node: outcome.updates.map((update) => update.node).join(", "),
+    };
+    const done = next.currentNode === null;
+    const durable = done || this.#config.durableCheckpointEveryStep;
+    // The run moves on only once the step is written: if the write fails, the thread stays
+    // at this node (as after a crash) and a continuation replays it from the ledger.
+    // A draining run stops before the next node: claims for it would only be handed back.
+    const claims = durable && !done && !this.#draining ? writer.claimsAhead(next) : [];
+    // The step's messages and updates are announced once it is written, before its state
+    // event: one write for the whole step, however many tasks it ran.
+    await writer.commit(next, done ? "completed" : "running", [], durable, claims, () => {
+      for (const { node, update, messages } of outcome.updates) {
+        for (const message of messages) this.#emit({ type: "message", node, message });
+        this.#emit({ type: "update", node, update });
       }
+    });
+    if (span.recording) {
+      // Durable: written to the store; otherwise cached until the run's next durable write.
+      span.span.setAttributes({
+        "tenxgraph.step.version": next.version,
+        "tenxgraph.step.durable": durable,
+      });
     }
-    return this.#end("completed", []);
+    this.#emitValues(next);
+    this.#progress = next;
+    return { nodes: outcome.updates.map((update) => update.node) };
   }
 
   /** The state a write has just taken, for the `values` stream mode. */

@@ -1,4 +1,5 @@
 import type { RuntimeMetrics } from "../events/metrics.js";
+import type { RuntimeTracing } from "../events/tracing.js";
 import type { IdGenerator } from "../messages/ids.js";
 import type { Checkpointer } from "../storage/checkpointer.js";
 import type { FaultInjector } from "../node/fault-points.js";
@@ -10,6 +11,7 @@ import type { FaultInjector } from "../node/fault-points.js";
 export interface RunServices {
   checkpointer: Checkpointer;
   metrics: RuntimeMetrics;
+  tracing: RuntimeTracing;
   ids: IdGenerator;
   faultPoints: FaultInjector | undefined;
   stopPollIntervalMs: number;

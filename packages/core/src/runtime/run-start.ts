@@ -19,7 +19,11 @@ import { loadThread, loadVersion, type ThreadSnapshot } from "./thread-snapshot.
  * Where a run begins: at a node to run, or already finished (continuing a completed thread).
  * `lease` is the run lease as it was seen free (see run-lease.ts), for a run that claims it.
  */
-export type RunStart<S extends BaseState> = StartPoint<S> & { lease: LedgerEntry | undefined };
+export type RunStart<S extends BaseState> = StartPoint<S> & {
+  lease: LedgerEntry | undefined;
+  /** The run span that wrote the checkpoint the run starts from (`CheckpointRecord.trace`). */
+  previousTrace: string | undefined;
+};
 
 type StartPoint<S extends BaseState> =
   | { kind: "run"; mode: RunMode; progress: Progress<S> }
@@ -37,10 +41,13 @@ export async function resolveStart<S extends BaseState>(
 ): Promise<RunStart<S>> {
   const { snapshot: latest, lease } = await loadWithoutLiveRun(deps, config, signal);
   const snapshot = config.fromVersion === null ? latest : await forkPoint(deps, config, latest);
-  if (input === null) return { ...continueRun<S>(snapshot, config), lease };
-  if (isResumeInput(input)) return { ...resumeRun<S>(snapshot, config, input), lease };
+  const previousTrace = snapshot?.checkpoint.trace;
+  if (input === null) return { ...continueRun<S>(snapshot, config), lease, previousTrace };
+  if (isResumeInput(input)) {
+    return { ...resumeRun<S>(snapshot, config, input), lease, previousTrace };
+  }
   // A Command without `resume` is refused by newTurn's input check.
-  return { ...newTurn(deps, snapshot, config, input as StateUpdate<S>), lease };
+  return { ...newTurn(deps, snapshot, config, input as StateUpdate<S>), lease, previousTrace };
 }
 
 /**

@@ -34,6 +34,8 @@ export interface StepWriterArgs<S extends BaseState> {
   logger: Logger;
   /** Whether the run's start write carries input (a new turn's update or a resume answer). */
   startCarriesInput: boolean;
+  /** The run's span as a `traceparent`, recorded with each write; `undefined`: not traced. */
+  trace: string | undefined;
 }
 
 /**
@@ -176,6 +178,7 @@ export class StepWriter<S extends BaseState> {
       values,
       interrupts,
       resumeAnswers: progress.resumeAnswers,
+      ...(this.#args.trace === undefined ? {} : { trace: this.#args.trace }),
       // Read by the store on the thread's first write only: a subgraph's thread names its parent.
       parentThreadId: config.parentThreadId,
       ...diffTranscript(progress.durable, messages),

@@ -1,3 +1,4 @@
+import type { Context } from "@opentelemetry/api";
 import { GraphValidationError, NodeOutputError, NodeTimeoutError } from "../errors/errors.js";
 import { isTenxgraphError } from "../errors/tenxgraph-error.js";
 import { withFields, type Logger } from "../events/logger.js";
@@ -62,6 +63,8 @@ export interface StepArgs<S extends BaseState> {
   stepLedger: StepLedger;
   emit: EmitRunEvent;
   logger: Logger;
+  /** The context of the step's span, for its tool calls' spans. */
+  traceContext: Context;
 }
 
 /**
@@ -356,6 +359,8 @@ function nodeContext<S extends BaseState>(
   return withRuntime(ctx, {
     checkpointer: deps.checkpointer,
     metrics: deps.metrics,
+    tracing: deps.tracing,
+    traceContext: args.traceContext,
     ids: deps.ids,
     toolTimeoutMs: args.config.toolTimeoutMs,
     resumeAnswers: args.progress.resumeAnswers,

@@ -53,6 +53,11 @@ export interface CheckpointRecord {
   interrupts: Interrupt[];
   /** Answers given to interrupts of the current node, keyed by interrupt id. */
   resumeAnswers: Record<string, unknown>;
+  /**
+   * The run span of the run that wrote this checkpoint, as a W3C `traceparent`; absent when
+   * that run was not traced. A run that continues or resumes the thread links its span to it.
+   */
+  trace?: string;
 }
 
 /**
@@ -74,6 +79,7 @@ const FIELDS: { [Field in keyof Required<CheckpointRecord>]: () => CheckpointRec
   values: () => ({}),
   interrupts: () => [],
   resumeAnswers: () => ({}),
+  trace: () => undefined,
 };
 
 const NAMES = Object.keys(FIELDS) as (keyof CheckpointRecord)[];

@@ -1,4 +1,6 @@
+import { context } from "@opentelemetry/api";
 import { NodeTimeoutError, errorText } from "../errors/errors.js";
+import type { ToolCallTrace } from "../events/tracing.js";
 import type { ErrorCode } from "../errors/codes.js";
 import { isTenxgraphError } from "../errors/tenxgraph-error.js";
 import type { BaseState } from "../definition/reducers.js";
@@ -50,21 +52,40 @@ export function executeCall<S extends BaseState>(
       answers: ctx.runtime.resumeAnswers,
     },
     async () => {
-      const outcome = await durableCall(
-        call,
-        plan,
-        {
-          run: (attempt) => runTool(call, attempt, branch, ctx),
-          // A reconcile's answer is recorded without state: what it updates is not applied.
-          context: (attempt, scope) =>
-            toolContext(call, attempt, scope, branch.state, reconcileUpdates(call), ctx),
-          returnedLast,
-        },
-        ctx,
-      );
+      const trace = ctx.runtime.tracing.startToolCall(ctx.runtime.traceContext, call);
+      let outcome: CallOutcome;
+      try {
+        outcome = await durableCall(
+          call,
+          plan,
+          {
+            run: (attempt) => runTool(call, attempt, branch, ctx, trace),
+            // A reconcile's answer is recorded without state: what it updates is not applied.
+            context: (attempt, scope) =>
+              toolContext(call, attempt, scope, branch.state, reconcileUpdates(call), ctx),
+            returnedLast,
+            trace,
+          },
+          ctx,
+        );
+      } catch (error) {
+        traceThrown(trace, error);
+        throw error;
+      }
+      trace.settled(outcome.replayed, outcome.message.isError === true, outcome.message.content);
       return outcome.replayed ? replayInto(branch, call, outcome) : outcome;
     },
   );
+}
+
+/** Paused in `interrupt()` is no failure; a claim taken over is the call `fenced`. */
+function traceThrown(trace: ToolCallTrace, error: unknown): void {
+  if (isInterruptSignal(error)) {
+    if (trace.recording) trace.span.setAttribute("tenxgraph.tool.outcome", "interrupted");
+    trace.end();
+  } else {
+    trace.thrown(error, isTenxgraphError(error, "TOOL_CONFLICT_002"));
+  }
 }
 
 /**
@@ -99,6 +120,7 @@ async function runTool<S extends BaseState>(
   running: CallAttempt,
   branch: Branch<S>,
   ctx: NodeContext,
+  trace: ToolCallTrace,
 ): Promise<ToolRun> {
   const { attempt, held } = running;
   const timeoutMs = toolTimeoutMs(call, ctx);
@@ -108,9 +130,13 @@ async function runTool<S extends BaseState>(
     const output = await runWithDeadline(
       (scope) => {
         running.started = true;
-        return call.tool.execute(
-          call.args,
-          toolContext(call, attempt ?? 0, scope, branch.state, updates, ctx),
+        trace.running(attempt);
+        // The tool runs in its span's context: spans it starts are the call's children.
+        return context.with(trace.context, () =>
+          call.tool.execute(
+            call.args,
+            toolContext(call, attempt ?? 0, scope, branch.state, updates, ctx),
+          ),
         );
       },
       {

@@ -15,6 +15,7 @@ import {
   type ProviderSettings,
 } from "../providers/resolve-model.js";
 import { resolveRetry, type RetryOptions } from "./retry.js";
+import type { AgentTracing } from "./chat-span.js";
 import type { ProviderOptions } from "./stream-reply.js";
 
 /**
@@ -70,6 +71,11 @@ export interface AgentOptions<S extends BaseState = BaseState> {
    * });
    */
   prepareMessages?: PrepareMessages<S>;
+  /**
+   * A `chat <model>` span per model step: the tracer (default: the global one named
+   * `10xgraph`) and whether the messages and the reply are recorded (off by default).
+   */
+  tracing?: AgentTracing;
 }
 
 /** The default `requestTimeout`, in seconds. */
@@ -93,6 +99,7 @@ export interface ResolvedAgentOptions<S extends BaseState = BaseState> {
   readonly provider: Readonly<ProviderSettings>;
   readonly providerOptions: ProviderOptions | undefined;
   readonly prepareMessages: PrepareMessages<S> | undefined;
+  readonly tracing: Readonly<AgentTracing>;
 }
 
 /**
@@ -138,6 +145,7 @@ export function resolveAgentOptions<S extends BaseState = BaseState>(
     provider,
     providerOptions: options.providerOptions,
     prepareMessages,
+    tracing: Object.freeze({ ...options.tracing }),
   });
 }
 
@@ -193,6 +201,7 @@ const AGENT_OPTION_KEYS = {
   provider: true,
   providerOptions: true,
   prepareMessages: true,
+  tracing: true,
 } satisfies Record<keyof AgentOptions, true>;
 
 /** `compile()`'s options, which a builder takes as `compile: { … }` (and `checkpointer`). */
@@ -200,6 +209,7 @@ const COMPILE_OPTION_KEYS = {
   checkpointer: true,
   logger: true,
   meter: true,
+  tracing: true,
   ids: true,
   faultPoints: true,
   stopPollIntervalMs: true,

@@ -14,6 +14,7 @@ import {
 import { acceptsMediaInToolResults, toModelMessages, toToolSet } from "./message-mapping.js";
 import { exhaustedError, hardError, timeoutError } from "./model-errors.js";
 import { decideRetry, sleep } from "./retry.js";
+import { ChatSpan } from "./chat-span.js";
 import { streamReply, type Reply, type ReplyOutcome, type ReplyRequest } from "./stream-reply.js";
 
 /**
@@ -52,12 +53,27 @@ export class Agent<S extends BaseState = BaseState> implements GraphNode<S> {
 
   async run(state: S, ctx: NodeContext): Promise<AssistantMessage> {
     const request = await this.#request(state, ctx);
+    const span = ChatSpan.start(this.#options.tracing, request);
+    try {
+      return await this.#reply(request, ctx, span);
+    } catch (error) {
+      span.failed(error);
+      throw error;
+    }
+  }
+
+  /** Asks the model, retrying transient failures, until it replies. */
+  async #reply(request: ReplyRequest, ctx: NodeContext, span: ChatSpan): Promise<AssistantMessage> {
     for (let attempt = 1; ; attempt += 1) {
       // Each attempt gets a fresh id: deltas of an attempt that failed midway belong to a
       // message that never completes, so a client never appends a retry's text to them.
       const messageId = ctx.newId();
       const outcome = await this.#attempt(request, messageId, attempt, ctx);
-      if (outcome.kind === "reply") return this.#message(messageId, outcome.reply, ctx);
+      if (outcome.kind === "reply") {
+        const message = this.#message(messageId, outcome.reply, ctx);
+        span.replied(message, outcome.reply.finishReason, attempt);
+        return message;
+      }
       const failure = outcome.failure;
       if (failure.kind !== "transient") throw hardError(this.model, failure, attempt);
       const { retry } = this.#options;
@@ -76,6 +92,7 @@ export class Agent<S extends BaseState = BaseState> implements GraphNode<S> {
         },
         "Model request failed with a transient error; retrying",
       );
+      span.retry(attempt, failure, decision.delayMs);
       await sleep(decision.delayMs, ctx.signal);
     }
   }

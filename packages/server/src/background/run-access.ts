@@ -1,4 +1,6 @@
+import type { Context } from "@opentelemetry/api";
 import type { z } from "zod";
+import { traceCarrier } from "../http/trace-context.js";
 import { ApiError } from "../http/api-error.js";
 import type { RunService, RunsContext } from "./runs-context.js";
 import type { AuthUser } from "../http/server-env.js";
@@ -64,6 +66,8 @@ export async function backgroundRequest(
   user: AuthUser,
   threadId: string,
   body: z.infer<typeof createRunSchema>,
+  /** The POST's trace context, carried in the queued run for its attempts' spans. */
+  traceContext: Context,
 ): Promise<RunRequest> {
   if ((body.config as { remote_tools?: unknown[] } | null | undefined)?.remote_tools?.length) {
     throw new ApiError(
@@ -97,7 +101,9 @@ export async function backgroundRequest(
     );
   }
   const { config } = prepared;
+  const trace = traceCarrier(traceContext);
   return {
+    ...(trace ? { trace } : {}),
     input: prepared.input,
     config: {
       threadId,

@@ -7,6 +7,7 @@ import {
   type RunStatus,
   type StreamEvent,
 } from "@tenxgraph/core";
+import { carriedTraceContext } from "../http/trace-context.js";
 import { streamAsHost, type HostControls } from "@tenxgraph/core/host";
 import type { ThreadCheckpoint } from "@tenxgraph/core/storage";
 import type { BackgroundRunEvent, RunRecord, StopReason } from "./run-record.js";
@@ -55,6 +56,8 @@ export async function runAttempt(
   const steer: HostControls = {
     drainSignal: controls.drain.signal,
     abandonSignal: controls.abandon.signal,
+    // Every attempt's spans, a takeover's too, join the trace of the POST that queued the run.
+    traceContext: carriedTraceContext(run.request.trace),
   };
   const follow = async (stream: AsyncIterable<StreamEvent>) => {
     let status: RunStatus | null = null;

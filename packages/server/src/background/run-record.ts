@@ -38,6 +38,12 @@ export interface RunRequest {
     toolTimeout?: number | null;
     durableCheckpointEveryStep?: boolean;
   };
+  /**
+   * The trace context of the request that queued the run, as the headers that carry it
+   * (`traceparent`, `tracestate`): every attempt's spans join that trace. Absent without an
+   * OpenTelemetry propagator, or when the request carried none.
+   */
+  trace?: Record<string, string>;
 }
 
 /**

@@ -11,6 +11,7 @@ import { uuidv7 } from "@tenxgraph/core/host";
 import type { Context } from "hono";
 import { ApiError } from "../http/api-error.js";
 import { ok } from "../http/envelope.js";
+import { requestTraceContext } from "../http/trace-context.js";
 import { pathId, readBody, readQuery } from "../http/request-input.js";
 import { toWireRun } from "./run-record.js";
 import { authorizeRunThread, backgroundRequest, findRun, requireRuns } from "./run-access.js";
@@ -41,7 +42,13 @@ export const runRoutes: Route<RunsContext>[] = [
       // whether their body would have been valid.
       await authorizeRunThread(ctx, runs, user, threadId);
       const body = await readBody(c, createRunSchema);
-      const request = await backgroundRequest(ctx, user, threadId, body);
+      const request = await backgroundRequest(
+        ctx,
+        user,
+        threadId,
+        body,
+        requestTraceContext(c.req.raw),
+      );
       try {
         const run = await runs.store.createRun({
           runId: uuidv7(),

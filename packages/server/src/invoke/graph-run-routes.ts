@@ -9,6 +9,7 @@ import { prepareRun, runEarlierAnswers } from "./run-request.js";
 import { pumpStream, startStream } from "./run-stream.js";
 import { graphInputSchema } from "../wire/request-schemas.js";
 import { track } from "../http/shutdown.js";
+import { requestTraceContext } from "../http/trace-context.js";
 import { streamChunks, streamFormat } from "../http/sse.js";
 
 /**
@@ -27,7 +28,7 @@ export const graphRunRoutes: Route<InvokeContext>[] = [
     body: graphInputSchema,
     handler: async (c, ctx) => {
       const body = await readBody(c, graphInputSchema);
-      const run = await prepareRun(ctx, c.get("user"), body);
+      const run = await prepareRun(ctx, c.get("user"), body, requestTraceContext(c.req.raw));
       await runEarlierAnswers(ctx, run);
       const result = await track(ctx, invokeAsHost(ctx.graph, run.input, run.config, run.controls));
       return ok(c, invokeAnswer(run, result, body.response_granularity));
@@ -47,7 +48,7 @@ export const graphRunRoutes: Route<InvokeContext>[] = [
     body: graphInputSchema,
     handler: async (c, ctx) => {
       const body = await readBody(c, graphInputSchema);
-      const run = await prepareRun(ctx, c.get("user"), body);
+      const run = await prepareRun(ctx, c.get("user"), body, requestTraceContext(c.req.raw));
       // Answered once the run has really started (its first write is done): a conflict with
       // another execution or a refused input is then a JSON error with its status (409, 422)
       // instead of a 200 with an error line.

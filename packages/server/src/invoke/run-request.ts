@@ -1,3 +1,4 @@
+import type { Context } from "@opentelemetry/api";
 import { uuidv7, type HostControls } from "@tenxgraph/core/host";
 import type { BaseState, Message, ResumeInput, RunConfig, RunInput } from "@tenxgraph/core";
 import type { ThreadCheckpoint } from "@tenxgraph/core/storage";
@@ -70,6 +71,8 @@ export async function prepareRun(
   ctx: InvokeContext,
   user: AuthUser,
   body: GraphInput,
+  /** The request's trace context: the run's span is its child (see `requestTraceContext`). */
+  traceContext?: Context,
 ): Promise<PreparedRun> {
   const parsed = runConfigSchema.safeParse(body.config ?? {});
   if (!parsed.success) throw validationError("body.config", parsed.error);
@@ -106,8 +109,10 @@ export async function prepareRun(
   };
   // The run starts from the checkpoint read for ownership instead of reading it again, unless
   // earlier answers run first and move the thread.
-  const controls: HostControls =
-    answers && answers.length > 1 ? {} : { loadedCheckpoint: checkpoint };
+  const controls: HostControls = {
+    ...(answers && answers.length > 1 ? {} : { loadedCheckpoint: checkpoint }),
+    ...(traceContext ? { traceContext } : {}),
+  };
   // A new thread's name is part of its first checkpoint: stored with the run's start write.
   const threadName =
     checkpoint === null && !answers && body.resume === undefined && body.continue !== true
