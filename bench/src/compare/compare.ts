@@ -119,6 +119,9 @@ function describeNewTree(): string {
 
 async function main(): Promise<number> {
   const options = parseOptions(process.argv.slice(2));
+  // Interrupted, it still exits through `exit`, where the base tree is removed.
+  process.once("SIGINT", () => process.exit(130));
+  process.once("SIGTERM", () => process.exit(143));
   const workloads = WORKLOADS.filter(
     (w) => options.only === undefined || w.name.includes(options.only),
   );
