@@ -32,8 +32,20 @@ const WORKLOADS: CompareWorkload[] = [
     spec: { store: "memory", turns: 5, toolsPerTurn: 1, warmup: 20, runs: 200 },
   },
   {
+    name: "memory 5x4",
+    spec: { store: "memory", turns: 5, toolsPerTurn: 4, warmup: 20, runs: 200 },
+  },
+  {
+    name: "memory 50x1",
+    spec: { store: "memory", turns: 50, toolsPerTurn: 1, warmup: 3, runs: 20 },
+  },
+  {
     name: "memory 50x4",
     spec: { store: "memory", turns: 50, toolsPerTurn: 4, warmup: 3, runs: 20 },
+  },
+  {
+    name: "memory 200x1",
+    spec: { store: "memory", turns: 200, toolsPerTurn: 1, warmup: 1, runs: 3 },
   },
   {
     name: "memory 200x4",
