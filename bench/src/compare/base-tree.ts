@@ -1,5 +1,5 @@
 import { execFileSync } from "node:child_process";
-import { existsSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 
@@ -48,14 +48,20 @@ export function resolveCommit(repoRoot: string, ref: string): string {
 
 /**
  * A detached worktree of `sha` in the temp directory, installed (`npm ci`, offline when the
- * cache allows) and with the compare workspaces built. With `keep`, a tree that an earlier
- * compare left ready is reused and this one is left for the next.
+ * cache allows) and with the compare workspaces built. Each compare gets a folder of its own,
+ * removed when it ends (or the process exits), so compares running at once on one base do not
+ * delete each other's trees. With `keep`, the tree sits in the one folder of that base: one an
+ * earlier compare left ready is reused, and this one is left for the next.
  */
 export function prepareBaseTree(repoRoot: string, sha: string, keep: boolean): BaseTree {
-  const root = join(tmpdir(), `tenxgraph-compare-${sha.slice(0, 12)}`);
+  const name = `tenxgraph-compare-${sha.slice(0, 12)}`;
+  const root = keep ? join(tmpdir(), name) : mkdtempSync(join(tmpdir(), `${name}-`));
   const ready = join(root, ".compare-ready");
+  let released = false;
   const release = () => {
-    if (keep) return;
+    if (keep || released) return;
+    released = true;
+    process.off("exit", release);
     try {
       git(repoRoot, ["worktree", "remove", "--force", root]);
     } catch {
@@ -67,11 +73,14 @@ export function prepareBaseTree(repoRoot: string, sha: string, keep: boolean): B
     log(`base ${sha.slice(0, 12)}: reusing ${root}`);
     return { sha, root, release };
   }
-  if (existsSync(root)) {
+  if (keep && existsSync(root)) {
     rmSync(root, { recursive: true, force: true });
     git(repoRoot, ["worktree", "prune"]);
   }
+  // Also when the compare is cut short: an exit by error or by signal (see compare.ts).
+  process.on("exit", release);
   log(`base ${sha.slice(0, 12)}: worktree in ${root}, npm ci, build`);
+  // `git worktree add` wants the folder absent or empty; the fresh temp folder is empty.
   git(repoRoot, ["worktree", "add", "--detach", root, sha]);
   try {
     run(root, "npm", ["ci", "--prefer-offline", "--no-audit", "--no-fund"]);

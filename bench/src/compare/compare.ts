@@ -32,8 +32,20 @@ const WORKLOADS: CompareWorkload[] = [
     spec: { store: "memory", turns: 5, toolsPerTurn: 1, warmup: 20, runs: 200 },
   },
   {
+    name: "memory 5x4",
+    spec: { store: "memory", turns: 5, toolsPerTurn: 4, warmup: 20, runs: 200 },
+  },
+  {
+    name: "memory 50x1",
+    spec: { store: "memory", turns: 50, toolsPerTurn: 1, warmup: 3, runs: 20 },
+  },
+  {
     name: "memory 50x4",
     spec: { store: "memory", turns: 50, toolsPerTurn: 4, warmup: 3, runs: 20 },
+  },
+  {
+    name: "memory 200x1",
+    spec: { store: "memory", turns: 200, toolsPerTurn: 1, warmup: 1, runs: 3 },
   },
   {
     name: "memory 200x4",
@@ -119,6 +131,9 @@ function describeNewTree(): string {
 
 async function main(): Promise<number> {
   const options = parseOptions(process.argv.slice(2));
+  // Interrupted, it still exits through `exit`, where the base tree is removed.
+  process.once("SIGINT", () => process.exit(130));
+  process.once("SIGTERM", () => process.exit(143));
   const workloads = WORKLOADS.filter(
     (w) => options.only === undefined || w.name.includes(options.only),
   );

@@ -34,19 +34,21 @@ function nodeContext(checkpointer: InMemoryCheckpointer, threadId: string): Node
     onStopRequested: () => {},
   });
   watches.push(watch);
+  const signal = new AbortController().signal;
   return {
     threadId,
     runId: uuidv7(),
     userId: null,
     node: "TOOL",
     step: 1,
-    signal: new AbortController().signal,
+    signal,
     deadlineAt: null,
     logger: silentLogger,
     emit: () => {},
     write: () => {},
     newId: uuidv7,
     runtime: {
+      nodeAbort: signal,
       checkpointer,
       metrics: new RuntimeMetrics(),
       tracing: new RuntimeTracing(),

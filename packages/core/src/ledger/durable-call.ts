@@ -102,12 +102,13 @@ export async function durableCall(
 ): Promise<CallOutcome> {
   for (;;) {
     // A stopped or timed-out node's calls go no further, even when a ledger call returns late.
-    if (ctx.signal.aborted) {
+    const { nodeAbort } = ctx.runtime;
+    if (nodeAbort.aborted) {
       // A claim won for a call that will not start now is handed back: it is not in doubt.
       if (plan.kind === "run" && plan.attempt !== null) {
         await releaseClaim(call, plan.attempt, ctx);
       }
-      throw ctx.signal.reason;
+      throw nodeAbort.reason;
     }
     switch (plan.kind) {
       case "replay":

@@ -184,7 +184,7 @@ async function reconcile(
   const timeoutMs = toolTimeoutMs(call, ctx);
   try {
     const value = await runWithDeadline((scope) => fn(call.args, toolContext(attempt, scope)), {
-      parent: ctx.signal,
+      parent: ctx.runtime.nodeAbort,
       timeoutMs,
       onTimeout: () => new NodeTimeoutError("tool", call.tool.name, (timeoutMs ?? 0) / 1000),
       // Taken over while asking: the taker decides now, and this answer must not be acted on.
@@ -193,7 +193,7 @@ async function reconcile(
     if (value === undefined) return { kind: "did_not_happen" };
     return { kind: "happened", message: toToolMessage(value, call.call.id), errorCode: null };
   } catch (error) {
-    if (ctx.signal.aborted || isTenxgraphError(error, "TOOL_CONFLICT_002")) throw error;
+    if (ctx.runtime.nodeAbort.aborted || isTenxgraphError(error, "TOOL_CONFLICT_002")) throw error;
     const message = `reconcile() failed, outcome still unknown: ${errorText(error)}`;
     return {
       kind: "happened",

@@ -8,7 +8,7 @@ import { ScriptedModel } from "../testing/scripted-model.js";
 import { ToolNode } from "../tools/tool-node.js";
 import { tool } from "../tools/tool.js";
 import { uuidv7 } from "./ids.js";
-import { Message, messageSchema, type ContentBlock } from "./message.js";
+import { Message, isPlainMessage, messageSchema, type ContentBlock } from "./message.js";
 
 const UUID_V7 = /^[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
 
@@ -223,5 +223,51 @@ describe("message ids are stable once persisted", () => {
     const second = await build().invoke({ messages: [Message.user("thanks")] }, { threadId: "t" });
     expect(second.state.messages.slice(0, 4).map((m) => m.id)).toEqual(ids);
     expect(second.state.messages).toHaveLength(6);
+  });
+});
+
+describe("isPlainMessage, the schema's fast path", () => {
+  const valid = { id: "m1", createdAt: "2026-01-01T00:00:00.000Z", content: "hi" };
+  const call = { id: "c1", name: "echo", arguments: "{}" };
+  it("accepts the common shapes, each of which the schema accepts", () => {
+    const plain: unknown[] = [
+      Message.system("s"),
+      Message.user("u"),
+      Message.assistant("a"),
+      Message.assistant("", [call, { ...call, id: "c2" }]),
+      Message.tool("c1", "done"),
+      Message.tool("c1", "failed", { isError: true }),
+      { ...valid, role: "user", extra: { any: "thing" } },
+      { ...valid, role: "assistant", toolCalls: [{ ...call, extra: 1 }] },
+    ];
+    for (const value of plain) {
+      expect(isPlainMessage(value)).toBe(true);
+      expect(messageSchema.safeParse(value).success).toBe(true);
+    }
+  });
+
+  it("leaves every other value to the schema, valid or not", () => {
+    const others: unknown[] = [
+      null,
+      "text",
+      [valid],
+      { ...valid, role: "remove" },
+      { ...valid, role: "user", id: "" },
+      { ...valid, role: "user", id: 7 },
+      { ...valid, role: "user", createdAt: undefined },
+      { ...valid, role: "user", content: [{ type: "text", text: "blocks" }] },
+      { ...valid, role: "tool" },
+      { ...valid, role: "tool", toolCallId: "c1", isError: "yes" },
+      { ...valid, role: "assistant", toolCalls: "none" },
+      { ...valid, role: "assistant", toolCalls: [{ ...call, arguments: {} }] },
+      { ...valid, role: "assistant", toolCalls: [{ ...call, providerMetadata: { p: { k: 1 } } }] },
+      { ...valid, role: "assistant", usage: { inputTokens: 1 } },
+      { ...valid, role: "assistant", reasoning: [{ text: "because" }] },
+    ];
+    for (const value of others) expect(isPlainMessage(value)).toBe(false);
+    // Not the fast path's shape, yet messages: the schema still takes them.
+    expect(Message.is(others[7])).toBe(true);
+    expect(Message.is(others[12])).toBe(true);
+    expect(Message.is(others[9])).toBe(false);
   });
 });

@@ -156,6 +156,49 @@ export const messageSchema: z.ZodType<Message> = z.discriminatedUnion("role", [
 ]) as z.ZodType<Message>;
 
 /**
+ * True when `value` is surely a message `messageSchema` accepts, found without zod: the common
+ * shape, with string content and no optional parts beyond `toolCalls` (without metadata) and
+ * `isError`. False means only "not this shape": ask the schema, which also says what is wrong.
+ * Every new message of every step is checked, and zod's parse was most of a check's cost.
+ */
+export function isPlainMessage(value: unknown): boolean {
+  if (typeof value !== "object" || value === null || Array.isArray(value)) return false;
+  const m = value as Record<string, unknown>;
+  if (typeof m.id !== "string" || m.id.length === 0) return false;
+  if (typeof m.content !== "string" || typeof m.createdAt !== "string") return false;
+  switch (m.role) {
+    case "system":
+    case "user":
+      return true;
+    case "tool":
+      return (
+        typeof m.toolCallId === "string" &&
+        (m.isError === undefined || typeof m.isError === "boolean")
+      );
+    case "assistant":
+      return (
+        m.reasoning === undefined &&
+        m.usage === undefined &&
+        (m.toolCalls === undefined ||
+          (Array.isArray(m.toolCalls) && m.toolCalls.every(isPlainCall)))
+      );
+    default:
+      return false;
+  }
+}
+
+function isPlainCall(call: unknown): boolean {
+  if (typeof call !== "object" || call === null || Array.isArray(call)) return false;
+  const c = call as Record<string, unknown>;
+  return (
+    typeof c.id === "string" &&
+    typeof c.name === "string" &&
+    typeof c.arguments === "string" &&
+    c.providerMetadata === undefined
+  );
+}
+
+/**
  * The id and time of a new message. The factories copy its two fields by name: spreading it
  * into a literal with more keys takes V8's slow path (microseconds per message on Node 20).
  */
@@ -232,7 +275,7 @@ export const Message = {
   },
   /** True for a value shaped like a message. */
   is(value: unknown): value is Message {
-    return messageSchema.safeParse(value).success;
+    return isPlainMessage(value) || messageSchema.safeParse(value).success;
   },
   /** The text of a message's content, content blocks joined. */
   text(message: Message): string {

@@ -19,7 +19,7 @@ import {
 import { ScriptedModel } from "../testing/scripted-model.js";
 import { ToolNode } from "../tools/tool-node.js";
 import { tool, type AnyTool } from "../tools/tool.js";
-import { runWithDeadline, sleep } from "./deadline.js";
+import { runWithDeadline, sleep, type DeadlineScope } from "./deadline.js";
 
 const never = () => new AbortController().signal;
 
@@ -73,6 +73,32 @@ describe("runWithDeadline", () => {
     });
     parent.abort("stop");
     await expect(run).rejects.toBe("stop");
+  });
+
+  it("work under a scope (a tool call under its node) aborts with it, the scope's signal never made", async () => {
+    const outer = new AbortController();
+    const inner: { scope?: DeadlineScope; signal?: AbortSignal } = {};
+    const node = runWithDeadline(
+      (scope) =>
+        runWithDeadline(
+          (child) => {
+            inner.scope = child;
+            return new Promise<never>(() => {});
+          },
+          { parent: scope, timeoutMs: null, onTimeout: () => new Error("unused") },
+        ),
+      { parent: outer.signal, timeoutMs: null, onTimeout: () => new Error("unused") },
+    );
+    expect(inner.scope?.aborted).toBe(false);
+    expect(inner.scope?.reason).toBeUndefined();
+    outer.abort("stop");
+    await expect(node).rejects.toBe("stop");
+    // The child was aborted through the scope, and its signal, read now, says so.
+    expect(inner.scope?.aborted).toBe(true);
+    expect(inner.scope?.reason).toBe("stop");
+    inner.signal = inner.scope?.signal;
+    expect(inner.signal?.aborted).toBe(true);
+    expect(inner.signal?.reason).toBe("stop");
   });
 
   it("never starts the work under a parent that already aborted", async () => {

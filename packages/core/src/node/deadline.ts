@@ -6,7 +6,17 @@ import { setMaxListeners } from "node:events";
  */
 export interface DeadlineScope {
   readonly signal: AbortSignal;
+  /** `signal.aborted`, read without making the signal. */
+  readonly aborted: boolean;
+  /** `signal.reason`. */
+  readonly reason: unknown;
 }
+
+/**
+ * What aborts work under a deadline: a signal, or the scope of the work it is part of (a tool
+ * call under its node's scope), which passes its abort on without making its signal.
+ */
+export type AbortParent = AbortSignal | DeadlineScope;
 
 /**
  * Runs `work` under a signal that aborts when `parent` aborts or after `timeoutMs`, and settles
@@ -16,7 +26,7 @@ export interface DeadlineScope {
 export function runWithDeadline<T>(
   work: (scope: DeadlineScope) => Promise<T> | T,
   options: {
-    parent: AbortSignal;
+    parent: AbortParent;
     timeoutMs: number | null;
     onTimeout: () => Error;
     /**
@@ -74,6 +84,8 @@ class LazyScope implements DeadlineScope {
   #controller: AbortController | undefined;
   #aborted: { reason: unknown } | undefined;
   readonly #manyChildren: boolean;
+  /** What runs when this scope aborts: the work under it (see {@link whenAborted}). */
+  #children: Set<() => void> | undefined;
 
   constructor(manyChildren: boolean) {
     this.#manyChildren = manyChildren;
@@ -89,9 +101,28 @@ class LazyScope implements DeadlineScope {
     return controller.signal;
   }
 
+  get aborted(): boolean {
+    return this.#controller ? this.#controller.signal.aborted : this.#aborted !== undefined;
+  }
+
+  get reason(): unknown {
+    // Aborted, the signal is made: its reason is what `AbortController` makes of the given one.
+    return this.aborted ? this.signal.reason : undefined;
+  }
+
+  /** Calls `callback` once when this scope aborts, until the returned function forgets it. */
+  onAbort(callback: () => void): () => void {
+    const children = (this.#children ??= new Set());
+    children.add(callback);
+    return () => children.delete(callback);
+  }
+
   abort(reason: unknown): void {
     if (this.#controller) this.#controller.abort(reason);
     else this.#aborted ??= { reason };
+    const children = this.#children;
+    this.#children = undefined;
+    children?.forEach((abortChild) => abortChild());
   }
 }
 
@@ -103,7 +134,11 @@ const childrenOf = new WeakMap<AbortSignal, Set<() => void>>();
  * one listener for all its children (a node's tool calls, a run's nodes): adding and removing
  * an AbortSignal listener per child cost more than the rest of a call's bookkeeping.
  */
-function whenAborted(signal: AbortSignal, callback: () => void): () => void {
+function whenAborted(parent: AbortParent, callback: () => void): () => void {
+  // A scope keeps its children itself: its signal, which costs more than a tool call's
+  // bookkeeping, is made only when something reads it.
+  if (parent instanceof LazyScope) return parent.onAbort(callback);
+  const signal = parent as AbortSignal;
   let children = childrenOf.get(signal);
   if (!children) {
     const registered = new Set<() => void>();

@@ -6,7 +6,7 @@ import { NodeOutputError } from "../errors/errors.js";
 import { isCommand, type Goto } from "../definition/command.js";
 import type { NodeOutput } from "../definition/graph-node.js";
 import { appendMessages, type BaseState, type StateUpdate } from "../definition/reducers.js";
-import { Message, messageSchema, type MessageUpdate } from "../messages/message.js";
+import { Message, isPlainMessage, messageSchema, type MessageUpdate } from "../messages/message.js";
 
 /** A node's output as an update, and where a `Command` it returned said to go. */
 export function toUpdate<S extends BaseState>(
@@ -42,7 +42,7 @@ function requireValidMessages(messages: unknown, node: string): void {
     throw new NodeOutputError(node, `returned messages that are not an array of messages`);
   }
   messages.forEach((message, index) => {
-    if (Message.isRemoval(message)) return;
+    if (isPlainMessage(message) || Message.isRemoval(message)) return;
     const parsed = messageSchema.safeParse(message);
     if (parsed.success) return;
     const issue = parsed.error.issues[0];

@@ -14,7 +14,7 @@ import {
 import type { Message } from "../messages/message.js";
 import { requireKnownRemovals, toUpdate } from "./node-output.js";
 import { deepCopy } from "../definition/state-copy.js";
-import { diffTranscript } from "./transcript-change.js";
+import { diffTranscript, keepsPrefix } from "./transcript-change.js";
 import { findSchemaProblem } from "../definition/state-schema.js";
 import { findNonJson } from "../storage/json-check.js";
 import {
@@ -267,8 +267,7 @@ function taskUpdates<S extends BaseState>(
 
 /** The transcript only grows: a node that edited or dropped earlier messages of its copy is refused. */
 function requireAppendOnly(before: readonly Message[], after: readonly Message[], node: string) {
-  const kept = after.length >= before.length && before.every((message, i) => after[i] === message);
-  if (kept) return;
+  if (keepsPrefix(before, after)) return;
   throw new NodeOutputError(
     node,
     `changed earlier messages of its state in place; the transcript is ` +
@@ -303,14 +302,13 @@ function requireStorable<S extends BaseState>(
   node: string,
 ): void {
   const { messages, ...values } = state;
-  // Messages the step did not add or replace were checked when they came in.
-  const problem =
-    findNonJson(values, "state.values") ??
-    messages.reduce<string | null>(
-      (found, message, i) =>
-        found ?? (message === before[i] ? null : findNonJson(message, `messages[${i}]`)),
-      null,
-    );
+  let problem = findNonJson(values, "state.values");
+  // Messages the step did not add or replace were checked when they came in. A loop, not a
+  // reduce with a closure: it runs over the whole transcript at every step.
+  for (let i = 0; i < messages.length && problem === null; i++) {
+    const message = messages[i]!;
+    if (message !== before[i]) problem = findNonJson(message, `messages[${i}]`);
+  }
   if (problem) throw new NodeOutputError(node, `left a value that cannot be stored: ${problem}`);
 }
 
@@ -357,6 +355,7 @@ function nodeContext<S extends BaseState>(
   // Out of the node's reach: only ToolNode gets the runtime, and through it the ledger.
   withNodeRun(ctx, { services: deps, config: args.config });
   return withRuntime(ctx, {
+    nodeAbort: scope,
     checkpointer: deps.checkpointer,
     metrics: deps.metrics,
     tracing: deps.tracing,

@@ -17,9 +17,7 @@ export function diffTranscript(
   durable: readonly Message[],
   current: readonly Message[],
 ): TranscriptChange {
-  const appendedOnly =
-    current.length >= durable.length && durable.every((message, i) => current[i] === message);
-  if (appendedOnly) {
+  if (keepsPrefix(durable, current)) {
     return {
       newMessages: current.slice(durable.length),
       replacedMessages: [],
@@ -38,6 +36,17 @@ export function diffTranscript(
   };
   requireSameOrder(applyTranscriptChange(durable, change), current);
   return change;
+}
+
+/**
+ * Whether `after` starts with the very messages of `before` (by reference): the transcript was
+ * only appended to. A plain loop, not `every` with a closure: it runs over the whole transcript
+ * several times per step.
+ */
+export function keepsPrefix(before: readonly Message[], after: readonly Message[]): boolean {
+  if (after.length < before.length) return false;
+  for (let i = 0; i < before.length; i++) if (after[i] !== before[i]) return false;
+  return true;
 }
 
 /** `base` with `change` applied, as a store applies it: removals, replacements in place, appends. */

@@ -190,7 +190,7 @@ export class InMemoryCheckpointer extends BaseCheckpointer {
     this.#threads.set(threadId, record);
     // No await since the checks above: the thread and its ledger change as one.
     for (const { attempt, result } of copy.ledger.completions) {
-      this.#ledger.complete(threadId, attempt, result);
+      this.#ledger.complete(threadId, attempt, result, true);
     }
     const claims = this.#ledger.claimAll(threadId, copy.ledger.claims);
     return { version: checkpoint.version, claims };

@@ -62,7 +62,8 @@ export class InMemoryLedger {
     return results;
   }
 
-  complete(threadId: string, attempt: AttemptRef, result: unknown): boolean {
+  /** `owned`: `result` is already this store's own copy (a step write's, copied whole). */
+  complete(threadId: string, attempt: AttemptRef, result: unknown, owned = false): boolean {
     return this.#replaceHeld(
       threadId,
       attempt,
@@ -75,7 +76,7 @@ export class InMemoryLedger {
         ownerRunId: held.ownerRunId,
         startedAt: held.startedAt,
         status: "completed",
-        result: jsonCopy(result),
+        result: owned ? result : jsonCopy(result),
         completedAt: this.#clock().toISOString(),
       }),
     );
@@ -122,14 +123,15 @@ export class InMemoryLedger {
       return { won: false, key: claim.key, entry: this.#read(existing) };
     }
     const now = this.#clock().getTime();
+    const startedAt = new Date(now).toISOString();
     const entry: StoredEntry = {
       key: claim.key,
       toolName: claim.toolName,
       attempt: claim.expectedAttempt + 1,
       ownerRunId: claim.ownerRunId,
-      startedAt: new Date(now).toISOString(),
+      startedAt,
       status: "started",
-      heartbeatAt: new Date(now).toISOString(),
+      heartbeatAt: startedAt,
       leaseExpiresAt: new Date(now + claim.leaseMs).toISOString(),
     };
     ledger.set(claim.key, entry);

@@ -140,7 +140,7 @@ async function runTool<S extends BaseState>(
         );
       },
       {
-        parent: ctx.signal,
+        parent: ctx.runtime.nodeAbort,
         timeoutMs,
         onTimeout: () => new NodeTimeoutError("tool", call.tool.name, (timeoutMs ?? 0) / 1000),
         abortHandle: held ? (abort) => (held.onLost = abortOnLost(call, abort)) : undefined,
@@ -158,7 +158,7 @@ async function runTool<S extends BaseState>(
     if (
       isTenxgraphError(error, "TOOL_CONFLICT_002") ||
       isInterruptSignal(error) ||
-      ctx.signal.aborted
+      ctx.runtime.nodeAbort.aborted
     ) {
       throw error;
     }

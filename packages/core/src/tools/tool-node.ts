@@ -202,7 +202,8 @@ export class ToolNode<S extends BaseState = BaseState> implements GraphNode<S> {
         failures.push(result.reason);
       }
     });
-    if (ctx.signal.aborted) throw ctx.signal.reason;
+    const { nodeAbort } = ctx.runtime;
+    if (nodeAbort.aborted) throw nodeAbort.reason;
     // A tool's own failure is already a message; what is left failed around the tool (a fault,
     // a bug): the node fails as a crash would, after every sibling settled and was recorded.
     if (failures.length > 0) throw failures[0];
