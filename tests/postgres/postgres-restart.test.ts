@@ -118,6 +118,24 @@ function startTurn(world: Scene, threadId: string) {
 async function heldAfterSibling(world: Scene, threadId: string): Promise<void> {
   await world.held.reached;
   await siblingRecorded(world.schema, threadId);
+  await repliesSent();
+}
+
+/**
+ * Waits until no other connection is running a statement. A write's rows are visible from its
+ * commit, a moment before its backend sends the reply: a server stopped in that moment cuts the
+ * reply off, and the run rightly reports the write as in doubt (seen once on a loaded machine).
+ * A backend reports itself idle only once its reply is sent.
+ */
+async function repliesSent(): Promise<void> {
+  await eventually("the app's connections have sent their replies", async () => {
+    const busy = await sql(
+      server.dsn,
+      `SELECT pid FROM pg_stat_activity
+       WHERE backend_type = 'client backend' AND pid <> pg_backend_pid() AND state <> 'idle'`,
+    );
+    return busy.length === 0 ? true : undefined;
+  });
 }
 
 async function siblingRecorded(schema: string, threadId: string): Promise<void> {
@@ -160,6 +178,11 @@ describe.each(["stop", "kill"] as const)(
         const run = startTurn(world, threadId);
         await heldAfterSibling(world, threadId);
         await server[how]();
+        // The pool must see its idle connections end before the tool returns. Otherwise the
+        // step write goes out on a socket whose end is still unread, and the run rightly
+        // reports it in doubt, as a write on a connection that broke in flight.
+        await world.logger.next((r) => r.message.includes("connection broke"));
+        await new Promise((resolve) => setImmediate(resolve));
         world.held.open();
         // The tool returned while the server was down: its record, riding in the tool step's
         // write (ledger protocol v2), waits for it. Not sent yet, so retried.
