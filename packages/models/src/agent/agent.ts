@@ -27,6 +27,10 @@ import { outputOf, parseStructuredResponse } from "./response-format.js";
  * (`ctx.newId()`), text is streamed as `message_delta` events carrying that id, and token
  * usage is recorded on it.
  *
+ * With `responseFormat`, a reply without tool calls is followed by one more request for the
+ * structured response (the AI SDK's `Output.object`), returned with the reply as the update
+ * `{ messages, structuredResponse }`; a response the schema refuses is `MODEL_006`.
+ *
  * The run loop persists the reply before the next node runs, so a crash in the tool node
  * resumes there and the model is not asked again for a step it already answered.
  *

@@ -42,7 +42,8 @@ export const REACT_AGENT_NODES = Object.freeze({ model: "MAIN", tools: "TOOL" })
 /**
  * The model–tools loop as a compiled graph, the shape of the README's support agent: `MAIN` (an
  * {@link Agent}) replies; when the reply asks for tools, `TOOL` (a `ToolNode`) runs them and
- * the loop goes back to `MAIN`; a reply without tool calls ends the run.
+ * the loop goes back to `MAIN`; a reply without tool calls ends the run (with `responseFormat`,
+ * after `MAIN` also stored the structured response as `structuredResponse`).
  *
  * @example
  * const app = createReactAgent({
