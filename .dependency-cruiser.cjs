@@ -17,6 +17,8 @@
  *   ledger             the ledger protocol: claim, run, record, replay, in doubt
  *   tools              tools and ToolNode, which run their calls through the ledger
  *   testing            @tenxgraph/core/testing
+ *   langgraph          @tenxgraph/core/langgraph: LangGraph.js's spellings (START, toolsCondition,
+ *                      MessagesZodState), over definition/; nothing imports it
  *   host               @tenxgraph/core/host: a host's run controls (the top)
  *
  * The ledger and the tools run inside a node: they use node/ and definition/, never runtime/
@@ -112,6 +114,15 @@ module.exports = {
       severity: "error",
       from: { path: CORE, pathNot: [TESTS, `${CORE}host/`] },
       to: { path: `${CORE}host/` },
+    },
+    {
+      name: "nothing-imports-the-langgraph-entry",
+      comment:
+        "langgraph/ is @tenxgraph/core/langgraph, LangGraph.js's spellings for ported code: " +
+        "the engine has its own names and never imports it (its tests may).",
+      severity: "error",
+      from: { path: CORE, pathNot: [TESTS, `${CORE}langgraph/`] },
+      to: { path: `${CORE}langgraph/` },
     },
     layer(
       "the-builder-knows-no-tools",

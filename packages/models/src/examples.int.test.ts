@@ -3,6 +3,7 @@ import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
 import { afterEach, describe, expect, it } from "vitest";
 import { FakeOpenAIServer } from "./support/fake-openai-server.js";
+import { streamedReply } from "./support/openai-replies.js";
 import { supportReplies } from "./support/support-agent.js";
 
 const root = fileURLToPath(new URL("../../../", import.meta.url));
@@ -73,5 +74,46 @@ describe("npm run example:supervisor", () => {
     expect(stdout).toContain(
       "outside world: researcher looked up kelp; pricer looked up kelp; writer looked up kelp\n",
     );
+  }, 60_000);
+});
+
+describe("examples/langgraph-port/react-structured: LangGraph.js's structured output how-to, ported", () => {
+  it("runs as published on a scripted OpenAI server: tools, answer, then the structured response", async () => {
+    const weatherCall = (id: string) =>
+      streamedReply({
+        toolCalls: [{ id, name: "get_weather", argumentChunks: ['{"city":', '"nyc"}'] }],
+      });
+    server = await FakeOpenAIServer.start([
+      weatherCall("call_Wx1"),
+      streamedReply({ text: ["It might be ", "cloudy in NYC."] }),
+      streamedReply({ text: ['{"conditions":', '"cloudy"}'] }),
+      weatherCall("call_Wx2"),
+      streamedReply({ text: ["It might be cloudy in NYC."] }),
+      streamedReply({ text: ['{"conditions":"CLOUDY"}'] }),
+    ]);
+    const { stdout } = await runExample(
+      { OPENAI_API_KEY: "sk-test", OPENAI_BASE_URL: server.baseURL },
+      "examples/langgraph-port/react-structured/agent.ts",
+    );
+    expect(stdout).toBe("{ conditions: 'cloudy' }\n{ conditions: 'CLOUDY' }\n");
+    const bodies = server.chatRequests.map((request) => request.body);
+    expect(bodies.map((body) => body.model)).toEqual(Array(6).fill("gpt-4o"));
+    // The third request of each agent asks for the schema in JSON mode, without the tools.
+    for (const body of [bodies[2]!, bodies[5]!]) {
+      expect(body.tools).toBeUndefined();
+      expect(body.response_format).toMatchObject({
+        type: "json_schema",
+        json_schema: { schema: { properties: { conditions: { type: "string" } } } },
+      });
+    }
+    // The tool ran: its result went back to the model.
+    const sent = bodies[1]!.messages as { role: string; content: unknown }[];
+    expect(sent.at(-1)).toMatchObject({ role: "tool", content: "It might be cloudy in nyc" });
+    // responseFormat's prompt is the system prompt of the structured request only.
+    expect((bodies[5]!.messages as { role: string }[])[0]).toEqual({
+      role: "system",
+      content: "Always return capitalized weather conditions",
+    });
+    expect((bodies[3]!.messages as { role: string }[])[0]!.role).toBe("user");
   }, 60_000);
 });

@@ -6,6 +6,8 @@
 export { Agent } from "./agent/agent.js";
 export { DEFAULT_REQUEST_TIMEOUT_SECONDS } from "./agent/agent-options.js";
 export type { AgentOptions, PrepareMessages } from "./agent/agent-options.js";
+export type { ResponseFormat } from "./agent/response-format.js";
+export type { PreModelHook, PreModelHookResult, Prompt } from "./agent/prompt-options.js";
 export { DEFAULT_RETRY } from "./agent/retry.js";
 export type { RetryOptions } from "./agent/retry.js";
 export type { ProviderOptions } from "./agent/stream-reply.js";
@@ -16,7 +18,7 @@ export type {
   ProviderSettings,
 } from "./providers/resolve-model.js";
 export { REACT_AGENT_NODES, createReactAgent } from "./react/create-react-agent.js";
-export type { CreateReactAgentOptions } from "./react/create-react-agent.js";
+export type { CreateReactAgentOptions, ReactAgentState } from "./react/create-react-agent.js";
 export { SUPERVISOR_NODES, createSupervisor } from "./supervisor/create-supervisor.js";
 export type { CreateSupervisorOptions, SupervisedAgent } from "./supervisor/create-supervisor.js";
 export { MCP_IDEMPOTENCY_KEY_META, mcpTools } from "./mcp/mcp-tools.js";

@@ -5,6 +5,12 @@ import type { Send } from "./send.js";
 export const END = "__end__";
 
 /**
+ * Where a run starts, as an edge's source: `addEdge(START, "a")` is `setEntryPoint("a")`
+ * (LangGraph.js's spelling; exported by `@tenxgraph/core/langgraph`).
+ */
+export const START = "__start__";
+
+/**
  * What a router returns: a node name, `END` or a key of the path map; `Send`s; or a list of
  * them, all run in the next step.
  */

@@ -1,5 +1,15 @@
-import type { z } from "zod";
+import { z } from "zod";
+import type { Message } from "../messages/message.js";
 import type { BaseState } from "./reducers.js";
+
+/**
+ * The transcript as a field of a state schema (that of `MessagesZodState`): the one `messages`
+ * a schema may name, since the runtime owns the field (it merges by id with `appendMessages`
+ * and checks every message itself); the schema only types it.
+ */
+export const messagesField = z.custom<Message[]>((value) => Array.isArray(value), {
+  message: "messages must be an array of messages",
+});
 
 /** A graph's state schema: a zod object of the fields besides `messages`. */
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
@@ -31,9 +41,10 @@ export function requireStateSchema(schema: unknown): asserts schema is StateSche
   if (!isStateSchema(schema)) {
     throw new TypeError("StateGraph: a state schema must be a zod object, e.g. z.object({ ... })");
   }
-  if (Object.hasOwn(schema.shape, "messages")) {
+  if (Object.hasOwn(schema.shape, "messages") && schema.shape.messages !== messagesField) {
     throw new TypeError(
-      "StateGraph: leave `messages` out of the state schema; every graph has it (an append-only transcript)",
+      "StateGraph: leave `messages` out of the state schema, or extend MessagesZodState; every " +
+        "graph has it (an append-only transcript)",
     );
   }
 }
@@ -42,6 +53,11 @@ export function requireStateSchema(schema: unknown): asserts schema is StateSche
  * The values a new thread starts with: each field whose schema accepts a missing value and
  * gives one back (`.default(x)`, `.catch(x)`). Optional fields without a default stay absent.
  */
+/** The schema the runtime checks the fields with: `messages` is its own business. */
+export function fieldsSchema(schema: StateSchema): StateSchema {
+  return Object.hasOwn(schema.shape, "messages") ? schema.omit({ messages: true }) : schema;
+}
+
 export function schemaDefaults(schema: StateSchema): Record<string, unknown> {
   const defaults: Record<string, unknown> = {};
   for (const [field, fieldSchema] of Object.entries(schema.shape as Record<string, z.ZodType>)) {

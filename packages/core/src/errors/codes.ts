@@ -25,7 +25,7 @@ export const ERROR_CODES = {
   RECURSION_001: "RECURSION_001",
   /** An edge names a node that does not exist. */
   GRAPH_001: "GRAPH_001",
-  /** The graph has no entry point. */
+  /** The graph has no entry point, or `addEdge(START, …)` names a second one. */
   GRAPH_002: "GRAPH_002",
   /** A node name is used twice, or is reserved. */
   GRAPH_003: "GRAPH_003",
@@ -157,6 +157,12 @@ export const ERROR_CODES = {
   MODEL_004: "MODEL_004",
   /** The provider kept failing with transient errors (429, 5xx, network) until the retries ran out. */
   MODEL_005: "MODEL_005",
+  /**
+   * The model's structured response (an agent's `responseFormat`) is not JSON, or not what the
+   * schema accepts; the message names the first problems and quotes the reply. The node fails
+   * with it: `structuredResponse` is never set to a value the schema refuses.
+   */
+  MODEL_006: "MODEL_006",
 } as const;
 
 /** One of the published error codes. */

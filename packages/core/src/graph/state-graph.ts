@@ -1,6 +1,7 @@
 import { GraphValidationError } from "../errors/errors.js";
 import {
   END,
+  START,
   normalizePathMap,
   type Edge,
   type Router,
@@ -9,6 +10,7 @@ import {
 import type { NodeLike } from "../definition/graph-node.js";
 import type { BaseState, Reducers } from "../definition/reducers.js";
 import {
+  fieldsSchema,
   requireStateSchema,
   schemaDefaults,
   type StateOf,
@@ -106,8 +108,8 @@ class StateGraphBuilder<S extends BaseState, N extends string> {
     // Anything zod-like is taken for a schema, so `z.string()` is refused rather than ignored.
     if (typeof (schemaOrOptions as { safeParse?: unknown })?.safeParse === "function") {
       requireStateSchema(schemaOrOptions);
-      this.#schema = schemaOrOptions;
-      const defaults = schemaDefaults(schemaOrOptions) as Partial<Omit<S, "messages">>;
+      this.#schema = fieldsSchema(schemaOrOptions);
+      const defaults = schemaDefaults(this.#schema) as Partial<Omit<S, "messages">>;
       this.#options = { ...options, initialState: { ...defaults, ...options?.initialState } };
     } else {
       this.#schema = null;
@@ -125,7 +127,7 @@ class StateGraphBuilder<S extends BaseState, N extends string> {
     node: NodeLike<S> | AnyCompiledGraph,
     options: NodeOptions = {},
   ): StateGraph<S, N | K> {
-    if (name === END || name.trim() === "") {
+    if (name === END || name === START || name.trim() === "") {
       throw new GraphValidationError(
         "GRAPH_003",
         `'${name}' cannot be a node name: it is reserved or empty`,
@@ -156,7 +158,8 @@ class StateGraphBuilder<S extends BaseState, N extends string> {
    * their targets run in parallel in the next step. With a list of sources (`addEdge([a, b],
    * c)`), `to` is a join: it runs once every source has finished since it last ran.
    */
-  addEdge(from: KnownNode<N> | readonly KnownNode<N>[], to: EdgeTarget<N>): this {
+  addEdge(from: KnownNode<N> | typeof START | readonly KnownNode<N>[], to: EdgeTarget<N>): this {
+    if (from === START) return this.#setEntry(to, "addEdge(START, …)");
     if (typeof from === "string") return this.#addEdge(from, { kind: "direct", to });
     const sources = [...new Set(from as readonly string[])];
     if (sources.length === 0 || this.#joins.has(to)) {
@@ -191,6 +194,44 @@ class StateGraphBuilder<S extends BaseState, N extends string> {
   }
 
   setEntryPoint(name: KnownNode<N>): this {
+    this.#entryPoint = name;
+    return this;
+  }
+
+  /**
+   * Adds `nodes` in order, each with an edge to the next (LangGraph.js's `addSequence`): a list
+   * of `[name, node]` pairs, or an object of nodes by name. Edges into the first and out of
+   * the last are yours to add.
+   */
+  addSequence<const K extends string>(
+    nodes:
+      readonly (readonly [K, NodeLike<S> | AnyCompiledGraph])[] | Readonly<Record<K, NodeLike<S>>>,
+  ): StateGraph<S, N | K> {
+    const pairs = (Array.isArray(nodes) ? nodes : Object.entries(nodes)) as [K, NodeLike<S>][];
+    if (pairs.length === 0) {
+      throw new GraphValidationError("GRAPH_003", "addSequence needs at least one node");
+    }
+    let previous: string | null = null;
+    for (const [name, node] of pairs) {
+      this.addNode(name, node);
+      if (previous !== null) this.#addEdge(previous, { kind: "direct", to: name });
+      previous = name;
+    }
+    return this as StateGraph<S, N | K>;
+  }
+
+  /**
+   * One entry point per graph: a `START` edge to another node than the entry point already set
+   * is `GRAPH_002` (LangGraph.js would start both; here fan out from one node instead).
+   */
+  #setEntry(name: string, how: string): this {
+    if (this.#entryPoint !== null && this.#entryPoint !== name) {
+      throw new GraphValidationError(
+        "GRAPH_002",
+        `${how}: the graph already starts at '${this.#entryPoint}'; a graph has one entry point ` +
+          `(to start several nodes at once, fan out from one node)`,
+      );
+    }
     this.#entryPoint = name;
     return this;
   }

@@ -8,7 +8,7 @@ import type { InternalNodeContext as NodeContext } from "../node/node-context.js
 import type { HeldClaim } from "../node/run-watch.js";
 import { awaitClaim } from "./await-claim.js";
 import type { CallPlan } from "./call-plan.js";
-import { messageEnvelope, type ReplayedResult } from "./envelope.js";
+import { messageEnvelope, type RecordedGoto, type ReplayedResult } from "./envelope.js";
 import { resolveInDoubt } from "./in-doubt.js";
 import type { LedgerCall } from "./ledger-call.js";
 import { recordResult, releaseClaim, reportUnrecorded } from "./record.js";
@@ -23,6 +23,8 @@ export interface ToolRun {
   changes: Record<string, unknown>;
   /** The call's `ctx.update` updates, in order, recorded with the result like `changes`. */
   updates: Record<string, unknown>[];
+  /** Where its `Command` sent the run, recorded with the result too. */
+  goto?: RecordedGoto;
 }
 
 /** The attempt the ledger hands to the tool layer to run. */
@@ -76,6 +78,8 @@ export interface CallOutcome {
    * (the node applies every call's updates once all settled).
    */
   updates: Record<string, unknown>[];
+  /** Where its `Command` sent the run, run now or replayed; the node goes there too. */
+  goto?: RecordedGoto;
 }
 
 /**
@@ -176,6 +180,7 @@ async function runAndRecord(
         ran.errorCode,
         ran.updates,
         call.argsDigest,
+        ran.goto,
       );
       const { stepLedger } = ctx.runtime;
       if (last && stepLedger.rides) {
@@ -191,7 +196,8 @@ async function runAndRecord(
         await ctx.runtime.faultPoints?.hit(FAULT_POINTS.LEDGER_AFTER_RECORD, where);
       }
     }
-    return { message: ran.message, replayed: false, changes: ran.changes, updates: ran.updates };
+    const { message, changes, updates, goto } = ran;
+    return { message, replayed: false, changes, updates, ...(goto && { goto }) };
   } finally {
     if (!riding) held?.release();
   }
@@ -211,6 +217,7 @@ function replay(call: LedgerCall, result: ReplayedResult, ctx: NodeContext): Cal
     replayed: true,
     changes: ownResult ? result.stateChanges : {},
     updates: ownResult ? (result.updates ?? []) : [],
+    ...(ownResult && result.goto && { goto: result.goto }),
   };
 }
 

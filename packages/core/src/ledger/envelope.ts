@@ -14,10 +14,17 @@ export type ResultEnvelope = (
 ) & {
   stateChanges?: Record<string, unknown>;
   updates?: Record<string, unknown>[];
+  goto?: RecordedGoto;
   origin?: string;
   argsDigest?: string;
   errorCode?: string;
 };
+
+/**
+ * Where a tool's `Command` sent the run (`goto`), as the ledger keeps it: node names (or
+ * `END`), and `Send`s as `{ send, input }`. A replayed call sends the run there again.
+ */
+export type RecordedGoto = (string | { send: string; input: unknown })[];
 
 /**
  * The envelope of a tool message result, with the state it wrote and the call that made it
@@ -30,10 +37,12 @@ export function messageEnvelope(
   errorCode?: string | null,
   updates: readonly Record<string, unknown>[] = [],
   argsDigest?: string | null,
+  goto: RecordedGoto = [],
 ): ResultEnvelope {
   const envelope: ResultEnvelope = { __kind__: "message", value: message };
   if (Object.keys(stateChanges).length > 0) envelope.stateChanges = stateChanges;
   if (updates.length > 0) envelope.updates = [...updates];
+  if (goto.length > 0) envelope.goto = [...goto];
   if (origin) envelope.origin = origin;
   if (argsDigest) envelope.argsDigest = argsDigest;
   if (errorCode) envelope.errorCode = errorCode;
@@ -46,6 +55,8 @@ export interface ReplayedResult {
   stateChanges: Record<string, unknown>;
   /** The call's `ctx.update` updates, in order, when it made some (envelopes before them have none). */
   updates?: Record<string, unknown>[];
+  /** Where the call's `Command` sent the run, when it did. */
+  goto?: RecordedGoto;
   /** The call that produced it, when recorded. */
   origin?: string;
   /** The digest of the arguments it ran with, when recorded (results recorded before have none). */
@@ -68,9 +79,12 @@ export function decodeEnvelope(stored: unknown, toolCallId: string): ReplayedRes
   }
   const updates = envelope.updates;
   if (updates !== undefined && !(Array.isArray(updates) && updates.every(isRecord))) return null;
+  const goto = envelope.goto;
+  if (goto !== undefined && !(Array.isArray(goto) && goto.every(isGotoTarget))) return null;
   const extra = {
     stateChanges: stateChanges as Record<string, unknown>,
     ...(updates !== undefined ? { updates: updates as Record<string, unknown>[] } : {}),
+    ...(goto !== undefined ? { goto: goto as RecordedGoto } : {}),
     ...(typeof envelope.origin === "string" ? { origin: envelope.origin } : {}),
     ...(typeof envelope.argsDigest === "string" ? { argsDigest: envelope.argsDigest } : {}),
     ...(typeof envelope.errorCode === "string" ? { errorCode: envelope.errorCode } : {}),
@@ -92,4 +106,8 @@ export function decodeEnvelope(stored: unknown, toolCallId: string): ReplayedRes
 
 function isRecord(value: unknown): value is Record<string, unknown> {
   return typeof value === "object" && value !== null && !Array.isArray(value);
+}
+
+function isGotoTarget(value: unknown): boolean {
+  return typeof value === "string" || (isRecord(value) && typeof value.send === "string");
 }

@@ -147,11 +147,12 @@ async function runTool<S extends BaseState>(
       },
     );
     // LangGraph.js's habit: a tool returns `new Command({ update })` to update the state.
-    const message = isCommand(output)
+    const { message, goto } = isCommand(output)
       ? commandResult(output, call.tool.name, call.call.id, updates)
-      : toToolMessage(output, call.call.id);
+      : { message: toToolMessage(output, call.call.id), goto: [] };
     const changes = changedFields(branch.baseline, branch.state);
-    return { message, errorCode: null, changes, updates: updates.close() };
+    const recorded = { message, errorCode: null, changes, updates: updates.close() };
+    return goto.length > 0 ? { ...recorded, goto } : recorded;
   } catch (error) {
     // Taken over, paused in interrupt(), stopped, or past the node's deadline: nothing of this
     // attempt is told to the model; the ledger decides what becomes of its claim.

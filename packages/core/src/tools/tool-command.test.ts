@@ -109,10 +109,10 @@ describe("a tool that returns a Command", () => {
 
   it.each([
     {
-      what: "goto",
+      what: "resume",
       reply: (id: string) =>
-        new Command({ update: { messages: [Message.tool(id, "x")] }, goto: "END" }),
-      says: "with goto",
+        new Command({ update: { messages: [Message.tool(id, "x")] }, resume: "yes" }),
+      says: "with resume",
     },
     {
       what: "no tool message",

@@ -1,30 +1,37 @@
 import { ToolError } from "../errors/errors.js";
 import type { Command } from "../definition/command.js";
+import { Send, isSend } from "../definition/send.js";
+import type { RecordedGoto } from "../ledger/envelope.js";
 import type { ToolMessage } from "../messages/message.js";
 import { toToolMessage } from "../messages/tool-result.js";
+import { findNonJson } from "../storage/json-check.js";
 import type { CallUpdates } from "./call-updates.js";
 
 /**
- * A tool's `new Command({ update })` as a result: the update's fields go to `updates` (as
- * `ctx.update` would take them: recorded with the result, applied again on a replay, never
- * re-running the tool), and its one tool message answering this call is the call's message.
- * Anything else is refused with `TOOL_COMMAND_001`, which the call records as its failure.
+ * A tool's `new Command({ update, goto? })` as a result: the update's fields go to `updates`
+ * (as `ctx.update` would take them: recorded with the result, applied again on a replay, never
+ * re-running the tool), its one tool message answering this call is the call's message, and
+ * `goto` (nodes, `END`, `Send`s) is recorded with them: the tool node goes there too, as
+ * LangGraph.js's `ToolNode` does, besides its edges. Anything else is refused with
+ * `TOOL_COMMAND_001`, which the call records as its failure.
  */
 export function commandResult(
   command: Command<unknown>,
   tool: string,
   toolCallId: string,
   updates: CallUpdates,
-): ToolMessage {
+): { message: ToolMessage; goto: RecordedGoto } {
   const refuse = (why: string) =>
     new ToolError("TOOL_COMMAND_001", tool, `Tool '${tool}' returned a Command ${why}`);
-  const extra = ["goto", "resume", "interruptId"].filter((key) => Object.hasOwn(command, key));
+  const extra = ["resume", "interruptId"].filter((key) => Object.hasOwn(command, key));
   if (extra.length > 0) {
     throw refuse(
-      `with ${extra.join(", ")}: a tool's Command may only carry 'update' (route with the ` +
-        `graph's edges after the tool node)`,
+      `with ${extra.join(", ")}: a tool's Command carries 'update' and 'goto' (resume is a ` +
+        `run's input)`,
     );
   }
+  const goto = recordedGoto(command.goto);
+  if (typeof goto === "string") throw refuse(goto);
   const update = command.update;
   if (typeof update !== "object" || update === null || Array.isArray(update)) {
     throw refuse("without an update object: new Command({ update: { field: value, messages } })");
@@ -39,7 +46,29 @@ export function commandResult(
     );
   }
   if (Object.keys(fields).length > 0) updates.add(fields);
-  return toToolMessage(message, toolCallId);
+  return { message: toToolMessage(message, toolCallId), goto };
+}
+
+/** `goto` as the ledger keeps it, or why it cannot be kept. */
+function recordedGoto(goto: Command["goto"]): RecordedGoto | string {
+  if (goto === undefined) return [];
+  const recorded: RecordedGoto = [];
+  for (const target of Array.isArray(goto) ? goto : [goto]) {
+    if (typeof target === "string" && target !== "") recorded.push(target);
+    else if (isSend(target)) {
+      const problem = findNonJson(target.input, "input");
+      if (problem) return `whose goto Send('${target.node}') cannot be recorded: ${problem}`;
+      recorded.push({ send: target.node, input: JSON.parse(JSON.stringify(target.input)) });
+    } else return "whose goto is not a node name, END, a Send or a list of them";
+  }
+  return recorded;
+}
+
+/** A recorded `goto` as a `Command`'s again. */
+export function gotoOf(recorded: RecordedGoto): (string | Send<unknown>)[] {
+  return recorded.map((target) =>
+    typeof target === "string" ? target : new Send(target.send, target.input),
+  );
 }
 
 /** The one tool message of `messages` for `toolCallId` (LangGraph's `tool_call_id` too), or null. */

@@ -12,6 +12,9 @@ import {
 } from "../node/node-context.js";
 import type { CallOutcome } from "../ledger/durable-call.js";
 import { executeCall, type Branch } from "./execute-call.js";
+import { gotoOf } from "./tool-command.js";
+import { Command } from "../definition/command.js";
+import type { Send } from "../definition/send.js";
 import { applyCallUpdates, mergeBranches, snapshotFields } from "../definition/branch-merge.js";
 import { branchState, TOOL_CALL_WRITERS } from "./parallel-calls.js";
 import {
@@ -190,10 +193,12 @@ export class ToolNode<S extends BaseState = BaseState> implements GraphNode<S> {
     const failures: unknown[] = [];
     const messages: ToolMessage[] = [];
     const branches: (Pick<CallOutcome, "changes" | "updates"> & { toolCallId: string })[] = [];
+    const goto: (string | Send<unknown>)[] = [];
     settled.forEach((result, i) => {
       const call = issuer.toolCalls![i]!;
       if (result.status === "fulfilled") {
         messages.push(result.value.message);
+        goto.push(...gotoOf(result.value.goto ?? []));
         const { changes, updates } = result.value;
         branches.push({ toolCallId: call.id, changes, updates });
       } else if (isInterruptSignal(result.reason)) {
@@ -213,7 +218,8 @@ export class ToolNode<S extends BaseState = BaseState> implements GraphNode<S> {
     // The same path for one call as for many: every update through the reducers, in call order.
     applyCallUpdates(state, branches, ctx.runtime.reducers);
     // Fields are merged and updated in `state` (the node's own copy); only the messages are new.
-    return messages;
+    // The tools' `goto`s, in call order, are the node's: the run goes there and along its edges.
+    return goto.length > 0 ? new Command({ update: messages, goto }) : messages;
   }
 }
 

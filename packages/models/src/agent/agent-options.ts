@@ -4,7 +4,6 @@ import {
   type AnyTool,
   type BaseState,
   type CompileOptions,
-  type Message,
   type OptionHints,
   type ToolNode,
 } from "@tenxgraph/core";
@@ -17,15 +16,19 @@ import {
 import { resolveRetry, type RetryOptions } from "./retry.js";
 import type { AgentTracing } from "./chat-span.js";
 import type { ProviderOptions } from "./stream-reply.js";
+import {
+  resolveResponseFormat,
+  type ResolvedResponseFormat,
+  type ResponseFormat,
+} from "./response-format.js";
+import {
+  resolvePrompt,
+  type PrepareMessages,
+  type PreModelHook,
+  type Prompt,
+} from "./prompt-options.js";
 
-/**
- * Turns the thread's transcript into the messages sent to the model (trim, summarize); see
- * {@link AgentOptions.prepareMessages}.
- */
-export type PrepareMessages<S extends BaseState = BaseState> = (
-  messages: Message[],
-  state: S,
-) => Message[] | Promise<Message[]>;
+export type { PrepareMessages };
 
 /** What an {@link Agent} is built from. */
 export interface AgentOptions<S extends BaseState = BaseState> {
@@ -76,6 +79,28 @@ export interface AgentOptions<S extends BaseState = BaseState> {
    * `10xgraph`) and whether the messages and the reply are recorded (off by default).
    */
   tracing?: AgentTracing;
+  /**
+   * LangGraph.js's name for the same two things, so its code ports as is: a string or a
+   * `Message.system(...)` is `systemPrompt`; a function `(state) => messages` (the whole
+   * request, system messages included) is a `prepareMessages` that reads only the state.
+   * Give one of `prompt`, `systemPrompt` or `prepareMessages` per kind, not both.
+   */
+  prompt?: Prompt<S>;
+  /**
+   * LangGraph.js's pre-model hook, as a `prepareMessages`: `(state) => ({ llmInputMessages })`
+   * chooses what the model is sent, and only that. Returning `messages` (which in LangGraph.js
+   * rewrites the transcript) is a `TypeError`: edit the transcript in a node of your own, with
+   * `Message.remove` or a message of the same id.
+   */
+  preModelHook?: PreModelHook<S>;
+  /**
+   * Asks for a structured response after the final answer (a reply without tool calls): one
+   * more request, with the transcript, the answer and the schema (the provider's JSON mode),
+   * whose result, checked by the schema, goes to the state's `structuredResponse` with the
+   * answer. A reply the schema refuses fails the node with `MODEL_006`. With a zod state
+   * schema, declare `structuredResponse` in it.
+   */
+  responseFormat?: ResponseFormat;
 }
 
 /** The default `requestTimeout`, in seconds. */
@@ -100,13 +125,14 @@ export interface ResolvedAgentOptions<S extends BaseState = BaseState> {
   readonly providerOptions: ProviderOptions | undefined;
   readonly prepareMessages: PrepareMessages<S> | undefined;
   readonly tracing: Readonly<AgentTracing>;
+  readonly responseFormat: ResolvedResponseFormat | undefined;
 }
 
 /**
  * Checks the options once, at construction, so a mistake surfaces where the graph is built
  * rather than at its first run: `TypeError` for a malformed option, `ModelError` (`MODEL_003`)
  * for a model string that cannot work, `UnknownOptionError` (`OPTION_001`) for an option it
- * does not know (`prompt`, `responseFormat`).
+ * does not know (`stateModifier`, `llm`).
  */
 export function resolveAgentOptions<S extends BaseState = BaseState>(
   options: AgentOptions<S>,
@@ -118,7 +144,8 @@ export function resolveAgentOptions<S extends BaseState = BaseState>(
   const provider = Object.freeze({ ...options.provider });
   checkModel(options.model, provider);
   const problem = (what: string) => new TypeError(`Agent: ${what}`);
-  if (options.systemPrompt !== undefined && typeof options.systemPrompt !== "string") {
+  const { systemPrompt, prepareMessages } = resolvePrompt(options);
+  if (systemPrompt !== undefined && typeof systemPrompt !== "string") {
     throw problem("systemPrompt must be a string");
   }
   const { temperature, maxTokens } = options;
@@ -128,14 +155,13 @@ export function resolveAgentOptions<S extends BaseState = BaseState>(
   if (maxTokens !== undefined && !(Number.isInteger(maxTokens) && maxTokens > 0)) {
     throw problem(`maxTokens must be a positive integer, got ${String(maxTokens)}`);
   }
-  const { prepareMessages } = options;
   if (prepareMessages !== undefined && typeof prepareMessages !== "function") {
     throw problem("prepareMessages must be a function (messages, state) => messages");
   }
   return Object.freeze({
     model: options.model,
     label: modelLabel(options.model),
-    systemPrompt: options.systemPrompt,
+    systemPrompt,
     tools: Object.freeze(toolsOf(options)),
     toolNode: options.toolNode,
     temperature,
@@ -146,6 +172,7 @@ export function resolveAgentOptions<S extends BaseState = BaseState>(
     providerOptions: options.providerOptions,
     prepareMessages,
     tracing: Object.freeze({ ...options.tracing }),
+    responseFormat: resolveResponseFormat(options.responseFormat),
   });
 }
 
@@ -202,6 +229,9 @@ const AGENT_OPTION_KEYS = {
   providerOptions: true,
   prepareMessages: true,
   tracing: true,
+  prompt: true,
+  preModelHook: true,
+  responseFormat: true,
 } satisfies Record<keyof AgentOptions, true>;
 
 /** `compile()`'s options, which a builder takes as `compile: { … }` (and `checkpointer`). */
@@ -219,15 +249,10 @@ const COMPILE_OPTION_KEYS = {
 /** What to use instead of LangGraph.js's agent options (`createReactAgent`, `createSupervisor`). */
 const AGENT_HINTS: OptionHints = {
   ...LANGGRAPH_OPTION_HINTS,
-  prompt:
-    "Use 'systemPrompt' for a system prompt, or 'prepareMessages' for a function that chooses the messages sent",
   stateModifier: "Use 'systemPrompt', or 'prepareMessages' for a function of the messages",
   messageModifier: "Use 'systemPrompt', or 'prepareMessages' for a function of the messages",
-  preModelHook: "Use 'prepareMessages'",
   postModelHook: "Not supported yet: route on the reply with a StateGraph of your own",
   llm: "Use 'model'",
-  responseFormat:
-    "Structured output is not supported yet: ask for JSON in 'systemPrompt', or give the model a tool whose arguments are the answer",
   stateSchema:
     "Not supported: build a StateGraph with an Agent node and a ToolNode for a state of your own",
   interruptBefore:

@@ -4,6 +4,7 @@ import {
   type BaseState,
   type GraphNode,
   type NodeContext,
+  type NodeOutput,
 } from "@tenxgraph/core";
 import { resolveModel, type LanguageModelObject } from "../providers/resolve-model.js";
 import {
@@ -16,6 +17,7 @@ import { exhaustedError, hardError, timeoutError } from "./model-errors.js";
 import { decideRetry, sleep } from "./retry.js";
 import { ChatSpan } from "./chat-span.js";
 import { streamReply, type Reply, type ReplyOutcome, type ReplyRequest } from "./stream-reply.js";
+import { outputOf, parseStructuredResponse } from "./response-format.js";
 
 /**
  * A model node: sends the thread's transcript (and the tools' schemas) to a model through the
@@ -24,6 +26,10 @@ import { streamReply, type Reply, type ReplyOutcome, type ReplyRequest } from ".
  * to the provider with the transcript; the message gets its id from the runtime
  * (`ctx.newId()`), text is streamed as `message_delta` events carrying that id, and token
  * usage is recorded on it.
+ *
+ * With `responseFormat`, a reply without tool calls is followed by one more request for the
+ * structured response (the AI SDK's `Output.object`), returned with the reply as the update
+ * `{ messages, structuredResponse }`; a response the schema refuses is `MODEL_006`.
  *
  * The run loop persists the reply before the next node runs, so a crash in the tool node
  * resumes there and the model is not asked again for a step it already answered.
@@ -51,8 +57,39 @@ export class Agent<S extends BaseState = BaseState> implements GraphNode<S> {
     return this.#options.label;
   }
 
-  async run(state: S, ctx: NodeContext): Promise<AssistantMessage> {
+  async run(state: S, ctx: NodeContext): Promise<NodeOutput<S>> {
     const request = await this.#request(state, ctx);
+    const answer = await this.#ask(request, ctx);
+    const format = this.#options.responseFormat;
+    if (!format || answer.message.toolCalls?.length) return answer.message;
+    // As LangGraph.js does: one more request once the model stopped calling tools, with what
+    // it was sent, its answer and the schema, and neither tools nor the agent's prompt.
+    const structured = await this.#ask(
+      {
+        ...request,
+        system: format.prompt,
+        messages: [...request.messages, ...toModelMessages([answer.message])],
+        tools: undefined,
+        output: outputOf(format),
+      },
+      ctx,
+    );
+    const text = Message.text(structured.message);
+    const structuredResponse = parseStructuredResponse(
+      this.model,
+      text,
+      format,
+      structured.attempts,
+    );
+    // `structuredResponse` is a field of the state the Agent runs in (ReactAgentState's).
+    return { messages: [answer.message], structuredResponse } as unknown as NodeOutput<S>;
+  }
+
+  /** One traced request, retried: the reply and the attempts it took. */
+  async #ask(
+    request: ReplyRequest,
+    ctx: NodeContext,
+  ): Promise<{ message: AssistantMessage; attempts: number }> {
     const span = ChatSpan.start(this.#options.tracing, request);
     try {
       return await this.#reply(request, ctx, span);
@@ -63,7 +100,11 @@ export class Agent<S extends BaseState = BaseState> implements GraphNode<S> {
   }
 
   /** Asks the model, retrying transient failures, until it replies. */
-  async #reply(request: ReplyRequest, ctx: NodeContext, span: ChatSpan): Promise<AssistantMessage> {
+  async #reply(
+    request: ReplyRequest,
+    ctx: NodeContext,
+    span: ChatSpan,
+  ): Promise<{ message: AssistantMessage; attempts: number }> {
     for (let attempt = 1; ; attempt += 1) {
       // Each attempt gets a fresh id: deltas of an attempt that failed midway belong to a
       // message that never completes, so a client never appends a retry's text to them.
@@ -72,7 +113,7 @@ export class Agent<S extends BaseState = BaseState> implements GraphNode<S> {
       if (outcome.kind === "reply") {
         const message = this.#message(messageId, outcome.reply, ctx);
         span.replied(message, outcome.reply.finishReason, attempt);
-        return message;
+        return { message, attempts: attempt };
       }
       const failure = outcome.failure;
       if (failure.kind !== "transient") throw hardError(this.model, failure, attempt);
@@ -182,9 +223,10 @@ export class Agent<S extends BaseState = BaseState> implements GraphNode<S> {
             controller.abort(new Error("request timeout"));
           }, timeoutMs);
     try {
-      const outcome = await streamReply(request, controller.signal, (delta) =>
-        ctx.emit({ type: "message_delta", node: ctx.node, messageId, delta }),
-      );
+      // A structured response is no message of the transcript: its JSON is not streamed.
+      const outcome = await streamReply(request, controller.signal, (delta) => {
+        if (!request.output) ctx.emit({ type: "message_delta", node: ctx.node, messageId, delta });
+      });
       ctx.signal.throwIfAborted();
       if (outcome.kind === "reply") return outcome;
       if (timedOut) throw timeoutError(this.model, timeoutMs!, attempt);

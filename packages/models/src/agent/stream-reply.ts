@@ -13,7 +13,12 @@ export interface ReplyRequest {
   temperature: number | undefined;
   maxTokens: number | undefined;
   providerOptions: ProviderOptions | undefined;
+  /** For a structured response: the schema, sent as the provider's JSON response format. */
+  output?: ReplyOutput;
 }
+
+/** The AI SDK's structured output setting (`Output.object({ schema })`). */
+export type ReplyOutput = NonNullable<Parameters<typeof streamText>[0]["output"]>;
 
 /** Provider-specific request options, keyed by provider (`{ openai: { user: "u-1" } }`). */
 export type ProviderOptions = NonNullable<Parameters<typeof streamText>[0]["providerOptions"]>;
@@ -56,6 +61,7 @@ export async function streamReply(
     temperature: request.temperature,
     maxOutputTokens: request.maxTokens,
     providerOptions: request.providerOptions,
+    ...(request.output && { output: request.output }),
     // Our retry policy owns retries; the SDK's would retry under it, outside our deadlines.
     maxRetries: 0,
     abortSignal: signal,

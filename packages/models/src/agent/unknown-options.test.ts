@@ -9,11 +9,9 @@ const model = "openai/gpt-4o-mini";
 /** LangGraph.js's createReactAgent options that tenxgraph names otherwise, or lacks (issue 27). */
 describe("agent builders refuse options they do not know", () => {
   it.each([
-    { option: { prompt: "Be brief." }, says: "Use 'systemPrompt'" },
     { option: { stateModifier: "Be brief." }, says: "Use 'systemPrompt'" },
-    { option: { responseFormat: {} }, says: "Structured output is not supported yet" },
     { option: { llm: model }, says: "Use 'model'" },
-    { option: { preModelHook: () => ({}) }, says: "Use 'prepareMessages'" },
+    { option: { postModelHook: () => ({}) }, says: "Not supported yet" },
     { option: { interruptBefore: ["TOOL"] }, says: "call interrupt() in a tool" },
     { option: { store: {} }, says: "A cross-thread store is not supported yet" },
     { option: { checkpointSaver: {} }, says: "Use 'checkpointer'" },
@@ -31,8 +29,8 @@ describe("agent builders refuse options they do not know", () => {
   });
 
   it("new Agent() and createSupervisor() refuse them too; known options still build", () => {
-    expect(() => new Agent({ model, prompt: "x" } as never)).toThrow(
-      "new Agent(): unknown option 'prompt'. Use 'systemPrompt'",
+    expect(() => new Agent({ model, stateModifier: "x" } as never)).toThrow(
+      "new Agent(): unknown option 'stateModifier'. Use 'systemPrompt'",
     );
     expect(() => new Agent({ model, checkpointer: {} } as never)).toThrow(
       "give the checkpointer to the graph's compile()",

@@ -11,9 +11,21 @@ import {
 import { type Checkpointer } from "@tenxgraph/core/storage";
 import { Agent } from "../agent/agent.js";
 import { builderOptions, type AgentOptions } from "../agent/agent-options.js";
+import type { ResponseFormat } from "../agent/response-format.js";
+
+/** The state of the graph {@link createReactAgent} builds. */
+export interface ReactAgentState<T = unknown> extends BaseState {
+  /** With `responseFormat`: the structured response to the last answer. */
+  structuredResponse?: T;
+}
 
 /** What {@link createReactAgent} is built from: the `Agent`'s options, the tools, and storage. */
-export interface CreateReactAgentOptions extends Omit<AgentOptions, "tools" | "toolNode"> {
+export interface CreateReactAgentOptions<T = unknown> extends Omit<
+  AgentOptions,
+  "tools" | "toolNode" | "responseFormat"
+> {
+  /** See {@link AgentOptions.responseFormat}: sets `structuredResponse` after the final answer. */
+  responseFormat?: ResponseFormat<T>;
   /** The tools the model may call; they run in a `ToolNode`, through the tool ledger. */
   tools: readonly AnyTool[];
   /** Where threads and the ledger live (default: a new `InMemoryCheckpointer`). */
@@ -30,7 +42,8 @@ export const REACT_AGENT_NODES = Object.freeze({ model: "MAIN", tools: "TOOL" })
 /**
  * The model–tools loop as a compiled graph, the shape of the README's support agent: `MAIN` (an
  * {@link Agent}) replies; when the reply asks for tools, `TOOL` (a `ToolNode`) runs them and
- * the loop goes back to `MAIN`; a reply without tool calls ends the run.
+ * the loop goes back to `MAIN`; a reply without tool calls ends the run (with `responseFormat`,
+ * after `MAIN` also stored the structured response as `structuredResponse`).
  *
  * @example
  * const app = createReactAgent({
@@ -41,7 +54,9 @@ export const REACT_AGENT_NODES = Object.freeze({ model: "MAIN", tools: "TOOL" })
  * });
  * await app.invoke({ messages: [Message.user("charge order 4821")] }, { threadId: "order-4821" });
  */
-export function createReactAgent(options: CreateReactAgentOptions): CompiledGraph<BaseState> {
+export function createReactAgent<T = unknown>(
+  options: CreateReactAgentOptions<T>,
+): CompiledGraph<ReactAgentState<T>> {
   if (typeof options === "object" && options !== null) {
     requireKnownOptions("createReactAgent()", options, REACT_OPTIONS.known, REACT_OPTIONS.hints);
   }
@@ -51,8 +66,8 @@ export function createReactAgent(options: CreateReactAgentOptions): CompiledGrap
   }
   const toolNode = new ToolNode(tools);
   const { model: MAIN, tools: TOOL } = REACT_AGENT_NODES;
-  return new StateGraph<BaseState>()
-    .addNode(MAIN, new Agent({ ...agentOptions, toolNode }))
+  return new StateGraph<ReactAgentState<T>>()
+    .addNode(MAIN, new Agent<ReactAgentState<T>>({ ...agentOptions, toolNode }))
     .addNode(TOOL, toolNode)
     .addConditionalEdges(MAIN, (state) => (state.messages.at(-1)?.toolCalls?.length ? TOOL : END))
     .addEdge(TOOL, MAIN)
