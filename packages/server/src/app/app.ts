@@ -83,8 +83,10 @@ export type TenxgraphApp = Hono<ServerEnv> & { context: ServerContext };
 export function createApp(options: AppOptions): TenxgraphApp {
   const maxSize = options.maxBodyBytes ?? Number(process.env.MAX_REQUEST_SIZE ?? 10 * 1024 * 1024);
   const origins = options.corsOrigins ?? originsFromEnv();
+  const graphs = options.graphs ?? singleGraph(options.graph as CompiledGraph<BaseState>);
   const ctx: ServerContext = {
     graph: options.graph as CompiledGraph<BaseState>,
+    graphId: graphs.defaultId,
     checkpointer: options.graph.checkpointer,
     memory: options.memory ?? new InMemoryMemoryStore(),
     files: options.files ?? new InMemoryFileStore(),
@@ -100,7 +102,7 @@ export function createApp(options: AppOptions): TenxgraphApp {
     socketPeaks: { queuedFrames: 0, queuedBytes: 0, bufferedBytes: 0 },
     logger: options.logger ?? jsonLogger(),
     runs: options.runs ?? null,
-    graphs: options.graphs ?? singleGraph(options.graph as CompiledGraph<BaseState>),
+    graphs,
     lgRuns: new LgRunRegistry(),
     closing: new AbortController(),
     activeRuns: new Set(),
