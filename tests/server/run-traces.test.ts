@@ -101,6 +101,13 @@ describe("server runs' spans", () => {
     });
     expect(run.spanContext().traceId).toBe(parent.traceId);
     expect(run.parentSpanContext?.spanId).toBe(parent.spanId);
+    // The versions the run wrote name its trace: the inspector links them to it.
+    const history = (await (await fetch(`${server.url}/v1/threads/t-invoke/history`)).json()) as {
+      data: { history: { trace_id: string | null }[] };
+    };
+    const versions = history.data.history;
+    expect(versions.length).toBeGreaterThan(1);
+    expect(versions.map((v) => v.trace_id)).toEqual(versions.map(() => parent.traceId));
   });
 
   it("LangGraph's runs name the assistant's graph, each its own", async () => {

@@ -265,6 +265,12 @@ export class ToolCallTrace extends TraceScope {
   }
 }
 
+/** The trace id a `traceparent` recorded by {@link TraceScope.traceparent} names; `null` for none. */
+export function traceIdOf(traceparent: string | undefined): string | null {
+  if (traceparent === undefined) return null;
+  return /^00-([0-9a-f]{32})-[0-9a-f]{16}-0[01]$/.exec(traceparent)?.[1] ?? null;
+}
+
 /** A low-cardinality name for an error: its stable code, else its class name. */
 function errorType(error: unknown): string {
   if (typeof error === "object" && error !== null) {

@@ -56,6 +56,7 @@ export async function loadProject(dir: string, configFile?: string): Promise<Loa
   }
   options.auth = await loadAuth(config.auth, base);
   if (config.inspector === false) options.inspector = false;
+  if (config.trace_url !== undefined) options.traceUrl = config.trace_url;
   if (config.websocket?.max_connections) options.maxSockets = config.websocket.max_connections;
   const runs = runsOf(config, configPath);
   const worker = runs
