@@ -85,7 +85,7 @@ export const SETTINGS_FILE = "settings.json";
 /** `url` when it is an http(s) URL naming `{traceId}`; anything else is refused at startup. */
 function checkedTraceUrl(url: string | null): string | null {
   if (url === null) return null;
-  let parsed: URL | null = null;
+  let parsed: URL | null;
   try {
     parsed = new URL(url.replaceAll("{traceId}", "0"));
   } catch {
