@@ -6,7 +6,8 @@ export type Runtime = "tenxgraph" | "langgraph";
 
 /** Where a loop keeps its threads. */
 export type StoreSpec =
-  | { kind: "memory" }
+  /** `sdk`: tenxgraph traced by an OpenTelemetry SDK tracer (see `sdk-tracer.ts`). */
+  | { kind: "memory"; sdk?: boolean }
   /**
    * A SQLite file. `synchronous` is tenxgraph's setting; LangGraph's SqliteSaver is opened as a
    * user opens it (`fromConnString`), with the pragmas it picks itself.

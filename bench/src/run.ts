@@ -8,6 +8,8 @@ import { measureConcurrency, type ConcurrencyPlan } from "./measure/concurrency.
 import { measureMemory } from "./measure/measure-memory.js";
 import { measurePostgres, type PgPlan } from "./measure/measure-postgres.js";
 import { measureSqlite, type SqliteWorkload } from "./measure/measure-sqlite.js";
+import { measureTracing } from "./measure/measure-tracing.js";
+import { renderTracing } from "./report/render-tracing.js";
 import { measurePeakRss } from "./measure/peak-rss.js";
 import type { StorePlan } from "./measure/plan.js";
 import { renderReport } from "./report/render-report.js";
@@ -20,7 +22,7 @@ import type { Workload } from "./workload.js";
 /**
  * `npm run bench [-- --quick]`: tenxgraph beside LangGraph.js on the same ReAct loop (a scripted
  * model asking for 1 or 4 trivial tools per turn for 5, 50 and 200 turns), on the in-memory
- * stores (beside the loop with no runtime), on SQLite (beside one raw synchronous=FULL commit
+ * stores (beside the loop with no runtime; tenxgraph also with an OpenTelemetry SDK tracer), on SQLite (beside one raw synchronous=FULL commit
  * per step) and on PostgreSQL, tenxgraph alone and with Redis (beside one raw autocommit INSERT
  * per step on the same server); then 1 thread against 8 and each runtime's peak RSS in a
  * process of its own; then the HTTP API (`@tenxgraph/client` against `@tenxgraph/server` on
@@ -110,6 +112,7 @@ const workers = workersPlan(quick);
 /** The parts `--only` can measure alone, each printing its section of results.md. */
 const onlyParts: Record<string, () => Promise<string[]>> = {
   sqlite: async () => renderSqlite(await measureSqlite(sqliteWorkloads, runtimes, sqlitePlan)),
+  tracing: async () => renderTracing(await measureTracing(shapes, memoryPlan)),
 };
 
 /** Seconds each part of the bench took, printed as it goes. */
@@ -136,6 +139,7 @@ const loadAtStart = os.loadavg()[0]!;
 const scratch = mkdtempSync(join(os.tmpdir(), "tenxgraph-bench-threads-"));
 try {
   const memory = await timed("memory", () => measureMemory(shapes, runtimes, memoryPlan));
+  const tracing = await timed("tracing", () => measureTracing(shapes, memoryPlan));
   const sqlite = await timed("sqlite", () => measureSqlite(sqliteWorkloads, runtimes, sqlitePlan));
   const postgres = await timed("postgres", () =>
     measurePostgres(pgWorkloads, pgConcurrencyWorkloads, pgPlan, { rssShape, rssRuns }),
@@ -180,6 +184,7 @@ try {
     quick,
     plans: { memory: memoryPlan, sqlite: sqlitePlan, postgres: pgPlan, rssRuns, http },
     memory,
+    tracing,
     sqlite,
     postgres,
     concurrency: [...concurrency, ...postgres.concurrency],

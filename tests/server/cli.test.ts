@@ -104,6 +104,20 @@ describe("tenxgraph api", () => {
     expect(cli.output).not.toMatch(/inspector at/);
   });
 
+  it("tells the inspector where trace ids link with --trace-url", async () => {
+    const template = "http://localhost:16686/trace/{traceId}";
+    const cli = new CliProcess(
+      ["api", "--config", "examples/server/tenxgraph.json", "--port", "0", "--trace-url", template],
+      { cwd: root, env: { TENXGRAPH_DB: join(scratch, "trace-url.db") } },
+    );
+    try {
+      const settings = await fetch(`${await cli.url()}/inspector/settings.json`);
+      expect(await settings.json()).toEqual({ trace_url: template });
+    } finally {
+      expect(await cli.stop()).toBe(0);
+    }
+  });
+
   it("finds 10xgraph.json, loads .env, custom auth, the checkpointer and the name generator; lets a stream end on SIGTERM", async () => {
     const dir = join(scratch, "project");
     writeProject(dir, "hello from v1");

@@ -9,12 +9,13 @@ import { buildTestGraph } from "./support/test-graph.js";
 /** The built inspector's files (the int setup builds the packages first). */
 const BUILT = fileURLToPath(new URL("../../packages/server/dist/inspector/", import.meta.url));
 
-function app(inspector?: boolean) {
+function app(inspector?: boolean, traceUrl?: string) {
   const graph = buildTestGraph({ effectLog: "/dev/null" }, new InMemoryCheckpointer());
   return createApp({
     graph,
     auth: { method: "jwt", secret: TEST_JWT_SECRET },
     ...(inspector === undefined ? {} : { inspector }),
+    ...(traceUrl === undefined ? {} : { traceUrl }),
   });
 }
 
@@ -66,6 +67,22 @@ describe("the inspector's route", () => {
       '<div id="app"></div>',
     );
     expect(readdirSync(BUILT)).toContain("index.html");
+  });
+
+  it("tells the page where trace ids link (settings.json, no token), and refuses a template that cannot link", async () => {
+    const linked = await app(undefined, "https://jaeger.local/trace/{traceId}").request(
+      "/inspector/settings.json",
+    );
+    expect(linked.status).toBe(200);
+    expect(await linked.json()).toEqual({ trace_url: "https://jaeger.local/trace/{traceId}" });
+    const plain = await app().request("/inspector/settings.json");
+    expect(await plain.json()).toEqual({ trace_url: null });
+    for (const bad of [
+      "https://jaeger.local/trace/",
+      "javascript:{traceId}",
+      "not a url {traceId}",
+    ])
+      expect(() => app(undefined, bad), bad).toThrow(/traceUrl must be an http\(s\) URL/);
   });
 
   it("is not there with inspector: false", async () => {

@@ -52,7 +52,7 @@ export async function measureMemory(
 }
 
 /** The bare loop of `workload` as a floor: one run of it per measurement. */
-function bareFloor(workload: Workload): Floor {
+export function bareFloor(workload: Workload): Floor {
   return {
     async msPerStep() {
       const run = await runBare(workload);

@@ -3,6 +3,7 @@ import type { ConcurrencyRow } from "../measure/concurrency.js";
 import type { MemoryRow } from "../measure/measure-memory.js";
 import type { PgPlan, PostgresResults } from "../measure/measure-postgres.js";
 import type { PeakRssRow } from "../measure/peak-rss.js";
+import type { TracingRow } from "../measure/measure-tracing.js";
 import type { StorePlan } from "../measure/plan.js";
 import type { SqliteRow } from "../measure/sqlite-workload-bench.js";
 import type { WorkersResults } from "../workers/measure-workers.js";
@@ -26,6 +27,8 @@ export interface BenchResults {
     http?: HttpPlan;
   };
   memory: MemoryRow[];
+  /** tenxgraph with no OpenTelemetry SDK and with one (absent in results from before it was measured). */
+  tracing?: TracingRow[];
   sqlite: SqliteRow[];
   postgres: PostgresResults;
   /** 1 thread against 8, every store. */

@@ -9,6 +9,7 @@ import { renderPostgres } from "./render-postgres.js";
 import { renderSqlite } from "./render-sqlite.js";
 import { renderPeakRss, renderThreads } from "./render-threads.js";
 import { timingTable } from "./render-timings.js";
+import { renderTracing } from "./render-tracing.js";
 import { renderWorkers } from "./render-workers.js";
 
 /** The results as the Markdown of results.md: headline and goals first, details after. */
@@ -32,6 +33,7 @@ export function renderReport(results: BenchResults): string {
     "",
     ...memorySection(results.memory),
     "",
+    ...(results.tracing ? [...renderTracing(results.tracing), ""] : []),
     ...renderSqlite(results.sqlite),
     "",
     ...renderPostgres(results.postgres),

@@ -5,6 +5,7 @@ import type { Loop, StoreSpec } from "../loop.js";
 import { toolCallsPerRun, type Workload } from "../workload.js";
 import { openPgStore } from "./pg-stores.js";
 import { buildApp, runOnce } from "./react-loop.js";
+import { sdkTracer } from "./sdk-tracer.js";
 import { timeCheckpointer, type StoreTimes } from "./time-checkpointer.js";
 
 const LEDGER_METHODS = ["getCalls", "claimCalls", "completeCall", "heartbeatCalls"];
@@ -20,7 +21,7 @@ export async function openTenxgraphLoop(workload: Workload, spec: StoreSpec): Pr
   const checkpointer = openCheckpointer(spec);
   await checkpointer.setup();
   if (spec.kind === "memory") {
-    const app = buildApp(workload, checkpointer);
+    const app = buildApp(workload, checkpointer, spec.sdk ? sdkTracer() : undefined);
     return {
       runtime: "tenxgraph",
       run: (threadId) => runOnce(app, workload, threadId),

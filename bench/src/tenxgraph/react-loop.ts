@@ -8,6 +8,7 @@ import {
   tool,
   silentLogger,
 } from "@tenxgraph/core";
+import type { Tracer } from "@opentelemetry/api";
 import { type Checkpointer } from "@tenxgraph/core/storage";
 import { ScriptedModel } from "@tenxgraph/core/testing";
 import { stepsPerRun, type Workload } from "../workload.js";
@@ -26,6 +27,8 @@ const echo = tool({
 export function buildApp(
   workload: Workload,
   checkpointer: Checkpointer = new InMemoryCheckpointer(),
+  /** Default: the global tracer, which records nothing while no SDK is registered. */
+  tracer?: Tracer,
 ) {
   const turns = Array.from({ length: workload.turns }, (_, turn) => ({
     toolCalls: Array.from({ length: workload.toolsPerTurn }, (_, i) => ({
@@ -40,7 +43,7 @@ export function buildApp(
     .addConditionalEdges("MAIN", (s) => (s.messages.at(-1)?.toolCalls?.length ? "TOOL" : END))
     .addEdge("TOOL", "MAIN")
     .setEntryPoint("MAIN")
-    .compile({ checkpointer, logger: silentLogger });
+    .compile({ checkpointer, logger: silentLogger, ...(tracer ? { tracing: { tracer } } : {}) });
 }
 
 /** Runs one whole loop on a fresh thread; returns node steps taken and elapsed ms. */

@@ -63,6 +63,8 @@ export interface StateHistoryEntry {
   /** Messages in this version's transcript (`getState(threadId, { version })` reads them). */
   message_count: number;
   interrupts: unknown[];
+  /** The OpenTelemetry trace of the run that wrote it; `null` when not traced (or an edit). */
+  trace_id: string | null;
 }
 
 /** What `editState` changes: through the graph's reducers, as a node's update would. */

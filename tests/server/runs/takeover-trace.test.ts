@@ -97,6 +97,7 @@ describe("the trace of a background run taken over by a second worker", () => {
     writeFileSync(gate, "");
     survivor = new RunWorker({
       graph: graph as unknown as CompiledGraph<BaseState>,
+      graphId: "support",
       store: api.store,
       heartbeatMs: 200,
       staleAfterMs: 1000,
@@ -110,11 +111,13 @@ describe("the trace of a background run taken over by a second worker", () => {
     }, "the run to end");
     expect(ended).toMatchObject({ status: "completed", attempts: 2 });
 
-    const run = spans.span("invoke_agent");
+    // The worker names its graph: the run's span is named for it, as an in-process run's is.
+    const run = spans.span("invoke_agent support");
     expect(run.spanContext().traceId).toBe(traceId);
     expect(run.parentSpanContext?.spanId).toBe(postSpanId);
     expect(run.attributes).toMatchObject({
       "tenxgraph.thread.id": "t-trace",
+      "tenxgraph.graph": "support",
       "tenxgraph.run.status": "completed",
     });
     const names = spans.spans().map((span) => span.name);

@@ -54,6 +54,41 @@ describe("spans", () => {
     );
   });
 
+  it("a call refused before the ledger gets a span: outcome refused, error.type its code", async () => {
+    const { tracer, spans, span } = testTracer();
+    const app = supportAgent({
+      model: [
+        {
+          toolCalls: [
+            { name: "refund_everything", args: {} },
+            { name: "charge_card", args: { order_id: "4821", amount_cents: "a lot" } },
+          ],
+        },
+        "Sorry.",
+      ],
+      tools: supportTools(),
+      tracing: { tracer },
+    });
+    const result = await app.invoke({ messages: [Message.user("refund")] }, { threadId: "t" });
+    expect(result.status).toBe("completed");
+    for (const [name, code] of [
+      ["refund_everything", "TOOL_NOT_FOUND_001"],
+      ["charge_card", "TOOL_ARGS_001"],
+    ]) {
+      const refused = span(`execute_tool ${name}`);
+      expect(refused.attributes).toMatchObject({
+        "gen_ai.operation.name": "execute_tool",
+        "gen_ai.tool.name": name,
+        "tenxgraph.tool.outcome": "refused",
+        "error.type": code,
+      });
+      expect(refused.status.code).toBe(SpanStatusCode.ERROR);
+      // A child of the tool step, like every call's span.
+      const step = spans().find((s) => s.name === "step TOOL")!;
+      expect(refused.parentSpanContext?.spanId).toBe(step.spanContext().spanId);
+    }
+  });
+
   it("records tool arguments and results only with recordContent", async () => {
     const { tracer, span } = testTracer();
     const app = supportAgent({

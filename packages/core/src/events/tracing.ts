@@ -38,7 +38,10 @@ export type ToolCallOutcome =
   | "in_doubt"
   /** Its claim was taken over by another execution: this attempt's result was not recorded. */
   | "fenced"
-  /** Answered without running or replaying it (its message was edited since it ran). */
+  /**
+   * Answered without running or replaying it: refused before the ledger (unknown tool, bad
+   * arguments; `error.type` names the code), or its message was edited since it ran.
+   */
   | "refused";
 
 /**
@@ -105,6 +108,30 @@ export class RuntimeTracing {
       }
     }
     return new ToolCallTrace(span, parent, this.recordContent);
+  }
+
+  /**
+   * The span of a call refused before the ledger (unknown tool, bad arguments): ended at once,
+   * outcome `refused`, `error.type` the code its error message names.
+   */
+  refusedCall(
+    parent: Context,
+    call: { readonly id: string; readonly name: string },
+    code: string,
+  ): void {
+    const span = this.#tracer.startSpan(`execute_tool ${call.name}`, INTERNAL, parent);
+    if (span.isRecording()) {
+      span.setAttributes({
+        "gen_ai.operation.name": "execute_tool",
+        "gen_ai.tool.name": call.name,
+        "gen_ai.tool.call.id": call.id,
+        "gen_ai.tool.type": "function",
+        "tenxgraph.tool.outcome": "refused",
+        "error.type": code,
+      });
+      span.setStatus({ code: SpanStatusCode.ERROR });
+    }
+    span.end();
   }
 }
 
@@ -236,6 +263,12 @@ export class ToolCallTrace extends TraceScope {
     if (this.#ran) return "ran";
     return this.#inDoubt ? "in_doubt" : "refused";
   }
+}
+
+/** The trace id a `traceparent` recorded by {@link TraceScope.traceparent} names; `null` for none. */
+export function traceIdOf(traceparent: string | undefined): string | null {
+  if (traceparent === undefined) return null;
+  return /^00-([0-9a-f]{32})-[0-9a-f]{16}-0[01]$/.exec(traceparent)?.[1] ?? null;
 }
 
 /** A low-cardinality name for an error: its stable code, else its class name. */

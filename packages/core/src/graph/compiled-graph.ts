@@ -31,6 +31,7 @@ import {
   type UpdateStateOptions,
 } from "../runtime/state-edit.js";
 import { InvalidRunError } from "../errors/errors.js";
+import { traceIdOf } from "../events/tracing.js";
 import { checkTimings, type CompileOptions } from "./compile-options.js";
 
 const ENDED_RUNS_REMEMBERED = 1000;
@@ -213,6 +214,7 @@ export class CompiledGraph<S extends BaseState> {
       values: checkpoint.values as Omit<S, "messages">,
       messageCount: checkpoint.messageCount,
       interrupts: checkpoint.interrupts,
+      traceId: traceIdOf(checkpoint.trace),
     }));
   }
 

@@ -48,6 +48,11 @@ export interface StateHistoryEntry<S extends BaseState> {
   values: Omit<S, "messages">;
   messageCount: number;
   interrupts: Interrupt[];
+  /**
+   * The OpenTelemetry trace of the run that wrote this version (its span's trace id); `null`
+   * when that run was not traced, or for an edit.
+   */
+  traceId: string | null;
 }
 
 /**

@@ -16,6 +16,7 @@ import { tool } from "../tools/tool.js";
 import { FaultPoints } from "../testing/fault-points.js";
 import type { AttemptRef, LedgerClaim } from "../storage/ledger-entry.js";
 import { user } from "../support/ledger-tools.js";
+import { testTracer } from "../support/test-tracer.js";
 
 /**
  * The real in-memory store, whose heartbeats can be frozen: while `frozen`, a heartbeat renews
@@ -203,7 +204,14 @@ describe("claim leases: each worker's claimStaleAfterMs is its own lease, honour
     checkpointer.frozen = true;
     const { charge, effects, entered, abortReason } = chargeWithHangingFirstAttempt();
     const options = { model: model(), tools: [charge], checkpointer };
-    const zombie = supportAgent({ ...options, stopPollIntervalMs: 20, claimStaleAfterMs: 100 });
+    // The zombie's spans: its call's span says it was fenced.
+    const zombieSpans = testTracer();
+    const zombie = supportAgent({
+      ...options,
+      stopPollIntervalMs: 20,
+      claimStaleAfterMs: 100,
+      tracing: { tracer: zombieSpans.tracer },
+    });
     const taker = supportAgent({ ...options, claimStaleAfterMs: 100 });
     const runZombie = zombie.invoke(user("charge"), { threadId: "t-zombie" }).then(
       () => null,
@@ -235,6 +243,11 @@ describe("claim leases: each worker's claimStaleAfterMs is its own lease, honour
       { key: "m-1:call_1", status: "completed", attempt: 2, ownerRunId: taken.runId },
     ]);
     expect((await taker.getState({ threadId: "t-zombie" }))?.status).toBe("completed");
+    expect(zombieSpans.span("execute_tool charge_card").attributes).toMatchObject({
+      "tenxgraph.tool.attempt": 1,
+      "tenxgraph.tool.outcome": "fenced",
+      "error.type": "TOOL_CONFLICT_002",
+    });
   });
 
   it("a zombie whose completion is fenced out fails out of its node, even when its step write would still commit", async () => {

@@ -27,8 +27,13 @@ export interface ReadyCall extends LedgerCall {
 export interface RejectedCall {
   ok: false;
   call: ToolCall;
+  /** Why: `TOOL_NOT_FOUND_001`, `TOOL_ARGS_001` or `TOOL_ERROR_001` (its span's `error.type`). */
+  code: RejectionCode;
   message: ToolMessage;
 }
+
+/** The codes a call is refused with before the ledger. */
+export type RejectionCode = Parameters<typeof toolErrorMessage>[2];
 
 /**
  * The model's arguments parsed and checked against the tool's schema, or what is wrong with
@@ -137,11 +142,7 @@ export function prepareCall(
     log,
   };
 
-  function reject(
-    call: ToolCall,
-    code: Parameters<typeof toolErrorMessage>[2],
-    message: string,
-  ): RejectedCall {
-    return { ok: false, call, message: toolErrorMessage(call.name, call.id, code, message) };
+  function reject(call: ToolCall, code: RejectionCode, message: string): RejectedCall {
+    return { ok: false, call, code, message: toolErrorMessage(call.name, call.id, code, message) };
   }
 }

@@ -226,6 +226,7 @@ export class ToolNode<S extends BaseState = BaseState> implements GraphNode<S> {
 /** A call refused before it ran (unknown tool, bad arguments): its error message, not ledgered. */
 function rejected(call: RejectedCall, ctx: InternalNodeContext): CallOutcome {
   const { message } = call;
+  ctx.runtime.tracing.refusedCall(ctx.runtime.traceContext, call.call, call.code);
   ctx.runtime.metrics.toolErrors.add(1, { tool: call.call.name });
   ctx.logger.warn({ toolCallId: call.call.id, tool: call.call.name }, Message.text(message));
   return { message, replayed: false, changes: {}, updates: [] };

@@ -1,4 +1,4 @@
-import { useMemo, useState } from "preact/hooks";
+import { useEffect, useMemo, useState } from "preact/hooks";
 import { createClient, saveToken, savedToken } from "./connection.js";
 import { GraphPage } from "./graph-page.js";
 import { InspectorContext, type Inspector } from "./inspector-context.js";
@@ -6,6 +6,7 @@ import { followLink, hrefOf, useRoute } from "./router.js";
 import { ThreadList } from "./thread-list.js";
 import { ThreadPage } from "./thread-page.js";
 import { TokenForm } from "./token-form.js";
+import { loadSettings, NO_SETTINGS, type InspectorSettings } from "./trace-link.js";
 
 /** The inspector: a header, the token form when the API wants one, and the current view. */
 export function App() {
@@ -13,9 +14,15 @@ export function App() {
   const [tokenReason, setTokenReason] = useState<string | null>(null);
   // Bumped when a token is saved: every view reads its data again with it.
   const [session, setSession] = useState(0);
+  const [settings, setSettings] = useState<InspectorSettings>(NO_SETTINGS);
+  useEffect(() => {
+    const abort = new AbortController();
+    void loadSettings(abort.signal).then(setSettings);
+    return () => abort.abort();
+  }, []);
   const inspector = useMemo<Inspector>(
-    () => ({ client: createClient(), askForToken: setTokenReason }),
-    [session],
+    () => ({ client: createClient(), askForToken: setTokenReason, settings }),
+    [session, settings],
   );
   const tokenSaved = () => {
     setTokenReason(null);

@@ -1,12 +1,15 @@
 import type { TenxgraphClient } from "@tenxgraph/client";
 import { createContext } from "preact";
 import { useContext } from "preact/hooks";
+import type { InspectorSettings } from "./trace-link.js";
 
 /** What every view gets: the client, and a way to ask the person for a token. */
 export interface Inspector {
   client: TenxgraphClient;
   /** The server refused the token (or wants one): show the token form. */
   askForToken(reason: string): void;
+  /** What the server configured for the page (where trace ids link). */
+  settings: InspectorSettings;
 }
 
 export const InspectorContext = createContext<Inspector | null>(null);

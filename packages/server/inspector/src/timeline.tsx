@@ -2,6 +2,8 @@ import type { StateHistoryEntry } from "@tenxgraph/client";
 import { useState } from "preact/hooks";
 import { isMissingRoute } from "./connection.js";
 import { clockTime } from "./format.js";
+import { useInspector } from "./inspector-context.js";
+import { traceHref } from "./trace-link.js";
 import { StatusBadge } from "./status-badge.js";
 import { useLoad } from "./use-load.js";
 import { describeChanges, versionChanges } from "./version-changes.js";
@@ -53,6 +55,7 @@ export function Timeline(props: {
             <th>By</th>
             <th>Then</th>
             <th>What changed</th>
+            <th>Trace</th>
           </tr>
         </thead>
         <tbody>
@@ -114,7 +117,21 @@ function TimelineRow(props: {
         <StatusBadge status={v.status} /> {v.next_node ?? ""}
       </td>
       <td>{props.changes}</td>
+      <td>{v.trace_id && <TraceId traceId={v.trace_id} />}</td>
     </tr>
+  );
+}
+
+/** The trace of the run that wrote a version: a link with a configured `--trace-url`, else text. */
+function TraceId(props: { traceId: string }) {
+  const href = traceHref(useInspector().settings.traceUrl, props.traceId);
+  const short = <code class="small">{props.traceId.slice(0, 8)}…</code>;
+  return href === null ? (
+    <span title={props.traceId}>{short}</span>
+  ) : (
+    <a href={href} target="_blank" rel="noopener noreferrer" title={props.traceId}>
+      {short}
+    </a>
   );
 }
 

@@ -11,6 +11,7 @@ function version(n: number, values: Record<string, unknown>, messages: number): 
     status: "completed",
     created_at: "2026-01-01T00:00:00Z",
     run_id: null,
+    trace_id: null,
     parent_version: n > 1 ? n - 1 : null,
     values,
     message_count: messages,

@@ -63,6 +63,11 @@ export interface AppOptions {
   /** Serve the web inspector at `/inspector` (default true); its data calls use the API's auth. */
   inspector?: boolean;
   /**
+   * Where the inspector links a run's trace: a URL with `{traceId}` in it, replaced by the
+   * trace id (`https://jaeger.example/trace/{traceId}`). Default: the id shown as plain text.
+   */
+  traceUrl?: string;
+  /**
    * Every graph the LangGraph routes serve, by graph id, each an assistant (default: `graph`
    * alone, as `agent`). `default` must be `graph`: the /v1 routes serve it.
    */
@@ -83,8 +88,10 @@ export type TenxgraphApp = Hono<ServerEnv> & { context: ServerContext };
 export function createApp(options: AppOptions): TenxgraphApp {
   const maxSize = options.maxBodyBytes ?? Number(process.env.MAX_REQUEST_SIZE ?? 10 * 1024 * 1024);
   const origins = options.corsOrigins ?? originsFromEnv();
+  const graphs = options.graphs ?? singleGraph(options.graph as CompiledGraph<BaseState>);
   const ctx: ServerContext = {
     graph: options.graph as CompiledGraph<BaseState>,
+    graphId: graphs.defaultId,
     checkpointer: options.graph.checkpointer,
     memory: options.memory ?? new InMemoryMemoryStore(),
     files: options.files ?? new InMemoryFileStore(),
@@ -100,7 +107,7 @@ export function createApp(options: AppOptions): TenxgraphApp {
     socketPeaks: { queuedFrames: 0, queuedBytes: 0, bufferedBytes: 0 },
     logger: options.logger ?? jsonLogger(),
     runs: options.runs ?? null,
-    graphs: options.graphs ?? singleGraph(options.graph as CompiledGraph<BaseState>),
+    graphs,
     lgRuns: new LgRunRegistry(),
     closing: new AbortController(),
     activeRuns: new Set(),
@@ -130,7 +137,7 @@ export function createApp(options: AppOptions): TenxgraphApp {
   registerRoutes(app, ctx, API_ROUTES);
   registerRoutes(app, ctx, LANGGRAPH_ROUTES);
   openApiRoutes(app);
-  if (options.inspector ?? true) inspectorRoutes(app);
+  if (options.inspector ?? true) inspectorRoutes(app, { traceUrl: options.traceUrl ?? null });
   app.notFound((c) =>
     fail(c, new ApiError(404, "NOT_FOUND", `No route ${c.req.method} ${c.req.path}`)),
   );

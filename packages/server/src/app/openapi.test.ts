@@ -8,7 +8,12 @@ interface Answer {
 }
 
 /** Routes the app serves that are not the API: the document itself and the inspector's files. */
-const NOT_API = new Set(["GET /openapi.json", "GET /inspector", "GET /inspector/*"]);
+const NOT_API = new Set([
+  "GET /openapi.json",
+  "GET /inspector",
+  "GET /inspector/settings.json",
+  "GET /inspector/*",
+]);
 
 /** `METHOD /path` of every route the app registers, with OpenAPI's `{param}` for Hono's `:param`. */
 function registeredRoutes(app: ReturnType<typeof createApp>): string[] {

@@ -24,6 +24,12 @@ export interface AttemptControls {
   abandon: AbortController;
 }
 
+/** The graph a worker runs, and its id in the project (named in its runs' spans). */
+export interface ServedGraph {
+  graph: CompiledGraph<BaseState>;
+  id: string;
+}
+
 /** How an attempt ended, with its events not yet written (they go with its end). */
 export interface AttemptEnd {
   outcome: AttemptOutcome;
@@ -37,13 +43,14 @@ export interface AttemptEnd {
  * returned to be written with the attempt's end, in the same statement.
  */
 export async function runAttempt(
-  graph: CompiledGraph<BaseState>,
+  served: ServedGraph,
   store: PgRunStore,
   run: RunRecord,
   ref: AttemptRef,
   controls: AttemptControls,
   logger: Logger,
 ): Promise<AttemptEnd | null> {
+  const { graph } = served;
   const events = new EventPump(store, ref, logger, controls.abandon.signal, () =>
     controls.abandon.abort(new Error("its events were refused: another worker holds the run")),
   );
@@ -58,6 +65,7 @@ export async function runAttempt(
     abandonSignal: controls.abandon.signal,
     // Every attempt's spans, a takeover's too, join the trace of the POST that queued the run.
     traceContext: carriedTraceContext(run.request.trace),
+    graphId: served.id,
   };
   const follow = async (stream: AsyncIterable<StreamEvent>) => {
     let status: RunStatus | null = null;

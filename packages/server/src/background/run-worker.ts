@@ -15,6 +15,8 @@ export interface RunWorkerOptions {
   // eslint-disable-next-line @typescript-eslint/no-explicit-any
   graph: CompiledGraph<any>;
   store: PgRunStore;
+  /** `graph`'s id in the project, in its runs' spans (`invoke_agent <graphId>`; default `agent`). */
+  graphId?: string;
   /** Runs at once on this worker (default 1). */
   concurrency?: number;
   /** How often the worker renews its runs and sweeps for dead workers' runs (default 1000 ms). */
@@ -45,6 +47,7 @@ interface ActiveAttempt {
 export class RunWorker {
   readonly workerId: string;
   readonly #graph: CompiledGraph<BaseState>;
+  readonly #graphId: string;
   readonly #store: PgRunStore;
   readonly #options: Required<
     Pick<RunWorkerOptions, "concurrency" | "heartbeatMs" | "staleAfterMs" | "pollIntervalMs">
@@ -59,6 +62,7 @@ export class RunWorker {
 
   constructor(options: RunWorkerOptions) {
     this.#graph = options.graph as CompiledGraph<BaseState>;
+    this.#graphId = options.graphId ?? "agent";
     this.#store = options.store;
     this.workerId = options.workerId ?? `${hostname()}:${process.pid}`;
     this.#options = {
@@ -136,7 +140,14 @@ export class RunWorker {
     });
     logger.info({}, "Run attempt started");
     try {
-      const end = await runAttempt(this.#graph, this.#store, run, ref, controls, logger);
+      const end = await runAttempt(
+        { graph: this.#graph, id: this.#graphId },
+        this.#store,
+        run,
+        ref,
+        controls,
+        logger,
+      );
       if (end === null) {
         logger.warn({}, "Run lost to another worker; stopped without writing");
         return;

@@ -15,6 +15,8 @@ export interface ServeArgs {
   workers?: number | undefined;
   /** `--no-inspector`: do not serve the web inspector at `/inspector`. */
   noInspector?: boolean;
+  /** `--trace-url`: where the inspector links a run's trace (over the config's `trace_url`). */
+  traceUrl?: string | undefined;
 }
 
 /**
@@ -25,7 +27,14 @@ export interface ServeArgs {
 export async function runApi(args: ServeArgs): Promise<void> {
   const project = await loadProject(process.cwd(), args.config);
   const inspector = project.options.inspector !== false && !args.noInspector;
-  const server = await serve({ ...project.options, inspector, host: args.host, port: args.port });
+  const traceUrl = args.traceUrl ?? project.options.traceUrl;
+  const server = await serve({
+    ...project.options,
+    inspector,
+    ...(traceUrl === undefined ? {} : { traceUrl }),
+    host: args.host,
+    port: args.port,
+  });
   console.log(`tenxgraph: serving ${project.configPath} on ${server.url}`);
   if (inspector) console.log(`tenxgraph: inspector at ${server.url}/inspector/`);
   const workers = args.workers ?? (project.worker ? 1 : 0);

@@ -29,6 +29,7 @@ export async function runDev(args: ServeArgs): Promise<void> {
     "--port",
     String(args.port),
     ...(args.noInspector ? ["--no-inspector"] : []),
+    ...(args.traceUrl === undefined ? [] : ["--trace-url", args.traceUrl]),
   ];
   const watched = new Set([configPath, ...envFileOf(configPath)]);
   const watchers: FSWatcher[] = [];

@@ -11,6 +11,7 @@ const LISTEN = {
   host: { type: "string", short: "H", default: "127.0.0.1" },
   port: { type: "string", short: "p", default: "8000" },
   "no-inspector": { type: "boolean", default: false },
+  "trace-url": { type: "string" },
 } as const satisfies Options;
 const HELP = { help: { type: "boolean", short: "h", default: false } } as const satisfies Options;
 
@@ -19,13 +20,15 @@ const COMMANDS = {
   api: {
     about: "serve the graph over HTTP until SIGTERM or SIGINT",
     usage: `tenxgraph api [--config tenxgraph.json] [--host 127.0.0.1] [--port 8000] [--workers N]
-                [--no-inspector]
+                [--no-inspector] [--trace-url URL]
   --config, -c     the project's config (default: tenxgraph.json, looked for upwards)
   --host, -H       the address to listen on (default 127.0.0.1)
   --port, -p       the port (default 8000; 0 picks a free one)
   --workers, -w    background-run workers in this process (default 1 when runs are configured;
                    0 makes a pure API node)
-  --no-inspector   do not serve the web inspector at /inspector/`,
+  --no-inspector   do not serve the web inspector at /inspector/
+  --trace-url      where the inspector links a run's trace, '{traceId}' replaced by its id
+                   (e.g. 'http://localhost:16686/trace/{traceId}' for Jaeger)`,
     options: { ...CONFIG, ...LISTEN, workers: { type: "string", short: "w" } },
   },
   worker: {
@@ -38,6 +41,7 @@ const COMMANDS = {
   dev: {
     about: "serve like api, and restart when a file in the project changes",
     usage: `tenxgraph dev [--config tenxgraph.json] [--host 127.0.0.1] [--port 8000] [--no-inspector]
+              [--trace-url URL]
   (the options of api, without --workers)`,
     options: { ...CONFIG, ...LISTEN },
   },
@@ -117,6 +121,7 @@ async function main(argv: string[]): Promise<void> {
     host: text("host")!,
     port,
     noInspector: flag("no-inspector"),
+    traceUrl: text("trace-url"),
   };
   if (first === "dev") return runDev(serveArgs);
   return runApi({ ...serveArgs, workers: count(text("workers"), "--workers", 0) });

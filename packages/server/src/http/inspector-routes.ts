@@ -42,9 +42,18 @@ const CONTENT_TYPES: Record<string, string> = {
  * under it (the page routes on the client). Every data request the page makes goes through the
  * API with the API's auth.
  */
-export function inspectorRoutes(app: Hono<ServerEnv>, root: string = INSPECTOR_DIR): void {
+export function inspectorRoutes(
+  app: Hono<ServerEnv>,
+  settings: InspectorSettings,
+  root: string = INSPECTOR_DIR,
+): void {
+  const body = JSON.stringify({ trace_url: checkedTraceUrl(settings.traceUrl) });
   // Not a permanent redirect: a browser would keep it after the inspector is turned off.
   app.get(INSPECTOR_PATH, (c) => c.redirect(`${INSPECTOR_PATH}/`, 302));
+  // The page's settings: no data in them, so no token (like its files).
+  app.get(`${INSPECTOR_PATH}/${SETTINGS_FILE}`, (c) =>
+    c.body(body, 200, { "content-type": "application/json", "cache-control": "no-cache" }),
+  );
   app.get(`${INSPECTOR_PATH}/*`, async (c) => {
     const relative = decodedPath(c.req.path.slice(INSPECTOR_PATH.length + 1));
     const file =
@@ -62,6 +71,32 @@ export function inspectorRoutes(app: Hono<ServerEnv>, root: string = INSPECTOR_D
     }
     return sendFile(c, file);
   });
+}
+
+/** What the server tells the page, at `/inspector/settings.json`. */
+export interface InspectorSettings {
+  /** A URL with `{traceId}` in it: where a run's trace id links to; `null`: shown as text. */
+  traceUrl: string | null;
+}
+
+/** The settings' file name under {@link INSPECTOR_PATH}. */
+export const SETTINGS_FILE = "settings.json";
+
+/** `url` when it is an http(s) URL naming `{traceId}`; anything else is refused at startup. */
+function checkedTraceUrl(url: string | null): string | null {
+  if (url === null) return null;
+  let parsed: URL | null;
+  try {
+    parsed = new URL(url.replaceAll("{traceId}", "0"));
+  } catch {
+    parsed = null;
+  }
+  if (!url.includes("{traceId}") || !parsed || !/^https?:$/.test(parsed.protocol)) {
+    throw new TypeError(
+      `traceUrl must be an http(s) URL with '{traceId}' in it (where the trace id goes), got '${url}'`,
+    );
+  }
+  return url;
 }
 
 /** The path with its escapes decoded, or `null` when they are malformed (no file has such a name). */

@@ -2,6 +2,8 @@ import type { IncomingMessage, Server } from "node:http";
 import type { Duplex } from "node:stream";
 import { WebSocketServer, type RawData, type WebSocket } from "ws";
 import { z } from "zod";
+import type { Context } from "@opentelemetry/api";
+import { carriedTraceContext, requestTraceContext } from "../http/trace-context.js";
 import { toApiError, validationError } from "../http/api-error.js";
 import { prepareRun } from "./run-request.js";
 import { pumpStream, startStream } from "./run-stream.js";
@@ -39,6 +41,9 @@ const wsGraphInputSchema = z
     config: z.record(z.string(), z.unknown()).nullable().optional(),
     recursion_limit: z.number().int().min(1).max(100).default(25),
     response_granularity: z.enum(["low", "partial", "full"]).default("low"),
+    // A browser cannot set the upgrade's headers: a frame may carry its run's trace context.
+    traceparent: z.string().max(256).optional(),
+    tracestate: z.string().max(512).optional(),
   })
   .superRefine((input, ctx) => {
     if (input.invoke_type === "fresh" && input.messages.length === 0)
@@ -126,7 +131,10 @@ function session(
   ws.on("error", (error) => ctx.logger.warn({ err: error }, "WebSocket closed on an error"));
   // Listening before the token is checked: the client sends its first frame on open, and a
   // frame with no listener yet would be lost.
-  const user = ctx.authenticate(handshakeRequest(request, url)).catch((error: unknown) => {
+  const handshake = handshakeRequest(request, url);
+  // Read now, while the upgrade's context is active; a frame's own `traceparent` wins over it.
+  const traceContext = requestTraceContext(handshake);
+  const user = ctx.authenticate(handshake).catch((error: unknown) => {
     ws.close(CLOSE.policy, closeReason(toApiError(error).message));
     return null;
   });
@@ -153,7 +161,8 @@ function session(
         if (!budget.outputFits(ws.bufferedAmount))
           overflow("Too much output waiting: the client is not reading");
       };
-      if (who) await onFrame(ctx, ws, who, data, isBinary, closed.signal, send);
+      if (who)
+        await onFrame(ctx, ws, { user: who, traceContext }, data, isBinary, closed.signal, send);
     });
   });
 }
@@ -163,11 +172,17 @@ function frameSize(data: RawData): number {
   return data instanceof ArrayBuffer ? data.byteLength : data.length;
 }
 
+/** Who opened the socket, and the trace context of its upgrade request. */
+interface SocketPeer {
+  user: AuthUser;
+  traceContext: Context;
+}
+
 /** One frame: a run streamed back, or an error chunk; the socket stays open unless it must not. */
 async function onFrame(
   ctx: InvokeContext,
   ws: WebSocket,
-  user: AuthUser,
+  peer: SocketPeer,
   data: RawData,
   isBinary: boolean,
   closed: AbortSignal,
@@ -192,7 +207,13 @@ async function onFrame(
     });
     if (!parsed.success) throw validationError("frame", parsed.error);
     const body = parsed.data;
-    const run = await prepareRun(ctx, user, body);
+    const trace = input.traceparent
+      ? carriedTraceContext({
+          traceparent: input.traceparent,
+          ...(input.tracestate ? { tracestate: input.tracestate } : {}),
+        })
+      : peer.traceContext;
+    const run = await prepareRun(ctx, peer.user, body, trace);
     threadId = run.threadId;
     const started = await startStream(ctx, run, body.recursion_limit);
     started.stopOn(closed);

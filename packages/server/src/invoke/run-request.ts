@@ -110,6 +110,7 @@ export async function prepareRun(
   // The run starts from the checkpoint read for ownership instead of reading it again, unless
   // earlier answers run first and move the thread.
   const controls: HostControls = {
+    graphId: ctx.graphId,
     ...(answers && answers.length > 1 ? {} : { loadedCheckpoint: checkpoint }),
     ...(traceContext ? { traceContext } : {}),
   };

@@ -189,7 +189,17 @@ export async function prepareLgRun(
     ...(recursionLimit === undefined ? {} : { recursionLimit }),
     ...(fromVersion === undefined ? {} : { fromVersion }),
   };
-  return { threadId, stateless, graph, assistant, input, config, controls: {}, modes, body };
+  return {
+    threadId,
+    stateless,
+    graph,
+    assistant,
+    input,
+    config,
+    controls: { graphId: assistant.graph_id },
+    modes,
+    body,
+  };
 }
 
 /**

@@ -50,6 +50,8 @@ export const configFileSchema = z.looseObject({
   thread_name_generator: reference.nullable().optional(),
   /** `false` turns the web inspector at `/inspector` off (as `--no-inspector` does). */
   inspector: z.boolean().optional(),
+  /** Where the inspector links a run's trace, `{traceId}` replaced (as `--trace-url` does). */
+  trace_url: z.string().optional(),
   /**
    * Background runs on PostgreSQL (`/v1/threads/{id}/runs`, `tenxgraph worker`). The DSN may be
    * left to the `TENXGRAPH_RUNS_DSN` environment variable, which also turns runs on alone.

@@ -56,9 +56,12 @@ export async function loadProject(dir: string, configFile?: string): Promise<Loa
   }
   options.auth = await loadAuth(config.auth, base);
   if (config.inspector === false) options.inspector = false;
+  if (config.trace_url !== undefined) options.traceUrl = config.trace_url;
   if (config.websocket?.max_connections) options.maxSockets = config.websocket.max_connections;
   const runs = runsOf(config, configPath);
-  const worker = runs ? { graph, store: runs.store, ...runs.settings } : null;
+  const worker = runs
+    ? { graph, graphId: graphs.defaultId, store: runs.store, ...runs.settings }
+    : null;
   if (runs) options.runs = { store: runs.store, follower: runs.follower };
   return {
     configPath,

@@ -73,7 +73,7 @@ export async function decideInDoubt(
       ctx.graph,
       { resume: decision, interruptId: asked.id },
       { threadId, userId: user.id },
-      { loadedCheckpoint: checkpoint },
+      { loadedCheckpoint: checkpoint, graphId: ctx.graphId },
     ),
   );
   return {

@@ -14,6 +14,8 @@ export interface ThreadRunRecords {
 /** What the thread routes work with: the graph, its store, and the server's thread policies. */
 export interface ThreadsContext extends ShutdownContext {
   graph: CompiledGraph<BaseState>;
+  /** `graph`'s id in the project (`agent` unless named), in its runs' spans (`invoke_agent <id>`). */
+  graphId: string;
   checkpointer: Checkpointer;
   logger: Logger;
   threadNames: ThreadNameGenerator | null;

@@ -86,6 +86,7 @@ export const historyEntryResponse = z.object({
   values: z.record(z.string(), z.unknown()),
   message_count: z.number(),
   interrupts: z.array(z.unknown()),
+  trace_id: z.string().nullable(),
 });
 
 export const ledgerEntryResponse = z.object({

@@ -21,5 +21,6 @@ export function wireHistoryEntry(entry: StateHistoryEntry<BaseState>): WireHisto
     values,
     message_count: entry.messageCount,
     interrupts: entry.interrupts,
+    trace_id: entry.traceId,
   };
 }
