@@ -39,7 +39,7 @@ async function waitRun(c: Context<ServerEnv>, ctx: LgContext, threadId: string |
   const body = await readBody(c, runCreateSchema);
   const run = await prepareLgRun(ctx, c.get("user"), threadId, body);
   const { runId, answer } = await waitLgRun(ctx, run);
-  c.header("Content-Location", runLocation(run.threadId, runId, run.stateless));
+  if (runId) c.header("Content-Location", runLocation(run.threadId, runId, run.stateless));
   return c.json(answer);
 }
 

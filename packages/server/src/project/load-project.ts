@@ -58,7 +58,7 @@ export async function loadProject(dir: string, configFile?: string): Promise<Loa
   if (config.inspector === false) options.inspector = false;
   if (config.websocket?.max_connections) options.maxSockets = config.websocket.max_connections;
   const runs = runsOf(config, configPath);
-  const worker = runs ? { graph, store: runs.store, ...runs.settings } : null;
+  const worker = runs ? { graph, graphs: graphs.byId, store: runs.store, ...runs.settings } : null;
   if (runs) options.runs = { store: runs.store, follower: runs.follower };
   return {
     configPath,
