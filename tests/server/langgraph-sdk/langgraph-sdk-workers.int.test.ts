@@ -58,7 +58,7 @@ describe.each(STORE_KINDS)("LangGraph background runs on workers, threads on %s"
     ({ api, url } = await startApi(dir));
     alice = await clientFor(url, "alice");
     bob = await clientFor(url, "bob");
-  });
+  }, 60_000);
   afterAll(async () => {
     await api?.stop();
     await worker?.stop();
@@ -151,6 +151,34 @@ describe.each(STORE_KINDS)("LangGraph background runs on workers, threads on %s"
     ]);
     expect((await alice.runs.get(thread.thread_id, slow.run_id)).status).toBe("interrupted");
     expect((await alice.runs.get(thread.thread_id, next.run_id)).status).toBe("success");
+  });
+
+  it("streams a resumable run from the queue: left mid-run, rejoined from its last event", async () => {
+    const thread = await alice.threads.create();
+    let runId = "";
+    const first: { id: string | undefined; event: string }[] = [];
+    const leave = new AbortController();
+    const stream = alice.runs.stream(thread.thread_id, "agent", {
+      input: human("hi"),
+      streamMode: ["values", "messages-tuple"],
+      streamResumable: true,
+      onDisconnect: "continue",
+      signal: leave.signal,
+      onRunCreated: (meta) => (runId = meta.run_id),
+    });
+    for await (const part of stream) {
+      first.push({ id: (part as { id?: string }).id, event: part.event });
+      if (part.event === "messages") break; // a reload, mid-reply
+    }
+    leave.abort();
+    expect(runId).toMatch(/^[0-9a-f-]{36}$/);
+    const all = await collect(alice.runs.joinStream(thread.thread_id, runId));
+    const rest = await collect(
+      alice.runs.joinStream(thread.thread_id, runId, { lastEventId: first.at(-1)!.id }),
+    );
+    expect(rest).toEqual(all.slice(first.length));
+    expect(rest.at(-1)!.data.messages.at(-1).content).toBe("hello there friend");
+    expect((await alice.runs.get(thread.thread_id, runId)).status).toBe("success");
   });
 
   it("runs stateless: the thread is kept with on_completion keep, else deleted", async () => {
