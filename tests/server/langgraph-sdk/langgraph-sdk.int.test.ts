@@ -1,48 +1,16 @@
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { readFileSync, rmSync, writeFileSync } from "node:fs";
 import { setTimeout as sleep } from "node:timers/promises";
 import { join } from "node:path";
 import { Client } from "@langchain/langgraph-sdk";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { CliProcess } from "../support/cli-process.js";
 import { TEST_JWT_SECRET, tokenFor } from "../support/http.js";
+import { clientFor, collect, human, scratchDir, storeFor, type Loose } from "./lg-client.js";
 import { writeLangGraphJsonProject, writeLgProject } from "./lg-project.js";
-import { dropStore, freshStore } from "../../support/fresh-store.js";
-import { STORE_KINDS, type StoreKind, type StoreSpec } from "../../support/store-spec.js";
+import { dropStore } from "../../support/fresh-store.js";
+import { STORE_KINDS, type StoreSpec } from "../../support/store-spec.js";
 
-const root = new URL("../../../", import.meta.url).pathname;
-// Inside the repository (ignored by git), so the project's imports resolve to the workspace packages.
-mkdirSync(join(root, ".tenxgraph"), { recursive: true });
-const scratch = mkdtempSync(join(root, ".tenxgraph", "lg-sdk-"));
-afterAll(() => rmSync(scratch, { recursive: true, force: true }));
-
-/** A fresh store of `kind` for one project: a SQLite file in `dir`, or a PostgreSQL schema. */
-function storeFor(kind: StoreKind, name: string, dir: string): StoreSpec {
-  mkdirSync(dir, { recursive: true });
-  return freshStore(kind, name, dir);
-}
-
-/** The SDK's client for one user: no retries, so a refusal is seen as it is. */
-async function clientFor(apiUrl: string, user: string) {
-  const token = await tokenFor(user);
-  return new Client({
-    apiUrl,
-    defaultHeaders: { Authorization: `Bearer ${token}` },
-    callerOptions: { maxRetries: 0 },
-  });
-}
-
-/** Every event of a run stream, in order. */
-async function collect(stream: AsyncIterable<{ event: string; data: unknown }>) {
-  const events: { event: string; data: Loose }[] = [];
-  for await (const part of stream) events.push({ event: part.event, data: part.data });
-  return events;
-}
-
-/** A JSON answer read loosely: the SDK types values as unknown. */
-// eslint-disable-next-line @typescript-eslint/no-explicit-any
-type Loose = any;
-
-const human = (content: string) => ({ messages: [{ type: "human", content }] });
+const scratch = scratchDir("lg-sdk-");
 
 describe.each(STORE_KINDS)("@langchain/langgraph-sdk against tenxgraph api on %s", (kind) => {
   const dir = join(scratch, `main-${kind}`);
@@ -178,6 +146,45 @@ describe.each(STORE_KINDS)("@langchain/langgraph-sdk against tenxgraph api on %s
     expect(interrupts.map((e) => e.event)).toEqual(["updates", "values"]);
   });
 
+  it("answers a failed runs.wait as LangGraph does: 200 with __error__", async () => {
+    const thread = await alice.threads.create();
+    await expect(
+      alice.runs.wait(thread.thread_id, assistantId, { input: human("fail now") }),
+    ).rejects.toThrow("Error: the bank is down");
+    // Without raiseError the SDK hands the 200 body back as it came.
+    const answer: Loose = await alice.runs.wait(thread.thread_id, assistantId, {
+      input: human("fail again"),
+      raiseError: false,
+    });
+    expect(answer).toEqual({ __error__: { error: "Error", message: "the bank is down" } });
+    expect((await alice.threads.get(thread.thread_id)).status).toBe("error");
+  });
+
+  it("multitask_strategy interrupt stops the running run and runs; rollback is a 422", async () => {
+    const thread = await alice.threads.create();
+    const slow = collect(
+      alice.runs.stream(thread.thread_id, assistantId, { input: human("slow") }),
+    );
+    while ((await alice.threads.get(thread.thread_id)).status !== "busy") await sleep(50);
+    await expect(
+      alice.runs.wait(thread.thread_id, assistantId, {
+        input: human("hi"),
+        multitaskStrategy: "rollback",
+      }),
+    ).rejects.toMatchObject({ status: 422, message: expect.stringMatching(/ledger/) });
+    const values: Loose = await alice.runs.wait(thread.thread_id, assistantId, {
+      input: human("hi"),
+      multitaskStrategy: "interrupt",
+    });
+    expect(values.messages.map((m: Loose) => m.content)).toEqual([
+      "slow",
+      "hi",
+      "hello there friend",
+    ]);
+    await slow;
+    expect((await alice.threads.get(thread.thread_id)).status).toBe("idle");
+  });
+
   it("maps tool calls with args objects and tool_call_id, their ledger state in metadata", async () => {
     const thread = await alice.threads.create();
     const values: Loose = await alice.runs.wait(thread.thread_id, assistantId, {
@@ -285,75 +292,6 @@ describe.each(STORE_KINDS)("@langchain/langgraph-sdk against tenxgraph api on %s
     await alice.threads.delete(thread.thread_id);
     await expect(alice.threads.get(thread.thread_id)).rejects.toMatchObject({ status: 404 });
   });
-});
-
-describe.each(STORE_KINDS)("@langchain/langgraph-sdk background runs and store on %s", (kind) => {
-  let cli: CliProcess;
-  let alice: Client;
-  let bob: Client;
-  const dir = join(scratch, `background-${kind}`);
-  let store: StoreSpec;
-
-  beforeAll(async () => {
-    store = storeFor(kind, "lg_sdk_bg", dir);
-    writeLgProject(dir, store);
-    cli = new CliProcess(["api", "--port", "0"], {
-      cwd: dir,
-      env: { JWT_SECRET_KEY: TEST_JWT_SECRET },
-    });
-    const url = await cli.url();
-    alice = await clientFor(url, "alice");
-    bob = await clientFor(url, "bob");
-  });
-  afterAll(async () => {
-    await cli?.stop();
-    if (store) await dropStore(store);
-  });
-
-  it("creates a background run, joins it, lists and gets it, and replays its stream", async () => {
-    const thread = await alice.threads.create();
-    const run = await alice.runs.create(thread.thread_id, "agent", {
-      input: human("hi"),
-      streamMode: ["values", "updates"],
-    });
-    expect(["pending", "running"]).toContain(run.status);
-    const values: Loose = await alice.runs.join(thread.thread_id, run.run_id);
-    expect(values.messages.at(-1).content).toBe("hello there friend");
-    expect((await alice.runs.get(thread.thread_id, run.run_id)).status).toBe("success");
-    expect((await alice.runs.list(thread.thread_id)).map((r) => r.run_id)).toEqual([run.run_id]);
-
-    const events = await collect(alice.runs.joinStream(thread.thread_id, run.run_id));
-    expect(events[0]).toMatchObject({ event: "metadata", data: { run_id: run.run_id } });
-    expect(events.map((e) => e.event)).toContain("updates");
-    expect(events.at(-1)!.event).toBe("values");
-    const rest = await collect(
-      alice.runs.joinStream(thread.thread_id, run.run_id, { lastEventId: "1" }),
-    );
-    expect(rest).toEqual(events.slice(1));
-    await expect(bob.runs.get(thread.thread_id, run.run_id)).rejects.toMatchObject({ status: 403 });
-  });
-
-  it("cancels a run, refuses a second one (reject) and queues one (enqueue)", async () => {
-    const thread = await alice.threads.create();
-    const slow = await alice.runs.create(thread.thread_id, "agent", { input: human("slow") });
-    await expect(
-      alice.runs.create(thread.thread_id, "agent", { input: human("hi") }),
-    ).rejects.toMatchObject({ status: 409 });
-    const queued = await alice.runs.create(thread.thread_id, "agent", {
-      input: human("hi"),
-      multitaskStrategy: "enqueue",
-    });
-    expect(queued.status).toBe("pending");
-    await expect(
-      alice.runs.cancel(thread.thread_id, slow.run_id, false, "rollback"),
-    ).rejects.toMatchObject({ status: 422 });
-    await alice.runs.cancel(thread.thread_id, slow.run_id, true);
-    expect((await alice.runs.get(thread.thread_id, slow.run_id)).status).toBe("interrupted");
-    const values: Loose = await alice.runs.join(thread.thread_id, queued.run_id);
-    expect(values.messages.at(-1).content).toBe("hello there friend");
-    expect((await alice.runs.get(thread.thread_id, queued.run_id)).status).toBe("success");
-  });
-
   it("puts, gets, searches, lists and deletes store items, per user", async () => {
     await alice.store.putItem(["prefs", "ui"], "theme", { color: "blue" });
     await alice.store.putItem(["prefs", "mail"], "digest", { daily: true });
@@ -372,6 +310,16 @@ describe.each(STORE_KINDS)("@langchain/langgraph-sdk background runs and store o
     await expect(alice.store.getItem(["prefs", "ui"], "theme")).rejects.toMatchObject({
       status: 404,
     });
+  });
+
+  it("answers runs.create with a 501 without a queue, as /v1 does, and writes nothing", async () => {
+    const thread = await alice.threads.create();
+    const refused = await alice.runs
+      .create(thread.thread_id, "agent", { input: human("hi") })
+      .catch((e: Loose) => e);
+    expect(refused).toMatchObject({ status: 501 });
+    expect(String(refused.message)).toMatch(/runs\.postgres_dsn/);
+    expect((await alice.threads.getHistory(thread.thread_id)).length).toBe(1);
   });
 });
 

@@ -7,7 +7,7 @@ import type { StoreSpec } from "../../support/store-spec.js";
  * token and writes a custom chunk; "approve" makes it ask a human (`interrupt`); "refund" makes
  * it call charge_card, whose every charge is a line in `charges.log`; "slow" makes it wait 30 s
  * (or until the run is stopped); "crash" calls charge_card and wait_for_bank at once, the
- * latter waiting while a file named `hold` exists.
+ * latter waiting while a file named `hold` exists; "fail" makes it throw.
  */
 const GRAPH = `
 import { appendFileSync, existsSync } from "node:fs";
@@ -47,6 +47,7 @@ export const graph = new StateGraph()
     const last = state.messages.at(-1);
     const text = Message.text(last);
     if (text.includes("slow")) await sleep(30_000, undefined, { signal: ctx.signal });
+    if (text.includes("fail")) throw new Error("the bank is down");
     if (last.role === "tool") return say(ctx, "done: " + text);
     if (text.includes("crash"))
       return say(ctx, "", [
@@ -78,10 +79,14 @@ function storeModule(store: StoreSpec): string {
      export const checkpointer = new PgCheckpointer(${JSON.stringify(options)});`;
 }
 
-/** Writes the project: `tenxgraph.json` (the store given, JWT auth) and its graph. */
+/**
+ * Writes the project: `tenxgraph.json` (the store given, JWT auth, and the background runs'
+ * settings when given) and its graph.
+ */
 export function writeLgProject(
   dir: string,
   store: StoreSpec = { kind: "sqlite", path: "./threads.db" },
+  runs?: Record<string, unknown>,
 ): void {
   mkdirSync(dir, { recursive: true });
   writeFileSync(
@@ -90,6 +95,7 @@ export function writeLgProject(
       agent: "./graph.mjs:graph",
       checkpointer: "./store.mjs:checkpointer",
       auth: "jwt",
+      ...(runs ? { runs } : {}),
     }),
   );
   writeFileSync(join(dir, "store.mjs"), storeModule(store));

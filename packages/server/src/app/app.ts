@@ -12,7 +12,6 @@ import { inspectorRoutes } from "../http/inspector-routes.js";
 import { API_ROUTES } from "./api-routes.js";
 import { LANGGRAPH_ROUTES } from "../langgraph/lg-routes.js";
 import { singleGraph, type LgGraphs } from "../langgraph/lg-context.js";
-import { LgRunRegistry } from "../langgraph/lg-run-registry.js";
 import { openApiRoutes } from "./openapi.js";
 import { registerRoutes } from "../http/route-table.js";
 import type { ServerContext } from "./server-context.js";
@@ -108,7 +107,6 @@ export function createApp(options: AppOptions): TenxgraphApp {
     logger: options.logger ?? jsonLogger(),
     runs: options.runs ?? null,
     graphs,
-    lgRuns: new LgRunRegistry(),
     closing: new AbortController(),
     activeRuns: new Set(),
     chats: new LiveChats(),

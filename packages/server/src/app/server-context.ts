@@ -2,7 +2,6 @@ import type { ChatContext } from "../chat/chat-context.js";
 import type { RunService, RunsContext } from "../background/runs-context.js";
 import type { StorageContext } from "../storage/storage-context.js";
 import type { LgGraphs } from "../langgraph/lg-context.js";
-import type { LgRunRegistry } from "../langgraph/lg-run-registry.js";
 
 /**
  * What every route works with, built once by `createApp`: the union of what each job's routes
@@ -12,6 +11,4 @@ export interface ServerContext extends ChatContext, RunsContext, StorageContext 
   runs: RunService | null;
   /** The graphs LangGraph's routes serve (the default one is `graph`). */
   graphs: LgGraphs;
-  /** LangGraph's background runs (`runs.create`) in this process. */
-  lgRuns: LgRunRegistry;
 }

@@ -3,6 +3,7 @@ import {
   type BaseState,
   type CompiledGraph,
   type Logger,
+  type RunConfig,
   type RunInput,
   type RunStatus,
   type StreamEvent,
@@ -10,7 +11,7 @@ import {
 import { carriedTraceContext } from "../http/trace-context.js";
 import { streamAsHost, type HostControls } from "@tenxgraph/core/host";
 import type { ThreadCheckpoint } from "@tenxgraph/core/storage";
-import type { BackgroundRunEvent, RunRecord, StopReason } from "./run-record.js";
+import type { BackgroundRunEvent, ChunkMode, RunRecord, StopReason } from "./run-record.js";
 import type { AttemptOutcome, AttemptRef, PgRunStore } from "./run-store.js";
 
 /** How the worker steers an attempt from outside: its heartbeat and its shutdown fire these. */
@@ -67,7 +68,9 @@ export async function runAttempt(
     traceContext: carriedTraceContext(run.request.trace),
     graphId: served.id,
   };
-  const follow = async (stream: AsyncIterable<StreamEvent>) => {
+  const streamOf = (input: RunInput<BaseState>, steering: HostControls) =>
+    runStream(graph, input, options, steering, run.request.chunkModes);
+  const follow = async (stream: AsyncIterable<BackgroundRunEvent>) => {
     let status: RunStatus | null = null;
     for await (const event of stream) {
       events.push(event);
@@ -87,12 +90,12 @@ export async function runAttempt(
       // A run stopped in its tool node (by this run's `interrupt`, or cancelled ahead of it in
       // the queue) left calls unanswered, and a new turn is refused until they are: continue
       // it first, as `invoke(null)` would, then apply this run's input.
-      const continued = await follow(streamAsHost(graph, null, options, steer));
+      const continued = await follow(streamOf(null, steer));
       if (continued !== "completed") unfinished = continued;
-      else ended = await follow(streamAsHost(graph, input, options, steer));
+      else ended = await follow(streamOf(input, steer));
     } else {
       const fromRead = { ...steer, loadedCheckpoint: checkpoint };
-      ended = await follow(streamAsHost(graph, input, options, fromRead));
+      ended = await follow(streamOf(input, fromRead));
     }
   } catch (error) {
     failure = error;
@@ -113,6 +116,32 @@ export async function runAttempt(
     return { outcome: continuationOutcome(unfinished, controls), events: unsent };
   }
   return { outcome: outcomeOf(ended ?? "completed", controls), events: unsent };
+}
+
+/** The run's events, with the chunks of the engine's `modes` when the request records some. */
+function runStream(
+  graph: CompiledGraph<BaseState>,
+  input: RunInput<BaseState>,
+  options: RunConfig,
+  controls: HostControls,
+  modes: readonly ChunkMode[] | undefined,
+): AsyncIterable<BackgroundRunEvent> {
+  if (!modes?.length) return streamAsHost(graph, input, options, controls);
+  const streamMode = ["events", ...modes] as const;
+  return withChunks(
+    streamAsHost(graph, input, { ...options, streamMode }, controls) as AsyncIterable<
+      [string, unknown]
+    >,
+  );
+}
+
+async function* withChunks(
+  stream: AsyncIterable<[string, unknown]>,
+): AsyncGenerator<BackgroundRunEvent> {
+  for await (const [mode, data] of stream)
+    yield mode === "events"
+      ? (data as StreamEvent)
+      : { type: "chunk", mode: mode as ChunkMode, data };
 }
 
 /** A run the worker refuses before it writes anything, with the code its `error` carries. */

@@ -1,6 +1,14 @@
 import { ApiError } from "../http/api-error.js";
 import type { RunService } from "./runs-context.js";
-import { FINAL_RUN_STATUSES, type RunRecord } from "./run-record.js";
+import { FINAL_RUN_STATUSES, type RunRecord, type StoredRunEvent } from "./run-record.js";
+
+/** How a stored event goes out: its SSE frames, none to leave it out. */
+export type RunEventFrames = (stored: StoredRunEvent) => string[];
+
+/** `/v1`'s frame: the event as it is, numbered by its position in the run. */
+const v1Frames: RunEventFrames = ({ seq, event }) => [
+  `id: ${seq}\nevent: ${event.type}\ndata: ${JSON.stringify(event)}\n\n`,
+];
 
 /** How long a stream or join sleeps between reads when no notification wakes it. */
 const FALLBACK_WAKE_MS = 1000;
@@ -33,13 +41,16 @@ export async function sendRunEvents(
   after: number,
   send: (text: string) => Promise<void>,
   gone: AbortSignal,
+  /** Another API's framing (LangGraph's); default `/v1`'s. */
+  frames: RunEventFrames = v1Frames,
 ): Promise<void> {
   let seen = after;
   let lastSentAt = Date.now();
   for (;;) {
     const batch = await runs.store.readEvents(run.runId, seen);
-    for (const { seq, event } of batch) {
-      await send(`id: ${seq}\nevent: ${event.type}\ndata: ${JSON.stringify(event)}\n\n`);
+    for (const stored of batch) {
+      const { seq, event } = stored;
+      for (const text of frames(stored)) await send(text);
       seen = seq;
       lastSentAt = Date.now();
       if (event.type === "run_status") return;

@@ -44,7 +44,21 @@ export interface RunRequest {
    * OpenTelemetry propagator, or when the request carried none.
    */
   trace?: Record<string, string>;
+  /** The served graph that runs it (a `langgraph.json` graph id); absent: the default graph. */
+  graphId?: string;
+  /**
+   * The engine's stream modes whose chunks the run's stream records beside its events, for an
+   * API that streams them (LangGraph's `values`, `updates`, `messages`, `custom`).
+   */
+  chunkModes?: ChunkMode[];
+  /** The thread goes once the run has ended (a stateless LangGraph run, `on_completion: delete`). */
+  deleteThreadAfter?: boolean;
+  /** What the API that queued the run keeps with it, opaque to the queue and its workers. */
+  meta?: Record<string, unknown>;
 }
+
+/** An engine stream mode a run's stream can record (see {@link RunRequest.chunkModes}). */
+export type ChunkMode = "values" | "updates" | "messages" | "custom";
 
 /**
  * Whether a later attempt can tell that the first one wrote the input only by the thread's
@@ -83,11 +97,12 @@ export interface RunRecord {
 
 /**
  * What a run's stream carries, in order, numbered from 1 per run: the core's events of each
- * attempt, and the run's own: an attempt beginning on a worker, a hand-back to the queue, and
+ * attempt (with the chunks of its `chunkModes`, when it asked for some), and the run's own: an attempt beginning on a worker, a hand-back to the queue, and
  * the final status (always the last event).
  */
 export type BackgroundRunEvent =
   | StreamEvent
+  | { type: "chunk"; mode: ChunkMode; data: unknown }
   | { type: "run_attempt"; attempt: number; workerId: string }
   | { type: "run_requeued"; reason: "drain" | "worker_lost"; workerId: string | null }
   | {

@@ -183,6 +183,18 @@ export class PgRunStore {
     });
   }
 
+  /** Deletes an ended run with its events; `false` when it has not ended (or is gone). */
+  async deleteRun(runId: string): Promise<boolean> {
+    await this.setup();
+    const rows = await this.#db.query(
+      "deleteRun",
+      `DELETE FROM tenxgraph_runs WHERE run_id = $1 AND status NOT IN ('pending', 'running')
+        RETURNING run_id`,
+      [runId],
+    );
+    return rows.length > 0;
+  }
+
   /**
    * Removes a thread's runs with their events and jobs, under the lock `createRun` takes: runs
    * not started never run (so none re-creates the thread), and a running run's worker loses it

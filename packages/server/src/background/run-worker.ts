@@ -7,13 +7,25 @@ import {
   type Runner,
 } from "graphile-worker";
 import { hostname } from "node:os";
-import { runAttempt, type AttemptControls } from "./run-attempt.js";
+import { runAttempt, type AttemptControls, type AttemptEnd } from "./run-attempt.js";
 import { RUN_TASK, type AttemptRef, type PgRunStore } from "./run-store.js";
+
+/** The end of a run naming a graph this worker does not serve: it fails, writing nothing. */
+function unknownGraph(graphId: string): AttemptEnd {
+  const message = `This worker does not serve graph '${graphId}': start it with the API's config`;
+  return {
+    outcome: { kind: "final", status: "failed", error: { code: "UNKNOWN_GRAPH", message } },
+    events: [],
+  };
+}
 
 /** Settings of {@link RunWorker}; the timings trade takeover time for load (README, "Many workers"). */
 export interface RunWorkerOptions {
   // eslint-disable-next-line @typescript-eslint/no-explicit-any
   graph: CompiledGraph<any>;
+  /** Every graph the server serves, by id, for runs that name one (`RunRequest.graphId`). */
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any
+  graphs?: ReadonlyMap<string, CompiledGraph<any>>;
   store: PgRunStore;
   /** `graph`'s id in the project, in its runs' spans (`invoke_agent <graphId>`; default `agent`). */
   graphId?: string;
@@ -48,6 +60,7 @@ export class RunWorker {
   readonly workerId: string;
   readonly #graph: CompiledGraph<BaseState>;
   readonly #graphId: string;
+  readonly #graphs: ReadonlyMap<string, CompiledGraph<BaseState>>;
   readonly #store: PgRunStore;
   readonly #options: Required<
     Pick<RunWorkerOptions, "concurrency" | "heartbeatMs" | "staleAfterMs" | "pollIntervalMs">
@@ -63,6 +76,7 @@ export class RunWorker {
   constructor(options: RunWorkerOptions) {
     this.#graph = options.graph as CompiledGraph<BaseState>;
     this.#graphId = options.graphId ?? "agent";
+    this.#graphs = (options.graphs ?? new Map()) as ReadonlyMap<string, CompiledGraph<BaseState>>;
     this.#store = options.store;
     this.workerId = options.workerId ?? `${hostname()}:${process.pid}`;
     this.#options = {
@@ -140,14 +154,11 @@ export class RunWorker {
     });
     logger.info({}, "Run attempt started");
     try {
-      const end = await runAttempt(
-        { graph: this.#graph, id: this.#graphId },
-        this.#store,
-        run,
-        ref,
-        controls,
-        logger,
-      );
+      const graph = run.request.graphId ? this.#graphs.get(run.request.graphId) : this.#graph;
+      const id = run.request.graphId ?? this.#graphId;
+      const end = graph
+        ? await runAttempt({ graph, id }, this.#store, run, ref, controls, logger)
+        : unknownGraph(run.request.graphId!);
       if (end === null) {
         logger.warn({}, "Run lost to another worker; stopped without writing");
         return;
@@ -157,6 +168,11 @@ export class RunWorker {
       if (!finished)
         logger.warn({ outcome }, "Run lost to another worker before its end was written");
       else logger.info({ outcome }, "Run attempt ended");
+      // Only once its end is written: a takeover before that must still find the thread.
+      if (finished && outcome.kind === "final" && run.request.deleteThreadAfter)
+        await this.#graph.deleteThread({ threadId: run.threadId }).catch((error: unknown) => {
+          logger.warn({ err: error }, "A stateless run's thread was not deleted");
+        });
     } finally {
       this.#attempts.delete(runId);
     }

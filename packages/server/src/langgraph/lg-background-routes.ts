@@ -1,18 +1,23 @@
 import { z } from "zod";
 import type { Context } from "hono";
+import { isTenxgraphError } from "@tenxgraph/core";
+import { findRun, requireRuns } from "../background/run-access.js";
+import { joinRun, sendRunEvents } from "../background/run-follow.js";
+import { FINAL_RUN_STATUSES, type RunRecord } from "../background/run-record.js";
 import { ApiError } from "../http/api-error.js";
 import { readBody } from "../http/request-input.js";
 import type { ServerEnv } from "../http/server-env.js";
 import { streamFrames } from "../http/sse.js";
-import {
-  cancelBackgroundRun,
-  createBackgroundRun,
-  hasEnded,
-  requireRunOf,
-} from "./lg-background.js";
 import type { LgContext } from "./lg-context.js";
 import { lgJson, lgRoutes, unsupported } from "./lg-http.js";
-import { lgRunOf, type LgRunRecord } from "./lg-run-registry.js";
+import {
+  lgRunFrames,
+  lgRunOf,
+  lgStatusOf,
+  parseLgEventId,
+  queueLgRun,
+  type LgEventPosition,
+} from "./lg-queued-runs.js";
 import { runCreateSchema } from "./lg-run-request.js";
 import { graphOfThread, requireLgThread } from "./lg-threads.js";
 import { lgValues } from "./lg-values.js";
@@ -36,61 +41,53 @@ function parseQuery<T extends z.ZodType>(c: Context<ServerEnv>, schema: T): z.in
   return parsed.data;
 }
 
-/** The run the path names, on a thread the caller may read. */
-async function pathRun(c: Context<ServerEnv>, ctx: LgContext): Promise<LgRunRecord> {
-  const threadId = c.req.param("thread_id")!;
-  await requireLgThread(ctx, c.get("user"), threadId, "read");
-  return requireRunOf(ctx, threadId, c.req.param("run_id")!);
+/** The run the path names, on the path's thread, if it is the caller's: else 403 or 404. */
+function pathRun(c: Context<ServerEnv>, ctx: LgContext): Promise<RunRecord> {
+  return findRun(ctx, c.get("user"), c.req.param("thread_id")!, c.req.param("run_id")!);
 }
 
-/** `Last-Event-ID`: the last event the client has (an event's id is its position, from 1). */
-function lastEventId(c: Context<ServerEnv>): number {
-  const raw = c.req.header("last-event-id");
-  if (raw === undefined || raw === "" || raw === "-1") return 0;
-  const value = Number(raw);
-  if (!Number.isSafeInteger(value) || value < 0)
+/** `Last-Event-ID`: the last event the client has (see {@link LgEventPosition}). */
+function lastEventId(c: Context<ServerEnv>): LgEventPosition {
+  const raw = c.req.header("last-event-id") ?? "";
+  const position = parseLgEventId(raw);
+  if (!position)
     throw unsupported(["header", "last-event-id"], `not an event id of this run: '${raw}'`);
-  return value;
-}
-
-/** Sends the run's events after `after`, then live ones, until it has ended and all are sent. */
-async function followRun(
-  ctx: LgContext,
-  record: LgRunRecord,
-  after: number,
-  send: (text: string) => Promise<void>,
-  signal: AbortSignal,
-): Promise<void> {
-  let sent = after;
-  while (!signal.aborted) {
-    const next = ctx.lgRuns.next(record.run_id, signal);
-    for (; sent < record.events.length; sent++) {
-      const { event, data } = record.events[sent]!;
-      await send(`id: ${sent + 1}\nevent: ${event}\ndata: ${JSON.stringify(data)}\n\n`);
-    }
-    if (hasEnded(record)) return;
-    await next;
-  }
+  return position;
 }
 
 async function createRun(c: Context<ServerEnv>, ctx: LgContext, threadId: string | null) {
   const body = await readBody(c, runCreateSchema);
-  const record = await createBackgroundRun(ctx, c.get("user"), threadId, body);
-  c.header("Content-Location", `/threads/${record.thread_id}/runs/${record.run_id}`);
+  const record = await queueLgRun(ctx, c.get("user"), threadId, body);
+  c.header("Content-Location", `/threads/${record.threadId}/runs/${record.runId}`);
   return c.json(lgRunOf(record));
+}
+
+/** The thread's runs, newest first, those of `status` only when given. */
+async function listRuns(c: Context<ServerEnv>, ctx: LgContext) {
+  const runs = requireRuns(ctx);
+  const threadId = c.req.param("thread_id")!;
+  await requireLgThread(ctx, c.get("user"), threadId, "read");
+  const { limit, offset, status } = parseQuery(c, listQuery);
+  if (!status) return (await runs.store.listRuns(threadId, { limit, offset })).map(lgRunOf);
+  const all = await runs.store.listRuns(threadId, { limit: 1000, offset: 0 });
+  return all
+    .filter((r) => lgStatusOf(r) === status)
+    .slice(offset, offset + limit)
+    .map(lgRunOf);
 }
 
 const runAnswer = lgJson("The run (LangGraph's Run)");
 
 /**
- * LangGraph's background runs, run by this process: create (on a thread and stateless),
- * list, get, cancel, join, join stream (from `Last-Event-ID`), delete.
+ * LangGraph's background runs, on the background runs' queue (`tenxgraph worker`, or the
+ * API's own workers): create (on a thread and stateless), list, get, cancel, join, join
+ * stream (from `Last-Event-ID`), delete. The same store `/v1/threads/{id}/runs` reads.
  */
 export const lgBackgroundRoutes = lgRoutes([
   {
     method: "post",
     path: "/threads/{thread_id}/runs",
-    summary: "Start a background run on a thread (LangGraph)",
+    summary: "Queue a background run on a thread (LangGraph)",
     body: runCreateSchema,
     responses: runAnswer,
     handler: (c, ctx) => createRun(c, ctx, c.req.param("thread_id")!),
@@ -98,7 +95,7 @@ export const lgBackgroundRoutes = lgRoutes([
   {
     method: "post",
     path: "/runs",
-    summary: "Start a stateless background run (LangGraph)",
+    summary: "Queue a stateless background run (LangGraph)",
     body: runCreateSchema,
     responses: runAnswer,
     handler: (c, ctx) => createRun(c, ctx, null),
@@ -109,13 +106,7 @@ export const lgBackgroundRoutes = lgRoutes([
     summary: "The thread's background runs, newest first (LangGraph)",
     query: listQuery,
     responses: lgJson("Runs", z.array(z.looseObject({}))),
-    handler: async (c, ctx) => {
-      const threadId = c.req.param("thread_id")!;
-      await requireLgThread(ctx, c.get("user"), threadId, "read");
-      const { limit, offset, status } = parseQuery(c, listQuery);
-      const runs = ctx.lgRuns.ofThread(threadId).filter((r) => !status || r.status === status);
-      return c.json(runs.slice(offset, offset + limit).map(lgRunOf));
-    },
+    handler: async (c, ctx) => c.json(await listRuns(c, ctx)),
   },
   {
     method: "get",
@@ -127,17 +118,16 @@ export const lgBackgroundRoutes = lgRoutes([
   {
     method: "delete",
     path: "/threads/{thread_id}/runs/{run_id}",
-    summary: "Forget an ended background run (LangGraph)",
+    summary: "Delete an ended background run and its events (LangGraph)",
     responses: { 204: { description: "Deleted", schema: z.null(), body: "json" } },
     handler: async (c, ctx) => {
       const record = await pathRun(c, ctx);
-      if (!hasEnded(record))
+      if (!(await requireRuns(ctx).store.deleteRun(record.runId)))
         throw new ApiError(
           409,
           "RUN_NOT_ENDED",
-          `Run '${record.run_id}' has not ended: cancel it first`,
+          `Run '${record.runId}' has not ended: cancel it first`,
         );
-      ctx.lgRuns.delete(record.run_id);
       return c.body(null, 204);
     },
   },
@@ -155,7 +145,18 @@ export const lgBackgroundRoutes = lgRoutes([
           ["query", "action"],
           "rollback is not supported: it would drop versions whose tool calls the ledger keeps; use interrupt",
         );
-      return c.json(await cancelBackgroundRun(ctx, record, wait === "1" || wait === "true"));
+      const runs = requireRuns(ctx);
+      let cancelled: RunRecord;
+      try {
+        cancelled = await runs.store.cancelRun(record.runId);
+      } catch (error) {
+        if (isTenxgraphError(error, "RUNS_002"))
+          throw new ApiError(409, "RUN_ENDED", error.message);
+        throw error;
+      }
+      if (wait === "1" || wait === "true")
+        cancelled = await joinRun(runs, cancelled, abortedWith(c, ctx));
+      return c.json(lgRunOf(cancelled));
     },
   },
   {
@@ -164,11 +165,12 @@ export const lgBackgroundRoutes = lgRoutes([
     summary: "Wait for a background run to end: the thread's values (LangGraph)",
     responses: lgJson("The thread's values after the run"),
     handler: async (c, ctx) => {
-      const record = await pathRun(c, ctx);
-      await record.done;
-      const checkpoint = await ctx.checkpointer.getCheckpoint(record.thread_id);
+      const record = await joinRun(requireRuns(ctx), await pathRun(c, ctx), abortedWith(c, ctx));
+      if (!FINAL_RUN_STATUSES.includes(record.status))
+        throw new ApiError(503, "SHUTTING_DOWN", "The server is shutting down");
+      const checkpoint = await ctx.checkpointer.getCheckpoint(record.threadId);
       const state = checkpoint
-        ? await graphOfThread(ctx, checkpoint).getState({ threadId: record.thread_id })
+        ? await graphOfThread(ctx, checkpoint).getState({ threadId: record.threadId })
         : null;
       return c.json(state ? lgValues(state.values as unknown as Record<string, unknown>) : {});
     },
@@ -185,12 +187,18 @@ export const lgBackgroundRoutes = lgRoutes([
       },
     },
     handler: async (c, ctx) => {
+      const runs = requireRuns(ctx);
       const record = await pathRun(c, ctx);
-      const after = lastEventId(c);
-      c.header("Content-Location", `/threads/${record.thread_id}/runs/${record.run_id}`);
+      const frames = lgRunFrames(record, lastEventId(c));
+      c.header("Content-Location", `/threads/${record.threadId}/runs/${record.runId}`);
       return streamFrames(c, "text/event-stream; charset=utf-8", (send, gone) =>
-        followRun(ctx, record, after, send, AbortSignal.any([gone, ctx.closing.signal])),
+        sendRunEvents(runs, record, 0, send, AbortSignal.any([gone, ctx.closing.signal]), frames),
       );
     },
   },
 ]);
+
+/** Aborts when the client leaves or the server shuts down. */
+function abortedWith(c: Context<ServerEnv>, ctx: LgContext): AbortSignal {
+  return AbortSignal.any([c.req.raw.signal, ctx.closing.signal]);
+}

@@ -1,7 +1,6 @@
 import type { BaseState, CompiledGraph } from "@tenxgraph/core";
 import type { RunsContext } from "../background/runs-context.js";
 import type { StorageContext } from "../storage/storage-context.js";
-import type { LgRunRegistry } from "./lg-run-registry.js";
 
 /**
  * The graphs a server serves, by LangGraph graph id (`langgraph.json`'s `graphs` keys; one
@@ -18,8 +17,6 @@ export interface LgGraphs {
 /** What LangGraph's Agent Server routes work with: the server's context, and the graphs. */
 export interface LgContext extends RunsContext, StorageContext {
   graphs: LgGraphs;
-  /** The background runs (`runs.create`) this process runs. */
-  lgRuns: LgRunRegistry;
 }
 
 /** One graph as the graph set of a server that serves only it. */

@@ -1,4 +1,4 @@
-import type { BaseState } from "@tenxgraph/core";
+import { isTenxgraphError, type BaseState } from "@tenxgraph/core";
 import { invokeAsHost, streamAsHost } from "@tenxgraph/core/host";
 import { toApiError } from "../http/api-error.js";
 import { track } from "../http/shutdown.js";
@@ -93,7 +93,11 @@ export async function pumpLgRun(
   }
 }
 
-/** Runs to the end and answers LangGraph's `runs.wait`: the final values, `__interrupt__` when paused. */
+/**
+ * Runs to the end and answers LangGraph's `runs.wait`: the final values, `__interrupt__` when
+ * paused. A run that failed answers as LangGraph's server does, with `__error__` (the SDK
+ * throws it unless `raiseError: false`); a refusal (busy thread, bad resume) stays an error status.
+ */
 export async function waitLgRun(ctx: LgContext, run: LgRun) {
   try {
     const result = await track(ctx, invokeAsHost(run.graph, run.input, run.config, run.controls));
@@ -103,9 +107,20 @@ export async function waitLgRun(ctx: LgContext, run: LgRun) {
         ? { ...values, __interrupt__: result.interrupts.map(lgInterrupt) }
         : values;
     return { runId: result.runId, answer };
+  } catch (error) {
+    if (toApiError(error).status < 500) throw error;
+    ctx.logger.warn({ err: error, threadId: run.threadId }, "A LangGraph runs.wait failed");
+    return { runId: null, answer: { __error__: lgErrorOf(error) } };
   } finally {
     await finishStateless(ctx, run);
   }
+}
+
+/** A failed run's error as LangGraph names it: our code (else the error's name) and message. */
+function lgErrorOf(error: unknown): { error: string; message: string } {
+  if (isTenxgraphError(error)) return { error: error.code, message: error.message };
+  if (error instanceof Error) return { error: error.name, message: error.message };
+  return { error: "Error", message: String(error) };
 }
 
 /** A stateless run's thread goes with it (LangGraph's `on_completion: delete`, the default). */

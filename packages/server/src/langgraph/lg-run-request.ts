@@ -113,10 +113,10 @@ function refuseUnsupported(body: RunCreateBody): void {
       "static breakpoints are not supported: call interrupt() in the node",
     );
   if (body.webhook) throw unsupported(["body", "webhook"], "webhooks are not supported");
-  if (body.multitask_strategy === "interrupt" || body.multitask_strategy === "rollback")
+  if (body.multitask_strategy === "rollback")
     throw unsupported(
       ["body", "multitask_strategy"],
-      `'${body.multitask_strategy}' is not supported: use 'reject' or 'enqueue' (a rollback would drop versions whose tool calls the ledger keeps)`,
+      "'rollback' is not supported: it would drop versions whose tool calls the ledger keeps (use 'interrupt': the running run is stopped and its versions kept)",
     );
 }
 
@@ -204,7 +204,7 @@ export async function prepareLgRun(
 
 /**
  * A thread with a run in progress (its lease held live): 409 under `reject` (the default);
- * under `enqueue`, this run waits for it to end. A crashed run's lease runs out: then the
+ * under `enqueue`, this run waits for it to end; under `interrupt`, it is stopped first. A crashed run's lease runs out: then the
  * thread is free, and this run takes it over (the engine's takeover, the ledger replayed).
  */
 async function waitOrRefuseBusy(
@@ -212,17 +212,46 @@ async function waitOrRefuseBusy(
   checkpoint: ThreadCheckpoint,
   body: RunCreateBody,
 ): Promise<void> {
-  const busy = () => isRunLeaseHeld(ctx.checkpointer, checkpoint.threadId);
-  if (checkpoint.status !== "running" || !(await busy())) return;
-  if (body.multitask_strategy !== "enqueue")
+  const { threadId } = checkpoint;
+  if (checkpoint.status !== "running") return;
+  const strategy = body.multitask_strategy ?? "reject";
+  if (strategy === "interrupt") return stopRunningRun(ctx, threadId);
+  if (!(await isRunLeaseHeld(ctx.checkpointer, threadId))) return;
+  if (strategy === "reject")
     throw new ApiError(
       409,
       "THREAD_BUSY",
-      `Thread '${checkpoint.threadId}' has a run in progress (multitask_strategy: reject)`,
+      `Thread '${threadId}' has a run in progress (multitask_strategy: reject)`,
     );
-  while (await busy()) {
-    await new Promise((resolve) => setTimeout(resolve, 200));
-    if (ctx.closing.signal.aborted)
-      throw new ApiError(503, "SHUTTING_DOWN", "The server is shutting down");
-  }
+  await waitForLease(ctx, threadId);
+}
+
+/** How long `interrupt` waits for a running run to see its stop (it polls within a second). */
+const STOP_WAIT_MS = 5000;
+
+/**
+ * `multitask_strategy: interrupt` against a run in this or any process: it is asked to stop
+ * as `POST /v1/graph/stop` asks (the thread ends `stopped`, every recorded call kept in the
+ * ledger), and this run waits for it to. A run that crashed never answers: after the wait the
+ * engine takes its thread over, as it does for any run.
+ */
+export async function stopRunningRun(ctx: LgContext, threadId: string): Promise<void> {
+  const running = async () =>
+    (await ctx.checkpointer.getCheckpoint(threadId))?.status === "running";
+  if (!(await running())) return;
+  await ctx.graph.stop({ threadId });
+  const deadline = Date.now() + STOP_WAIT_MS;
+  while (Date.now() < deadline && (await running())) await pause(ctx, 100);
+  await waitForLease(ctx, threadId);
+}
+
+async function pause(ctx: LgContext, ms: number): Promise<void> {
+  await new Promise((resolve) => setTimeout(resolve, ms));
+  if (ctx.closing.signal.aborted)
+    throw new ApiError(503, "SHUTTING_DOWN", "The server is shutting down");
+}
+
+/** Waits for the thread's run lease to be let go (a crashed run's runs out). */
+async function waitForLease(ctx: LgContext, threadId: string): Promise<void> {
+  while (await isRunLeaseHeld(ctx.checkpointer, threadId)) await pause(ctx, 200);
 }

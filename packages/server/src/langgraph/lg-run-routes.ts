@@ -6,7 +6,10 @@ import { streamFrames } from "../http/sse.js";
 import { track } from "../http/shutdown.js";
 import type { LgContext } from "./lg-context.js";
 import { lgJson, lgRoutes } from "./lg-http.js";
-import { prepareLgRun, runCreateSchema } from "./lg-run-request.js";
+import { prepareLgRun, runCreateSchema, type RunCreateBody } from "./lg-run-request.js";
+import { lgRunFrames, queueLgRun } from "./lg-queued-runs.js";
+import { sendRunEvents } from "../background/run-follow.js";
+import type { RunService } from "../background/runs-context.js";
 import { pumpLgRun, startLgRun, waitLgRun } from "./lg-run-exec.js";
 import type { LgEvent } from "./lg-stream.js";
 
@@ -22,6 +25,7 @@ function sseFrame({ event, data }: LgEvent): string {
 
 async function streamRun(c: Context<ServerEnv>, ctx: LgContext, threadId: string | null) {
   const body = await readBody(c, runCreateSchema);
+  if (body.stream_resumable && ctx.runs) return streamQueuedRun(c, ctx, ctx.runs, threadId, body);
   const run = await prepareLgRun(ctx, c.get("user"), threadId, body);
   const started = await startLgRun(run);
   c.header("Content-Location", runLocation(run.threadId, started.runId, run.stateless));
@@ -35,11 +39,40 @@ async function streamRun(c: Context<ServerEnv>, ctx: LgContext, threadId: string
   });
 }
 
+/**
+ * `stream_resumable: true` (what `useStream` sends with `reconnectOnMount`): the run is queued
+ * as `runs.create` queues it, and this answer follows its stored events, so a client that
+ * leaves (a reload) rejoins with `joinStream` from its last event id, in any API process.
+ */
+async function streamQueuedRun(
+  c: Context<ServerEnv>,
+  ctx: LgContext,
+  runs: RunService,
+  threadId: string | null,
+  body: RunCreateBody,
+) {
+  const record = await queueLgRun(ctx, c.get("user"), threadId, body);
+  c.header("Content-Location", runLocation(record.threadId, record.runId, false));
+  return streamFrames(c, "text/event-stream; charset=utf-8", (send, gone) => {
+    if (body.on_disconnect === "cancel")
+      gone.addEventListener("abort", () => void runs.store.cancelRun(record.runId).catch(() => {}));
+    const frames = lgRunFrames(record, { seq: 0, index: 0 });
+    return sendRunEvents(
+      runs,
+      record,
+      0,
+      send,
+      AbortSignal.any([gone, ctx.closing.signal]),
+      frames,
+    );
+  });
+}
+
 async function waitRun(c: Context<ServerEnv>, ctx: LgContext, threadId: string | null) {
   const body = await readBody(c, runCreateSchema);
   const run = await prepareLgRun(ctx, c.get("user"), threadId, body);
   const { runId, answer } = await waitLgRun(ctx, run);
-  c.header("Content-Location", runLocation(run.threadId, runId, run.stateless));
+  if (runId) c.header("Content-Location", runLocation(run.threadId, runId, run.stateless));
   return c.json(answer);
 }
 

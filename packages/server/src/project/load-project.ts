@@ -60,7 +60,7 @@ export async function loadProject(dir: string, configFile?: string): Promise<Loa
   if (config.websocket?.max_connections) options.maxSockets = config.websocket.max_connections;
   const runs = runsOf(config, configPath);
   const worker = runs
-    ? { graph, graphId: graphs.defaultId, store: runs.store, ...runs.settings }
+    ? { graph, graphId: graphs.defaultId, graphs: graphs.byId, store: runs.store, ...runs.settings }
     : null;
   if (runs) options.runs = { store: runs.store, follower: runs.follower };
   return {
