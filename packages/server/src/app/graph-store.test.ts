@@ -1,7 +1,7 @@
 import { END, Message, StateGraph } from "@tenxgraph/core";
 import { InMemoryStore, userNamespace } from "@tenxgraph/core/store";
 import { describe, expect, it } from "vitest";
-import { createApp } from "../app/app.js";
+import { createApp } from "./app.js";
 
 function graphWith(store?: InMemoryStore) {
   return new StateGraph()
