@@ -6,6 +6,7 @@
  *
  *   errors, messages   plain values and their errors
  *   storage            the checkpointer contract and its row types
+ *   store              the long-term store (ctx.store): its contract, BaseStore, in memory
  *   events             logger, metrics, stream events
  *   node               what a node gets: its context and the runtime behind it, deadlines,
  *                      interrupt(), the claim watch, the step ledger, fault points, the in-doubt
@@ -56,6 +57,7 @@ module.exports = {
       [
         "messages",
         "storage",
+        "store",
         "events",
         "node",
         "definition",
@@ -70,13 +72,31 @@ module.exports = {
       "messages-import-only-errors",
       "messages/ are plain values: they know nothing of how they are stored or run.",
       "messages",
-      ["storage", "events", "node", "definition", "runtime", "graph", "ledger", "tools", "testing"],
+      [
+        "storage",
+        "store",
+        "events",
+        "node",
+        "definition",
+        "runtime",
+        "graph",
+        "ledger",
+        "tools",
+        "testing",
+      ],
     ),
     layer(
       "storage-is-below-the-runtime",
       "storage/ is the contract the engines implement: it must not reach up into the runtime, " +
         "the ledger protocol or the tools (its row types live in storage/).",
       "storage",
+      ["store", "events", "node", "definition", "runtime", "graph", "ledger", "tools", "testing"],
+    ),
+    layer(
+      "the-long-term-store-is-below-the-runtime",
+      "store/ is the long-term store's contract and semantics: nodes get it, so it knows no " +
+        "node, graph, run loop, ledger or tool.",
+      "store",
       ["events", "node", "definition", "runtime", "graph", "ledger", "tools", "testing"],
     ),
     layer(

@@ -9,18 +9,19 @@ import { describe, expect, it } from "vitest";
  */
 const ENTRIES: Record<string, { values: string[]; types: string[] }> = {
   "@tenxgraph/sqlite": {
-    values: ["DEFAULT_SQLITE_PATH", "SqliteCheckpointer"],
-    types: ["SqliteCheckpointerOptions"],
+    values: ["DEFAULT_SQLITE_PATH", "SqliteCheckpointer", "SqliteStore"],
+    types: ["SqliteCheckpointerOptions", "SqliteStoreOptions"],
   },
   "@tenxgraph/postgres": {
     values: [
       "PgCheckpointer",
+      "PgStore",
       "applyMigrationSteps",
       "createHostPool",
       "hostDatabaseError",
       "withMigrationLock",
     ],
-    types: ["HostPoolOptions", "MigrationStep", "PgCheckpointerOptions"],
+    types: ["HostPoolOptions", "MigrationStep", "PgCheckpointerOptions", "PgStoreOptions"],
   },
   "@tenxgraph/models": {
     values: [
@@ -111,6 +112,7 @@ const ENTRIES: Record<string, { values: string[]; types: string[] }> = {
       "PermissionDeniedError",
       "RunEventStream",
       "ServerError",
+      "StoreCalls",
       "TenxgraphClient",
       "TenxgraphClientError",
       "ValidationError",
@@ -168,6 +170,9 @@ const ENTRIES: Record<string, { values: string[]; types: string[] }> = {
       "StateJsonSchema",
       "StopBody",
       "StopResult",
+      "StoreItemWire",
+      "StoreNamespaceOptions",
+      "StoreSearchOptions",
       "StreamChunk",
       "TenxgraphClientOptions",
       "TextBlock",

@@ -6,6 +6,8 @@
 export { TenxgraphClient } from "./tenxgraph-client.js";
 export type { CallOptions, TenxgraphClientOptions } from "./tenxgraph-client.js";
 export { ChunkStream } from "./chunk-stream.js";
+export { StoreCalls } from "./store-calls.js";
+export type { StoreItemWire, StoreNamespaceOptions, StoreSearchOptions } from "./store-calls.js";
 export { RunEventStream } from "./background-runs.js";
 export type {
   BackgroundRun,

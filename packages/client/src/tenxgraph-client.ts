@@ -13,6 +13,7 @@ import type { RemoteToolDefinition, SetupResult } from "./remote-tools.js";
 import type { CreateRunBody, SetupToolsBody, StopBody } from "./request-bodies.js";
 import { runBody } from "./run-body.js";
 import type { InvokeResult, InvokeInput, RunOptions, StopResult } from "./run-types.js";
+import { StoreCalls } from "./store-calls.js";
 import { ThreadCalls } from "./thread-calls.js";
 import type { PageOptions } from "./thread-types.js";
 
@@ -49,11 +50,14 @@ export type { CallOptions };
  */
 export class TenxgraphClient extends ThreadCalls {
   readonly #http: HttpTransport;
+  /** The long-term store the served graph's nodes and tools use, as the user's items. */
+  readonly store: StoreCalls;
 
   constructor(options: TenxgraphClientOptions) {
     const http = new HttpTransport(options);
     super(http);
     this.#http = http;
+    this.store = new StoreCalls(http);
   }
 
   /** Runs the graph to its end (completed, interrupted or stopped) and answers with the run. */

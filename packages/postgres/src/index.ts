@@ -5,6 +5,8 @@
  */
 export { PgCheckpointer } from "./pg-checkpointer.js";
 export type { PgCheckpointerOptions } from "./options.js";
+export { PgStore } from "./pg-store.js";
+export type { PgStoreOptions } from "./pg-store.js";
 export {
   applyMigrationSteps,
   createHostPool,

@@ -5,3 +5,5 @@
  */
 export { SqliteCheckpointer, DEFAULT_SQLITE_PATH } from "./sqlite-checkpointer.js";
 export type { SqliteCheckpointerOptions } from "./sqlite-checkpointer.js";
+export { SqliteStore } from "./sqlite-store.js";
+export type { SqliteStoreOptions } from "./sqlite-store.js";

@@ -289,6 +289,25 @@ export const MIGRATIONS: readonly Migration[] = [
       `ALTER TABLE states DROP COLUMN resume_answers_json`,
     ],
   },
+  // Step 9: the long-term store (`SqliteStore`): one row per item, its namespace's labels
+  // joined by '.' (labels cannot hold one), its value and the vectors of its texts as JSON.
+  // `write_seq` orders items by their last write, exactly, within one clock tick too.
+  {
+    name: "store",
+    up: [
+      `CREATE TABLE store_items (
+      namespace TEXT NOT NULL,
+      key TEXT NOT NULL,
+      value_json TEXT NOT NULL,
+      vectors_json TEXT NOT NULL DEFAULT '[]',
+      created_at INTEGER NOT NULL,
+      updated_at INTEGER NOT NULL,
+      write_seq INTEGER NOT NULL,
+      PRIMARY KEY (namespace, key)
+    ) WITHOUT ROWID`,
+      `CREATE INDEX store_items_by_write ON store_items (write_seq)`,
+    ],
+  },
 ];
 
 /** The schema version this code writes and reads. */
@@ -304,4 +323,5 @@ export const OWN_TABLES = [
   "messages",
   "tool_executions",
   "stop_requests",
+  "store_items",
 ] as const;

@@ -302,7 +302,11 @@ function comparableTime(iso: string | null): string | null {
   return iso.startsWith("+") ? null : "0000-01-01T00:00:00.000Z";
 }
 
-function checkOptions(options: SqliteCheckpointerOptions): ConnectionSettings {
+/** The connection settings of `options`, checked; a bad one is a `TypeError` naming `owner`. */
+export function checkOptions(
+  options: SqliteCheckpointerOptions,
+  owner = "SqliteCheckpointer",
+): ConnectionSettings {
   const { path = DEFAULT_SQLITE_PATH, synchronous = "FULL", busyTimeoutMs = 5000 } = options;
   const problem =
     typeof path !== "string" || path === ""
@@ -312,6 +316,6 @@ function checkOptions(options: SqliteCheckpointerOptions): ConnectionSettings {
         : !Number.isInteger(busyTimeoutMs) || busyTimeoutMs < 0
           ? `busyTimeoutMs must be a whole number of milliseconds >= 0, got ${busyTimeoutMs}`
           : undefined;
-  if (problem) throw new TypeError(`SqliteCheckpointer: ${problem}`);
+  if (problem) throw new TypeError(`${owner}: ${problem}`);
   return { path, synchronous, busyTimeoutMs };
 }

@@ -30,7 +30,11 @@ export interface TestServerOptions extends Omit<TestGraphParams, "effectLog"> {
   /** Default: JWT with {@link TEST_JWT_SECRET}. */
   auth?: AppOptions["auth"];
   /** A graph of the test's own on the store (default: the support agent). */
-  build?: (checkpointer: Checkpointer, effectLog: string) => CompiledGraph<BaseState>;
+  build?: (
+    checkpointer: Checkpointer,
+    effectLog: string,
+    spec: StoreSpec,
+  ) => CompiledGraph<BaseState>;
   app?: Partial<AppOptions>;
 }
 
@@ -45,7 +49,7 @@ export async function startTestServer(
   const checkpointer = openStore(spec);
   const effectLog = join(dir, "effects.jsonl");
   const graph = options.build
-    ? options.build(checkpointer, effectLog)
+    ? options.build(checkpointer, effectLog, spec)
     : (buildTestGraph(
         { ...options, effectLog },
         checkpointer,

@@ -17,6 +17,23 @@ export const ERROR_CODES = {
   STORAGE_SCHEMA_001: "STORAGE_SCHEMA_001",
   /** The store is not a tenxgraph store (not a database, corrupt, or another program's tables). */
   STORAGE_SCHEMA_002: "STORAGE_SCHEMA_002",
+  /**
+   * A node or tool used `ctx.store`, but the graph was compiled without a store: pass one,
+   * `compile({ store: new InMemoryStore() })` (`@tenxgraph/core/store`), `SqliteStore` or
+   * `PgStore`. Nothing was read or written.
+   */
+  STORE_001: "STORE_001",
+  /**
+   * A store call was refused for its arguments: an empty namespace or label, a label with a
+   * `.`, a namespace starting with `langgraph` (reserved), an empty key, a value that is not a
+   * JSON object, a `query` on a store without `index`, or a bad `limit`. Nothing was written.
+   */
+  STORE_002: "STORE_002",
+  /**
+   * The store's embedding function or model failed, or answered with the wrong number of
+   * vectors or vectors not of the index's `dims`; its error is the `cause`. Nothing was written.
+   */
+  STORE_003: "STORE_003",
   /** A node ran past its deadline. */
   NODE_TIMEOUT_001: "NODE_TIMEOUT_001",
   /** A tool call ran past its deadline. */

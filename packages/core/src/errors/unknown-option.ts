@@ -47,8 +47,6 @@ export const LANGGRAPH_OPTION_HINTS: OptionHints = {
   interruptBefore:
     "Not supported yet: call interrupt() first thing in the node (or the tool) instead",
   interruptAfter: "Not supported yet: call interrupt() at the end of the node instead",
-  store:
-    "A cross-thread store is not supported yet: keep such data in your own database, or in the state",
   checkpointSaver: "Use 'checkpointer'",
   debug: "Use a 'logger' (at debug level) or stream(input, { streamMode: 'debug' })",
 };

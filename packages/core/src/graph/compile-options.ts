@@ -4,6 +4,7 @@ import type { TracingOptions } from "../events/tracing.js";
 import type { IdGenerator } from "../messages/ids.js";
 import type { FaultInjector } from "../node/fault-points.js";
 import type { Checkpointer } from "../storage/checkpointer.js";
+import type { Store } from "../store/store.js";
 import {
   LANGGRAPH_OPTION_HINTS,
   requireKnownOptions,
@@ -14,6 +15,12 @@ import {
 export interface CompileOptions {
   /** Where threads, messages and the tool ledger live (default: a new `InMemoryCheckpointer`). */
   checkpointer?: Checkpointer;
+  /**
+   * Long-term memory across threads, for nodes and tools as `ctx.store` (`InMemoryStore` from
+   * `@tenxgraph/core/store`, `SqliteStore`, `PgStore`). Without it, `ctx.store` fails with
+   * `STORE_001`.
+   */
+  store?: Store;
   /** A pino-compatible logger (default: JSON lines on stderr from `warn` up). */
   logger?: Logger;
   /** OpenTelemetry meter (default: the global meter named `10xgraph`). */
@@ -45,6 +52,7 @@ export interface CompileOptions {
 /** Every key of {@link CompileOptions}: the compiler checks the list against the interface. */
 const COMPILE_OPTION_KEYS = {
   checkpointer: true,
+  store: true,
   logger: true,
   meter: true,
   tracing: true,
@@ -64,13 +72,26 @@ const COMPILE_HINTS: OptionHints = {
 
 /**
  * Refuses an option `compile()` does not know (`OPTION_001`), a LangGraph.js one
- * (`interruptBefore`, `store`) included: JavaScript would ignore it silently.
+ * (`interruptBefore`, `checkpointSaver`) included: JavaScript would ignore it silently.
  */
 export function requireCompileOptions(options: CompileOptions): void {
   if (typeof options !== "object" || options === null) {
     throw new TypeError("compile(): options must be an object, e.g. { checkpointer }");
   }
   requireKnownOptions("compile()", options, COMPILE_OPTIONS, COMPILE_HINTS);
+  const { store } = options;
+  const methods = ["get", "put", "delete", "search", "listNamespaces"] as const;
+  if (
+    store !== undefined &&
+    (typeof store !== "object" ||
+      store === null ||
+      methods.some((m) => typeof store[m] !== "function"))
+  ) {
+    throw new TypeError(
+      "compile(): store must be a Store (get, put, delete, search, listNamespaces), e.g. " +
+        "new InMemoryStore() from @tenxgraph/core/store",
+    );
+  }
 }
 
 /**

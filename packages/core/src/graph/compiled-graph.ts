@@ -20,6 +20,8 @@ import type { RunEventSink } from "../runtime/run-loop.js";
 import type { RunInput, RunResult } from "../runtime/run-result.js";
 import { StopSignal } from "../runtime/stop-signal.js";
 import type { Checkpointer } from "../storage/checkpointer.js";
+import type { Store } from "../store/store.js";
+import { MISSING_STORE } from "../store/missing-store.js";
 import { InMemoryCheckpointer } from "../storage/in-memory-checkpointer.js";
 import type { GraphDefinition } from "../definition/graph-definition.js";
 import { readThreadState, type StateHistoryEntry, type ThreadState } from "./thread-state.js";
@@ -77,6 +79,7 @@ export class CompiledGraph<S extends BaseState> {
     this.#deps = {
       graph,
       checkpointer: options.checkpointer ?? new InMemoryCheckpointer(),
+      store: options.store ?? MISSING_STORE,
       logger: options.logger ?? jsonLogger(),
       metrics: new RuntimeMetrics(options.meter),
       tracing: new RuntimeTracing(options.tracing),
@@ -90,6 +93,11 @@ export class CompiledGraph<S extends BaseState> {
 
   get checkpointer(): Checkpointer {
     return this.#deps.checkpointer;
+  }
+
+  /** The long-term store of `compile({ store })`, or `undefined`: a server serves this one. */
+  get store(): Store | undefined {
+    return this.#deps.store === MISSING_STORE ? undefined : this.#deps.store;
   }
 
   /** The compiled nodes, edges and entry point (read-only), for servers and inspectors. */

@@ -18,7 +18,6 @@ describe("unknown options", () => {
   it.each([
     { option: { interruptBefore: ["ECHO"] }, says: "call interrupt() first thing in the node" },
     { option: { interruptAfter: ["ECHO"] }, says: "call interrupt() at the end of the node" },
-    { option: { store: {} }, says: "A cross-thread store is not supported yet" },
     { option: { checkpointSaver: new InMemoryCheckpointer() }, says: "Use 'checkpointer'" },
     { option: { chekpointer: new InMemoryCheckpointer() }, says: "Known options: checkpointer," },
   ])("compile() refuses $option with OPTION_001", ({ option, says }) => {

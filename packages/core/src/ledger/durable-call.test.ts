@@ -11,6 +11,7 @@ import { InMemoryCheckpointer } from "../storage/in-memory-checkpointer.js";
 import { checkpointWrite } from "../testing/conformance/fixtures.js";
 import { StepLedger } from "../node/step-ledger.js";
 import { planCalls } from "./claim.js";
+import { MISSING_STORE } from "../store/missing-store.js";
 import { durableCall, type CallWork } from "./durable-call.js";
 import type { LedgerCall } from "./ledger-call.js";
 import { argsDigest } from "./args-digest.js";
@@ -47,6 +48,7 @@ function nodeContext(checkpointer: InMemoryCheckpointer, threadId: string): Node
     emit: () => {},
     write: () => {},
     newId: uuidv7,
+    store: MISSING_STORE,
     runtime: {
       nodeAbort: signal,
       checkpointer,

@@ -5,6 +5,7 @@ import type { RuntimeMetrics } from "../events/metrics.js";
 import type { EmitEvent } from "../events/stream-event.js";
 import type { IdGenerator } from "../messages/ids.js";
 import type { Checkpointer } from "../storage/checkpointer.js";
+import type { Store } from "../store/store.js";
 import type { AbortParent } from "./deadline.js";
 import type { FaultInjector } from "./fault-points.js";
 import type { RemoteToolSpec } from "./remote-tool-spec.js";
@@ -41,6 +42,12 @@ export interface NodeContext {
    * name their replies with it, so the ids of a run come from one source.
    */
   newId(): string;
+  /**
+   * The graph's long-term store (`compile({ store })`), shared across threads. Without one,
+   * every call fails with `STORE_001`. A node's writes are not in the ledger: a node that runs
+   * again (after a crash, a retry) writes again, so write idempotently (`put` by a stable key).
+   */
+  readonly store: Store;
 }
 
 /**
@@ -140,6 +147,7 @@ export function internalContext(ctx: NodeContext): InternalNodeContext {
     emit: ctx.emit,
     write: ctx.write,
     newId: ctx.newId,
+    store: ctx.store,
     runtime,
   };
 }

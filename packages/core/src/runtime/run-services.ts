@@ -3,6 +3,7 @@ import type { RuntimeTracing } from "../events/tracing.js";
 import type { IdGenerator } from "../messages/ids.js";
 import type { Checkpointer } from "../storage/checkpointer.js";
 import type { FaultInjector } from "../node/fault-points.js";
+import type { Store } from "../store/store.js";
 
 /**
  * What a run needs from its runtime besides its graph and logger: the part a subgraph's child
@@ -10,6 +11,8 @@ import type { FaultInjector } from "../node/fault-points.js";
  */
 export interface RunServices {
   checkpointer: Checkpointer;
+  /** `compile({ store })`, else one failing every call; a subgraph's child run shares it. */
+  store: Store;
   metrics: RuntimeMetrics;
   tracing: RuntimeTracing;
   ids: IdGenerator;

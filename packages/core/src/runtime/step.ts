@@ -351,6 +351,7 @@ function nodeContext<S extends BaseState>(
     emit: args.emit,
     write: (data) => args.emit({ type: "custom", node, data }),
     newId: deps.ids,
+    store: deps.store,
   };
   // Out of the node's reach: only ToolNode gets the runtime, and through it the ledger.
   withNodeRun(ctx, { services: deps, config: args.config });

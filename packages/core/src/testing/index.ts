@@ -5,6 +5,9 @@
  */
 export { checkpointerConformance } from "./conformance/index.js";
 export type { CheckpointerHarness, TestApi } from "./conformance/index.js";
+export { storeConformance } from "./conformance/store-conformance.js";
+export type { StoreHarness } from "./conformance/store-harness.js";
+export { hashEmbedding } from "./conformance/hash-embedding.js";
 export { ScriptedModel } from "./scripted-model.js";
 export type { ScriptedTurn } from "./scripted-model.js";
 export { FaultPoints } from "./fault-points.js";

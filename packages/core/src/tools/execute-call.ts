@@ -214,6 +214,7 @@ function toolContext<S extends BaseState>(
     userId: ctx.userId,
     logger: call.log,
     write: (data) => ctx.write(data),
+    store: ctx.store,
   };
 }
 

@@ -1,5 +1,6 @@
 import type { Logger } from "../events/logger.js";
 import type { BaseState } from "../definition/reducers.js";
+import type { Store } from "../store/store.js";
 
 /** What a tool may pass to `ctx.update`: fields of the state other than `messages`. */
 export type ToolStateUpdate<S extends BaseState = BaseState> = Partial<Omit<S, "messages">>;
@@ -51,4 +52,12 @@ export interface ToolContext<S extends BaseState = BaseState> {
   readonly logger: Logger;
   /** Sends `data` to `streamMode: "custom"` consumers, like a node's `ctx.write`. */
   write(data: unknown): void;
+  /**
+   * The graph's long-term store (`compile({ store })`); without one, calls fail with
+   * `STORE_001`. A store write is a side effect the ledger records with the call: once the
+   * call's result is recorded, a replay returns that result and does not run the tool, so the
+   * write is not repeated. A call that crashed before its result was recorded is in doubt, and
+   * retrying it writes again: `put` by a stable key (`ctx.idempotencyKey`) makes that harmless.
+   */
+  readonly store: Store;
 }

@@ -237,6 +237,7 @@ const AGENT_OPTION_KEYS = {
 /** `compile()`'s options, which a builder takes as `compile: { … }` (and `checkpointer`). */
 const COMPILE_OPTION_KEYS = {
   checkpointer: true,
+  store: true,
   logger: true,
   meter: true,
   tracing: true,

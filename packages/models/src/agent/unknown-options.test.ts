@@ -13,7 +13,7 @@ describe("agent builders refuse options they do not know", () => {
     { option: { llm: model }, says: "Use 'model'" },
     { option: { postModelHook: () => ({}) }, says: "Not supported yet" },
     { option: { interruptBefore: ["TOOL"] }, says: "call interrupt() in a tool" },
-    { option: { store: {} }, says: "A cross-thread store is not supported yet" },
+    { option: { store: {} }, says: "'store' is an option of compile(): pass compile: { store }" },
     { option: { checkpointSaver: {} }, says: "Use 'checkpointer'" },
     { option: { logger: {} }, says: "pass compile: { logger }" },
     { option: { systemPromt: "typo" }, says: "Known options: model, systemPrompt," },

@@ -171,6 +171,26 @@ export const MIGRATIONS: readonly Migration[] = [
       )`,
     ],
   },
+  {
+    // The long-term store (`PgStore`): one row per item, its namespace's labels joined by '.'
+    // (labels cannot hold one), its value and the vectors of its texts as jsonb. `write_seq`
+    // orders items by their last write, exactly, whichever process wrote them.
+    name: "store",
+    up: [
+      `CREATE SEQUENCE store_write_seq`,
+      `CREATE TABLE store_items (
+        namespace text NOT NULL,
+        key text NOT NULL,
+        value jsonb NOT NULL,
+        vectors jsonb NOT NULL DEFAULT '[]',
+        created_at timestamptz NOT NULL DEFAULT clock_timestamp(),
+        updated_at timestamptz NOT NULL DEFAULT clock_timestamp(),
+        write_seq bigint NOT NULL DEFAULT nextval('store_write_seq'),
+        PRIMARY KEY (namespace, key)
+      )`,
+      `CREATE INDEX store_items_by_write ON store_items (write_seq)`,
+    ],
+  },
 ];
 
 /** The schema version this code writes and reads. */
@@ -183,4 +203,5 @@ export const OWN_TABLES = [
   "messages",
   "tool_executions",
   "stop_requests",
+  "store_items",
 ] as const;

@@ -4,6 +4,7 @@ import { graphRoutes } from "../invoke/graph-routes.js";
 import { graphRunRoutes } from "../invoke/graph-run-routes.js";
 import { fileRoutes } from "../storage/file-routes.js";
 import { storeRoutes } from "../storage/memory-routes.js";
+import { storeItemRoutes } from "../storage/store-item-routes.js";
 import { threadHistoryRoutes } from "../threads/history-routes.js";
 import { ledgerRoutes } from "../threads/ledger-routes.js";
 import { threadMessageRoutes } from "../threads/message-routes.js";
@@ -24,6 +25,7 @@ export const API_ROUTES: readonly Route<ServerContext>[] = [
   ...threadMessageRoutes,
   ...ledgerRoutes,
   ...storeRoutes,
+  ...storeItemRoutes,
   ...fileRoutes,
   ...chatRoutes,
 ];

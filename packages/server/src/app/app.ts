@@ -20,7 +20,8 @@ import type { RunService } from "../background/runs-context.js";
 import type { ThreadNameGenerator } from "../threads/threads-context.js";
 import type { ServerEnv } from "../http/server-env.js";
 import { InMemoryFileStore, type FileStore } from "../storage/file-store.js";
-import { InMemoryMemoryStore, type MemoryStore } from "../storage/memory-store.js";
+import { StoreMemories, type MemoryStore } from "../storage/memory-store.js";
+import { InMemoryStore, type Store } from "@tenxgraph/core/store";
 
 /** Options of {@link createApp}. Only `graph` is required. */
 export interface AppOptions {
@@ -29,7 +30,13 @@ export interface AppOptions {
   graph: CompiledGraph<any>;
   /** `null` (default): no authentication, no owners. */
   auth?: AuthOption;
-  /** The memory store (default: in this process's memory). */
+  /**
+   * The long-term store of `/v1/store/items` and LangGraph's `/store` routes: default the
+   * graph's (`compile({ store })`), so what a node puts a client reads; else one in memory.
+   * Given here and in the graph, they must be the same object.
+   */
+  store?: Store;
+  /** `/v1/store/memories` (default: kept in `store`, under each user's `memories`). */
   memory?: MemoryStore;
   /** Where uploads go (default: in this process's memory). */
   files?: FileStore;
@@ -88,11 +95,13 @@ export function createApp(options: AppOptions): TenxgraphApp {
   const maxSize = options.maxBodyBytes ?? Number(process.env.MAX_REQUEST_SIZE ?? 10 * 1024 * 1024);
   const origins = options.corsOrigins ?? originsFromEnv();
   const graphs = options.graphs ?? singleGraph(options.graph as CompiledGraph<BaseState>);
+  const store = serverStore(options);
   const ctx: ServerContext = {
     graph: options.graph as CompiledGraph<BaseState>,
     graphId: graphs.defaultId,
     checkpointer: options.graph.checkpointer,
-    memory: options.memory ?? new InMemoryMemoryStore(),
+    store,
+    memory: options.memory ?? new StoreMemories(store),
     files: options.files ?? new InMemoryFileStore(),
     threadNames: options.threadNameGenerator ?? null,
     authConfigured: Boolean(options.auth),
@@ -149,4 +158,16 @@ export function createApp(options: AppOptions): TenxgraphApp {
     return fail(c, apiError);
   });
   return Object.assign(app, { context: ctx });
+}
+
+/** The graph's store, or the one given (the same), or a new one in memory. */
+function serverStore(options: AppOptions): Store {
+  const own = options.graph.store;
+  if (options.store && own && options.store !== own) {
+    throw new TypeError(
+      "createApp: `store` is not the store the graph was compiled with; pass one of them, so " +
+        "what nodes write is what clients read",
+    );
+  }
+  return options.store ?? own ?? new InMemoryStore();
 }

@@ -51,6 +51,9 @@ export function statusOfCode(code: string): ContentfulStatusCode {
   if (code === "RUNS_001" || code === "RUNS_002") return 409;
   if (code === "THREAD_001" || code === "THREAD_005") return 404;
   if (code.startsWith("RESUME_") || code === "INPUT_001") return 422;
+  if (code === "STORE_002") return 422;
+  // The store's embedding model failed: an upstream failure.
+  if (code === "STORE_003") return 502;
   return 500;
 }
 

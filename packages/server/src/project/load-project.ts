@@ -1,5 +1,6 @@
 import { CompiledGraph, InMemoryCheckpointer, StateGraph, type BaseState } from "@tenxgraph/core";
 import { type Checkpointer } from "@tenxgraph/core/storage";
+import type { Store } from "@tenxgraph/core/store";
 import { join } from "node:path";
 import type { AppOptions } from "../app/app.js";
 import {
@@ -44,10 +45,14 @@ export async function loadProject(dir: string, configFile?: string): Promise<Loa
   const checkpointer = config.checkpointer
     ? ((await loadExport(config.checkpointer, base, "checkpointer")) as Checkpointer)
     : undefined;
-  const graphs = await loadGraphs(config, base, checkpointer);
+  const exported = config.store ? await loadExport(config.store, base, "store") : undefined;
+  // `store` names the long-term store (what nodes use), or, as before it, a MemoryStore.
+  const store = isStore(exported) ? exported : undefined;
+  const graphs = await loadGraphs(config, base, { checkpointer, store });
   const graph = graphs.default;
   const options: AppOptions = { graph, graphs };
-  if (config.store) options.memory = (await loadExport(config.store, base, "store")) as MemoryStore;
+  if (store) options.store = store;
+  else if (exported) options.memory = exported as MemoryStore;
   if (config.thread_name_generator) {
     options.threadNameGenerator = asFunction(
       await loadExport(config.thread_name_generator, base, "thread_name_generator"),
@@ -71,6 +76,7 @@ export async function loadProject(dir: string, configFile?: string): Promise<Loa
       await runs?.follower.close();
       await runs?.store.close();
       await graph.checkpointer.close();
+      await (store as { close?: () => Promise<void> } | undefined)?.close?.();
     },
   };
 }
@@ -108,7 +114,7 @@ function runsOf(config: ConfigFile, configPath: string) {
 async function loadGraphs(
   config: ConfigFile,
   base: string,
-  configured: Checkpointer | undefined,
+  { checkpointer: configured, store }: GraphServices,
 ): Promise<LgGraphs> {
   const references = config.graphs ?? { agent: config.agent };
   const several = Object.keys(references).length > 1;
@@ -117,7 +123,7 @@ async function loadGraphs(
   for (const [id, reference] of Object.entries(references)) {
     const graph = await loadGraph(
       await loadExport(reference, base, `graphs.${id}`),
-      checkpointer,
+      { checkpointer, store },
       reference,
     );
     const first = byId.values().next().value;
@@ -132,22 +138,37 @@ async function loadGraphs(
   return { default: defaultGraph, defaultId, byId };
 }
 
+/** The configured checkpointer and long-term store, which every graph of the project uses. */
+interface GraphServices {
+  checkpointer: Checkpointer | undefined;
+  store: Store | undefined;
+}
+
 /**
  * The graph from the `agent` export: a compiled graph as is, a StateGraph compiled with the
- * configured checkpointer, or a function called with `{ checkpointer }` that returns either.
+ * configured checkpointer and store, or a function called with `{ checkpointer, store }` that
+ * returns either.
  */
 async function loadGraph(
   value: unknown,
-  checkpointer: Checkpointer | undefined,
+  { checkpointer, store }: GraphServices,
   reference: string,
 ): Promise<CompiledGraph<BaseState>> {
   const made =
     typeof value === "function" && !(value instanceof StateGraph)
-      ? await (value as (o: object) => unknown)({ checkpointer })
+      ? await (value as (o: object) => unknown)({ checkpointer, store })
       : value;
-  if (made instanceof StateGraph)
-    return made.compile(checkpointer ? { checkpointer } : {}) as CompiledGraph<BaseState>;
+  if (made instanceof StateGraph) {
+    const options = { ...(checkpointer ? { checkpointer } : {}), ...(store ? { store } : {}) };
+    return made.compile(options) as CompiledGraph<BaseState>;
+  }
   if (made instanceof CompiledGraph || isCompiledGraph(made)) {
+    if (store && made.store !== store) {
+      throw new Error(
+        `agent '${reference}' is already compiled without the store tenxgraph.json names: ` +
+          "export the StateGraph (or a function taking { checkpointer, store }) instead",
+      );
+    }
     if (checkpointer && made.checkpointer !== checkpointer) {
       throw new Error(
         `agent '${reference}' is already compiled with its own checkpointer, and tenxgraph.json names ` +
@@ -159,6 +180,12 @@ async function loadGraph(
   throw new Error(
     `agent '${reference}' is not a compiled graph, a StateGraph, or a function returning one`,
   );
+}
+
+/** A long-term store (`@tenxgraph/core/store`), by its shape: a MemoryStore has no namespaces. */
+function isStore(value: unknown): value is Store {
+  const v = value as Partial<Record<keyof Store, unknown>> | null | undefined;
+  return typeof v?.listNamespaces === "function" && typeof v.search === "function";
 }
 
 /** Another copy of `@tenxgraph/core` makes `instanceof` fail: check the shape instead. */
