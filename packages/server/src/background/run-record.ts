@@ -44,6 +44,12 @@ export interface RunRequest {
    * OpenTelemetry propagator, or when the request carried none.
    */
   trace?: Record<string, string>;
+  /**
+   * Where the run's end (and any call found in doubt) is posted, signed; fixed when the run is
+   * queued (the run's own `webhook`, else the server's `webhooks.url`). The outbox trigger
+   * reads it (`webhooks/webhook-schema.ts`).
+   */
+  webhook?: string;
 }
 
 /**
