@@ -12,12 +12,14 @@ import { join } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import { silentLogger } from "@tenxgraph/core";
 import {
+  PgRunStore,
   serve,
   verifyWebhook,
   WebhookDeliverer,
   type RunningServer,
   type WebhookSettings,
 } from "@tenxgraph/server";
+import { freshDatabase } from "@tenxgraph/test-servers/vitest";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { dropStore, freshStore } from "../../support/fresh-store.js";
 import { WorkerProcess } from "../../support/worker-process.js";
@@ -25,6 +27,8 @@ import { openStore } from "../../support/store-spec.js";
 import { caller, TEST_JWT_SECRET, tokenFor, userMessage } from "../support/http.js";
 import { startRunsApi, type RunsApi } from "../support/runs-api.js";
 import { buildTestGraph } from "../support/test-graph.js";
+
+type RunRequest = Parameters<PgRunStore["createRun"]>[0]["request"];
 
 const DELIVERER = new URL("../support/webhook-deliverer.ts", import.meta.url);
 const SECRET = "webhook-test-secret-0123456789";
@@ -230,6 +234,77 @@ describe("webhooks of background runs", () => {
       await new Promise((done) => hanging.close(done));
     }
   }, 120_000);
+
+  it("owes a delivery for each call found in doubt and each end, written with the event", async () => {
+    // A store of its own, no worker: the test is the worker.
+    const store = new PgRunStore({ postgresDsn: await freshDatabase("webhook_outbox") });
+    const webhook = "http://127.0.0.1:9/hook";
+    const request = (threadId: string, hook: boolean): RunRequest => ({
+      input: { messages: [] },
+      config: { threadId, userId: null },
+      ...(hook ? { webhook } : {}),
+    });
+    const owed = async (runId: string) =>
+      (
+        await store.pool.query<{ type: string; event_id: string; url: string }>(
+          `SELECT body->>'type' AS type, event_id, url FROM tenxgraph_webhook_deliveries
+            WHERE run_id = $1 ORDER BY event_id`,
+          [runId],
+        )
+      ).rows;
+    try {
+      const base = { userId: null, strategy: "reject" as const };
+      await store.createRun({
+        ...base,
+        runId: "r-1",
+        threadId: "t-1",
+        request: request("t-1", true),
+      });
+      const run = await store.beginAttempt("r-1", "w-1", null, async () => 0);
+      const ref = { runId: "r-1", attempt: run!.attempts, workerId: "w-1" };
+      const inDoubt = {
+        type: "tool_in_doubt" as const,
+        node: "tools",
+        key: "k",
+        toolCallId: "call-1",
+        toolName: "charge_card",
+        attempt: 1,
+        policy: "fail" as const,
+      };
+      expect(await store.appendEvents(ref, [inDoubt])).toBe(true);
+      // A worker that lost the run writes no event, so it owes no delivery either.
+      const stale = { ...ref, attempt: ref.attempt + 1 };
+      expect(await store.finishAttempt(stale, { kind: "final", status: "completed" })).toBe(false);
+      const failed = { code: "TOOL_001", message: "in doubt" };
+      expect(
+        await store.finishAttempt(ref, { kind: "final", status: "failed", error: failed }),
+      ).toBe(true);
+      expect(await owed("r-1")).toEqual([
+        { type: "run.tool_in_doubt", event_id: "r-1:2", url: webhook },
+        { type: "run.failed", event_id: "r-1:3", url: webhook },
+      ]);
+
+      await store.createRun({
+        ...base,
+        runId: "r-2",
+        threadId: "t-2",
+        request: request("t-2", true),
+      });
+      await store.cancelRun("r-2");
+      expect((await owed("r-2")).map((d) => d.type)).toEqual(["run.cancelled"]);
+
+      await store.createRun({
+        ...base,
+        runId: "r-3",
+        threadId: "t-3",
+        request: request("t-3", false),
+      });
+      await store.cancelRun("r-3");
+      expect(await owed("r-3")).toEqual([]);
+    } finally {
+      await store.close();
+    }
+  });
 
   it("refuses a webhook that is not http(s), and queues nothing", async () => {
     const posted = await alice("POST", `/v1/threads/hook-3/runs`, {
