@@ -10,6 +10,7 @@ import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
+import { TenxgraphClient } from "@tenxgraph/client";
 import { silentLogger } from "@tenxgraph/core";
 import {
   PgRunStore,
@@ -182,6 +183,10 @@ describe("webhooks of background runs", () => {
       expect(await deliverer().deliverDue()).toBe(1);
       expect(receiver.received.map((r) => r.answered)).toEqual([200]);
       expect(await deliverer().deliverDue()).toBe(0);
+      const client = new TenxgraphClient({ baseUrl: server.url, token: await tokenFor("alice") });
+      expect(await client.listRunWebhooks("hook-2", runId)).toEqual([
+        expect.objectContaining({ state: "delivered", attempts: 1, last_status: 200 }),
+      ]);
     } finally {
       await receiver.close();
     }

@@ -8,6 +8,7 @@ import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
+import { TenxgraphClient } from "@tenxgraph/client";
 import { silentLogger } from "@tenxgraph/core";
 import { CronScheduler, cronStore, serve, type RunningServer } from "@tenxgraph/server";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -164,6 +165,20 @@ describe("schedules: /v1/crons and the scheduler", () => {
     const runs = (await alice("GET", "/v1/threads/cron-2/runs")).body.data.runs;
     expect(runs.map((r: { run_id: string }) => r.run_id)).toEqual([claimed!.runId]);
     await alice("DELETE", `/v1/crons/${cronId}`);
+  });
+
+  it("@tenxgraph/client creates, lists, reads and deletes schedules", async () => {
+    const client = new TenxgraphClient({ baseUrl: server.url, token: await tokenFor("carol") });
+    const cron = await client.createCron("tick", {
+      schedule: "30 6 * * *",
+      timezone: "America/New_York",
+      multitaskStrategy: "enqueue",
+    });
+    expect(cron).toMatchObject({ schedule: "30 6 * * *", multitask_strategy: "enqueue" });
+    expect((await client.listCrons()).map((c) => c.cron_id)).toEqual([cron.cron_id]);
+    expect(await client.getCron(cron.cron_id)).toMatchObject({ cron_id: cron.cron_id, ticks: [] });
+    await client.deleteCron(cron.cron_id);
+    expect(await client.listCrons()).toEqual([]);
   });
 
   it("a running scheduler starts a schedule's ticks as they come, each on a fresh thread", async () => {
