@@ -46,8 +46,8 @@ export interface RunRequest {
   trace?: Record<string, string>;
   /**
    * Where the run's end (and any call found in doubt) is posted, signed; fixed when the run is
-   * queued (the run's own `webhook`, else the server's `webhooks.url`). The outbox trigger
-   * reads it (`webhooks/webhook-schema.ts`).
+   * queued (the run's own `webhook`, else the server's `webhooks.url`). The statement that
+   * writes the run's events reads it (`OWE_DELIVERIES`, `webhooks/webhook-schema.ts`).
    */
   webhook?: string;
 }
