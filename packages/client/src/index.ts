@@ -72,8 +72,10 @@ export type {
 } from "./ledger-types.js";
 export type { GraphInfo, GraphTools, StateJsonSchema } from "./graph-types.js";
 export type { GraphInputBody } from "./run-body.js";
+export type { Cron, CronDetail, CronOptions, CronTick, WebhookDelivery } from "./schedules.js";
 export type {
   AddMessagesBody,
+  CreateCronBody,
   CreateRunBody,
   DeleteAfterBody,
   PruneHistoryBody,

@@ -23,6 +23,15 @@ export interface SetupToolsBody {
 /** `POST /v1/threads/{id}/runs`: a run's body, and what to do when the thread is busy. */
 export interface CreateRunBody extends GraphInputBody {
   multitask_strategy?: MultitaskStrategy;
+  /** Where the run's end is posted, signed (the server needs `webhooks` configured). */
+  webhook?: string;
+}
+
+/** `POST /v1/crons`: a schedule and the run body each tick queues. */
+export interface CreateCronBody extends CreateRunBody {
+  schedule: string;
+  timezone?: string;
+  thread_id?: string | null;
 }
 
 /** `PUT /v1/threads/{id}/state`: fields merged into the state, messages under `context`. */

@@ -10,7 +10,8 @@ import {
 import type { GraphInfo, GraphTools, StateJsonSchema } from "./graph-types.js";
 import { HttpTransport, type CallOptions, type TokenSource } from "./http-transport.js";
 import type { RemoteToolDefinition, SetupResult } from "./remote-tools.js";
-import type { CreateRunBody, SetupToolsBody, StopBody } from "./request-bodies.js";
+import type { CreateCronBody, CreateRunBody, SetupToolsBody, StopBody } from "./request-bodies.js";
+import type { Cron, CronDetail, CronOptions, WebhookDelivery } from "./schedules.js";
 import { runBody } from "./run-body.js";
 import type { InvokeResult, InvokeInput, RunOptions, StopResult } from "./run-types.js";
 import { StoreCalls } from "./store-calls.js";
@@ -113,15 +114,20 @@ export class TenxgraphClient extends ThreadCalls {
   createRun(
     threadId: string,
     input: InvokeInput,
-    options: Omit<RunOptions, "threadId"> & { multitaskStrategy?: MultitaskStrategy } = {},
+    options: Omit<RunOptions, "threadId"> & {
+      multitaskStrategy?: MultitaskStrategy;
+      /** Where the run's end is posted, signed (the server needs `webhooks` configured). */
+      webhook?: string;
+    } = {},
   ): Promise<QueuedRun> {
-    const { multitaskStrategy, ...rest } = options;
+    const { multitaskStrategy, webhook, ...rest } = options;
     return this.#http.json({
       method: "POST",
       path: runsPath(threadId),
       body: {
         ...runBody(input, rest),
         ...(multitaskStrategy === undefined ? {} : { multitask_strategy: multitaskStrategy }),
+        ...(webhook === undefined ? {} : { webhook }),
       } satisfies CreateRunBody,
       signal: options.signal,
     });
@@ -170,6 +176,69 @@ export class TenxgraphClient extends ThreadCalls {
    */
   streamRun(threadId: string, runId: string, options: RunStreamOptions = {}): RunEventStream {
     return new RunEventStream(this.#http, `${runsPath(threadId, runId)}/stream`, options);
+  }
+
+  /** A background run's webhook deliveries: state, attempts, the receiver's last answer. */
+  async listRunWebhooks(
+    threadId: string,
+    runId: string,
+    options: CallOptions = {},
+  ): Promise<WebhookDelivery[]> {
+    const data = await this.#http.json<{ deliveries: WebhookDelivery[] }>({
+      method: "GET",
+      path: `${runsPath(threadId, runId)}/webhooks`,
+      signal: options.signal,
+    });
+    return data.deliveries;
+  }
+
+  /**
+   * Schedules a background run of `input` on a cron (`POST /v1/crons`): on `threadId`, or on a
+   * fresh thread per tick. Ticks missed while the server was down run once.
+   */
+  createCron(input: InvokeInput, options: CronOptions): Promise<Cron> {
+    const { schedule, timezone, threadId, multitaskStrategy, webhook, signal } = options;
+    return this.#http.json({
+      method: "POST",
+      path: "/v1/crons",
+      body: {
+        ...runBody(input),
+        schedule,
+        ...(timezone === undefined ? {} : { timezone }),
+        ...(threadId === undefined ? {} : { thread_id: threadId }),
+        ...(multitaskStrategy === undefined ? {} : { multitask_strategy: multitaskStrategy }),
+        ...(webhook === undefined ? {} : { webhook }),
+      } satisfies CreateCronBody,
+      signal,
+    });
+  }
+
+  /** The caller's schedules, newest first. */
+  async listCrons(options: PageOptions = {}): Promise<Cron[]> {
+    const data = await this.#http.json<{ crons: Cron[] }>({
+      method: "GET",
+      path: `/v1/crons${query(options)}`,
+      signal: options.signal,
+    });
+    return data.crons;
+  }
+
+  /** One schedule with its latest ticks and their runs. */
+  getCron(cronId: string, options: CallOptions = {}): Promise<CronDetail> {
+    return this.#http.json({
+      method: "GET",
+      path: `/v1/crons/${encodeURIComponent(cronId)}`,
+      signal: options.signal,
+    });
+  }
+
+  /** Deletes a schedule; runs it already queued stay. */
+  async deleteCron(cronId: string, options: CallOptions = {}): Promise<void> {
+    await this.#http.json({
+      method: "DELETE",
+      path: `/v1/crons/${encodeURIComponent(cronId)}`,
+      signal: options.signal,
+    });
   }
 
   /** `"pong"` when the server is up (no auth needed). */

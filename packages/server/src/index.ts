@@ -30,3 +30,14 @@ export type {
   StoredRunEvent,
 } from "./background/run-record.js";
 export type { RunService } from "./background/runs-context.js";
+export { WebhookDeliverer } from "./webhooks/webhook-deliverer.js";
+export type { WebhookSettings } from "./webhooks/webhook-settings.js";
+export {
+  EVENT_ID_HEADER,
+  SIGNATURE_HEADER,
+  signWebhook,
+  verifyWebhook,
+} from "./webhooks/webhook-signature.js";
+export { CronScheduler } from "./schedules/cron-scheduler.js";
+export type { CronSchedulerOptions } from "./schedules/cron-scheduler.js";
+export { CronStore, cronStore } from "./schedules/cron-store.js";

@@ -1,4 +1,6 @@
 import { runRoutes } from "../background/run-routes.js";
+import { runWebhookRoutes } from "../background/run-webhooks.js";
+import { cronRoutes } from "../schedules/cron-routes.js";
 import { chatRoutes } from "../chat/chat-routes.js";
 import { graphRoutes } from "../invoke/graph-routes.js";
 import { graphRunRoutes } from "../invoke/graph-run-routes.js";
@@ -22,6 +24,8 @@ export const API_ROUTES: readonly Route<ServerContext>[] = [
   ...threadRoutes,
   ...threadHistoryRoutes,
   ...runRoutes,
+  ...runWebhookRoutes,
+  ...cronRoutes,
   ...threadMessageRoutes,
   ...ledgerRoutes,
   ...storeRoutes,

@@ -1,6 +1,7 @@
 import { createHash } from "node:crypto";
 import { createHostPool, hostDatabaseError } from "@tenxgraph/postgres";
 import type pg from "pg";
+import { OWE_DELIVERIES } from "../webhooks/webhook-schema.js";
 import type {
   MultitaskStrategy,
   BackgroundRunEvent,
@@ -190,8 +191,9 @@ export type Queryable = Pick<pg.Pool | pg.PoolClient, "query">;
 /**
  * One statement that updates a run's row (`SET set WHERE run_id = $1 AND where`; `$2` is the
  * events' JSON array, the other values start at `$3`) and appends `events` after the run's last
- * one, as events of the attempt the row holds after the update, then wakes the run's readers:
- * the row and its events commit together, in one round trip. `where` fences the write: nothing
+ * one, as events of the attempt the row holds after the update, owes the webhook deliveries
+ * they announce, then wakes the run's readers: the row, its events and their deliveries commit
+ * together, in one round trip. `where` fences the write: nothing
  * is written when it matches no row. A `run_attempt` event gets the new attempt's number.
  * Returns the row as updated, or null.
  */
@@ -213,7 +215,8 @@ export async function updateRun(
               run.attempts,
               CASE WHEN e.event->>'type' = 'run_attempt'
                    THEN e.event || jsonb_build_object('attempt', run.attempts) ELSE e.event END
-         FROM run, jsonb_array_elements($2::jsonb) WITH ORDINALITY AS e(event, ord))
+         FROM run, jsonb_array_elements($2::jsonb) WITH ORDINALITY AS e(event, ord)),
+     ${OWE_DELIVERIES}
      SELECT run.*, pg_notify('${RUN_EVENTS_CHANNEL}', run.run_id)
             ${change.wakeWorker ? `, ${WAKE_IDLE_WORKER}` : ""}
        FROM run`;

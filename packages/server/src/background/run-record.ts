@@ -55,6 +55,12 @@ export interface RunRequest {
   deleteThreadAfter?: boolean;
   /** What the API that queued the run keeps with it, opaque to the queue and its workers. */
   meta?: Record<string, unknown>;
+  /**
+   * Where the run's end (and any call found in doubt) is posted, signed; fixed when the run is
+   * queued (the run's own `webhook`, else the server's `webhooks.url`). The statement that
+   * writes the run's events reads it (`OWE_DELIVERIES`, `webhooks/webhook-schema.ts`).
+   */
+  webhook?: string;
 }
 
 /** An engine stream mode a run's stream can record (see {@link RunRequest.chunkModes}). */

@@ -16,6 +16,7 @@ import { pathId, readBody, readQuery } from "../http/request-input.js";
 import { toWireRun } from "./run-record.js";
 import { authorizeRunThread, backgroundRequest, findRun, requireRuns } from "./run-access.js";
 import { joinRun, sendRunEvents } from "./run-follow.js";
+import { runWebhook } from "./run-webhooks.js";
 import { createRunSchema, pageQuerySchema } from "../wire/request-schemas.js";
 import type { ServerEnv } from "../http/server-env.js";
 import { streamFrames } from "../http/sse.js";
@@ -42,6 +43,7 @@ export const runRoutes: Route<RunsContext>[] = [
       // whether their body would have been valid.
       await authorizeRunThread(ctx, runs, user, threadId);
       const body = await readBody(c, createRunSchema);
+      const webhook = runWebhook(runs, body.webhook);
       const request = await backgroundRequest(
         ctx,
         user,
@@ -55,7 +57,7 @@ export const runRoutes: Route<RunsContext>[] = [
           threadId,
           userId: user.authenticated ? user.id : null,
           strategy: body.multitask_strategy,
-          request,
+          request: webhook ? { ...request, webhook } : request,
         });
         return ok(
           c,

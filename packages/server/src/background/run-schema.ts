@@ -6,6 +6,7 @@ import {
 } from "@tenxgraph/postgres";
 import { Logger as QueueLogger, runMigrations } from "graphile-worker";
 import type { RunDb } from "./run-db.js";
+import { WEBHOOK_MIGRATIONS, WEBHOOK_SCHEMA_TABLE } from "../webhooks/webhook-schema.js";
 
 /** The advisory lock every setup of the runs' database takes, in any process. */
 const SCHEMA_LOCK = 7_315_062_001;
@@ -59,6 +60,8 @@ export async function migrateRunSchema(db: RunDb): Promise<void> {
     await withMigrationLock(db.pool, SCHEMA_LOCK, async (client) => {
       await runMigrations({ pgPool: db.pool, logger: silentLogger });
       await applyMigrationSteps(client, "tenxgraph_runs_schema", MIGRATIONS);
+      // The outbox's trigger is on the runs' events: created with them, never without.
+      await applyMigrationSteps(client, WEBHOOK_SCHEMA_TABLE, WEBHOOK_MIGRATIONS);
     });
   } catch (error) {
     throw hostDatabaseError("setup", db.pool, error);

@@ -1,3 +1,4 @@
+import type { WebhookSettings } from "../webhooks/webhook-settings.js";
 import type { InvokeContext } from "../invoke/invoke-context.js";
 import type { RunEventFollower } from "./run-event-follower.js";
 import type { PgRunStore } from "./run-store.js";
@@ -6,6 +7,8 @@ import type { PgRunStore } from "./run-store.js";
 export interface RunService {
   store: PgRunStore;
   follower: RunEventFollower;
+  /** Webhooks of runs' ends (`webhook` on `POST T/runs`); absent or null: refused. */
+  webhooks?: WebhookSettings | null;
 }
 
 /** What the background-run routes work with: they start runs as the invoke routes do. */

@@ -1,7 +1,9 @@
 import { loadProject } from "../project/load-project.js";
 import { RunWorker } from "../background/run-worker.js";
 import { serve } from "../app/serve.js";
-import { onShutdown } from "./worker.js";
+import { CronScheduler } from "../schedules/cron-scheduler.js";
+import { cronStore } from "../schedules/cron-store.js";
+import { onShutdown, startDeliverer } from "./worker.js";
 
 /** Where `api` and `dev` listen and which config they read. */
 export interface ServeArgs {
@@ -49,9 +51,19 @@ export async function runApi(args: ServeArgs): Promise<void> {
     await worker.start();
     console.log(`tenxgraph: worker ${worker.workerId} taking runs (concurrency ${workers})`);
   }
+  const deliverer = startDeliverer(project);
+  // Every API node runs the schedules: each tick is claimed in the database, started once.
+  const scheduler = project.worker
+    ? new CronScheduler({
+        ctx: server.app.context,
+        store: cronStore(project.worker.store.pool),
+        logger: server.app.context.logger,
+      })
+    : null;
+  scheduler?.start();
   onShutdown(async (signal) => {
     console.log(`tenxgraph: ${signal}: finishing requests in progress`);
-    await Promise.all([worker?.drain(), server.close()]);
+    await Promise.all([worker?.drain(), server.close(), deliverer?.stop(), scheduler?.stop()]);
     await project.close();
   });
 }

@@ -1,5 +1,7 @@
-import { loadProject } from "../project/load-project.js";
+import { jsonLogger } from "@tenxgraph/core";
+import { loadProject, type LoadedProject } from "../project/load-project.js";
 import { RunWorker } from "../background/run-worker.js";
+import { WebhookDeliverer } from "../webhooks/webhook-deliverer.js";
 
 /** `tenxgraph worker`: which config to read and how many runs at once. */
 export interface WorkerArgs {
@@ -25,12 +27,28 @@ export async function runWorker(args: WorkerArgs): Promise<void> {
     ...(args.concurrency === undefined ? {} : { concurrency: args.concurrency }),
   });
   await worker.start();
+  const deliverer = startDeliverer(project);
   console.log(`tenxgraph: worker ${worker.workerId} taking runs (${project.configPath})`);
   onShutdown(async (signal) => {
     console.log(`tenxgraph: ${signal}: draining, running runs go back to the queue`);
-    await worker.drain();
+    await Promise.all([worker.drain(), deliverer?.stop()]);
     await project.close();
   });
+}
+
+/**
+ * Sends the webhook outbox from this process too, when webhooks and runs are configured: any
+ * number of processes may, each delivery is taken by one attempt at a time.
+ */
+export function startDeliverer(project: LoadedProject): WebhookDeliverer | null {
+  if (!project.webhooks || !project.worker) return null;
+  const deliverer = new WebhookDeliverer({
+    pool: project.worker.store.pool,
+    settings: project.webhooks,
+    logger: project.options.logger ?? jsonLogger(),
+  });
+  deliverer.start();
+  return deliverer;
 }
 
 /** Runs `shutdown` once on the first SIGTERM or SIGINT, then exits (1 if it failed). */

@@ -66,6 +66,22 @@ export const configFileSchema = z.looseObject({
     })
     .nullable()
     .optional(),
+  /**
+   * Webhooks of background runs (docs/timers-schedules-webhooks.md). The secret may be left to
+   * the `TENXGRAPH_WEBHOOK_SECRET` environment variable.
+   */
+  webhooks: z
+    .object({
+      secret: z.string().min(16, "webhooks.secret must be at least 16 characters").optional(),
+      url: z.string().min(1).optional(),
+      allow_hosts: z.array(z.string().min(1)).optional(),
+      max_attempts: z.number().int().positive().optional(),
+      retry_base_ms: z.number().int().positive().optional(),
+      retry_max_ms: z.number().int().positive().optional(),
+      timeout_ms: z.number().int().positive().optional(),
+    })
+    .nullable()
+    .optional(),
 });
 /** A parsed config file. */
 export type ConfigFile = z.infer<typeof configFileSchema>;

@@ -18,6 +18,7 @@ import { RunEventFollower } from "../background/run-event-follower.js";
 import { PgRunStore } from "../background/run-store.js";
 import type { LgGraphs } from "../langgraph/lg-context.js";
 import type { RunWorkerOptions } from "../background/run-worker.js";
+import { webhookUrlProblem, type WebhookSettings } from "../webhooks/webhook-settings.js";
 
 /** A project loaded from its config file, ready for `createApp`/`serve`. */
 export interface LoadedProject {
@@ -28,6 +29,8 @@ export interface LoadedProject {
    * turns runs on.
    */
   worker: RunWorkerOptions | null;
+  /** Webhook settings, when the config (or `TENXGRAPH_WEBHOOK_SECRET`) turns webhooks on. */
+  webhooks: WebhookSettings | null;
   /** Closes the checkpointer (and the runs' connections), so the process can exit. */
   close(): Promise<void>;
 }
@@ -67,11 +70,13 @@ export async function loadProject(dir: string, configFile?: string): Promise<Loa
   const worker = runs
     ? { graph, graphId: graphs.defaultId, graphs: graphs.byId, store: runs.store, ...runs.settings }
     : null;
-  if (runs) options.runs = { store: runs.store, follower: runs.follower };
+  const webhooks = webhooksOf(config, configPath);
+  if (runs) options.runs = { store: runs.store, follower: runs.follower, webhooks };
   return {
     configPath,
     options,
     worker,
+    webhooks,
     async close() {
       await runs?.follower.close();
       await runs?.store.close();
@@ -104,6 +109,30 @@ function runsOf(config: ConfigFile, configPath: string) {
     follower: new RunEventFollower(dsn),
     settings,
   };
+}
+
+/** Webhook settings from `webhooks` and `TENXGRAPH_WEBHOOK_SECRET`; `null` when neither is set. */
+function webhooksOf(config: ConfigFile, configPath: string): WebhookSettings | null {
+  const hooks = config.webhooks;
+  const secret = hooks?.secret ?? process.env.TENXGRAPH_WEBHOOK_SECRET;
+  if (!hooks && !secret) return null;
+  if (!secret) {
+    throw new Error(
+      `${configPath}: webhooks: no signing secret: set webhooks.secret or TENXGRAPH_WEBHOOK_SECRET`,
+    );
+  }
+  const settings: WebhookSettings = {
+    secret,
+    url: hooks?.url ?? null,
+    allowHosts: hooks?.allow_hosts ?? null,
+    ...(hooks?.max_attempts ? { maxAttempts: hooks.max_attempts } : {}),
+    ...(hooks?.retry_base_ms ? { retryBaseMs: hooks.retry_base_ms } : {}),
+    ...(hooks?.retry_max_ms ? { retryMaxMs: hooks.retry_max_ms } : {}),
+    ...(hooks?.timeout_ms ? { timeoutMs: hooks.timeout_ms } : {}),
+  };
+  const problem = settings.url ? webhookUrlProblem(settings.url, settings) : null;
+  if (problem) throw new Error(`${configPath}: webhooks.url: ${problem}`);
+  return settings;
 }
 
 /**

@@ -42,7 +42,29 @@ export type GraphInput = z.infer<typeof graphInputSchema>;
 /** `POST /v1/threads/{thread_id}/runs`: the invoke body, plus what to do on a busy thread. */
 export const createRunSchema = z.intersection(
   graphInputSchema,
-  z.object({ multitask_strategy: z.enum(["reject", "enqueue", "interrupt"]).default("reject") }),
+  z.object({
+    multitask_strategy: z.enum(["reject", "enqueue", "interrupt"]).default("reject"),
+    /** Where the run's end is posted, signed (see docs/timers-schedules-webhooks.md). */
+    webhook: z.string().min(1).optional(),
+  }),
+);
+
+/**
+ * `POST /v1/crons`: a schedule and the run body each tick queues (that of `POST T/runs`), on
+ * `thread_id`, or on a fresh thread per tick when it is null or absent.
+ */
+export const createCronSchema = z.intersection(
+  createRunSchema,
+  z.object({
+    schedule: z.string().trim().min(1, "schedule must not be blank"),
+    timezone: z.string().trim().min(1).default("UTC"),
+    thread_id: z
+      .string()
+      .min(1, "thread_id must not be blank")
+      .pipe(bodyIdSchema)
+      .nullable()
+      .default(null),
+  }),
 );
 
 /** Run options a client may set in `config` (others are ignored). */

@@ -281,6 +281,22 @@ export const messagesAddedResponse = doneResponse(
 export const ledgerResponse = z.object({ entries: z.array(ledgerEntryResponse) });
 export const inDoubtListResponse = z.object({ calls: z.array(inDoubtCallResponse) });
 export const runListResponse = z.object({ runs: z.array(backgroundRunResponse) });
+export const webhookDeliveryListResponse = z.object({
+  deliveries: z.array(
+    z.object({
+      event_id: z.string(),
+      type: z.string(),
+      url: z.string(),
+      state: z.enum(["pending", "delivered", "failed"]),
+      attempts: z.number(),
+      last_status: z.number().nullable(),
+      last_error: z.string().nullable(),
+      next_attempt_at: z.string().nullable(),
+      delivered_at: z.string().nullable(),
+      created_at: z.string(),
+    }),
+  ),
+});
 export const fixResponse = z.object({
   success: z.literal(false),
   message: z.string(),
@@ -293,3 +309,27 @@ export const observabilityResponse = z.object({
   run_ids: z.array(z.string()),
   run: z.null(),
 });
+
+export const cronResponse = z.object({
+  cron_id: z.string(),
+  schedule: z.string(),
+  timezone: z.string(),
+  thread_id: z.string().nullable(),
+  multitask_strategy: z.enum(["reject", "enqueue", "interrupt"]),
+  next_run_at: z.string(),
+  created_at: z.string(),
+  updated_at: z.string(),
+});
+export const cronDetailResponse = cronResponse.extend({
+  ticks: z.array(
+    z.object({
+      tick_at: z.string(),
+      run_id: z.string(),
+      thread_id: z.string(),
+      queued: z.boolean(),
+      error: z.object({ code: z.string(), message: z.string() }).nullable(),
+    }),
+  ),
+});
+export const cronListResponse = z.object({ crons: z.array(cronResponse) });
+export const cronDeletedResponse = doneResponse(z.object({ cron_id: z.string() }));

@@ -22,6 +22,10 @@ import type {
   WireMessage,
   WireState,
   CreateRunBody,
+  CreateCronBody,
+  Cron,
+  CronDetail,
+  WebhookDelivery,
   DeleteAfterBody,
   GraphInputBody,
   InDoubtDecision,
@@ -34,6 +38,7 @@ import type {
 } from "@tenxgraph/client";
 import type { z } from "zod";
 import type {
+  createCronSchema,
   createRunSchema,
   deleteAfterSchema,
   graphInputSchema,
@@ -66,6 +71,7 @@ export type WireRequestContract = AllTrue<
     Accepts<typeof wireMessageSchema, MessageInput>,
     Accepts<typeof graphInputSchema, GraphInputBody>,
     Accepts<typeof createRunSchema, CreateRunBody>,
+    Accepts<typeof createCronSchema, CreateCronBody>,
     Accepts<typeof stopInputSchema, StopBody>,
     Accepts<typeof setupInputSchema, SetupToolsBody>,
     Accepts<typeof putStateSchema, PutStateBody>,
@@ -120,6 +126,10 @@ export type WireResponseContract = AllTrue<
     Describes<typeof answers.ledgerResponse, { entries: LedgerEntry[] }>,
     Describes<typeof answers.inDoubtListResponse, { calls: InDoubtCall[] }>,
     Describes<typeof answers.runListResponse, { runs: BackgroundRun[] }>,
+    Describes<typeof answers.cronResponse, Cron>,
+    Describes<typeof answers.cronDetailResponse, CronDetail>,
+    Describes<typeof answers.cronListResponse, { crons: Cron[] }>,
+    Describes<typeof answers.webhookDeliveryListResponse, { deliveries: WebhookDelivery[] }>,
     FitsClient<typeof answers.stateUpdateResponse, { version: number; state: WireState | null }>,
     FitsClient<typeof answers.versionDoneResponse, { success: true; message: string }>,
     Describes<typeof errorEnvelopeSchema.shape.error.shape.details.element, ErrorDetail>,
