@@ -127,6 +127,7 @@ const ENTRIES = {
       "EncodedCheckpointRecord",
       "Frontier",
       "FrontierTask",
+      "GraphVersion",
       "HistoryOptions",
       "InterruptedLedgerEntry",
       "LedgerClaim",
@@ -153,6 +154,7 @@ const ENTRIES = {
   "./host": {
     path: "./host/index.ts",
     values: [
+      "continuationRefusal",
       "invokeAsHost",
       "isChildThreadId",
       "isRemoteTool",
