@@ -127,6 +127,7 @@ const ENTRIES = {
       "EncodedCheckpointRecord",
       "Frontier",
       "FrontierTask",
+      "GraphVersion",
       "HistoryOptions",
       "InterruptedLedgerEntry",
       "LedgerClaim",
@@ -182,6 +183,7 @@ const ENTRIES = {
   "./host": {
     path: "./host/index.ts",
     values: [
+      "continuationRefusal",
       "invokeAsHost",
       "isChildThreadId",
       "isRemoteTool",

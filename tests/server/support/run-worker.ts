@@ -8,9 +8,11 @@ import { PgRunStore, RunWorker } from "@tenxgraph/server";
 import { openStore, type StoreSpec } from "../../support/store-spec.js";
 import { report, workerParams } from "../../support/worker-process.js";
 import { buildTestGraph, type TestGraphParams } from "./test-graph.js";
+import { buildVersionedGraph, type VersionedGraphParams } from "./versioned-graph.js";
 
 /** Params of a run worker process. */
-export interface RunWorkerParams extends TestGraphParams {
+export interface RunWorkerParams
+  extends TestGraphParams, Partial<Pick<VersionedGraphParams, "release" | "approveCharges">> {
   store: StoreSpec;
   /** The PostgreSQL database of the runs and their queue. */
   runsDsn: string;
@@ -26,7 +28,11 @@ const params = workerParams<RunWorkerParams>();
 const checkpointer = openStore(params.store);
 // Warnings and errors on stderr, which a failing test quotes: the graph's (a tool call found IN
 // DOUBT, with its ledger key) and the worker's.
-const graph = buildTestGraph(params, checkpointer, jsonLogger("warn"));
+// A release (a rolling deploy's test) runs that release of the agent; otherwise the usual one.
+const graph =
+  params.release === undefined
+    ? buildTestGraph(params, checkpointer, jsonLogger("warn"))
+    : buildVersionedGraph({ ...params, release: params.release }, checkpointer, jsonLogger("warn"));
 const store = new PgRunStore({ postgresDsn: params.runsDsn });
 const worker = new RunWorker({
   graph,

@@ -2,6 +2,8 @@ import type { Edge } from "./edges.js";
 import type { NodeLike } from "./graph-node.js";
 import type { BaseState, Reducers } from "./reducers.js";
 import type { StateSchema } from "./state-schema.js";
+import type { GraphVersion } from "../storage/checkpoint-record.js";
+import type { ThreadMigrations } from "./graph-migrations.js";
 
 /** A validated graph, frozen by `compile()`: what the run loop executes. */
 export interface GraphDefinition<S extends BaseState> {
@@ -20,4 +22,8 @@ export interface GraphDefinition<S extends BaseState> {
   initialState: Partial<Omit<S, "messages">>;
   /** The zod schema the state is checked against after the input and each node; null: none. */
   schema?: StateSchema | null;
+  /** This graph's version (`graphVersion`), recorded with every checkpoint it writes. */
+  version: GraphVersion;
+  /** How threads of other versions carry over (`compile({ migrations })`). */
+  migrations: ThreadMigrations;
 }

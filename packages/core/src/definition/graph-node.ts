@@ -30,6 +30,33 @@ export interface GraphNode<S extends BaseState> {
    * the tool starts lead to the same action after a crash.
    */
   claimsAhead?(state: S): readonly CallToClaim[];
+  /**
+   * The tools this node runs calls of (a `ToolNode`'s): their names and argument schemas are
+   * part of the graph's version, and a thread whose calls wait for this node continues under
+   * another version only while their tools are here and their arguments still parse.
+   */
+  readonly tools?: readonly NodeTool[];
+  /**
+   * What else of this node is part of the graph's version besides its name and tools, as plain
+   * JSON (a subgraph: its child graph's version). Read once, by `compile()`.
+   */
+  versionShape?(): VersionShape;
+}
+
+/** A node's tool as the graph's version and a migration's checks see it. */
+export interface NodeTool {
+  readonly name: string;
+  readonly schema: { safeParse(value: unknown): { success: boolean } };
+  /** The arguments' JSON Schema. */
+  jsonSchema(): Record<string, unknown>;
+}
+
+/**
+ * A node's part of the graph's version: `subgraph` is the child graph's fingerprint (a thread
+ * standing at a subgraph node has a child thread named by the node, which a rename would lose).
+ */
+export interface VersionShape {
+  subgraph?: string;
 }
 
 /** A ledger call a node will make: its key and tool. */

@@ -60,6 +60,12 @@ export const ERROR_CODES = {
   GRAPH_006: "GRAPH_006",
   /** A join (`addEdge([a, b], c)`) has no source, leads to END, or its target has another join. */
   GRAPH_007: "GRAPH_007",
+  /**
+   * `compile({ version, migrations })` is malformed: a migration with no `from`, two from one
+   * version, a rename to a node or tool the graph does not have, a former name the graph still
+   * uses, one former tool name renamed to two tools, or a `state` that is not a function.
+   */
+  GRAPH_008: "GRAPH_008",
   /** A tool threw. */
   TOOL_ERROR_001: "TOOL_ERROR_001",
   /** A tool call's arguments are not JSON or fail the tool's schema. */
@@ -122,6 +128,14 @@ export const ERROR_CODES = {
    * The subgraph does not adopt it (its messages are not the child's reply); nothing was written.
    */
   THREAD_006: "THREAD_006",
+  /**
+   * The thread was written by another version of the graph (`compile({ version })` or its
+   * shape), and this graph cannot continue it: its next node, a frontier task's node, or the
+   * tool of a pending call is missing, a pending call's recorded arguments no longer parse, or
+   * its migration's `state` failed. The message names each thing missing. Nothing was written:
+   * the thread is as it was, for a graph that can continue it (or a migration that carries it).
+   */
+  THREAD_007: "THREAD_007",
   /**
    * The run was abandoned through the host control `abandonSignal`: its owner lost it to another
    * execution (a worker whose lease was taken over), so it stopped where it was and wrote

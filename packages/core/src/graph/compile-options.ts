@@ -3,8 +3,10 @@ import type { Logger } from "../events/logger.js";
 import type { TracingOptions } from "../events/tracing.js";
 import type { IdGenerator } from "../messages/ids.js";
 import type { FaultInjector } from "../node/fault-points.js";
+import { GraphValidationError } from "../errors/errors.js";
 import type { Checkpointer } from "../storage/checkpointer.js";
 import type { Store } from "../store/store.js";
+import type { GraphMigration } from "../definition/graph-migrations.js";
 import {
   LANGGRAPH_OPTION_HINTS,
   requireKnownOptions,
@@ -47,6 +49,14 @@ export interface CompileOptions {
    * left by a dead execution (in doubt); a live one is waited on instead of running twice.
    */
   claimStaleAfterMs?: number;
+  /**
+   * This graph's version as its author names it, recorded with every checkpoint beside the
+   * fingerprint of its shape. Change it when a node's code changes what the state means; a
+   * migration names it as its `from`. See docs/deploys.md.
+   */
+  version?: string;
+  /** How threads written by earlier versions carry over: renamed nodes and tools, new state. */
+  migrations?: readonly GraphMigration[];
 }
 
 /** Every key of {@link CompileOptions}: the compiler checks the list against the interface. */
@@ -60,6 +70,8 @@ const COMPILE_OPTION_KEYS = {
   faultPoints: true,
   stopPollIntervalMs: true,
   claimStaleAfterMs: true,
+  version: true,
+  migrations: true,
 } satisfies Record<keyof CompileOptions, true>;
 const COMPILE_OPTIONS: ReadonlySet<string> = new Set(Object.keys(COMPILE_OPTION_KEYS));
 
@@ -113,4 +125,15 @@ export function checkTimings(stopPollIntervalMs: number, claimStaleAfterMs: numb
         `(${stopPollIntervalMs}), or a live execution's claims could be taken for abandoned ones`,
     );
   }
+}
+
+/** `compile({ version })`: a non-empty string, or absent (`GRAPH_008`). */
+export function requireVersionName(version: unknown): string | undefined {
+  if (version === undefined || (typeof version === "string" && version.trim() !== "")) {
+    return version;
+  }
+  throw new GraphValidationError(
+    "GRAPH_008",
+    `compile(): version must be a non-empty string, got ${JSON.stringify(version) ?? String(version)}`,
+  );
 }

@@ -18,8 +18,14 @@ import {
 } from "../definition/state-schema.js";
 import { isCompiledGraph, Subgraph } from "./subgraph.js";
 import { validateGraph } from "../definition/validate.js";
+import { graphVersion } from "../definition/graph-version.js";
+import { compileMigrations } from "../definition/graph-migrations.js";
 import { CompiledGraph } from "./compiled-graph.js";
-import { requireCompileOptions, type CompileOptions } from "./compile-options.js";
+import {
+  requireCompileOptions,
+  requireVersionName,
+  type CompileOptions,
+} from "./compile-options.js";
 
 /** A compiled graph of any state, as `addNode` takes it: a subgraph's state is its own. */
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- see above
@@ -250,16 +256,22 @@ class StateGraphBuilder<S extends BaseState, N extends string> {
       entryPoint: this.#entryPoint,
     };
     validateGraph(shape);
+    const frozen = {
+      nodes: new Map(this.#nodes),
+      edges: new Map([...this.#edges].map(([from, edges]) => [from, [...edges]])),
+      joins: new Map(this.#joins),
+      ends: new Map(this.#ends),
+      entryPoint: this.#entryPoint!,
+    };
     return new CompiledGraph<S>(
       {
-        nodes: new Map(this.#nodes),
-        edges: new Map([...this.#edges].map(([from, edges]) => [from, [...edges]])),
-        joins: new Map(this.#joins),
-        ends: new Map(this.#ends),
-        entryPoint: this.#entryPoint!,
+        ...frozen,
         reducers: { ...this.#options.reducers } as Reducers<S>,
         initialState: { ...this.#options.initialState },
         schema: this.#schema,
+        // Once per compile: every checkpoint the graph writes records this value as it is.
+        version: graphVersion(frozen, requireVersionName(options.version)),
+        migrations: compileMigrations(options.migrations, frozen.nodes),
       },
       options,
     );

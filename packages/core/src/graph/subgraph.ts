@@ -14,7 +14,7 @@ import type { RunInput } from "../runtime/run-result.js";
 import { StopSignal } from "../runtime/stop-signal.js";
 import type { Interrupt, ThreadCheckpoint } from "../storage/checkpointer.js";
 import type { GraphDefinition } from "../definition/graph-definition.js";
-import type { GraphNode, NodeOutput } from "../definition/graph-node.js";
+import type { GraphNode, NodeOutput, VersionShape } from "../definition/graph-node.js";
 import { requireOwnChild } from "./subgraph-adopt.js";
 import type { BaseState, StateUpdate } from "../definition/reducers.js";
 
@@ -56,6 +56,11 @@ export class Subgraph<
   constructor(graph: SubgraphSource<C>, options: SubgraphOptions<P, C> = {}) {
     this.graph = graph;
     this.#options = { ...options };
+  }
+
+  /** The child graph's version is part of the parent's. */
+  versionShape(): VersionShape {
+    return { subgraph: this.graph.definition.version.fingerprint };
   }
 
   async run(state: P, nodeContext: NodeContext): Promise<NodeOutput<P>> {

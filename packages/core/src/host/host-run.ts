@@ -3,6 +3,8 @@ import type { BaseState } from "../definition/reducers.js";
 import { NO_HOST_CONTROLS, type HostControls } from "../runtime/host-controls.js";
 import type { RunConfig } from "../runtime/run-config.js";
 import type { RunInput, RunResult } from "../runtime/run-result.js";
+import { continuationRefusal as refusalOf } from "../runtime/thread-migration.js";
+import type { TenxgraphError } from "../errors/tenxgraph-error.js";
 import type { StreamConfig, StreamModeOption, StreamOutput } from "../runtime/stream-mode.js";
 
 /** `graph.invoke(input, config)`, steered by the host's `controls` as well. */
@@ -23,4 +25,16 @@ export function streamAsHost<S extends BaseState, const M extends StreamModeOpti
   controls: HostControls,
 ): AsyncGenerator<StreamOutput<S, M>> {
   return runAsHost.stream(graph, input, config, controls ?? NO_HOST_CONTROLS);
+}
+
+/**
+ * Why `graph` cannot continue the thread: the `THREAD_007` error a run of it would be refused
+ * with (the thread was written by another version of the graph, and needs a node or tool this
+ * one lacks), or `null` when it can, or the thread does not exist. Reads; writes nothing.
+ */
+export function continuationRefusal<S extends BaseState>(
+  graph: CompiledGraph<S>,
+  threadId: string,
+): Promise<TenxgraphError | null> {
+  return refusalOf(graph.definition, graph.checkpointer, threadId);
 }

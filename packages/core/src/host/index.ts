@@ -4,7 +4,7 @@
  * they share. Agent authors use `@tenxgraph/core`; store authors `@tenxgraph/core/storage`.
  * @module
  */
-export { invokeAsHost, streamAsHost } from "./host-run.js";
+export { continuationRefusal, invokeAsHost, streamAsHost } from "./host-run.js";
 export type { HostControls } from "../runtime/host-controls.js";
 export type { GraphDefinition } from "../definition/graph-definition.js";
 export { isRemoteTool, isRemoteToolCall } from "../tools/remote-tool.js";

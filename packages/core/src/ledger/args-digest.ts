@@ -1,13 +1,4 @@
-import * as crypto from "node:crypto";
-
-/**
- * SHA-256 in hex. `crypto.hash` (Node 20.12 and later) digests in one call, about three times
- * faster than a `Hash` object for text this short, and a step digests every call's arguments.
- */
-const sha256Hex: (text: string) => string =
-  typeof crypto.hash === "function"
-    ? (text) => crypto.hash("sha256", text, "hex")
-    : (text) => crypto.createHash("sha256").update(text).digest("hex");
+import { canonicalJson, sha256Hex } from "../storage/json-digest.js";
 
 /**
  * The digest of a call's arguments as the model sent them (`ToolCall.arguments`), recorded with
@@ -29,17 +20,4 @@ export function argsDigest(argumentsText: string): string {
     canonical = JSON.stringify(argumentsText);
   }
   return `sha256:${sha256Hex(canonical)}`;
-}
-
-function canonicalJson(value: unknown): string {
-  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(",")}]`;
-  if (typeof value === "object" && value !== null) {
-    const fields = Object.keys(value)
-      .sort()
-      .map(
-        (key) => `${JSON.stringify(key)}:${canonicalJson((value as Record<string, unknown>)[key])}`,
-      );
-    return `{${fields.join(",")}}`;
-  }
-  return JSON.stringify(value);
 }

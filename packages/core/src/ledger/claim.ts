@@ -3,7 +3,7 @@ import type { LedgerCall } from "./ledger-call.js";
 import type { CallPlan } from "./call-plan.js";
 import { decodeEnvelope, type ReplayedResult } from "./envelope.js";
 import type { ClaimResult, LedgerClaim, LedgerEntry } from "../storage/ledger-entry.js";
-import { adoptUnscopedKeys } from "./unscoped-keys.js";
+import { adoptFormerKeys, isOwnTool } from "./former-keys.js";
 
 type Pending =
   | CallPlan
@@ -23,7 +23,7 @@ export async function planCalls(
   calls: readonly LedgerCall[],
   ctx: NodeContext,
 ): Promise<CallPlan[]> {
-  await adoptUnscopedKeys(calls, ctx);
+  await adoptFormerKeys(calls, ctx);
   const plans: Pending[] = calls.map((call) => {
     if (call.key === null) return { kind: "run", attempt: null };
     // Won in the write of the step that issued the call: nothing left to claim.
@@ -102,7 +102,7 @@ export function planFromEntry(
   ctx: NodeContext,
 ): CallPlan | { kind: "claim"; expectedAttempt: number } {
   if (!entry) return { kind: "claim", expectedAttempt: 0 };
-  if (entry.toolName !== call.tool.name) return foreignEntry(call, entry);
+  if (!isOwnTool(entry.toolName, call, ctx)) return foreignEntry(call, entry);
   switch (entry.status) {
     case "completed": {
       const result = decodeEnvelope(entry.result, call.call.id);

@@ -66,6 +66,7 @@ function nodeContext(checkpointer: InMemoryCheckpointer, threadId: string): Node
       faultPoints: undefined,
       remoteTools: [],
       reducers: {},
+      toolRenames: new Map(),
     },
   };
 }

@@ -22,7 +22,7 @@ export interface LedgerCall {
   /**
    * The ledger key, or `null` when the call cannot be keyed (it then runs without the ledger).
    * With a domain key it is that key scoped by the tool's name; a call may switch to
-   * `unscopedKey` before its claim (see `adoptUnscopedKeys`).
+   * a former key before its claim (see `adoptFormerKeys`).
    */
   key: string | null;
   /**

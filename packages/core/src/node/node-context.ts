@@ -107,6 +107,11 @@ export interface NodeRuntime {
    * out because what a node gets lies below what a graph is.
    */
   readonly reducers: Readonly<Record<string, FieldReducer | undefined>>;
+  /**
+   * Former tool names to the tools that replace them (`compile({ migrations })`): a call of a
+   * former name runs its replacement, which owns the former's ledger entries.
+   */
+  readonly toolRenames: ReadonlyMap<string, string>;
 }
 
 /** A field's reducer, of any field type. */

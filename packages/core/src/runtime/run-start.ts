@@ -14,6 +14,12 @@ import type { RunDependencies } from "./run-dependencies.js";
 import { applyCallerUpdate, requireJson, requireSchema, validateInput } from "./caller-input.js";
 import type { Progress } from "./run-progress.js";
 import { loadThread, loadVersion, type ThreadSnapshot } from "./thread-snapshot.js";
+import {
+  migrateSnapshot,
+  pendingCalls,
+  requireContinuable,
+  underNewIds,
+} from "./thread-migration.js";
 
 /**
  * Where a run begins: at a node to run, or already finished (continuing a completed thread).
@@ -40,11 +46,13 @@ export async function resolveStart<S extends BaseState>(
   signal: AbortSignal,
 ): Promise<RunStart<S>> {
   const { snapshot: latest, lease } = await loadWithoutLiveRun(deps, config, signal);
-  const snapshot = config.fromVersion === null ? latest : await forkPoint(deps, config, latest);
+  const written = config.fromVersion === null ? latest : await forkPoint(deps, config, latest);
+  // A thread another version of the graph wrote, as this one runs it (see thread-migration.ts).
+  const snapshot = migrateSnapshot(deps.graph, written);
   const previousTrace = snapshot?.checkpoint.trace;
-  if (input === null) return { ...continueRun<S>(snapshot, config), lease, previousTrace };
+  if (input === null) return { ...continueRun<S>(deps, snapshot, config), lease, previousTrace };
   if (isResumeInput(input)) {
-    return { ...resumeRun<S>(snapshot, config, input), lease, previousTrace };
+    return { ...resumeRun<S>(deps, snapshot, config, input), lease, previousTrace };
   }
   // A Command without `resume` is refused by newTurn's input check.
   return { ...newTurn(deps, snapshot, config, input as StateUpdate<S>), lease, previousTrace };
@@ -103,6 +111,7 @@ async function loadWithoutLiveRun<S extends BaseState>(
 }
 
 function continueRun<S extends BaseState>(
+  deps: RunDependencies<S>,
   snapshot: ThreadSnapshot | null,
   config: ResolvedRunConfig,
 ): StartPoint<S> {
@@ -113,12 +122,14 @@ function continueRun<S extends BaseState>(
     );
   }
   requireNotInterrupted(snapshot);
+  requireContinuable(deps.graph, snapshot, remoteToolNames(config));
   const progress = toProgress<S>(snapshot, config);
   if (progress.currentNode === null) return { kind: "finished", progress };
   return { kind: "run", mode: "continue", progress };
 }
 
 function resumeRun<S extends BaseState>(
+  deps: RunDependencies<S>,
   snapshot: ThreadSnapshot | null,
   config: ResolvedRunConfig,
   input: ResumeInput,
@@ -131,6 +142,7 @@ function resumeRun<S extends BaseState>(
     );
   }
   requireJson(input.resume, "input.resume");
+  requireContinuable(deps.graph, snapshot, remoteToolNames(config));
   const pending = snapshot.checkpoint.interrupts;
   const answers = answersOf(input, pending, config.threadId);
   // Checked before they are stored, so a malformed answer cannot wedge the thread.
@@ -141,7 +153,10 @@ function resumeRun<S extends BaseState>(
     }
   }
   const progress = toProgress<S>(snapshot, config);
-  progress.resumeAnswers = { ...progress.resumeAnswers, ...answers };
+  progress.resumeAnswers = {
+    ...progress.resumeAnswers,
+    ...underNewIds(answers, snapshot.answerIds),
+  };
   return { kind: "run", mode: "resume", progress };
 }
 
@@ -204,7 +219,7 @@ function newTurn<S extends BaseState>(
   input: StateUpdate<S>,
 ): StartPoint<S> {
   validateInput(input);
-  if (snapshot && isCommittedInput(snapshot, input)) return continueRun(snapshot, config);
+  if (snapshot && isCommittedInput(snapshot, input)) return continueRun(deps, snapshot, config);
   if (snapshot) {
     requireNotInterrupted(snapshot);
     requireNoPendingCalls(snapshot);
@@ -303,15 +318,12 @@ function requireNoPendingCalls(snapshot: ThreadSnapshot): void {
 
 /** Ids of the last assistant message's tool calls that no later tool message answers. */
 function unansweredCalls(messages: readonly Message[]): string[] {
-  for (let i = messages.length - 1; i >= 0; i--) {
-    const message = messages[i]!;
-    if (message.role !== "assistant") continue;
-    const answered = new Set(
-      messages.slice(i + 1).flatMap((m) => (m.role === "tool" ? [m.toolCallId] : [])),
-    );
-    return (message.toolCalls ?? []).map((call) => call.id).filter((id) => !answered.has(id));
-  }
-  return [];
+  return pendingCalls(messages).map((call) => call.id);
+}
+
+/** The run's remote tools' names: a pending call of one is the caller's to answer. */
+function remoteToolNames(config: ResolvedRunConfig): Set<string> {
+  return new Set(config.remoteTools.map((spec) => spec.name));
 }
 
 function toProgress<S extends BaseState>(

@@ -73,7 +73,10 @@ export async function updateThreadState<S extends BaseState>(
           resumeAnswers: {},
         };
   const { messages, ...values } = state;
+  // A position this graph routed to is its own; a kept one stays the version that wrote it.
+  const graph = asNode === undefined ? checkpoint.graph : deps.graph.version;
   return deps.checkpointer.putCheckpoint({
+    ...(graph === undefined ? {} : { graph }),
     threadId,
     incarnation: checkpoint.incarnation,
     userId: checkpoint.userId,
@@ -148,6 +151,7 @@ export async function writeThreadState<S extends BaseState>(
       status: "completed",
       interrupts: [],
       resumeAnswers: {},
+      graph: deps.graph.version,
     });
   }
   const { incarnation, step, currentNode, status, interrupts, resumeAnswers } = checkpoint;
@@ -161,5 +165,6 @@ export async function writeThreadState<S extends BaseState>(
     status,
     interrupts,
     resumeAnswers,
+    ...(checkpoint.graph === undefined ? {} : { graph: checkpoint.graph }),
   });
 }

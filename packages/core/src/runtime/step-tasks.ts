@@ -33,7 +33,8 @@ export function stepTasks(position: StepPosition): StepTask[] {
   return position.frontier.tasks.map((task, index) => ({
     node: task.node,
     input: task.input as Record<string, unknown> | undefined,
-    namespace: task.input === undefined ? task.node : `${task.node}:${index}`,
+    // A task a migration renamed keeps the namespace it had (see `FrontierTask.namespace`).
+    namespace: task.namespace ?? (task.input === undefined ? task.node : `${task.node}:${index}`),
   }));
 }
 

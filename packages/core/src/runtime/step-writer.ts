@@ -179,6 +179,7 @@ export class StepWriter<S extends BaseState> {
       interrupts,
       resumeAnswers: progress.resumeAnswers,
       ...(this.#args.trace === undefined ? {} : { trace: this.#args.trace }),
+      graph: this.#args.deps.graph.version,
       // Read by the store on the thread's first write only: a subgraph's thread names its parent.
       parentThreadId: config.parentThreadId,
       ...diffTranscript(progress.durable, messages),

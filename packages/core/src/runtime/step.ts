@@ -373,6 +373,7 @@ function nodeContext<S extends BaseState>(
     ledgerNamespace: namespace,
     send: input && sendFields(input, args.progress.state),
     reducers: deps.graph.reducers as Record<string, Reducer<unknown> | undefined>,
+    toolRenames: deps.graph.migrations.toolRenames,
   });
 }
 

@@ -15,6 +15,11 @@ export interface ThreadSnapshot {
   durable: readonly Message[];
   /** Set when the snapshot is a past version a run forks from: that version. */
   forkOf?: number;
+  /**
+   * Set when a migration renamed the node of the thread's pending interrupts: their ids (which
+   * the caller answers by) to the ids the node raises them by under its new name.
+   */
+  answerIds?: ReadonlyMap<string, string>;
 }
 
 /**

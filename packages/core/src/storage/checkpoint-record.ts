@@ -28,6 +28,23 @@ export interface FrontierTask {
   node: string;
   /** A `Send`'s input, laid over the node's copy of the state; absent for a node reached by an edge. */
   input?: unknown;
+  /**
+   * The namespace of the task's ledger keys, interrupt ids and child threads, when it is not
+   * the one its node's name gives: set when a migration renamed the node, so the task keeps
+   * the identity its calls were recorded under.
+   */
+  namespace?: string;
+}
+
+/**
+ * The version of the graph that wrote a checkpoint: a digest of its shape, and the version its
+ * author named (`compile({ version })`). A run under another graph checks, or migrates, the thread.
+ */
+export interface GraphVersion {
+  /** `sha256:` and the digest of the graph's nodes, edges, tools and tools' argument schemas. */
+  fingerprint: string;
+  /** `compile({ version })`, when given. */
+  version?: string;
 }
 
 /**
@@ -58,6 +75,8 @@ export interface CheckpointRecord {
    * that run was not traced. A run that continues or resumes the thread links its span to it.
    */
   trace?: string;
+  /** The graph that wrote it; absent in a record written before graphs had versions. */
+  graph?: GraphVersion;
 }
 
 /**
@@ -80,6 +99,7 @@ const FIELDS: { [Field in keyof Required<CheckpointRecord>]: () => CheckpointRec
   interrupts: () => [],
   resumeAnswers: () => ({}),
   trace: () => undefined,
+  graph: () => undefined,
 };
 
 const NAMES = Object.keys(FIELDS) as (keyof CheckpointRecord)[];

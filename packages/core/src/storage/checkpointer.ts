@@ -3,7 +3,13 @@ import type { CheckpointRecord } from "./checkpoint-record.js";
 import type { AttemptRef, ClaimResult, LedgerClaim, LedgerEntry } from "./ledger-entry.js";
 
 // The runtime's fields and their types live with their codec, the one place that names them.
-export type { CheckpointRecord, Frontier, FrontierTask, Interrupt } from "./checkpoint-record.js";
+export type {
+  CheckpointRecord,
+  Frontier,
+  FrontierTask,
+  GraphVersion,
+  Interrupt,
+} from "./checkpoint-record.js";
 
 /** Where a thread stands. `running` is also what a crashed run leaves behind. */
 export type ThreadStatus = "running" | "completed" | "interrupted" | "stopped" | "failed";

@@ -11,6 +11,7 @@ export type {
   CheckpointWrite,
   Frontier,
   FrontierTask,
+  GraphVersion,
   LedgerCompletion,
   StepCommit,
   StepLedgerWrites,

@@ -85,7 +85,8 @@ export function prepareCall(
   /** The call's id is used by another call of the same message. */
   sharedId = false,
 ): PreparedCall {
-  const tool = tools.get(call.name);
+  // A call made before a migration renamed its tool runs the tool that replaces it.
+  const tool = tools.get(call.name) ?? tools.get(ctx.runtime.toolRenames.get(call.name) ?? "");
   if (!tool) {
     const known = [...tools.keys()].join(", ");
     return reject(call, "TOOL_NOT_FOUND_001", `no tool named '${call.name}' (tools: ${known})`);

@@ -245,6 +245,8 @@ const COMPILE_OPTION_KEYS = {
   faultPoints: true,
   stopPollIntervalMs: true,
   claimStaleAfterMs: true,
+  version: true,
+  migrations: true,
 } satisfies Record<keyof CompileOptions, true>;
 
 /** What to use instead of LangGraph.js's agent options (`createReactAgent`, `createSupervisor`). */

@@ -115,10 +115,32 @@ export async function addJob(
  * The SQL call of {@link addJob} for the run `runId` (an SQL text value) in the queue `queue`,
  * due at `runAt`: for a statement that queues a run's job with other work.
  */
-export function addJobCall(runId: string, queue: string, runAt: string): string {
+export function addJobCall(runId: string, queue: string, runAt: string, flags = "NULL"): string {
   return `graphile_worker.add_job('${RUN_TASK}', json_build_object('runId', ${runId}::text),
     queue_name := ${queue}::text, max_attempts := 1000,
-    job_key := 'tenxgraph_run:' || ${runId}, run_at := ${runAt})`;
+    job_key := 'tenxgraph_run:' || ${runId}, run_at := ${runAt}, flags := ${flags}::text[])`;
+}
+
+/**
+ * Queues the run's job again, flagged `flag` as well as with the flags it had: the worker that
+ * declined it (it cannot continue the thread, see `RunWorker`) skips jobs with its flag
+ * (graphile-worker's `forbiddenFlags`), so another version's worker takes it. Due when the run
+ * was created, as always: it keeps its place in the thread's queue. No attempt is counted.
+ */
+export async function declineJob(
+  client: Queryable,
+  runId: string,
+  threadId: string,
+  flag: string,
+): Promise<void> {
+  const flags = `ARRAY(SELECT jsonb_object_keys(coalesce((SELECT flags FROM graphile_worker._private_jobs
+      WHERE key = 'tenxgraph_run:' || $1), '{}'::jsonb)) UNION SELECT $3::text)`;
+  const runAt = "(SELECT created_at FROM tenxgraph_runs WHERE run_id = $1)";
+  await client.query(`SELECT ${addJobCall("$1", "$2", runAt, flags)}`, [
+    runId,
+    queueName(threadId),
+    flag,
+  ]);
 }
 
 /** A run that is not running (not started, or its worker died) ends at once, with its final event. */

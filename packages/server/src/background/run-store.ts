@@ -15,6 +15,7 @@ import {
 import {
   addJob,
   addJobCall,
+  declineJob,
   askStop,
   endPending,
   queueName,
@@ -266,6 +267,15 @@ export class PgRunStore {
       if (kept.length === 0) return null;
     }
     return toRecord(held);
+  }
+
+  /**
+   * Hands a pending run back to the queue without an attempt: its worker's graph cannot
+   * continue its thread (a rolling deploy), so the job is flagged `flag`, which that worker
+   * and its like skip, for a worker of another version (see `declineJob`).
+   */
+  async declineRun(runId: string, threadId: string, flag: string): Promise<void> {
+    await this.#db.transaction("declineRun", (client) => declineJob(client, runId, threadId, flag));
   }
 
   /**

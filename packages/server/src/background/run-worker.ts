@@ -1,11 +1,12 @@
 import { jsonLogger, type BaseState, type CompiledGraph, type Logger } from "@tenxgraph/core";
-import { withFields } from "@tenxgraph/core/host";
+import { continuationRefusal, withFields } from "@tenxgraph/core/host";
 import {
   Logger as QueueLogger,
   run as runQueue,
   type JobHelpers,
   type Runner,
 } from "graphile-worker";
+import { createHash } from "node:crypto";
 import { hostname } from "node:os";
 import { runAttempt, type AttemptControls, type AttemptEnd } from "./run-attempt.js";
 import { RUN_TASK, type AttemptRef, type PgRunStore } from "./run-store.js";
@@ -72,6 +73,8 @@ export class RunWorker {
   #beat: { startedAt: number } | null = null;
   #lastBeatOkAt = Date.now();
   #draining = false;
+  /** The flag of the jobs this worker's graph declined, which it skips (`forbiddenFlags`). */
+  readonly #declinedFlag: string;
 
   constructor(options: RunWorkerOptions) {
     this.#graph = options.graph as CompiledGraph<BaseState>;
@@ -86,6 +89,7 @@ export class RunWorker {
       pollIntervalMs: options.pollIntervalMs ?? 500,
     };
     checkTimings(this.#options);
+    this.#declinedFlag = declinedFlag(this.#graph);
     this.#logger = withFields(options.logger ?? jsonLogger(), { workerId: this.workerId });
   }
 
@@ -102,6 +106,7 @@ export class RunWorker {
       pollInterval: this.#options.pollIntervalMs,
       noHandleSignals: true,
       logger: queueLogger(this.#logger),
+      forbiddenFlags: [this.#declinedFlag],
       taskList: { [RUN_TASK]: (payload, helpers) => this.#handle(payload, helpers) },
     });
     this.#timer = setInterval(() => this.#tick(), this.#options.heartbeatMs);
@@ -129,6 +134,7 @@ export class RunWorker {
       this.#logger.error({ payload }, "Ignoring a run job without a runId");
       return;
     }
+    if (await this.#declined(runId)) return;
     const run = await this.#store.beginAttempt(
       runId,
       this.workerId,
@@ -176,6 +182,25 @@ export class RunWorker {
     } finally {
       this.#attempts.delete(runId);
     }
+  }
+
+  /**
+   * During a rolling deploy workers of two versions of the graph share the queue: a run whose
+   * thread this worker's graph cannot continue (written by another version, with a node or
+   * tool this one lacks and no migration that carries it) goes back to the queue without an
+   * attempt, flagged so this version's workers skip it, for a worker that can continue it.
+   */
+  async #declined(runId: string): Promise<boolean> {
+    const run = await this.#store.getRun(runId);
+    if (!run || run.status !== "pending") return false;
+    const refusal = await continuationRefusal(this.#graph, run.threadId);
+    if (!refusal) return false;
+    this.#logger.warn(
+      { runId, threadId: run.threadId, reason: refusal.message },
+      "Declined a run this graph version cannot continue: back to the queue for another version",
+    );
+    await this.#store.declineRun(runId, run.threadId, this.#declinedFlag);
+    return true;
   }
 
   /**
@@ -275,6 +300,22 @@ function checkTimings(options: {
         `(${options.heartbeatMs}), or one late beat hands a live run to another worker`,
     );
   }
+}
+
+/**
+ * The flag of the jobs that workers like this one declined: the same in every worker whose graph
+ * has this version and these migrations (which decide what it can continue), and only there.
+ */
+function declinedFlag(graph: CompiledGraph<BaseState>): string {
+  const { version, migrations } = graph.definition;
+  const carried = [...migrations.byFrom.values()].map(({ from, nodes, tools }) => ({
+    from,
+    nodes,
+    tools,
+  }));
+  const identity = JSON.stringify([version.fingerprint, version.version ?? null, carried]);
+  const digest = createHash("sha256").update(identity).digest("hex");
+  return `tenxgraph:declined:${digest.slice(0, 16)}`;
 }
 
 /** graphile-worker's own log lines, at their level, through the worker's logger. */
