@@ -43,6 +43,8 @@ export const ERROR_CODES = {
   GRAPH_006: "GRAPH_006",
   /** A join (`addEdge([a, b], c)`) has no source, leads to END, or its target has another join. */
   GRAPH_007: "GRAPH_007",
+  /** A breakpoint (`interruptBefore`, `interruptAfter`) names a node the graph does not have. */
+  GRAPH_008: "GRAPH_008",
   /** A tool threw. */
   TOOL_ERROR_001: "TOOL_ERROR_001",
   /** A tool call's arguments are not JSON or fail the tool's schema. */

@@ -4,14 +4,18 @@ import type { TracingOptions } from "../events/tracing.js";
 import type { IdGenerator } from "../messages/ids.js";
 import type { FaultInjector } from "../node/fault-points.js";
 import type { Checkpointer } from "../storage/checkpointer.js";
+import type { BreakpointOptions } from "../runtime/breakpoints.js";
 import {
   LANGGRAPH_OPTION_HINTS,
   requireKnownOptions,
   type OptionHints,
 } from "../errors/unknown-option.js";
 
-/** Options of `StateGraph.compile()`. */
-export interface CompileOptions {
+/**
+ * Options of `StateGraph.compile()`. `interruptBefore` / `interruptAfter` are static breakpoints
+ * for every run of the graph (a run's config may set its own); see docs/interrupts-deadlines-stop.md.
+ */
+export interface CompileOptions extends BreakpointOptions {
   /** Where threads, messages and the tool ledger live (default: a new `InMemoryCheckpointer`). */
   checkpointer?: Checkpointer;
   /** A pino-compatible logger (default: JSON lines on stderr from `warn` up). */
@@ -52,6 +56,8 @@ const COMPILE_OPTION_KEYS = {
   faultPoints: true,
   stopPollIntervalMs: true,
   claimStaleAfterMs: true,
+  interruptBefore: true,
+  interruptAfter: true,
 } satisfies Record<keyof CompileOptions, true>;
 const COMPILE_OPTIONS: ReadonlySet<string> = new Set(Object.keys(COMPILE_OPTION_KEYS));
 
@@ -64,7 +70,7 @@ const COMPILE_HINTS: OptionHints = {
 
 /**
  * Refuses an option `compile()` does not know (`OPTION_001`), a LangGraph.js one
- * (`interruptBefore`, `store`) included: JavaScript would ignore it silently.
+ * (`store`, `checkpointSaver`) included: JavaScript would ignore it silently.
  */
 export function requireCompileOptions(options: CompileOptions): void {
   if (typeof options !== "object" || options === null) {

@@ -32,6 +32,7 @@ import {
 } from "../runtime/state-edit.js";
 import { InvalidRunError } from "../errors/errors.js";
 import { checkTimings, type CompileOptions } from "./compile-options.js";
+import { resolveBreakpoints, type Breakpoints } from "../runtime/breakpoints.js";
 
 const ENDED_RUNS_REMEMBERED = 1000;
 
@@ -59,6 +60,8 @@ export class CompiledGraph<S extends BaseState> {
   readonly #deps: RunDependencies<S>;
   readonly #activeRuns = new Map<string, Set<AbortController>>();
   readonly #endedRuns = new Set<string>();
+  /** `compile()`'s `interruptBefore` / `interruptAfter`, checked against the nodes. */
+  readonly #breakpoints: Breakpoints;
 
   static {
     // The host entry's way in: the same run as invoke/stream, with the host's controls beside
@@ -73,6 +76,7 @@ export class CompiledGraph<S extends BaseState> {
   constructor(graph: GraphDefinition<S>, options: CompileOptions) {
     const { stopPollIntervalMs = 1000, claimStaleAfterMs = 3000 } = options;
     checkTimings(stopPollIntervalMs, claimStaleAfterMs);
+    this.#breakpoints = resolveBreakpoints(options, graph.nodes, "compile()");
     this.#deps = {
       graph,
       checkpointer: options.checkpointer ?? new InMemoryCheckpointer(),
@@ -89,6 +93,11 @@ export class CompiledGraph<S extends BaseState> {
 
   get checkpointer(): Checkpointer {
     return this.#deps.checkpointer;
+  }
+
+  /** The graph's static breakpoints, as `compile()` set them (a run's config may replace them). */
+  get breakpoints(): Breakpoints {
+    return this.#breakpoints;
   }
 
   /** The compiled nodes, edges and entry point (read-only), for servers and inspectors. */
@@ -295,6 +304,13 @@ export class CompiledGraph<S extends BaseState> {
     call: "invoke" | "stream",
   ): Promise<RunResult<S>> {
     const resolved = resolveRunConfig(config, this.#deps.logger, this.#deps.ids, call, controls);
+    const where = `${call}() config`;
+    resolved.breakpoints = resolveBreakpoints(
+      config,
+      this.#deps.graph.nodes,
+      where,
+      this.#breakpoints,
+    );
     const runId = this.#deps.ids();
     const active = this.#activeRuns.get(resolved.threadId) ?? new Set();
     this.#activeRuns.set(resolved.threadId, active.add(abort));

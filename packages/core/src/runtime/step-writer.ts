@@ -178,6 +178,7 @@ export class StepWriter<S extends BaseState> {
       values,
       interrupts,
       resumeAnswers: progress.resumeAnswers,
+      ...(progress.breakpoint === null ? {} : { breakpoint: progress.breakpoint }),
       ...(this.#args.trace === undefined ? {} : { trace: this.#args.trace }),
       // Read by the store on the thread's first write only: a subgraph's thread names its parent.
       parentThreadId: config.parentThreadId,

@@ -214,6 +214,8 @@ const COMPILE_OPTION_KEYS = {
   faultPoints: true,
   stopPollIntervalMs: true,
   claimStaleAfterMs: true,
+  interruptBefore: true,
+  interruptAfter: true,
 } satisfies Record<keyof CompileOptions, true>;
 
 /** What to use instead of LangGraph.js's agent options (`createReactAgent`, `createSupervisor`). */
@@ -230,9 +232,6 @@ const AGENT_HINTS: OptionHints = {
     "Structured output is not supported yet: ask for JSON in 'systemPrompt', or give the model a tool whose arguments are the answer",
   stateSchema:
     "Not supported: build a StateGraph with an Agent node and a ToolNode for a state of your own",
-  interruptBefore:
-    "Not supported yet: call interrupt() in a tool to pause before its effect instead",
-  interruptAfter: "Not supported yet: call interrupt() in a tool instead",
 };
 
 /**

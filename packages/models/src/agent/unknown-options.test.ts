@@ -14,7 +14,7 @@ describe("agent builders refuse options they do not know", () => {
     { option: { responseFormat: {} }, says: "Structured output is not supported yet" },
     { option: { llm: model }, says: "Use 'model'" },
     { option: { preModelHook: () => ({}) }, says: "Use 'prepareMessages'" },
-    { option: { interruptBefore: ["TOOL"] }, says: "call interrupt() in a tool" },
+    { option: { interruptBefore: ["TOOL"] }, says: "pass compile: { interruptBefore }" },
     { option: { store: {} }, says: "A cross-thread store is not supported yet" },
     { option: { checkpointSaver: {} }, says: "Use 'checkpointer'" },
     { option: { logger: {} }, says: "pass compile: { logger }" },
