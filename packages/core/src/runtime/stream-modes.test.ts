@@ -258,10 +258,12 @@ describe("stream modes", () => {
       interrupts: [{ value: "ok?", node: "ASK" }],
       error: null,
     });
-    const { events } = await collectEvents(
-      failing.stream({ resume: "yes" }, { threadId: "t", streamMode: "tasks" }),
-    );
-    expect(events.at(-1)).toMatchObject({ id: "FAIL:1", result: [], error: "boom" });
+    const failed: TasksChunk[] = [];
+    await expect(async () => {
+      const stream = failing.stream({ resume: "yes" }, { threadId: "t", streamMode: "tasks" });
+      for await (const chunk of stream) failed.push(chunk);
+    }).rejects.toThrow("boom");
+    expect(failed.at(-1)).toMatchObject({ id: "FAIL:1", result: [], error: "boom" });
   });
 
   it("checkpoints yields each durable write as getState() shows it", async () => {
