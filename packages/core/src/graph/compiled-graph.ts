@@ -32,6 +32,7 @@ import {
 } from "../runtime/state-edit.js";
 import { InvalidRunError } from "../errors/errors.js";
 import { checkTimings, type CompileOptions } from "./compile-options.js";
+import { viewGraph, type GraphView } from "./graph-view.js";
 import { resolveBreakpoints, type Breakpoints } from "../runtime/breakpoints.js";
 
 const ENDED_RUNS_REMEMBERED = 1000;
@@ -98,6 +99,18 @@ export class CompiledGraph<S extends BaseState> {
   /** The graph's static breakpoints, as `compile()` set them (a run's config may replace them). */
   get breakpoints(): Breakpoints {
     return this.#breakpoints;
+  }
+
+  /**
+   * The graph's nodes and edges, START and END included (conditional edges with their declared
+   * destinations), as servers and the inspector draw it; `drawMermaid()` writes a Mermaid
+   * flowchart. With `xray: true`, each subgraph node carries its own graph's view.
+   *
+   * @example
+   * console.log(app.getGraph().drawMermaid());
+   */
+  getGraph({ xray = false }: { xray?: boolean } = {}): GraphView {
+    return viewGraph(this.#deps.graph, xray);
   }
 
   /** The compiled nodes, edges and entry point (read-only), for servers and inspectors. */
