@@ -66,6 +66,8 @@ export const ERROR_CODES = {
    * uses, one former tool name renamed to two tools, or a `state` that is not a function.
    */
   GRAPH_008: "GRAPH_008",
+  /** A breakpoint (`interruptBefore`, `interruptAfter`) names a node the graph does not have. */
+  GRAPH_009: "GRAPH_009",
   /** A tool threw. */
   TOOL_ERROR_001: "TOOL_ERROR_001",
   /** A tool call's arguments are not JSON or fail the tool's schema. */

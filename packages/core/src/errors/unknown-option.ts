@@ -2,7 +2,7 @@ import { TenxgraphError } from "./tenxgraph-error.js";
 
 /**
  * An option the function does not know (`OPTION_001`): a LangGraph.js name (`configurable`,
- * `interruptBefore`, `prompt`), a typo, or one of another function's options. JavaScript would
+ * `checkpointSaver`, `prompt`), a typo, or one of another function's options. JavaScript would
  * otherwise ignore it silently. `option` is the key; the message says what to use instead,
  * when there is something, and lists the known options. Nothing was run or built.
  */
@@ -44,9 +44,6 @@ export function requireKnownOptions(
 
 /** Hints for LangGraph.js names that are not tenxgraph options, shared by every place. */
 export const LANGGRAPH_OPTION_HINTS: OptionHints = {
-  interruptBefore:
-    "Not supported yet: call interrupt() first thing in the node (or the tool) instead",
-  interruptAfter: "Not supported yet: call interrupt() at the end of the node instead",
   checkpointSaver: "Use 'checkpointer'",
   debug: "Use a 'logger' (at debug level) or stream(input, { streamMode: 'debug' })",
 };

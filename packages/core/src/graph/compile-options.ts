@@ -7,14 +7,18 @@ import { GraphValidationError } from "../errors/errors.js";
 import type { Checkpointer } from "../storage/checkpointer.js";
 import type { Store } from "../store/store.js";
 import type { GraphMigration } from "../definition/graph-migrations.js";
+import type { BreakpointOptions } from "../runtime/breakpoints.js";
 import {
   LANGGRAPH_OPTION_HINTS,
   requireKnownOptions,
   type OptionHints,
 } from "../errors/unknown-option.js";
 
-/** Options of `StateGraph.compile()`. */
-export interface CompileOptions {
+/**
+ * Options of `StateGraph.compile()`. `interruptBefore` / `interruptAfter` are static breakpoints
+ * for every run of the graph (a run's config may set its own); see docs/interrupts-deadlines-stop.md.
+ */
+export interface CompileOptions extends BreakpointOptions {
   /** Where threads, messages and the tool ledger live (default: a new `InMemoryCheckpointer`). */
   checkpointer?: Checkpointer;
   /**
@@ -72,6 +76,8 @@ const COMPILE_OPTION_KEYS = {
   claimStaleAfterMs: true,
   version: true,
   migrations: true,
+  interruptBefore: true,
+  interruptAfter: true,
 } satisfies Record<keyof CompileOptions, true>;
 const COMPILE_OPTIONS: ReadonlySet<string> = new Set(Object.keys(COMPILE_OPTION_KEYS));
 
@@ -84,7 +90,7 @@ const COMPILE_HINTS: OptionHints = {
 
 /**
  * Refuses an option `compile()` does not know (`OPTION_001`), a LangGraph.js one
- * (`interruptBefore`, `checkpointSaver`) included: JavaScript would ignore it silently.
+ * (`checkpointSaver`, `debug`) included: JavaScript would ignore it silently.
  */
 export function requireCompileOptions(options: CompileOptions): void {
   if (typeof options !== "object" || options === null) {

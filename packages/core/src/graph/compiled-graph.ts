@@ -35,6 +35,8 @@ import {
 import { InvalidRunError } from "../errors/errors.js";
 import { traceIdOf } from "../events/tracing.js";
 import { checkTimings, type CompileOptions } from "./compile-options.js";
+import { viewGraph, type GraphView } from "./graph-view.js";
+import { resolveBreakpoints, type Breakpoints } from "../runtime/breakpoints.js";
 
 const ENDED_RUNS_REMEMBERED = 1000;
 
@@ -62,6 +64,8 @@ export class CompiledGraph<S extends BaseState> {
   readonly #deps: RunDependencies<S>;
   readonly #activeRuns = new Map<string, Set<AbortController>>();
   readonly #endedRuns = new Set<string>();
+  /** `compile()`'s `interruptBefore` / `interruptAfter`, checked against the nodes. */
+  readonly #breakpoints: Breakpoints;
 
   static {
     // The host entry's way in: the same run as invoke/stream, with the host's controls beside
@@ -76,6 +80,7 @@ export class CompiledGraph<S extends BaseState> {
   constructor(graph: GraphDefinition<S>, options: CompileOptions) {
     const { stopPollIntervalMs = 1000, claimStaleAfterMs = 3000 } = options;
     checkTimings(stopPollIntervalMs, claimStaleAfterMs);
+    this.#breakpoints = resolveBreakpoints(options, graph.nodes, "compile()");
     this.#deps = {
       graph,
       checkpointer: options.checkpointer ?? new InMemoryCheckpointer(),
@@ -98,6 +103,23 @@ export class CompiledGraph<S extends BaseState> {
   /** The long-term store of `compile({ store })`, or `undefined`: a server serves this one. */
   get store(): Store | undefined {
     return this.#deps.store === MISSING_STORE ? undefined : this.#deps.store;
+  }
+
+  /** The graph's static breakpoints, as `compile()` set them (a run's config may replace them). */
+  get breakpoints(): Breakpoints {
+    return this.#breakpoints;
+  }
+
+  /**
+   * The graph's nodes and edges, START and END included (conditional edges with their declared
+   * destinations), as servers and the inspector draw it; `drawMermaid()` writes a Mermaid
+   * flowchart. With `xray: true`, each subgraph node carries its own graph's view.
+   *
+   * @example
+   * console.log(app.getGraph().drawMermaid());
+   */
+  getGraph({ xray = false }: { xray?: boolean } = {}): GraphView {
+    return viewGraph(this.#deps.graph, xray);
   }
 
   /** The compiled nodes, edges and entry point (read-only), for servers and inspectors. */
@@ -305,6 +327,13 @@ export class CompiledGraph<S extends BaseState> {
     call: "invoke" | "stream",
   ): Promise<RunResult<S>> {
     const resolved = resolveRunConfig(config, this.#deps.logger, this.#deps.ids, call, controls);
+    const where = `${call}() config`;
+    resolved.breakpoints = resolveBreakpoints(
+      config,
+      this.#deps.graph.nodes,
+      where,
+      this.#breakpoints,
+    );
     const runId = this.#deps.ids();
     const active = this.#activeRuns.get(resolved.threadId) ?? new Set();
     this.#activeRuns.set(resolved.threadId, active.add(abort));

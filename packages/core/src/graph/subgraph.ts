@@ -1,3 +1,4 @@
+import { NO_BREAKPOINTS } from "../runtime/breakpoints.js";
 import { withFields } from "../events/logger.js";
 import { NODE_EVENT_TYPES, type NodeEvent } from "../events/stream-event.js";
 import type { RunEvent } from "../runtime/run-event.js";
@@ -89,6 +90,8 @@ export class Subgraph<
         signal: ctx.signal,
         // Every child step is durable: a crash must find where the child stood.
         durableCheckpointEveryStep: true,
+        // The parent's breakpoints name its own nodes, never the child's.
+        breakpoints: NO_BREAKPOINTS,
         loadedCheckpoint: checkpoint,
         // The child's run span is a child of the subgraph node's step span.
         traceParent: ctx.runtime.traceContext,

@@ -1,6 +1,7 @@
 import { loadThread, loadVersion } from "../runtime/thread-snapshot.js";
-import { stepTasks } from "../runtime/step-tasks.js";
+import { stepTasks, type StepPosition } from "../runtime/step-tasks.js";
 import type { Checkpointer, Interrupt, ThreadStatus } from "../storage/checkpointer.js";
+import type { BreakpointPause } from "../storage/checkpoint-record.js";
 import type { GraphDefinition } from "../definition/graph-definition.js";
 import type { BaseState } from "../definition/reducers.js";
 import { childThreadId, Subgraph } from "./subgraph.js";
@@ -11,9 +12,16 @@ export interface ThreadState<S extends BaseState> {
   version: number;
   /** The node to run next (`null` at END). */
   currentNode: string | null;
+  /** The nodes the next step runs (several for a fan-out; `[]` at END), as LangGraph's `next`. */
+  next: string[];
   step: number;
   status: ThreadStatus;
   interrupts: Interrupt[];
+  /**
+   * With status `interrupted` and no interrupts: the static breakpoint the thread paused at
+   * (`invoke(null, { threadId })` continues it); otherwise the last one it paused at, or `null`.
+   */
+  breakpoint: BreakpointPause | null;
   /** The version this one was made from (an earlier one for a fork); `null` for the first. */
   parentVersion: number | null;
   /** The node whose step wrote this version; `null` for input, an edit or a status change. */
@@ -76,9 +84,11 @@ export async function readThreadState<S extends BaseState>(
     values: { ...checkpoint.values, messages } as unknown as S,
     version: checkpoint.version,
     currentNode: checkpoint.currentNode,
+    next: stepTasks(checkpointPosition(checkpoint)).map((task) => task.node),
     step: checkpoint.step,
     status: checkpoint.status,
     interrupts: checkpoint.interrupts,
+    breakpoint: checkpoint.breakpoint ?? null,
     parentVersion: checkpoint.parentVersion,
     node: checkpoint.node,
     runId: checkpoint.runId,
@@ -86,8 +96,7 @@ export async function readThreadState<S extends BaseState>(
   };
   if (!subgraphs) return state;
   state.subgraphs = {};
-  const position = { currentNode: checkpoint.currentNode, frontier: checkpoint.frontier ?? null };
-  for (const task of stepTasks(position)) {
+  for (const task of stepTasks(checkpointPosition(checkpoint))) {
     const node = graph.nodes.get(task.node);
     if (!(node instanceof Subgraph)) continue;
     const namespace = task.namespace || task.node;
@@ -96,4 +105,11 @@ export async function readThreadState<S extends BaseState>(
     if (child) state.subgraphs[namespace] = child;
   }
   return state;
+}
+
+function checkpointPosition(checkpoint: {
+  currentNode: string | null;
+  frontier?: StepPosition["frontier"];
+}): StepPosition {
+  return { currentNode: checkpoint.currentNode, frontier: checkpoint.frontier ?? null };
 }

@@ -16,8 +16,6 @@ function graph() {
 /** An option JavaScript would have ignored: LangGraph.js names and typos (issue 27). */
 describe("unknown options", () => {
   it.each([
-    { option: { interruptBefore: ["ECHO"] }, says: "call interrupt() first thing in the node" },
-    { option: { interruptAfter: ["ECHO"] }, says: "call interrupt() at the end of the node" },
     { option: { checkpointSaver: new InMemoryCheckpointer() }, says: "Use 'checkpointer'" },
     { option: { chekpointer: new InMemoryCheckpointer() }, says: "Known options: checkpointer," },
   ])("compile() refuses $option with OPTION_001", ({ option, says }) => {
@@ -39,7 +37,7 @@ describe("unknown options", () => {
     },
     { config: { thread_id: "t" }, says: "Use 'threadId'" },
     { config: { recursion_limit: 5 }, says: "Use 'recursionLimit'" },
-    { config: { interruptBefore: ["ECHO"] }, says: "call interrupt()" },
+    { config: { checkpoint_id: "1" }, says: "Use 'fromVersion'" },
     { config: { streamMode: "values" }, says: "'streamMode' is an option of stream()" },
     { config: { threadID: "t" }, says: "Known options: threadId, userId," },
   ])("invoke() refuses $config with OPTION_001, and writes nothing", async ({ config, says }) => {

@@ -41,6 +41,7 @@ describe("defaults", () => {
       traceParent: ROOT_CONTEXT,
       graphId: null,
       fromVersion: null,
+      breakpoints: { before: [], after: [] },
       parentThreadId: null,
     });
     expect(logger.records).toEqual([]);

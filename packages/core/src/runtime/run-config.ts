@@ -11,9 +11,13 @@ import type { IdGenerator } from "../messages/ids.js";
 import { checkRemoteToolSpec, type RemoteToolSpec } from "../node/remote-tool-spec.js";
 import type { ThreadCheckpoint } from "../storage/checkpointer.js";
 import { NO_HOST_CONTROLS, type HostControls } from "./host-controls.js";
+import { NO_BREAKPOINTS, type BreakpointOptions, type Breakpoints } from "./breakpoints.js";
 
-/** Per-run options of `invoke` and `stream`. All optional. */
-export interface RunConfig {
+/**
+ * Per-run options of `invoke` and `stream`. All optional. `interruptBefore` / `interruptAfter`
+ * replace the graph's own breakpoints (`compile()`'s) for this run.
+ */
+export interface RunConfig extends BreakpointOptions {
   /**
    * The conversation to run on. A random one is generated, with a warning, when absent. At most
    * {@link MAX_ID_LENGTH} (256) characters, like `userId`.
@@ -63,6 +67,8 @@ const RUN_CONFIG_KEYS = {
   signal: true,
   remoteTools: true,
   fromVersion: true,
+  interruptBefore: true,
+  interruptAfter: true,
 } satisfies Record<keyof RunConfig, true>;
 const INVOKE_OPTIONS: ReadonlySet<string> = new Set(Object.keys(RUN_CONFIG_KEYS));
 const STREAM_OPTIONS: ReadonlySet<string> = new Set([...INVOKE_OPTIONS, "streamMode"]);
@@ -120,6 +126,11 @@ export interface ResolvedRunConfig {
   graphId: string | null;
   fromVersion: number | null;
   /**
+   * The run's static breakpoints: its config's over the graph's, checked against its nodes by
+   * the compiled graph (`NO_BREAKPOINTS` here, and in a subgraph's child run).
+   */
+  breakpoints: Breakpoints;
+  /**
    * The thread whose subgraph node runs this one, set by that node (never by a caller): the
    * run's first write records it, so the child is listed under its parent and deleted with it.
    */
@@ -130,7 +141,7 @@ export interface ResolvedRunConfig {
  * Applies defaults and checks every value; invalid timeouts and limits warn and fall back, and
  * a value that names the wrong thread or cannot work (an object `threadId`, a `signal` that is
  * no AbortSignal) is refused with `INPUT_001` before anything is read or written. A key that is
- * no option of `call` (`configurable`, `interruptBefore`, a typo) is `OPTION_001`. A host's
+ * no option of `call` (`configurable`, `checkpoint_id`, a typo) is `OPTION_001`. A host's
  * `controls` come beside the config, never in it (`invokeAsHost`/`streamAsHost`).
  */
 export function resolveRunConfig(
@@ -188,6 +199,7 @@ export function resolveRunConfig(
     traceParent: controls.traceContext ?? context.active(),
     graphId: controls.graphId ?? null,
     fromVersion: resolveFromVersion(config.fromVersion),
+    breakpoints: NO_BREAKPOINTS,
     parentThreadId: null,
   };
 }

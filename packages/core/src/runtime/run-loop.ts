@@ -8,6 +8,8 @@ import type { BaseState } from "../definition/reducers.js";
 import { RunWatch } from "../node/run-watch.js";
 import { StepLedger } from "../node/step-ledger.js";
 import type { Interrupt } from "../storage/checkpointer.js";
+import type { BreakpointPause } from "../storage/checkpoint-record.js";
+import { pauseAfter, pauseBefore } from "./breakpoints.js";
 import type { AttemptRef } from "../storage/ledger-entry.js";
 import type { EmitRunEvent, RunEvent } from "./run-event.js";
 import type { ResolvedRunConfig } from "./run-config.js";
@@ -17,7 +19,7 @@ import type { RunInput, RunResult } from "./run-result.js";
 import { AbandonSignal, isStopSignal, StopSignal } from "./stop-signal.js";
 import { resolveStart, type RunStart } from "./run-start.js";
 import { claimLease, releaseLease } from "./run-lease.js";
-import { loadThread } from "./thread-snapshot.js";
+import { untouchedThread } from "./thread-snapshot.js";
 import { runStep } from "./step.js";
 import { StepWriter } from "./step-writer.js";
 import { stepLabel, traceRun } from "./run-trace.js";
@@ -191,6 +193,8 @@ export class Run<S extends BaseState> {
       if (stepsThisRun >= this.#config.recursionLimit) {
         throw new GraphRecursionError(this.#config.threadId, this.#config.recursionLimit);
       }
+      const before = pauseBefore(this.#config.breakpoints, progress, progress.breakpoint);
+      if (before) return await this.#pause([], before);
       const started = performance.now();
       // The step's span covers its node(s) and its write.
       const span = this.#deps.tracing.startStep(
@@ -248,14 +252,20 @@ export class Run<S extends BaseState> {
       node: outcome.updates.map((update) => update.node).join(", "),
     };
     const done = next.currentNode === null;
-    const durable = done || this.#config.durableCheckpointEveryStep;
+    // A breakpoint after the step's nodes pauses in the step's own write, with its ledger
+    // writes: the tool calls it made are recorded before the thread says it paused.
+    const nodes = outcome.updates.map((update) => update.node);
+    const after = done ? null : pauseAfter(this.#config.breakpoints, nodes, next.step);
+    if (after) next.breakpoint = after;
+    const durable = done || after !== null || this.#config.durableCheckpointEveryStep;
     // The run moves on only once the step is written: if the write fails, the thread stays
     // at this node (as after a crash) and a continuation replays it from the ledger.
     // A draining run stops before the next node: claims for it would only be handed back.
-    const claims = durable && !done && !this.#draining ? writer.claimsAhead(next) : [];
+    const claims = durable && !done && !after && !this.#draining ? writer.claimsAhead(next) : [];
+    const status = done ? "completed" : after ? "interrupted" : "running";
     // The step's messages and updates are announced once it is written, before its state
     // event: one write for the whole step, however many tasks it ran.
-    await writer.commit(next, done ? "completed" : "running", [], durable, claims, () => {
+    await writer.commit(next, status, [], durable, claims, () => {
       for (const { node, update, messages } of outcome.updates) {
         for (const message of messages) this.#emit({ type: "message", node, message });
         this.#emit({ type: "update", node, update });
@@ -270,7 +280,7 @@ export class Run<S extends BaseState> {
     }
     this.#emitValues(next);
     this.#progress = next;
-    return { nodes: outcome.updates.map((update) => update.node) };
+    return after ? { paused: this.#end("interrupted", []) } : { nodes };
   }
 
   /** The state a write has just taken, for the `values` stream mode. */
@@ -278,9 +288,11 @@ export class Run<S extends BaseState> {
     this.#emit({ type: "values", version: progress.version, state: progress.state });
   }
 
-  async #pause(interrupts: Interrupt[]): Promise<RunResult<S>> {
+  /** Pauses for answers to `interrupts`, or (none) at the static breakpoint `at`. */
+  async #pause(interrupts: Interrupt[], at?: BreakpointPause): Promise<RunResult<S>> {
+    if (at) this.#progress!.breakpoint = at;
     await this.#writer!.commit(this.#progress!, "interrupted", interrupts, true);
-    this.#emit({ type: "interrupt", interrupts });
+    if (interrupts.length > 0) this.#emit({ type: "interrupt", interrupts });
     return this.#end("interrupted", interrupts);
   }
 
@@ -335,21 +347,9 @@ export class Run<S extends BaseState> {
 
   /** The result of a run stopped before it began: the thread as it is, untouched. */
   async #notStarted(): Promise<RunResult<S>> {
-    const snapshot = await loadThread(this.#deps.checkpointer, this.#config.threadId);
-    const values = snapshot?.checkpoint.values ?? structuredClone(this.#deps.graph.initialState);
-    const state = { ...values, messages: snapshot?.messages ?? [] } as unknown as S;
-    const version = snapshot?.checkpoint.version ?? 0;
-    this.#emit({ type: "run_end", status: "stopped", version });
-    return {
-      status: "stopped",
-      state,
-      interrupts: [],
-      threadId: this.#config.threadId,
-      runId: this.runId,
-      version,
-      step: snapshot?.checkpoint.step ?? 0,
-      currentNode: snapshot?.checkpoint.currentNode ?? null,
-    };
+    const result = await untouchedThread(this.#deps, this.#config.threadId, this.runId);
+    this.#emit({ type: "run_end", status: "stopped", version: result.version });
+    return result;
   }
 
   async #finishStopped(signal: StopSignal): Promise<RunResult<S>> {

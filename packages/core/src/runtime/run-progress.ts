@@ -1,6 +1,7 @@
 import type { Message } from "../messages/message.js";
 import type { BaseState } from "../definition/reducers.js";
 import type { Frontier } from "../storage/checkpointer.js";
+import type { BreakpointPause } from "../storage/checkpoint-record.js";
 
 /** The thread as this run holds it between steps. */
 export interface Progress<S extends BaseState> {
@@ -30,4 +31,6 @@ export interface Progress<S extends BaseState> {
    * from, until its first write. `null` otherwise.
    */
   forkOf: number | null;
+  /** The thread's last static-breakpoint pause, written with every write (see `CheckpointRecord`). */
+  breakpoint: BreakpointPause | null;
 }

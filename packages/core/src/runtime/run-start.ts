@@ -141,6 +141,13 @@ function resumeRun<S extends BaseState>(
         `(status: ${snapshot?.checkpoint.status ?? "no such thread"}); nothing to resume`,
     );
   }
+  if (isBreakpointPause(snapshot)) {
+    throw new InvalidRunError(
+      "RESUME_003",
+      `Thread '${config.threadId}' paused at a breakpoint, not for an answer: ` +
+        `continue it with invoke(null, { threadId })`,
+    );
+  }
   requireJson(input.resume, "input.resume");
   requireContinuable(deps.graph, snapshot, remoteToolNames(config));
   const pending = snapshot.checkpoint.interrupts;
@@ -241,6 +248,7 @@ function newTurn<S extends BaseState>(
         persistedIds: new Set(),
         node: null,
         forkOf: null,
+        breakpoint: null,
       };
   applyCallerUpdate(deps, progress.state, input);
   requireSchema(deps, progress.state);
@@ -248,6 +256,8 @@ function newTurn<S extends BaseState>(
   // A new turn starts from the entry point alone, whatever fan-out the last one was left in.
   progress.frontier = null;
   progress.resumeAnswers = {};
+  // A new turn passes no breakpoint: its entry node is checked like any other.
+  progress.breakpoint = null;
   return { kind: "run", mode: "new", progress };
 }
 
@@ -280,14 +290,24 @@ function isCommittedInput(snapshot: ThreadSnapshot, input: object): boolean {
   );
 }
 
+/**
+ * A thread waiting for answers takes none but them. A pause at a static breakpoint waits for no
+ * answer: `invoke(null)` continues it, and a new turn may start over it, as in LangGraph.js.
+ */
 function requireNotInterrupted(snapshot: ThreadSnapshot): void {
   const { status, interrupts, threadId } = snapshot.checkpoint;
-  if (status !== "interrupted") return;
+  if (status !== "interrupted" || isBreakpointPause(snapshot)) return;
   throw new InvalidRunError(
     "THREAD_002",
     `Thread '${threadId}' waits for an answer to ${interrupts.map((i) => `'${i.id}'`).join(", ")}: ` +
       `resume it with invoke({ resume: answer, interruptId }, { threadId })`,
   );
+}
+
+/** Paused at a static breakpoint: `interrupted`, with no interrupt to answer. */
+function isBreakpointPause(snapshot: ThreadSnapshot): boolean {
+  const { status, interrupts, breakpoint } = snapshot.checkpoint;
+  return status === "interrupted" && interrupts.length === 0 && breakpoint != null;
 }
 
 /**
@@ -346,5 +366,6 @@ function toProgress<S extends BaseState>(
     persistedIds: new Set(durable.map((message) => message.id)),
     node: null,
     forkOf: snapshot.forkOf ?? null,
+    breakpoint: checkpoint.breakpoint ?? null,
   };
 }

@@ -64,6 +64,8 @@ export async function updateThreadState<S extends BaseState>(
           status: checkpoint.status,
           interrupts: checkpoint.interrupts,
           resumeAnswers: checkpoint.resumeAnswers,
+          // A pause at a breakpoint stays one: `invoke(null)` continues after the edit.
+          breakpoint: checkpoint.breakpoint ?? null,
         }
       : {
           step: checkpoint.step + 1,
@@ -166,5 +168,6 @@ export async function writeThreadState<S extends BaseState>(
     interrupts,
     resumeAnswers,
     ...(checkpoint.graph === undefined ? {} : { graph: checkpoint.graph }),
+    breakpoint: checkpoint.breakpoint ?? null,
   });
 }

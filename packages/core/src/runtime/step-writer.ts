@@ -15,7 +15,7 @@ import type {
   ThreadStatus,
 } from "../storage/checkpointer.js";
 import type { LedgerClaim } from "../storage/ledger-entry.js";
-import type { EmitRunEvent } from "./run-event.js";
+import type { CheckpointChunk, EmitRunEvent } from "./run-event.js";
 import type { ResolvedRunConfig } from "./run-config.js";
 import type { RunDependencies } from "./run-dependencies.js";
 import type { Progress } from "./run-progress.js";
@@ -92,6 +92,7 @@ export class StepWriter<S extends BaseState> {
       currentNode: progress.currentNode,
       status,
     });
+    emit({ type: "checkpoint", checkpoint: checkpointChunk(progress, write) });
     await deps.faultPoints?.hit(FAULT_POINTS.STEP_AFTER_WRITE, context);
   }
 
@@ -178,6 +179,7 @@ export class StepWriter<S extends BaseState> {
       values,
       interrupts,
       resumeAnswers: progress.resumeAnswers,
+      ...(progress.breakpoint === null ? {} : { breakpoint: progress.breakpoint }),
       ...(this.#args.trace === undefined ? {} : { trace: this.#args.trace }),
       graph: this.#args.deps.graph.version,
       // Read by the store on the thread's first write only: a subgraph's thread names its parent.
@@ -211,4 +213,25 @@ function stripLedger(write: CheckpointWrite | StepWrite): CheckpointWrite {
   if (!("ledger" in write)) return write;
   const { ledger: _ledger, ...checkpoint } = write;
   return checkpoint;
+}
+
+/** The write just made, as `getState()` would show it (the `checkpoints` stream mode). */
+function checkpointChunk<S extends BaseState>(
+  progress: Progress<S>,
+  write: CheckpointWrite,
+): CheckpointChunk<S> {
+  return {
+    values: progress.state,
+    version: progress.version,
+    currentNode: write.currentNode,
+    next: stepTasks(progress).map((task) => task.node),
+    step: write.step,
+    status: write.status,
+    interrupts: write.interrupts,
+    breakpoint: write.breakpoint ?? null,
+    // A thread's first write has no parent (it is made from version 0).
+    parentVersion: write.parentVersion || null,
+    node: write.node ?? null,
+    runId: write.runId ?? null,
+  };
 }

@@ -14,9 +14,10 @@ import {
 import type { Message } from "../messages/message.js";
 import { requireKnownRemovals, toUpdate } from "./node-output.js";
 import { deepCopy } from "../definition/state-copy.js";
-import { diffTranscript, keepsPrefix } from "./transcript-change.js";
+import { diffTranscript } from "./transcript-change.js";
+import { requireAppendOnly, requireStorable } from "./step-checks.js";
+import { taskResult, taskStart } from "./task-events.js";
 import { findSchemaProblem } from "../definition/state-schema.js";
-import { findNonJson } from "../storage/json-check.js";
 import {
   applyCallUpdates,
   changedFields,
@@ -81,7 +82,10 @@ export async function runStep<S extends BaseState>(
   const tasks = stepTasks(progress);
   const names = tasks.map((task) => task.node).join(", ");
   for (const task of tasks) requireNode(deps, task.node, config.threadId);
-  for (const task of tasks) args.emit({ type: "node_start", node: task.node, step: progress.step });
+  for (const task of tasks) {
+    args.emit({ type: "node_start", node: task.node, step: progress.step });
+    args.emit(taskStart(task, progress.step, progress.state));
+  }
   let live = true;
   const emit: EmitRunEvent = (event) => {
     if (live) args.emit(event);
@@ -132,6 +136,7 @@ async function tasksThenRoute<S extends BaseState>(
       ),
     ),
   );
+  settled.forEach((result, i) => args.emit(taskResult(tasks[i]!, progress.step, result)));
   const failed = settled.find(
     (result) => result.status === "rejected" && !isInterruptSignal(result.reason),
   );
@@ -265,16 +270,6 @@ function taskUpdates<S extends BaseState>(
   });
 }
 
-/** The transcript only grows: a node that edited or dropped earlier messages of its copy is refused. */
-function requireAppendOnly(before: readonly Message[], after: readonly Message[], node: string) {
-  if (keepsPrefix(before, after)) return;
-  throw new NodeOutputError(
-    node,
-    `changed earlier messages of its state in place; the transcript is ` +
-      `append-only (trim a copy for the model, and return new messages as an update)`,
-  );
-}
-
 /**
  * With a state schema, the state after the node (its update, its tools' updates, whatever it
  * changed in its copy) must match it: checked before the step's write, so a thread never holds
@@ -289,27 +284,6 @@ function requireSchema<S extends BaseState>(deps: RunDependencies<S>, state: S, 
       `left a state that does not match the graph's schema: ${problem}`,
     );
   }
-}
-
-/**
- * The state after the node (its update, and whatever it changed in its copy) must be JSON the
- * store keeps exactly: checked here, before the step's write, so every store refuses the same
- * values in the same words, naming the node and the field, and the thread keeps its last step.
- */
-function requireStorable<S extends BaseState>(
-  state: S,
-  before: readonly Message[],
-  node: string,
-): void {
-  const { messages, ...values } = state;
-  let problem = findNonJson(values, "state.values");
-  // Messages the step did not add or replace were checked when they came in. A loop, not a
-  // reduce with a closure: it runs over the whole transcript at every step.
-  for (let i = 0; i < messages.length && problem === null; i++) {
-    const message = messages[i]!;
-    if (message !== before[i]) problem = findNonJson(message, `messages[${i}]`);
-  }
-  if (problem) throw new NodeOutputError(node, `left a value that cannot be stored: ${problem}`);
 }
 
 function requireNode<S extends BaseState>(

@@ -1,12 +1,14 @@
 import { InvalidRunError } from "../errors/errors.js";
 import type { BaseState, StateUpdate } from "../definition/reducers.js";
 import type { Message } from "../messages/message.js";
+import type { Interrupt } from "../storage/checkpointer.js";
 import type { RunConfig } from "./run-config.js";
-import type { RunEvent } from "./run-event.js";
+import type { CheckpointChunk, RunEvent } from "./run-event.js";
 import type { StreamEvent } from "../events/stream-event.js";
 
 /** What `stream()` yields: one projection of the run loop's events (see {@link StreamChunks}). */
-export type StreamMode = "events" | "values" | "updates" | "messages" | "custom" | "debug";
+export type StreamMode =
+  "events" | "values" | "updates" | "messages" | "custom" | "tasks" | "checkpoints" | "debug";
 
 /** Every stream mode, in the order the docs list them. */
 export const STREAM_MODES: readonly StreamMode[] = [
@@ -15,6 +17,8 @@ export const STREAM_MODES: readonly StreamMode[] = [
   "updates",
   "messages",
   "custom",
+  "tasks",
+  "checkpoints",
   "debug",
 ];
 
@@ -43,6 +47,20 @@ export interface DebugChunk<S extends BaseState = BaseState> {
   event: RunEvent<S>;
 }
 
+/**
+ * A `tasks` chunk, as LangGraph.js's: a task of a step starts, or it settled (its writes as
+ * `[field, value]` pairs, the interrupts it raised, its error's text).
+ */
+export type TasksChunk =
+  | { id: string; name: string; input: unknown; triggers: string[] }
+  | {
+      id: string;
+      name: string;
+      result: [string, unknown][];
+      interrupts: Interrupt[];
+      error: string | null;
+    };
+
 /** The chunk each stream mode yields, for a graph of state `S`. */
 export interface StreamChunks<S extends BaseState> {
   /** The default: today's events, unchanged. */
@@ -54,6 +72,9 @@ export interface StreamChunks<S extends BaseState> {
   messages: MessagesChunk;
   /** Whatever nodes and tools pass to `ctx.write(data)`. */
   custom: unknown;
+  tasks: TasksChunk;
+  /** Each durable write of the run, as `getState()` shows it (without `createdAt`). */
+  checkpoints: CheckpointChunk<S>;
   debug: DebugChunk<S>;
 }
 

@@ -3,7 +3,9 @@ import { z } from "zod";
 import { isTenxgraphError } from "../errors/tenxgraph-error.js";
 import type { RunEvent } from "./run-event.js";
 import type { StreamEvent } from "../events/stream-event.js";
-import type { DebugChunk, MessagesChunk } from "./stream-mode.js";
+import type { DebugChunk, MessagesChunk, TasksChunk } from "./stream-mode.js";
+import type { CheckpointChunk } from "./run-event.js";
+import { interrupt } from "../node/interrupt.js";
 import { END } from "../definition/edges.js";
 import type { BaseState, StateUpdate } from "../definition/reducers.js";
 import { StateGraph } from "../graph/state-graph.js";
@@ -170,8 +172,15 @@ describe("stream modes", () => {
     expectTypeOf(chunks).toEqualTypeOf<DebugChunk<State>[]>();
     const defaults = await collect(agent().stream(input(), { threadId: "t" }));
     const events: RunEvent<State>[] = chunks.map((c) => c.event);
-    const internal = new Set(["update", "values", "custom"]);
-    // The default events are the debug events without the three the other modes show.
+    const internal = new Set([
+      "update",
+      "values",
+      "custom",
+      "task_start",
+      "task_result",
+      "checkpoint",
+    ]);
+    // The default events are the debug events without those the other modes show.
     expect(events.filter((e) => !internal.has(e.type)).map((e) => e.type)).toEqual(
       defaults.map((e) => e.type),
     );
@@ -181,15 +190,95 @@ describe("stream modes", () => {
     const step1 = chunks.filter((c) => c.step === 1).map((c) => c.event.type);
     expect(step1).toEqual([
       "node_start",
+      "task_start",
       "tool_start",
       "custom",
       "tool_result",
+      "task_result",
       "message",
       "update",
       "state",
+      "checkpoint",
       "values",
     ]);
     expect(chunks[0]).toMatchObject({ step: 0, event: { type: "run_start" } });
+  });
+
+  it("tasks yields each task's start and result, as LangGraph.js's tasks mode", async () => {
+    const app = agent();
+    const chunks = await collect(app.stream(input(), { threadId: "t", streamMode: "tasks" }));
+    expectTypeOf(chunks).toEqualTypeOf<TasksChunk[]>();
+    const [user, issuer, toolMessage] = (await app.getState({ threadId: "t" }))!.values.messages;
+    expect(chunks.map((c) => ("triggers" in c ? `start ${c.id}` : `result ${c.id}`))).toEqual([
+      "start MAIN:0",
+      "result MAIN:0",
+      "start TOOL:1",
+      "result TOOL:1",
+      "start MAIN:2",
+      "result MAIN:2",
+    ]);
+    expect(chunks[0]).toEqual({
+      id: "MAIN:0",
+      name: "MAIN",
+      input: { progress: [], messages: [user] },
+      triggers: ["branch:to:MAIN"],
+    });
+    expect(chunks[3]).toEqual({
+      id: "TOOL:1",
+      name: "TOOL",
+      result: [["messages", [toolMessage]]],
+      interrupts: [],
+      error: null,
+    });
+    expect(chunks[1]).toMatchObject({
+      result: [
+        ["messages", [issuer]],
+        ["progress", ["MAIN@0"]],
+      ],
+    });
+  });
+
+  it("tasks reports a task's error and its interrupts", async () => {
+    const failing = new StateGraph()
+      .addNode("ASK", () => {
+        interrupt("ok?");
+        return {};
+      })
+      .addNode("FAIL", () => {
+        throw new Error("boom");
+      })
+      .addEdge("ASK", "FAIL")
+      .addEdge("FAIL", END)
+      .setEntryPoint("ASK")
+      .compile({ logger: recordingLogger() });
+    const paused = await collect(failing.stream(input(), { threadId: "t", streamMode: "tasks" }));
+    expect(paused[1]).toMatchObject({
+      id: "ASK:0",
+      result: [],
+      interrupts: [{ value: "ok?", node: "ASK" }],
+      error: null,
+    });
+    const failed: TasksChunk[] = [];
+    await expect(async () => {
+      const stream = failing.stream({ resume: "yes" }, { threadId: "t", streamMode: "tasks" });
+      for await (const chunk of stream) failed.push(chunk);
+    }).rejects.toThrow("boom");
+    expect(failed.at(-1)).toMatchObject({ id: "FAIL:1", result: [], error: "boom" });
+  });
+
+  it("checkpoints yields each durable write as getState() shows it", async () => {
+    const app = agent();
+    const chunks = await collect(app.stream(input(), { threadId: "t", streamMode: "checkpoints" }));
+    expectTypeOf(chunks).toEqualTypeOf<CheckpointChunk<State>[]>();
+    expect(chunks.map((c) => [c.version, c.status, c.next, c.node])).toEqual([
+      [1, "running", ["MAIN"], null],
+      [2, "running", ["TOOL"], "MAIN"],
+      [3, "running", ["MAIN"], "TOOL"],
+      [4, "completed", [], "MAIN"],
+    ]);
+    const { createdAt: _createdAt, ...latest } = (await app.getState({ threadId: "t" }))!;
+    expect(chunks.at(-1)).toEqual(latest);
+    expect(chunks[0]!.parentVersion).toBeNull();
   });
 
   it("several modes at once yield [mode, chunk] tuples, in the order of the run", async () => {

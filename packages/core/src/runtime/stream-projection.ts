@@ -3,8 +3,15 @@ import type { RunEvent } from "./run-event.js";
 import type { StreamEvent } from "../events/stream-event.js";
 import type { StreamMode } from "./stream-mode.js";
 
-/** Events that only the `values`, `updates`, `custom` and `debug` modes show. */
-const NOT_DEFAULT: ReadonlySet<RunEvent["type"]> = new Set(["update", "values", "custom"]);
+/** Events that only the other modes (`values`, `updates`, `custom`, `tasks`, `checkpoints`, `debug`) show. */
+const NOT_DEFAULT: ReadonlySet<RunEvent["type"]> = new Set([
+  "update",
+  "values",
+  "custom",
+  "task_start",
+  "task_result",
+  "checkpoint",
+]);
 
 /**
  * Turns each event of the run loop into the chunks of the stream modes asked for. It runs as
@@ -50,6 +57,12 @@ function chunkOf(
       return messagesChunk(event, step ?? 0);
     case "custom":
       return event.type === "custom" ? { value: event.data } : undefined;
+    case "tasks":
+      return tasksChunk(event);
+    case "checkpoints":
+      return event.type === "checkpoint"
+        ? { value: { ...event.checkpoint, values: copyState(event.checkpoint.values) } }
+        : undefined;
     case "debug":
       return { value: { step, timestamp: new Date().toISOString(), event: copyEvent(event) } };
   }
@@ -76,9 +89,30 @@ function messagesChunk(event: RunEvent, step: number): { value: unknown } | unde
   return undefined;
 }
 
+function tasksChunk(event: RunEvent): { value: unknown } | undefined {
+  if (event.type === "task_start") {
+    const { id, name, input, triggers } = event;
+    const copy = typeof input === "object" && input !== null ? copyState(input) : input;
+    return { value: { id, name, input: copy, triggers } };
+  }
+  if (event.type === "task_result") {
+    const { id, name, result, interrupts, error } = event;
+    const writes = result.map(([field, value]) => [field, copyState({ [field]: value })[field]]);
+    return { value: { id, name, result: writes, interrupts, error } };
+  }
+  return undefined;
+}
+
 function copyEvent(event: RunEvent): RunEvent {
   if (event.type === "values") return { ...event, state: copyState(event.state) };
   if (event.type === "update") return { ...event, update: copyState(event.update) };
+  if (event.type === "task_start" || event.type === "task_result") {
+    return { ...event, ...(tasksChunk(event)!.value as object) } as RunEvent;
+  }
+  if (event.type === "checkpoint") {
+    const { checkpoint } = event;
+    return { ...event, checkpoint: { ...checkpoint, values: copyState(checkpoint.values) } };
+  }
   return event;
 }
 

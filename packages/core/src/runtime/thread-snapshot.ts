@@ -1,4 +1,7 @@
 import type { Message } from "../messages/message.js";
+import type { BaseState } from "../definition/reducers.js";
+import type { RunDependencies } from "./run-dependencies.js";
+import type { RunResult } from "./run-result.js";
 import { applyTranscriptChange } from "./transcript-change.js";
 import type { Checkpointer, CheckpointWrite, ThreadCheckpoint } from "../storage/checkpointer.js";
 
@@ -91,5 +94,25 @@ function withCachedStep(durable: ThreadSnapshot, cached: CheckpointWrite): Threa
     checkpoint: { ...durable.checkpoint, ...fields, node, runId },
     messages: applyTranscriptChange(durable.messages, change),
     durable: durable.messages,
+  };
+}
+
+/** The result of a run stopped before it began: the thread as it is, untouched. */
+export async function untouchedThread<S extends BaseState>(
+  deps: RunDependencies<S>,
+  threadId: string,
+  runId: string,
+): Promise<RunResult<S>> {
+  const snapshot = await loadThread(deps.checkpointer, threadId);
+  const values = snapshot?.checkpoint.values ?? structuredClone(deps.graph.initialState);
+  return {
+    status: "stopped",
+    state: { ...values, messages: snapshot?.messages ?? [] } as unknown as S,
+    interrupts: [],
+    threadId,
+    runId,
+    version: snapshot?.checkpoint.version ?? 0,
+    step: snapshot?.checkpoint.step ?? 0,
+    currentNode: snapshot?.checkpoint.currentNode ?? null,
   };
 }

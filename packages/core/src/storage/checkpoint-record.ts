@@ -77,6 +77,22 @@ export interface CheckpointRecord {
   trace?: string;
   /** The graph that wrote it; absent in a record written before graphs had versions. */
   graph?: GraphVersion;
+  /**
+   * The last static breakpoint the thread paused at (`interruptBefore`/`interruptAfter`): where
+   * (`before` the step's nodes ran, or `after` the step before it), at which step, and the nodes
+   * named. Kept by later writes, so a run continuing from a pause before step `step` does not
+   * pause there again, even after a crash. Absent: never paused at one.
+   */
+  breakpoint?: BreakpointPause | null;
+}
+
+/** Where a thread paused at a static breakpoint (see {@link CheckpointRecord.breakpoint}). */
+export interface BreakpointPause {
+  when: "before" | "after";
+  /** The thread's step when it paused: the step about to run (`before`) or the next one (`after`). */
+  step: number;
+  /** The nodes the breakpoint named that the step runs (`before`) or ran (`after`). */
+  nodes: string[];
 }
 
 /**
@@ -100,6 +116,7 @@ const FIELDS: { [Field in keyof Required<CheckpointRecord>]: () => CheckpointRec
   resumeAnswers: () => ({}),
   trace: () => undefined,
   graph: () => undefined,
+  breakpoint: () => undefined,
 };
 
 const NAMES = Object.keys(FIELDS) as (keyof CheckpointRecord)[];

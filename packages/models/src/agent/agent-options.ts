@@ -247,6 +247,8 @@ const COMPILE_OPTION_KEYS = {
   claimStaleAfterMs: true,
   version: true,
   migrations: true,
+  interruptBefore: true,
+  interruptAfter: true,
 } satisfies Record<keyof CompileOptions, true>;
 
 /** What to use instead of LangGraph.js's agent options (`createReactAgent`, `createSupervisor`). */
@@ -258,9 +260,6 @@ const AGENT_HINTS: OptionHints = {
   llm: "Use 'model'",
   stateSchema:
     "Not supported: build a StateGraph with an Agent node and a ToolNode for a state of your own",
-  interruptBefore:
-    "Not supported yet: call interrupt() in a tool to pause before its effect instead",
-  interruptAfter: "Not supported yet: call interrupt() in a tool instead",
 };
 
 /**

@@ -12,7 +12,7 @@ describe("agent builders refuse options they do not know", () => {
     { option: { stateModifier: "Be brief." }, says: "Use 'systemPrompt'" },
     { option: { llm: model }, says: "Use 'model'" },
     { option: { postModelHook: () => ({}) }, says: "Not supported yet" },
-    { option: { interruptBefore: ["TOOL"] }, says: "call interrupt() in a tool" },
+    { option: { interruptBefore: ["TOOL"] }, says: "pass compile: { interruptBefore }" },
     { option: { store: {} }, says: "'store' is an option of compile(): pass compile: { store }" },
     { option: { checkpointSaver: {} }, says: "Use 'checkpointer'" },
     { option: { logger: {} }, says: "pass compile: { logger }" },

@@ -1,51 +1,43 @@
 import type { GraphInfo, GraphTools, StateJsonSchema } from "@tenxgraph/client";
-import { END, ToolNode, type BaseState, type CompiledGraph } from "@tenxgraph/core";
+import { ToolNode, type BaseState, type CompiledGraph } from "@tenxgraph/core";
 import { isRemoteTool } from "@tenxgraph/core/host";
 import { SUMMARY_FIELD, wireStateFields } from "./wire-state.js";
 
-/** The `__start__` node 10xGraph lists before the entry point. */
-const START = "__start__";
-
 /**
- * `GET /v1/graph`'s data: node and edge lists with node names in edges (as 10xGraph's client
- * and playground read them), START and END as real nodes. A conditional edge without a path
- * map may go anywhere: it is listed to every node and END. A join is listed from each source,
- * and a node's `ends` (where its `Command`s may go) as edges of it.
+ * `GET /v1/graph`'s data, from the graph's own description (`getGraph()`): node and edge lists
+ * with node names in edges (as 10xGraph's client and the inspector read them), START and END as
+ * real nodes. A conditional edge without a path map may go anywhere: it is listed to every node
+ * and END. A join is listed from each source, and a node's `ends` as edges of it.
  */
 export function graphInfo(graph: CompiledGraph<BaseState>, store: boolean): GraphInfo {
-  const { nodes, edges, ends, entryPoint, initialState } = graph.definition;
-  const names = [START, ...nodes.keys(), END];
-  const pairs: [string, string][] = [[START, entryPoint]];
-  for (const from of nodes.keys()) {
-    const targets = (edges.get(from) ?? []).flatMap((edge) =>
-      edge.kind !== "conditional"
-        ? [edge.to]
-        : edge.pathMap
-          ? Object.values(edge.pathMap)
-          : [...nodes.keys(), END],
-    );
-    for (const to of new Set([...targets, ...(ends.get(from) ?? [])])) pairs.push([from, to]);
-  }
+  const view = graph.getGraph();
+  const { before, after } = graph.breakpoints;
   return {
     info: {
-      node_count: names.length,
-      edge_count: pairs.length,
+      node_count: view.nodes.length,
+      edge_count: view.edges.length,
       checkpointer: true,
       checkpointer_type: graph.checkpointer.constructor.name,
       publisher: false,
       store,
-      interrupt_before: null,
-      interrupt_after: null,
+      interrupt_before: breakpointList(before),
+      interrupt_after: breakpointList(after),
       context_type: null,
       id_generator: "uuidv7",
       id_type: "string",
       state_type: "BaseState",
-      state_fields: wireStateFields(initialState),
+      state_fields: wireStateFields(graph.definition.initialState),
       is_realtime: false,
     },
-    nodes: names.map((name) => ({ id: name, name })),
-    edges: pairs.map(([source, target]) => ({ id: `${source}-${target}`, source, target })),
+    nodes: view.nodes.map(({ id }) => ({ id, name: id })),
+    edges: view.edges.map(({ source, target }) => ({ id: `${source}-${target}`, source, target })),
   };
+}
+
+/** A breakpoint's nodes on the wire: their names, `["*"]` for every node, `null` for none. */
+function breakpointList(selection: "*" | readonly string[]): string[] | null {
+  if (selection === "*") return ["*"];
+  return selection.length > 0 ? [...selection] : null;
 }
 
 /** `GET /v1/graph/tools`: the tools of every ToolNode. */
