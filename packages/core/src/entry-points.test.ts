@@ -164,6 +164,11 @@ const ENTRIES = {
     ],
     types: ["GraphDefinition", "HostControls", "RemoteToolCall"],
   },
+  "./interop": {
+    path: "./interop/index.ts",
+    values: ["LcMessageError", "fromLcMessage", "toLcMessage"],
+    types: ["LcExtras", "LcMessage"],
+  },
   "./testing": {
     path: "./testing/index.ts",
     values: [

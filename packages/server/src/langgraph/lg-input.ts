@@ -1,5 +1,6 @@
 import type { Message } from "@tenxgraph/core";
-import { fromLcMessage } from "./lc-messages.js";
+import { LcMessageError, fromLcMessage } from "@tenxgraph/core/interop";
+import { ApiError } from "../http/api-error.js";
 import { unsupported } from "./lg-http.js";
 import { HIDDEN_FIELDS } from "./lg-values.js";
 
@@ -16,8 +17,20 @@ export function ourUpdate(
   }
   if (values.messages !== undefined) {
     const list = Array.isArray(values.messages) ? values.messages : [values.messages];
-    added = list.map((m, i) => fromLcMessage(m, [...where, "messages", String(i)]));
+    added = list.map((m, i) => ourMessage(m, [...where, "messages", String(i)]));
     update.messages = added;
   }
   return { update, added };
+}
+
+/** A LangChain message as ours; one that cannot be is the request's 422, naming its part. */
+function ourMessage(message: unknown, where: string[]): Message {
+  try {
+    return fromLcMessage(message, where);
+  } catch (error) {
+    if (!(error instanceof LcMessageError)) throw error;
+    throw new ApiError(422, "VALIDATION_ERROR", error.message, [
+      { loc: error.loc, msg: error.detail, type: "value_error" },
+    ]);
+  }
 }

@@ -1,10 +1,25 @@
-import type { ContentBlock, Message, ToolCall } from "@tenxgraph/core";
-import { uuidv7 } from "@tenxgraph/core/host";
-import { ApiError } from "../http/api-error.js";
+import { InvalidRunError } from "../errors/errors.js";
+import { uuidv7 } from "./ids.js";
+import type { ContentBlock, Message, TokenUsage, ToolCall } from "./message.js";
+
+/**
+ * A LangChain message that cannot be ours (`INPUT_001`); `loc` is the path to the bad part, as
+ * given by the caller (`["body", "input", "messages", "0", "content"]`).
+ */
+export class LcMessageError extends InvalidRunError {
+  constructor(
+    readonly loc: string[],
+    readonly detail: string,
+  ) {
+    super("INPUT_001", `${loc.join(".")}: ${detail}`);
+  }
+}
 
 /**
  * A message in LangChain's serialized shape (`BaseMessage.toDict()`'s data with its `type`), as
- * `@langchain/langgraph-sdk` sends and reads it.
+ * `@langchain/langgraph-sdk` sends and reads it. Shared by the server's LangGraph API and
+ * `@tenxgraph/langchain`, which builds LangChain's message classes from it (and this module
+ * knows LangChain only as JSON: the core imports no LangChain package).
  */
 export interface LcMessage {
   type: "human" | "ai" | "tool" | "system";
@@ -29,6 +44,19 @@ interface TenxgraphKwargs {
   created_at?: string;
   reasoning?: unknown;
   provider_metadata?: Record<string, unknown>;
+  /** Our usage when it lacks a count: `usage_metadata` has all three, so it cannot say "unknown". */
+  usage?: TokenUsage;
+}
+
+/**
+ * What LangChain's message had that ours has no field for (its `name`, its other
+ * `additional_kwargs`, `response_metadata`), kept on our message as `langchain` (message JSON
+ * keeps unknown fields) so it is given back when the message goes back to LangChain.
+ */
+export interface LcExtras {
+  name?: string;
+  additional_kwargs?: Record<string, unknown>;
+  response_metadata?: Record<string, unknown>;
 }
 
 const TYPE_OF_ROLE = { user: "human", assistant: "ai", tool: "tool", system: "system" } as const;
@@ -64,6 +92,11 @@ export function toLcMessage(message: Message): LcMessage {
     if (Object.keys(providers).length > 0) extra.provider_metadata = providers;
     if (message.reasoning?.length) extra.reasoning = message.reasoning;
     if (message.usage) {
+      const { inputTokens, outputTokens, totalTokens } = message.usage;
+      if (inputTokens === undefined || outputTokens === undefined || totalTokens === undefined)
+        extra.usage = message.usage;
+    }
+    if (message.usage) {
       const { inputTokens = 0, outputTokens = 0 } = message.usage;
       out.usage_metadata = {
         input_tokens: inputTokens,
@@ -76,7 +109,10 @@ export function toLcMessage(message: Message): LcMessage {
     out.tool_call_id = message.toolCallId;
     out.status = message.isError ? "error" : "success";
   }
-  out.additional_kwargs = { tenxgraph: extra };
+  const extras = (message as { langchain?: LcExtras }).langchain;
+  if (extras?.name !== undefined) out.name = extras.name;
+  if (extras?.response_metadata) out.response_metadata = extras.response_metadata;
+  out.additional_kwargs = { ...extras?.additional_kwargs, tenxgraph: extra };
   return out;
 }
 
@@ -137,11 +173,21 @@ export function fromLcMessage(input: unknown, where: string[]): Message {
   const createdAt =
     typeof extra.created_at === "string" ? extra.created_at : new Date().toISOString();
   const content = ourContent(m.content, [...where, "content"]);
+  return withExtras(ourMessage(m, { id, role, content, createdAt }, extra, where), m);
+}
+
+function ourMessage(
+  m: Record<string, unknown>,
+  base: Pick<Message, "id" | "role" | "content" | "createdAt">,
+  extra: TenxgraphKwargs,
+  where: string[],
+): Message {
+  const { id, role, content, createdAt } = base;
   if (role === "tool") return toolMessage(m, id, createdAt, content, where);
   if (role !== "assistant") return { id, role, content, createdAt };
   const toolCalls = toolCallsOf(m, extra, where);
   const reasoning = Array.isArray(extra.reasoning) ? extra.reasoning : undefined;
-  const usage = usageOf(m.usage_metadata);
+  const usage = extra.usage ?? usageOf(m.usage_metadata);
   return {
     id,
     role,
@@ -151,6 +197,18 @@ export function fromLcMessage(input: unknown, where: string[]): Message {
     ...(reasoning ? { reasoning: reasoning as never } : {}),
     ...(usage ? { usage } : {}),
   };
+}
+
+/** Keeps what LangChain's message had beyond ours (see {@link LcExtras}), when it had any. */
+function withExtras(message: Message, m: Record<string, unknown>): Message {
+  const extras: LcExtras = {};
+  if (typeof m.name === "string") extras.name = m.name;
+  const { tenxgraph: _ours, ...kwargs } = (m.additional_kwargs ?? {}) as Record<string, unknown>;
+  if (Object.keys(kwargs).length > 0) extras.additional_kwargs = kwargs;
+  const metadata = m.response_metadata as Record<string, unknown> | undefined;
+  if (metadata && typeof metadata === "object" && Object.keys(metadata).length > 0)
+    extras.response_metadata = metadata;
+  return Object.keys(extras).length > 0 ? Object.assign(message, { langchain: extras }) : message;
 }
 
 function kwargsOf(m: Record<string, unknown>): TenxgraphKwargs {
@@ -169,10 +227,9 @@ function toolMessage(
   const callId = m.tool_call_id;
   if (typeof callId !== "string" || callId === "")
     throw badMessage([...where, "tool_call_id"], "a tool message needs its tool_call_id");
-  const text = typeof content === "string" ? content : JSON.stringify(content);
   return m.status === "error"
-    ? { id, role: "tool", content: text, createdAt, toolCallId: callId, isError: true }
-    : { id, role: "tool", content: text, createdAt, toolCallId: callId };
+    ? { id, role: "tool", content, createdAt, toolCallId: callId, isError: true }
+    : { id, role: "tool", content, createdAt, toolCallId: callId };
 }
 
 function toolCallsOf(
@@ -268,8 +325,6 @@ function mediaBlock(block: Record<string, unknown>, where: string[]): ContentBlo
   };
 }
 
-function badMessage(where: string[], msg: string): ApiError {
-  return new ApiError(422, "VALIDATION_ERROR", `${where.join(".")}: ${msg}`, [
-    { loc: where, msg, type: "value_error" },
-  ]);
+function badMessage(where: string[], msg: string): LcMessageError {
+  return new LcMessageError(where, msg);
 }
