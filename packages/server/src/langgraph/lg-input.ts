@@ -1,5 +1,5 @@
-import type { Message } from "@tenxgraph/core";
-import { LcMessageError, fromLcMessage } from "@tenxgraph/core/interop";
+import { isTenxgraphError, type Message } from "@tenxgraph/core";
+import { fromLcMessage, type LcMessageError } from "@tenxgraph/core/interop";
 import { ApiError } from "../http/api-error.js";
 import { unsupported } from "./lg-http.js";
 import { HIDDEN_FIELDS } from "./lg-values.js";
@@ -28,9 +28,10 @@ function ourMessage(message: unknown, where: string[]): Message {
   try {
     return fromLcMessage(message, where);
   } catch (error) {
-    if (!(error instanceof LcMessageError)) throw error;
-    throw new ApiError(422, "VALIDATION_ERROR", error.message, [
-      { loc: error.loc, msg: error.detail, type: "value_error" },
+    if (!isTenxgraphError(error, "INPUT_001") || !("loc" in error)) throw error;
+    const { loc, detail, message } = error as LcMessageError;
+    throw new ApiError(422, "VALIDATION_ERROR", message, [
+      { loc, msg: detail, type: "value_error" },
     ]);
   }
 }
