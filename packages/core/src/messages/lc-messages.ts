@@ -27,7 +27,13 @@ export interface LcMessage {
   content: string | Record<string, unknown>[];
   name?: string;
   tool_calls?: { id: string; name: string; args: Record<string, unknown>; type: "tool_call" }[];
-  invalid_tool_calls?: { id: string; name: string; args: string; error: string; type: string }[];
+  invalid_tool_calls?: {
+    id: string;
+    name: string;
+    args: string;
+    error: string;
+    type: "invalid_tool_call";
+  }[];
   tool_call_id?: string;
   status?: "success" | "error";
   usage_metadata?: { input_tokens: number; output_tokens: number; total_tokens: number };
@@ -44,6 +50,10 @@ interface TenxgraphKwargs {
   created_at?: string;
   reasoning?: unknown;
   provider_metadata?: Record<string, unknown>;
+  /** A call's arguments as the model wrote them, when `args` re-serialized differ (spacing). */
+  raw_arguments?: Record<string, string>;
+  /** The calls' ids in the model's order, when invalid calls came between valid ones. */
+  call_order?: string[];
   /** Our usage when it lacks a count: `usage_metadata` has all three, so it cannot say "unknown". */
   usage?: TokenUsage;
 }
@@ -90,6 +100,14 @@ export function toLcMessage(message: Message): LcMessage {
       calls.filter((c) => c.providerMetadata).map((c) => [c.id, c.providerMetadata]),
     );
     if (Object.keys(providers).length > 0) extra.provider_metadata = providers;
+    const raw = parsed.filter(
+      (p) => p.args !== null && JSON.stringify(p.args) !== p.call.arguments,
+    );
+    if (raw.length > 0)
+      extra.raw_arguments = Object.fromEntries(raw.map((p) => [p.call.id, p.call.arguments]));
+    const listed = [...out.tool_calls, ...out.invalid_tool_calls].map((c) => c.id);
+    if (listed.some((callId, i) => callId !== calls[i]!.id))
+      extra.call_order = calls.map((c) => c.id);
     if (message.reasoning?.length) extra.reasoning = message.reasoning;
     if (message.usage) {
       const { inputTokens, outputTokens, totalTokens } = message.usage;
@@ -166,7 +184,7 @@ export function fromLcMessage(input: unknown, where: string[]): Message {
     throw badMessage(where, "a message is an object with a type (or role) and content");
   const m = raw as Record<string, unknown>;
   const kind = String(m.type ?? m.role ?? "");
-  const role = ROLE_OF_TYPE[kind];
+  const role = ownValue(ROLE_OF_TYPE, kind);
   if (!role) throw badMessage([...where, "type"], `unknown message type '${kind}'`);
   const extra = kwargsOf(m);
   const id = typeof m.id === "string" && m.id.trim() !== "" ? m.id : uuidv7();
@@ -247,8 +265,10 @@ function toolCallsOf(
     if (typeof call?.name !== "string" || call.name === "")
       throw badMessage([...where, "tool_calls", String(i), "name"], "a tool call needs a name");
     const callId = typeof call.id === "string" && call.id !== "" ? call.id : `call_${uuidv7()}`;
-    const args = typeof call.args === "string" ? call.args : JSON.stringify(call.args ?? {});
-    const provider = providers[callId];
+    const args =
+      ownValue(extra.raw_arguments, callId) ??
+      (typeof call.args === "string" ? call.args : JSON.stringify(call.args ?? {}));
+    const provider = ownValue(providers, callId);
     calls.push({
       id: callId,
       name: call.name,
@@ -256,7 +276,15 @@ function toolCallsOf(
       ...(provider ? { providerMetadata: provider } : {}),
     });
   }
-  return calls;
+  const order = extra.call_order;
+  if (!Array.isArray(order)) return calls;
+  const rank = (call: ToolCall) => order.indexOf(call.id);
+  return calls.sort((a, b) => rank(a) - rank(b));
+}
+
+/** `record[key]` when the record holds it: a call id may be any text (`constructor`). */
+function ownValue<T>(record: Record<string, T> | undefined, key: string): T | undefined {
+  return record !== undefined && Object.hasOwn(record, key) ? record[key] : undefined;
 }
 
 function usageOf(value: unknown) {
