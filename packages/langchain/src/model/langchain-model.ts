@@ -68,6 +68,9 @@ export function langchainModel(
   return model;
 }
 
+/** The id of the reply's one text part. */
+const TEXT_ID = "text";
+
 /** One request to the LangChain model as the AI SDK's stream parts. */
 function replyStream(
   chatModel: LangChainChatModel,
@@ -80,13 +83,18 @@ function replyStream(
         const messages = promptToLangChain(call.prompt);
         const runnable = bound(chatModel, call);
         let reply: AIMessageChunk | undefined;
+        let textStarted = false;
         const stream = await runnable.stream(messages, { signal: call.abortSignal });
         for await (const chunk of stream as AsyncIterable<BaseMessage>) {
           const piece = AIMessageChunk.isInstance(chunk) ? chunk : new AIMessageChunk(chunk);
           reply = reply ? reply.concat(piece) : piece;
           const text = textOf(piece);
-          if (text !== "") controller.enqueue({ type: "text-delta", id: "text", delta: text });
+          if (text === "") continue;
+          if (!textStarted) controller.enqueue({ type: "text-start", id: TEXT_ID });
+          textStarted = true;
+          controller.enqueue({ type: "text-delta", id: TEXT_ID, delta: text });
         }
+        if (textStarted) controller.enqueue({ type: "text-end", id: TEXT_ID });
         for (const part of endParts(reply)) controller.enqueue(part);
       } catch (error) {
         controller.enqueue({ type: "error", error: asSdkError(error) });
