@@ -92,6 +92,9 @@ describe("langchainModel: a LangChain chat model as the model node", () => {
       },
     );
     expect(Message.text(result.state.messages.at(-1)!)).toBe("Hello there.");
+    // Given as it is, a LangChain message is refused with a pointer to the converter.
+    const raw = { messages: [new HumanMessage("hi")] } as unknown as { messages: Message[] };
+    await expect(app.invoke(raw, { threadId: "t2" })).rejects.toThrow(/langchainInput/);
   });
 
   it("retries a transient failure (HTTP 503) by the Agent's policy, and fails a refusal (401) at once", async () => {
