@@ -183,8 +183,24 @@ module.exports = {
       severity: "error",
       from: { path: "^packages/core/" },
       to: {
-        path: "^packages/(sqlite|postgres|server|models|client)/|node_modules/(better-sqlite3|pg|pg-[^/]+|ioredis|redis)/",
+        path: "^packages/(sqlite|postgres|server|models|client|langchain)/|node_modules/(better-sqlite3|pg|pg-[^/]+|ioredis|redis)/",
       },
+    },
+    {
+      name: "only-the-langchain-package-imports-langchain",
+      comment:
+        "LangChain is a peer of @tenxgraph/langchain alone: the core and the server speak LangChain's " +
+        "messages as JSON (@tenxgraph/core/interop) and import no LangChain package.",
+      severity: "error",
+      from: { path: "^packages/", pathNot: "^packages/langchain/" },
+      to: { path: "node_modules/@langchain/core/" },
+    },
+    {
+      name: "langchain-package-imports-core-by-its-name",
+      comment: "@tenxgraph/langchain uses the packages' public entries, never a path inside them.",
+      severity: "error",
+      from: { path: "^packages/langchain/src/" },
+      to: { path: "^packages/(core|models|sqlite|server)/src/" },
     },
     {
       name: "engines-import-core-by-its-name",

@@ -28,6 +28,10 @@ export default defineConfig({
               replacement: source("./packages/core/src/host/index.ts"),
             },
             {
+              find: /^@tenxgraph\/core\/interop$/,
+              replacement: source("./packages/core/src/interop/index.ts"),
+            },
+            {
               find: /^@tenxgraph\/core\/storage$/,
               replacement: source("./packages/core/src/storage/index.ts"),
             },

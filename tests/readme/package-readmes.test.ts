@@ -84,6 +84,10 @@ describe("package READMEs", () => {
     }
   }, 120_000);
 
+  it("langchain: a LangChain chat model and LangChain messages in a ReAct agent", async () => {
+    expect(await run("langchain")).toBe(example("langchain").output);
+  }, 120_000);
+
   it("server: serves the graph and answers an invoke", async () => {
     expect(await run("server", { PORT: "0" })).toBe(example("server").output);
   }, 120_000);

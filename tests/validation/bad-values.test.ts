@@ -89,6 +89,21 @@ describe.each(STORES)("on $label", ({ kind }) => {
       /^input\.messages\[2\] is not a message/,
     ],
     [
+      "a LangChain message",
+      {
+        messages: [
+          {
+            lc: 1,
+            type: "constructor",
+            id: ["langchain_core", "messages", "HumanMessage"],
+            kwargs: {},
+          },
+        ],
+      },
+      {},
+      /^input\.messages\[0\] is a LangChain message: convert the input with langchainInput/,
+    ],
+    [
       "a BigInt inside a message",
       { messages: [{ ...Message.user("a"), extra: 1n }] },
       {},

@@ -200,6 +200,11 @@ const ENTRIES = {
     values: ["MessagesAnnotation", "MessagesZodState", "START", "toolsCondition"],
     types: [],
   },
+  "./interop": {
+    path: "./interop/index.ts",
+    values: ["LcMessageError", "fromLcMessage", "toLcMessage"],
+    types: ["LcExtras", "LcMessage"],
+  },
   "./testing": {
     path: "./testing/index.ts",
     values: [

@@ -59,6 +59,12 @@ export function validateInput(input: unknown): void {
   }
   messages.forEach((message, index) => {
     if (!Message.is(message) && !Message.isRemoval(message)) {
+      if (isLangChainMessage(message)) {
+        throw new InvalidRunError(
+          "INPUT_001",
+          `input.messages[${index}] is a LangChain message: convert the input with langchainInput(input) from @tenxgraph/langchain`,
+        );
+      }
       throw new InvalidRunError(
         "INPUT_001",
         `input.messages[${index}] is not a message: build it with Message.user(text) or another factory`,
@@ -66,6 +72,16 @@ export function validateInput(input: unknown): void {
     }
   });
   requireJson(input, "input");
+}
+
+/**
+ * A LangChain message (an object of its classes, or its JSON) by its look alone: the core imports
+ * no LangChain, so the error can only point at the package that converts it.
+ */
+function isLangChainMessage(value: unknown): boolean {
+  if (typeof value !== "object" || value === null) return false;
+  const v = value as Record<string, unknown>;
+  return "lc_serializable" in v || "lc_kwargs" in v || (v.lc === 1 && v.type === "constructor");
 }
 
 /** A value the store could not keep exactly is refused before the start write. */

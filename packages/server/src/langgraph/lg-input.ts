@@ -1,5 +1,6 @@
-import type { Message } from "@tenxgraph/core";
-import { fromLcMessage } from "./lc-messages.js";
+import { isTenxgraphError, type Message } from "@tenxgraph/core";
+import { fromLcMessage, type LcMessageError } from "@tenxgraph/core/interop";
+import { ApiError } from "../http/api-error.js";
 import { unsupported } from "./lg-http.js";
 import { HIDDEN_FIELDS } from "./lg-values.js";
 
@@ -16,8 +17,21 @@ export function ourUpdate(
   }
   if (values.messages !== undefined) {
     const list = Array.isArray(values.messages) ? values.messages : [values.messages];
-    added = list.map((m, i) => fromLcMessage(m, [...where, "messages", String(i)]));
+    added = list.map((m, i) => ourMessage(m, [...where, "messages", String(i)]));
     update.messages = added;
   }
   return { update, added };
+}
+
+/** A LangChain message as ours; one that cannot be is the request's 422, naming its part. */
+function ourMessage(message: unknown, where: string[]): Message {
+  try {
+    return fromLcMessage(message, where);
+  } catch (error) {
+    if (!isTenxgraphError(error, "INPUT_001") || !("loc" in error)) throw error;
+    const { loc, detail, message } = error as LcMessageError;
+    throw new ApiError(422, "VALIDATION_ERROR", message, [
+      { loc, msg: detail, type: "value_error" },
+    ]);
+  }
 }

@@ -1,5 +1,5 @@
 import type { Message, MessagesChunk, StreamEvent } from "@tenxgraph/core";
-import { toLcMessage } from "./lc-messages.js";
+import { toLcMessage } from "@tenxgraph/core/interop";
 import { lgInterrupt, lgUpdate, lgValues } from "./lg-values.js";
 
 /** The stream modes a run may ask for, and the engine's mode each is made from. */

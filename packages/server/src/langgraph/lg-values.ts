@@ -1,7 +1,7 @@
 import type { Interrupt, Message } from "@tenxgraph/core";
 import type { LedgerEntry } from "@tenxgraph/core/storage";
 import { LG_THREAD_FIELD, THREAD_NAME_FIELD } from "../wire/thread-name-field.js";
-import { toLcMessage, type LcMessage } from "./lc-messages.js";
+import { toLcMessage, type LcMessage } from "@tenxgraph/core/interop";
 
 export { LG_THREAD_FIELD };
 

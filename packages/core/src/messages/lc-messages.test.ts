@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import type { Message } from "@tenxgraph/core";
+import type { Message } from "./message.js";
 import { fromLcMessage, toLcMessage } from "./lc-messages.js";
 
 const at = "2026-12-05T12:00:00.000Z";

@@ -1,10 +1,25 @@
-import type { ContentBlock, Message, ToolCall } from "@tenxgraph/core";
-import { uuidv7 } from "@tenxgraph/core/host";
-import { ApiError } from "../http/api-error.js";
+import { InvalidRunError } from "../errors/errors.js";
+import { uuidv7 } from "./ids.js";
+import type { ContentBlock, Message, TokenUsage, ToolCall } from "./message.js";
+
+/**
+ * A LangChain message that cannot be ours (`INPUT_001`); `loc` is the path to the bad part, as
+ * given by the caller (`["body", "input", "messages", "0", "content"]`).
+ */
+export class LcMessageError extends InvalidRunError {
+  constructor(
+    readonly loc: string[],
+    readonly detail: string,
+  ) {
+    super("INPUT_001", `${loc.join(".")}: ${detail}`);
+  }
+}
 
 /**
  * A message in LangChain's serialized shape (`BaseMessage.toDict()`'s data with its `type`), as
- * `@langchain/langgraph-sdk` sends and reads it.
+ * `@langchain/langgraph-sdk` sends and reads it. Shared by the server's LangGraph API and
+ * `@tenxgraph/langchain`, which builds LangChain's message classes from it (and this module
+ * knows LangChain only as JSON: the core imports no LangChain package).
  */
 export interface LcMessage {
   type: "human" | "ai" | "tool" | "system";
@@ -12,7 +27,13 @@ export interface LcMessage {
   content: string | Record<string, unknown>[];
   name?: string;
   tool_calls?: { id: string; name: string; args: Record<string, unknown>; type: "tool_call" }[];
-  invalid_tool_calls?: { id: string; name: string; args: string; error: string; type: string }[];
+  invalid_tool_calls?: {
+    id: string;
+    name: string;
+    args: string;
+    error: string;
+    type: "invalid_tool_call";
+  }[];
   tool_call_id?: string;
   status?: "success" | "error";
   usage_metadata?: { input_tokens: number; output_tokens: number; total_tokens: number };
@@ -29,6 +50,23 @@ interface TenxgraphKwargs {
   created_at?: string;
   reasoning?: unknown;
   provider_metadata?: Record<string, unknown>;
+  /** A call's arguments as the model wrote them, when `args` re-serialized differ (spacing). */
+  raw_arguments?: Record<string, string>;
+  /** The calls' ids in the model's order, when invalid calls came between valid ones. */
+  call_order?: string[];
+  /** Our usage when it lacks a count: `usage_metadata` has all three, so it cannot say "unknown". */
+  usage?: TokenUsage;
+}
+
+/**
+ * What LangChain's message had that ours has no field for (its `name`, its other
+ * `additional_kwargs`, `response_metadata`), kept on our message as `langchain` (message JSON
+ * keeps unknown fields) so it is given back when the message goes back to LangChain.
+ */
+export interface LcExtras {
+  name?: string;
+  additional_kwargs?: Record<string, unknown>;
+  response_metadata?: Record<string, unknown>;
 }
 
 const TYPE_OF_ROLE = { user: "human", assistant: "ai", tool: "tool", system: "system" } as const;
@@ -62,7 +100,20 @@ export function toLcMessage(message: Message): LcMessage {
       calls.filter((c) => c.providerMetadata).map((c) => [c.id, c.providerMetadata]),
     );
     if (Object.keys(providers).length > 0) extra.provider_metadata = providers;
+    const raw = parsed.filter(
+      (p) => p.args !== null && JSON.stringify(p.args) !== p.call.arguments,
+    );
+    if (raw.length > 0)
+      extra.raw_arguments = Object.fromEntries(raw.map((p) => [p.call.id, p.call.arguments]));
+    const listed = [...out.tool_calls, ...out.invalid_tool_calls].map((c) => c.id);
+    if (listed.some((callId, i) => callId !== calls[i]!.id))
+      extra.call_order = calls.map((c) => c.id);
     if (message.reasoning?.length) extra.reasoning = message.reasoning;
+    if (message.usage) {
+      const { inputTokens, outputTokens, totalTokens } = message.usage;
+      if (inputTokens === undefined || outputTokens === undefined || totalTokens === undefined)
+        extra.usage = message.usage;
+    }
     if (message.usage) {
       const { inputTokens = 0, outputTokens = 0 } = message.usage;
       out.usage_metadata = {
@@ -76,7 +127,10 @@ export function toLcMessage(message: Message): LcMessage {
     out.tool_call_id = message.toolCallId;
     out.status = message.isError ? "error" : "success";
   }
-  out.additional_kwargs = { tenxgraph: extra };
+  const extras = (message as { langchain?: LcExtras }).langchain;
+  if (extras?.name !== undefined) out.name = extras.name;
+  if (extras?.response_metadata) out.response_metadata = extras.response_metadata;
+  out.additional_kwargs = { ...extras?.additional_kwargs, tenxgraph: extra };
   return out;
 }
 
@@ -130,18 +184,28 @@ export function fromLcMessage(input: unknown, where: string[]): Message {
     throw badMessage(where, "a message is an object with a type (or role) and content");
   const m = raw as Record<string, unknown>;
   const kind = String(m.type ?? m.role ?? "");
-  const role = ROLE_OF_TYPE[kind];
+  const role = ownValue(ROLE_OF_TYPE, kind);
   if (!role) throw badMessage([...where, "type"], `unknown message type '${kind}'`);
   const extra = kwargsOf(m);
   const id = typeof m.id === "string" && m.id.trim() !== "" ? m.id : uuidv7();
   const createdAt =
     typeof extra.created_at === "string" ? extra.created_at : new Date().toISOString();
   const content = ourContent(m.content, [...where, "content"]);
+  return withExtras(ourMessage(m, { id, role, content, createdAt }, extra, where), m);
+}
+
+function ourMessage(
+  m: Record<string, unknown>,
+  base: Pick<Message, "id" | "role" | "content" | "createdAt">,
+  extra: TenxgraphKwargs,
+  where: string[],
+): Message {
+  const { id, role, content, createdAt } = base;
   if (role === "tool") return toolMessage(m, id, createdAt, content, where);
   if (role !== "assistant") return { id, role, content, createdAt };
   const toolCalls = toolCallsOf(m, extra, where);
   const reasoning = Array.isArray(extra.reasoning) ? extra.reasoning : undefined;
-  const usage = usageOf(m.usage_metadata);
+  const usage = extra.usage ?? usageOf(m.usage_metadata);
   return {
     id,
     role,
@@ -151,6 +215,18 @@ export function fromLcMessage(input: unknown, where: string[]): Message {
     ...(reasoning ? { reasoning: reasoning as never } : {}),
     ...(usage ? { usage } : {}),
   };
+}
+
+/** Keeps what LangChain's message had beyond ours (see {@link LcExtras}), when it had any. */
+function withExtras(message: Message, m: Record<string, unknown>): Message {
+  const extras: LcExtras = {};
+  if (typeof m.name === "string") extras.name = m.name;
+  const { tenxgraph: _ours, ...kwargs } = (m.additional_kwargs ?? {}) as Record<string, unknown>;
+  if (Object.keys(kwargs).length > 0) extras.additional_kwargs = kwargs;
+  const metadata = m.response_metadata as Record<string, unknown> | undefined;
+  if (metadata && typeof metadata === "object" && Object.keys(metadata).length > 0)
+    extras.response_metadata = metadata;
+  return Object.keys(extras).length > 0 ? Object.assign(message, { langchain: extras }) : message;
 }
 
 function kwargsOf(m: Record<string, unknown>): TenxgraphKwargs {
@@ -169,10 +245,9 @@ function toolMessage(
   const callId = m.tool_call_id;
   if (typeof callId !== "string" || callId === "")
     throw badMessage([...where, "tool_call_id"], "a tool message needs its tool_call_id");
-  const text = typeof content === "string" ? content : JSON.stringify(content);
   return m.status === "error"
-    ? { id, role: "tool", content: text, createdAt, toolCallId: callId, isError: true }
-    : { id, role: "tool", content: text, createdAt, toolCallId: callId };
+    ? { id, role: "tool", content, createdAt, toolCallId: callId, isError: true }
+    : { id, role: "tool", content, createdAt, toolCallId: callId };
 }
 
 function toolCallsOf(
@@ -190,8 +265,10 @@ function toolCallsOf(
     if (typeof call?.name !== "string" || call.name === "")
       throw badMessage([...where, "tool_calls", String(i), "name"], "a tool call needs a name");
     const callId = typeof call.id === "string" && call.id !== "" ? call.id : `call_${uuidv7()}`;
-    const args = typeof call.args === "string" ? call.args : JSON.stringify(call.args ?? {});
-    const provider = providers[callId];
+    const args =
+      ownValue(extra.raw_arguments, callId) ??
+      (typeof call.args === "string" ? call.args : JSON.stringify(call.args ?? {}));
+    const provider = ownValue(providers, callId);
     calls.push({
       id: callId,
       name: call.name,
@@ -199,7 +276,15 @@ function toolCallsOf(
       ...(provider ? { providerMetadata: provider } : {}),
     });
   }
-  return calls;
+  const order = extra.call_order;
+  if (!Array.isArray(order)) return calls;
+  const rank = (call: ToolCall) => order.indexOf(call.id);
+  return calls.sort((a, b) => rank(a) - rank(b));
+}
+
+/** `record[key]` when the record holds it: a call id may be any text (`constructor`). */
+function ownValue<T>(record: Record<string, T> | undefined, key: string): T | undefined {
+  return record !== undefined && Object.hasOwn(record, key) ? record[key] : undefined;
 }
 
 function usageOf(value: unknown) {
@@ -268,8 +353,6 @@ function mediaBlock(block: Record<string, unknown>, where: string[]): ContentBlo
   };
 }
 
-function badMessage(where: string[], msg: string): ApiError {
-  return new ApiError(422, "VALIDATION_ERROR", `${where.join(".")}: ${msg}`, [
-    { loc: where, msg, type: "value_error" },
-  ]);
+function badMessage(where: string[], msg: string): LcMessageError {
+  return new LcMessageError(where, msg);
 }
