@@ -23,6 +23,17 @@ const ENTRIES: Record<string, { values: string[]; types: string[] }> = {
     ],
     types: ["HostPoolOptions", "MigrationStep", "PgCheckpointerOptions", "PgStoreOptions"],
   },
+  "@tenxgraph/langchain": {
+    values: [
+      "fromLangChain",
+      "fromLangChainMessages",
+      "langchainInput",
+      "langchainModel",
+      "toLangChain",
+      "toLangChainMessages",
+    ],
+    types: ["LangChainChatModel", "LangChainModelOptions"],
+  },
   "@tenxgraph/models": {
     values: [
       "Agent",
@@ -50,9 +61,14 @@ const ENTRIES: Record<string, { values: string[]; types: string[] }> = {
       "McpToolInfo",
       "McpToolsOptions",
       "ModelSpec",
+      "PreModelHook",
+      "PreModelHookResult",
       "PrepareMessages",
+      "Prompt",
       "ProviderOptions",
       "ProviderSettings",
+      "ReactAgentState",
+      "ResponseFormat",
       "RetryOptions",
       "SupervisedAgent",
     ],
