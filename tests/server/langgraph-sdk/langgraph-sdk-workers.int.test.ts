@@ -4,6 +4,8 @@
  * record and events outlive both, and a SIGKILLed worker's run is taken over by another.
  */
 import { readFileSync, rmSync, writeFileSync } from "node:fs";
+import { createServer, type Server } from "node:http";
+import type { AddressInfo } from "node:net";
 import { setTimeout as sleep } from "node:timers/promises";
 import { join } from "node:path";
 import type { Client } from "@langchain/langgraph-sdk";
@@ -18,6 +20,29 @@ import { STORE_KINDS, type StoreSpec } from "../../support/store-spec.js";
 
 const scratch = scratchDir("lg-sdk-workers-");
 const env = { JWT_SECRET_KEY: TEST_JWT_SECRET };
+const WEBHOOK_SECRET = "lg-webhook-secret-0123456789";
+
+/** A webhook receiver on 127.0.0.1 keeping each post's event type and run id. */
+async function startReceiver() {
+  const posts: { type: string; runId: string; signature: string }[] = [];
+  const server: Server = createServer((req, res) => {
+    let body = "";
+    req.on("data", (chunk: Buffer) => (body += chunk.toString("utf8")));
+    req.on("end", () => {
+      const event = JSON.parse(body) as { type: string; data: { run_id: string } };
+      const signature = String(req.headers["tenxgraph-signature"]);
+      posts.push({ type: event.type, runId: event.data.run_id, signature });
+      res.end();
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const { port } = server.address() as AddressInfo;
+  return {
+    host: `127.0.0.1:${port}`,
+    posts,
+    close: () => new Promise<void>((done) => server.close(() => done())),
+  };
+}
 
 /** Short timings, so a lost worker's run is taken over within a second or two. */
 async function runsConfig(name: string) {
@@ -50,10 +75,13 @@ describe.each(STORE_KINDS)("LangGraph background runs on workers, threads on %s"
   let url: string;
   let alice: Client;
   let bob: Client;
+  let receiver: Awaited<ReturnType<typeof startReceiver>>;
 
   beforeAll(async () => {
     store = storeFor(kind, "lg_sdk_workers", dir);
-    writeLgProject(dir, store, await runsConfig(`lg_sdk_workers_${kind}`));
+    receiver = await startReceiver();
+    const webhooks = { secret: WEBHOOK_SECRET, allow_hosts: [receiver.host] };
+    writeLgProject(dir, store, await runsConfig(`lg_sdk_workers_${kind}`), { webhooks });
     ({ worker, workerId } = await startWorker(dir));
     ({ api, url } = await startApi(dir));
     alice = await clientFor(url, "alice");
@@ -62,6 +90,7 @@ describe.each(STORE_KINDS)("LangGraph background runs on workers, threads on %s"
   afterAll(async () => {
     await api?.stop();
     await worker?.stop();
+    await receiver?.close();
     if (store) await dropStore(store);
   });
 
@@ -230,6 +259,30 @@ describe.each(STORE_KINDS)("LangGraph background runs on workers, threads on %s"
     });
   });
 
+  it("posts a run's end to its webhook, signed, and pauses it at interrupt_before", async () => {
+    const thread = await alice.threads.create();
+    const webhook = `http://${receiver.host}/hook`;
+    const run = await alice.runs.create(thread.thread_id, "agent", {
+      input: human("hi"),
+      webhook,
+    });
+    await alice.runs.join(thread.thread_id, run.run_id);
+    const giveUp = Date.now() + 20_000;
+    while (!receiver.posts.some((p) => p.runId === run.run_id) && Date.now() < giveUp)
+      await sleep(50);
+    const post = receiver.posts.find((p) => p.runId === run.run_id);
+    expect(post).toMatchObject({ type: "run.completed", signature: expect.stringMatching(/v1=/) });
+
+    const paused = await alice.runs.create(thread.thread_id, "agent", {
+      input: human("refund"),
+      interruptBefore: ["TOOL"],
+    });
+    await alice.runs.join(thread.thread_id, paused.run_id);
+    const state = await alice.threads.getState(thread.thread_id);
+    expect(state.next).toEqual(["TOOL"]);
+    expect((await alice.threads.get(thread.thread_id)).status).toBe("interrupted");
+  });
+
   it("refuses what a queued run cannot carry with a 422, and writes nothing", async () => {
     const thread = await alice.threads.create();
     const refusals = [
@@ -237,6 +290,8 @@ describe.each(STORE_KINDS)("LangGraph background runs on workers, threads on %s"
       { command: { update: { messages: [] } } },
       { input: human("hi"), checkpointId: "1" },
       { input: human("hi"), multitaskStrategy: "rollback" as const },
+      { input: human("hi"), webhook: "http://169.254.169.254/latest" },
+      { input: human("hi"), interruptBefore: ["NOPE"] },
     ];
     for (const payload of refusals)
       await expect(alice.runs.create(thread.thread_id, "agent", payload)).rejects.toMatchObject({

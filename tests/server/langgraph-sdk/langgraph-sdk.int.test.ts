@@ -146,6 +146,60 @@ describe.each(STORE_KINDS)("@langchain/langgraph-sdk against tenxgraph api on %s
     expect(interrupts.map((e) => e.event)).toEqual(["updates", "values"]);
   });
 
+  it("pauses at interrupt_before and interrupt_after, and goes on with a null input", async () => {
+    const thread = await alice.threads.create();
+    await alice.runs.wait(thread.thread_id, assistantId, {
+      input: human("hi"),
+      interruptBefore: ["MAIN"],
+    });
+    const before = await alice.threads.getState(thread.thread_id);
+    expect(before.next).toEqual(["MAIN"]);
+    expect((before.values as Loose).messages.map((m: Loose) => m.type)).toEqual(["human"]);
+    expect((await alice.threads.get(thread.thread_id)).status).toBe("interrupted");
+    const done: Loose = await alice.runs.wait(thread.thread_id, assistantId, { input: null });
+    expect(done.messages.map((m: { type: string }) => m.type)).toEqual(["human", "ai"]);
+
+    const after = await alice.threads.create();
+    await alice.runs.wait(after.thread_id, assistantId, {
+      input: human("refund"),
+      interruptAfter: ["MAIN"],
+    });
+    // Paused after the model asked for the charge, before the tool node ran (nothing charged).
+    const paused = await alice.threads.getState(after.thread_id);
+    expect(paused.next).toEqual(["TOOL"]);
+    const types = (paused.values as Loose).messages.map((m: Loose) => m.type);
+    expect(types).toEqual(["human", "ai"]);
+    expect((await alice.threads.get(after.thread_id)).status).toBe("interrupted");
+  });
+
+  it("streams tasks and checkpoints as LangGraph does, messages LangChain's", async () => {
+    const thread = await alice.threads.create();
+    const events = await collect(
+      alice.runs.stream(thread.thread_id, assistantId, {
+        input: human("hello"),
+        streamMode: ["tasks", "checkpoints"],
+      }),
+    );
+    const tasks = events.filter((e) => e.event === "tasks").map((e) => e.data);
+    const start = tasks.find((t) => "input" in t && t.name === "MAIN");
+    expect(start).toMatchObject({ id: expect.any(String), triggers: expect.any(Array) });
+    expect(start.input.messages.map((m: Loose) => m.type)).toEqual(["human"]);
+    const result = tasks.find((t) => "result" in t && t.id === start.id);
+    expect(result).toMatchObject({ name: "MAIN", interrupts: [], error: null });
+    const written = Object.fromEntries(result.result);
+    expect(written.messages[0]).toMatchObject({ type: "ai", content: "hello there friend" });
+    const checkpoints = events.filter((e) => e.event === "checkpoints").map((e) => e.data);
+    expect(checkpoints.length).toBeGreaterThanOrEqual(2);
+    const last = checkpoints.at(-1);
+    expect(last.next).toEqual([]);
+    expect(last.values.messages.map((m: Loose) => m.type)).toEqual(["human", "ai"]);
+    const state = await alice.threads.getState(thread.thread_id);
+    expect(last.config.configurable.checkpoint_id).toBe(state.checkpoint.checkpoint_id);
+    expect(last.parent_config.configurable.checkpoint_id).toBe(
+      state.parent_checkpoint!.checkpoint_id,
+    );
+  });
+
   it("answers a failed runs.wait as LangGraph does: 200 with __error__", async () => {
     const thread = await alice.threads.create();
     await expect(
@@ -281,10 +335,14 @@ describe.each(STORE_KINDS)("@langchain/langgraph-sdk against tenxgraph api on %s
         input: { messages: [{ type: "robot", content: "x" }] },
       }),
     ).rejects.toMatchObject({ status: 422 });
+    for (const breakpoint of [{ interruptBefore: ["NOPE"] }, { interruptAfter: ["MAIN", "X"] }])
+      await expect(
+        alice.runs.wait(thread.thread_id, assistantId, { input: human("hi"), ...breakpoint }),
+      ).rejects.toMatchObject({ status: 422 });
     await expect(
       alice.runs.wait(thread.thread_id, assistantId, {
         input: human("hi"),
-        interruptBefore: ["MAIN"],
+        webhook: "http://127.0.0.1:9/hook",
       }),
     ).rejects.toMatchObject({ status: 422 });
     expect((await alice.threads.getHistory(thread.thread_id)).length).toBe(1);

@@ -87,6 +87,8 @@ export function writeLgProject(
   dir: string,
   store: StoreSpec = { kind: "sqlite", path: "./threads.db" },
   runs?: Record<string, unknown>,
+  /** More of `tenxgraph.json` (e.g. `webhooks`). */
+  more: Record<string, unknown> = {},
 ): void {
   mkdirSync(dir, { recursive: true });
   writeFileSync(
@@ -96,6 +98,7 @@ export function writeLgProject(
       checkpointer: "./store.mjs:checkpointer",
       auth: "jwt",
       ...(runs ? { runs } : {}),
+      ...more,
     }),
   );
   writeFileSync(join(dir, "store.mjs"), storeModule(store));

@@ -37,6 +37,9 @@ export interface RunRequest {
     nodeTimeout?: number | null;
     toolTimeout?: number | null;
     durableCheckpointEveryStep?: boolean;
+    /** Static breakpoints of this run (LangGraph's `interrupt_before`): node names or `"*"`. */
+    interruptBefore?: "*" | readonly string[];
+    interruptAfter?: "*" | readonly string[];
   };
   /**
    * The trace context of the request that queued the run, as the headers that carry it
@@ -48,7 +51,8 @@ export interface RunRequest {
   graphId?: string;
   /**
    * The engine's stream modes whose chunks the run's stream records beside its events, for an
-   * API that streams them (LangGraph's `values`, `updates`, `messages`, `custom`).
+   * API that streams them (LangGraph's `values`, `updates`, `messages`, `custom`, `tasks`,
+   * `checkpoints`).
    */
   chunkModes?: ChunkMode[];
   /** The thread goes once the run has ended (a stateless LangGraph run, `on_completion: delete`). */
@@ -64,7 +68,7 @@ export interface RunRequest {
 }
 
 /** An engine stream mode a run's stream can record (see {@link RunRequest.chunkModes}). */
-export type ChunkMode = "values" | "updates" | "messages" | "custom";
+export type ChunkMode = "values" | "updates" | "messages" | "custom" | "tasks" | "checkpoints";
 
 /**
  * Whether a later attempt can tell that the first one wrote the input only by the thread's

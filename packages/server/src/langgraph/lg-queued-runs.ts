@@ -1,6 +1,7 @@
 import { isTenxgraphError } from "@tenxgraph/core";
 import { isRunLeaseHeld, uuidv7 } from "@tenxgraph/core/host";
 import { requireRuns } from "../background/run-access.js";
+import { runWebhook } from "../background/run-webhooks.js";
 import type { RunEventFrames } from "../background/run-follow.js";
 import type {
   BackgroundRunEvent,
@@ -87,18 +88,22 @@ export async function queueLgRun(
     metadata: body.metadata ?? {},
     stream_mode: run.modes,
   };
-  const { recursionLimit } = run.config;
+  const { recursionLimit, interruptBefore, interruptAfter } = run.config;
+  const webhook = runWebhook(runs, body.webhook ?? undefined);
   const request: RunRequest = {
     input: run.input,
     config: {
       threadId: run.threadId,
       userId: run.config.userId ?? null,
       ...(recursionLimit === undefined ? {} : { recursionLimit }),
+      ...(interruptBefore === undefined ? {} : { interruptBefore }),
+      ...(interruptAfter === undefined ? {} : { interruptAfter }),
     },
     graphId: run.assistant.graph_id,
     chunkModes: engineModes(run.modes).filter((m): m is ChunkMode => m !== "events"),
     deleteThreadAfter: run.stateless && body.on_completion !== "keep",
     meta: { ...meta },
+    ...(webhook ? { webhook } : {}),
   };
   try {
     return await runs.store.createRun({
@@ -172,7 +177,7 @@ export function parseLgEventId(raw: string): LgEventPosition | null {
  * attempt on a worker begins with `metadata` (the run id and the attempt's number).
  */
 export function lgRunFrames(record: RunRecord, after: LgEventPosition): RunEventFrames {
-  const mapper = new LgStreamMapper(metaOf(record).stream_mode);
+  const mapper = new LgStreamMapper(metaOf(record).stream_mode, record.threadId);
   const state = { attempt: 0, failed: false };
   return ({ seq, event }) => {
     const events = lgEventsOf(mapper, record.runId, event, state);

@@ -28,8 +28,6 @@ import { LG_STREAM_MODES, type LgStreamMode } from "./lg-stream.js";
 const REFUSED_MODES: Record<string, string> = {
   events: "LangChain callback events do not exist here; use updates, messages-tuple or custom",
   debug: "LangGraph's debug chunks describe its Pregel tasks; use updates and values",
-  tasks: "LangGraph's task chunks describe its Pregel tasks; use updates",
-  checkpoints: "use values (each version's state) and threads.getHistory",
 };
 
 const checkpointRef = z
@@ -106,18 +104,36 @@ export function streamModes(value: RunCreateBody["stream_mode"]): LgStreamMode[]
 
 /** Options this server refuses before anything runs: a 422 naming each, with the reason. */
 function refuseUnsupported(body: RunCreateBody): void {
-  const hasList = (v: unknown) => v === "*" || (Array.isArray(v) && v.length > 0);
-  if (hasList(body.interrupt_before) || hasList(body.interrupt_after))
-    throw unsupported(
-      ["body", body.interrupt_before ? "interrupt_before" : "interrupt_after"],
-      "static breakpoints are not supported: call interrupt() in the node",
-    );
-  if (body.webhook) throw unsupported(["body", "webhook"], "webhooks are not supported");
   if (body.multitask_strategy === "rollback")
     throw unsupported(
       ["body", "multitask_strategy"],
       "'rollback' is not supported: it would drop versions whose tool calls the ledger keeps (use 'interrupt': the running run is stopped and its versions kept)",
     );
+}
+
+type BreakpointOptions = Pick<RunConfig, "interruptBefore" | "interruptAfter">;
+
+/**
+ * `interrupt_before` / `interrupt_after` as the run's breakpoints, each name a node of the
+ * graph (else a 422 naming it, before anything is written).
+ */
+function breakpointsOf(body: RunCreateBody, graph: CompiledGraph<BaseState>): BreakpointOptions {
+  const nodes = graph.definition.nodes;
+  const out: BreakpointOptions = {};
+  for (const [field, option] of [
+    ["interrupt_before", "interruptBefore"],
+    ["interrupt_after", "interruptAfter"],
+  ] as const) {
+    const value = body[field];
+    if (value === null || value === undefined) continue;
+    const unknown = value === "*" ? [] : value.filter((node) => !nodes.has(node));
+    if (unknown.length > 0)
+      throw new ApiError(422, "VALIDATION_ERROR", `${field}: no node named '${unknown[0]}'`, [
+        { loc: ["body", field], msg: `the graph has no node '${unknown[0]}'`, type: "value_error" },
+      ]);
+    out[option] = value;
+  }
+  return out;
 }
 
 /** The run's input: a command (resume, update, goto), new input, or `null` to continue. */
@@ -158,6 +174,12 @@ export async function prepareLgRun(
 ): Promise<LgRun> {
   const { assistant, graph } = resolveAssistant(ctx, body.assistant_id);
   refuseUnsupported(body);
+  if (body.webhook && checkBusy)
+    throw unsupported(
+      ["body", "webhook"],
+      "webhooks are posted for queued runs (runs.create, or stream_resumable) only: their end is recorded to report from",
+    );
+  const breakpoints = breakpointsOf(body, graph);
   const modes = streamModes(body.stream_mode);
   const { input, messages } = runInput(body);
   refusePrivilegedEdit(ctx.stateEdits, user, { messages });
@@ -188,6 +210,7 @@ export async function prepareLgRun(
     userId: user.id,
     ...(recursionLimit === undefined ? {} : { recursionLimit }),
     ...(fromVersion === undefined ? {} : { fromVersion }),
+    ...breakpoints,
   };
   return {
     threadId,

@@ -3,6 +3,9 @@ import type { ThreadCheckpoint } from "@tenxgraph/core/storage";
 import { ApiError } from "../http/api-error.js";
 import { ledgerByCall, lgInterrupt, lgThreadRecord, lgValues } from "./lg-values.js";
 
+/** A run's durable write as the engine's `checkpoints` stream mode yields it. */
+type CheckpointChunk = Omit<ThreadState<BaseState>, "createdAt" | "subgraphs">;
+
 /** LangGraph's thread status for ours. */
 export function lgThreadStatus(status: ThreadCheckpoint["status"]): string {
   if (status === "running") return "busy";
@@ -74,21 +77,49 @@ export async function lgThreadState(
   const record = lgThreadRecord(values, state.createdAt);
   return {
     values: lgValues(values, ledgerByCall(state.values.messages, ledger)),
-    next: state.currentNode === null || state.status === "completed" ? [] : [state.currentNode],
+    next: state.status === "completed" ? [] : state.next,
     tasks: lgTasks(state.interrupts, state.step),
     checkpoint: lgCheckpoint(threadId, state.version),
     parent_checkpoint: lgCheckpoint(threadId, state.parentVersion),
     created_at: state.createdAt,
-    metadata: {
-      ...record.metadata,
-      source: sourceOf(state.node, state.runId),
-      step: state.step,
-      writes: null,
-      parents: {},
-      thread_id: threadId,
-      ...(state.runId === null ? {} : { run_id: state.runId }),
-      tenxgraph: { version: state.version, status: state.status },
-    },
+    metadata: lgCheckpointMetadata(threadId, record.metadata, state),
+  };
+}
+
+/**
+ * A durable write of a run as the data of LangGraph's `checkpoints` stream event: the state,
+ * what runs next, its config (the version as the checkpoint id), metadata and waiting tasks.
+ */
+export function lgCheckpointEvent(threadId: string, chunk: CheckpointChunk) {
+  const values = chunk.values as unknown as Record<string, unknown>;
+  const record = lgThreadRecord(values, "");
+  return {
+    values: lgValues(values),
+    next: chunk.status === "completed" ? [] : chunk.next,
+    config: { configurable: lgCheckpoint(threadId, chunk.version) },
+    parent_config:
+      chunk.parentVersion === null
+        ? null
+        : { configurable: lgCheckpoint(threadId, chunk.parentVersion) },
+    metadata: lgCheckpointMetadata(threadId, record.metadata, chunk),
+    tasks: lgTasks(chunk.interrupts, chunk.step),
+  };
+}
+
+function lgCheckpointMetadata(
+  threadId: string,
+  metadata: Record<string, unknown>,
+  state: Pick<CheckpointChunk, "node" | "runId" | "step" | "version" | "status">,
+) {
+  return {
+    ...metadata,
+    source: sourceOf(state.node, state.runId),
+    step: state.step,
+    writes: null,
+    parents: {},
+    thread_id: threadId,
+    ...(state.runId === null ? {} : { run_id: state.runId }),
+    tenxgraph: { version: state.version, status: state.status },
   };
 }
 

@@ -1,6 +1,7 @@
-import type { Message, MessagesChunk, StreamEvent } from "@tenxgraph/core";
+import type { BaseState, Message, MessagesChunk, StreamEvent, StreamOutput } from "@tenxgraph/core";
 import { toLcMessage } from "@tenxgraph/core/interop";
 import { lgInterrupt, lgUpdate, lgValues } from "./lg-values.js";
+import { lgCheckpointEvent } from "./lg-state.js";
 
 /** The stream modes a run may ask for, and the engine's mode each is made from. */
 export const LG_STREAM_MODES = {
@@ -9,6 +10,8 @@ export const LG_STREAM_MODES = {
   messages: "messages",
   "messages-tuple": "messages",
   custom: "custom",
+  tasks: "tasks",
+  checkpoints: "checkpoints",
 } as const;
 export type LgStreamMode = keyof typeof LG_STREAM_MODES;
 
@@ -20,7 +23,7 @@ export interface LgEvent {
 
 /** The engine's modes a run streams with: its events (always) and what the modes asked need. */
 export function engineModes(modes: readonly LgStreamMode[]) {
-  const wanted = new Set<"events" | "values" | "updates" | "messages" | "custom">(["events"]);
+  const wanted = new Set<(typeof LG_STREAM_MODES)[LgStreamMode] | "events">(["events"]);
   for (const mode of modes) wanted.add(mode === "messages-tuple" ? "messages" : mode);
   return [...wanted];
 }
@@ -29,7 +32,9 @@ export function engineModes(modes: readonly LgStreamMode[]) {
  * Turns the engine's `[mode, chunk]` tuples into LangGraph's SSE events, for the modes asked:
  * `values`, `updates` (with `__interrupt__`), `messages` tuples of a LangChain message chunk
  * and its metadata (`messages-tuple`), the `messages/partial|complete|metadata` trio
- * (`messages`), and `custom`. A tool result's ledger key and replay rides in the metadata.
+ * (`messages`), `custom`, `tasks` (each task's start and result, as LangGraph.js's) and
+ * `checkpoints` (each durable write, as a `ThreadState`). A tool result's ledger key and replay
+ * rides in the metadata.
  */
 export class LgStreamMapper {
   readonly #modes: ReadonlySet<LgStreamMode>;
@@ -38,8 +43,11 @@ export class LgStreamMapper {
   /** The ledger's word on each tool call id whose result arrived: key and replay. */
   readonly #tools = new Map<string, { ledger_key: string | null; replayed: boolean }>();
 
-  constructor(modes: readonly LgStreamMode[]) {
+  readonly #threadId: string;
+
+  constructor(modes: readonly LgStreamMode[], threadId: string) {
     this.#modes = new Set(modes);
+    this.#threadId = threadId;
   }
 
   /** The events for one engine chunk. */
@@ -55,6 +63,12 @@ export class LgStreamMapper {
       ];
     }
     if (mode === "custom" && this.#modes.has("custom")) return [{ event: "custom", data }];
+    if (mode === "tasks" && this.#modes.has("tasks"))
+      return [{ event: "tasks", data: lgTask(data as TasksChunk) }];
+    if (mode === "checkpoints" && this.#modes.has("checkpoints")) {
+      const chunk = data as Parameters<typeof lgCheckpointEvent>[1];
+      return [{ event: "checkpoints", data: lgCheckpointEvent(this.#threadId, chunk) }];
+    }
     if (mode === "messages") return this.#fromMessages(data as MessagesChunk);
     return [];
   }
@@ -118,6 +132,27 @@ export class LgStreamMapper {
     if (tool) lc.response_metadata = { ...lc.response_metadata, tenxgraph: tool };
     return lc;
   }
+}
+
+type TasksChunk = StreamOutput<BaseState, "tasks">;
+
+/** A `tasks` chunk with LangChain's messages: the task's input state, or its writes. */
+function lgTask(chunk: TasksChunk) {
+  if ("input" in chunk) {
+    const input = chunk.input;
+    const isState = typeof input === "object" && input !== null && !Array.isArray(input);
+    return {
+      ...chunk,
+      interrupts: [],
+      input: isState ? lgValues(input as Record<string, unknown>) : input,
+    };
+  }
+  const writes = lgUpdate(Object.fromEntries(chunk.result)) as Record<string, unknown>;
+  return {
+    ...chunk,
+    result: Object.entries(writes),
+    interrupts: chunk.interrupts.map(lgInterrupt),
+  };
 }
 
 /** A token delta as LangChain's `AIMessageChunk` (or the text so far, as `ai`, for partials). */
