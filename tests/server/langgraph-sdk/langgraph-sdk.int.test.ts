@@ -172,12 +172,12 @@ describe.each(STORE_KINDS)("@langchain/langgraph-sdk against tenxgraph api on %s
     expect((await alice.threads.get(after.thread_id)).status).toBe("interrupted");
   });
 
-  it("streams tasks and checkpoints as LangGraph does, messages LangChain's", async () => {
+  it("streams tasks, checkpoints and debug as LangGraph does, messages LangChain's", async () => {
     const thread = await alice.threads.create();
     const events = await collect(
       alice.runs.stream(thread.thread_id, assistantId, {
         input: human("hello"),
-        streamMode: ["tasks", "checkpoints"],
+        streamMode: ["tasks", "checkpoints", "debug"],
       }),
     );
     const tasks = events.filter((e) => e.event === "tasks").map((e) => e.data);
@@ -198,6 +198,13 @@ describe.each(STORE_KINDS)("@langchain/langgraph-sdk against tenxgraph api on %s
     expect(last.parent_config.configurable.checkpoint_id).toBe(
       state.parent_checkpoint!.checkpoint_id,
     );
+    // debug: the same checkpoints and tasks, each with its type, step and time.
+    const debug = events.filter((e) => e.event === "debug").map((e) => e.data);
+    expect(debug.map((d) => d.type)).toEqual(expect.arrayContaining(["checkpoint", "task"]));
+    expect(debug.filter((d) => d.type === "checkpoint").map((d) => d.payload)).toEqual(checkpoints);
+    const taskResult = debug.find((d) => d.type === "task_result" && d.payload.id === start.id);
+    expect(taskResult).toMatchObject({ step: expect.any(Number), timestamp: expect.any(String) });
+    expect(taskResult.payload).toEqual(result);
   });
 
   it("answers a failed runs.wait as LangGraph does: 200 with __error__", async () => {
@@ -214,18 +221,30 @@ describe.each(STORE_KINDS)("@langchain/langgraph-sdk against tenxgraph api on %s
     expect((await alice.threads.get(thread.thread_id)).status).toBe("error");
   });
 
-  it("multitask_strategy interrupt stops the running run and runs; rollback is a 422", async () => {
+  it("multitask_strategy rollback stops the running run and forks from before it", async () => {
     const thread = await alice.threads.create();
     const slow = collect(
       alice.runs.stream(thread.thread_id, assistantId, { input: human("slow") }),
     );
     while ((await alice.threads.get(thread.thread_id)).status !== "busy") await sleep(50);
-    await expect(
-      alice.runs.wait(thread.thread_id, assistantId, {
-        input: human("hi"),
-        multitaskStrategy: "rollback",
-      }),
-    ).rejects.toMatchObject({ status: 422, message: expect.stringMatching(/ledger/) });
+    const values: Loose = await alice.runs.wait(thread.thread_id, assistantId, {
+      input: human("hi"),
+      multitaskStrategy: "rollback",
+    });
+    // The stopped run's input is gone from the state; its versions stay in the history.
+    expect(values.messages.map((m: Loose) => m.content)).toEqual(["hi", "hello there friend"]);
+    await slow;
+    const history = await alice.threads.getHistory(thread.thread_id, { limit: 50 });
+    const texts = history.map((h) => (h.values as Loose).messages?.map((m: Loose) => m.content));
+    expect(texts.some((t) => t?.[0] === "slow")).toBe(true);
+  });
+
+  it("multitask_strategy interrupt stops the running run and runs", async () => {
+    const thread = await alice.threads.create();
+    const slow = collect(
+      alice.runs.stream(thread.thread_id, assistantId, { input: human("slow") }),
+    );
+    while ((await alice.threads.get(thread.thread_id)).status !== "busy") await sleep(50);
     const values: Loose = await alice.runs.wait(thread.thread_id, assistantId, {
       input: human("hi"),
       multitaskStrategy: "interrupt",
@@ -326,7 +345,7 @@ describe.each(STORE_KINDS)("@langchain/langgraph-sdk against tenxgraph api on %s
       collect(
         alice.runs.stream(thread.thread_id, assistantId, {
           input: human("hi"),
-          streamMode: "debug",
+          streamMode: "events",
         }),
       ),
     ).rejects.toMatchObject({ status: 422 });

@@ -52,7 +52,7 @@ export interface RunRequest {
   /**
    * The engine's stream modes whose chunks the run's stream records beside its events, for an
    * API that streams them (LangGraph's `values`, `updates`, `messages`, `custom`, `tasks`,
-   * `checkpoints`).
+   * `checkpoints`, `debug`).
    */
   chunkModes?: ChunkMode[];
   /** The thread goes once the run has ended (a stateless LangGraph run, `on_completion: delete`). */
@@ -68,7 +68,8 @@ export interface RunRequest {
 }
 
 /** An engine stream mode a run's stream can record (see {@link RunRequest.chunkModes}). */
-export type ChunkMode = "values" | "updates" | "messages" | "custom" | "tasks" | "checkpoints";
+export type ChunkMode =
+  "values" | "updates" | "messages" | "custom" | "tasks" | "checkpoints" | "debug";
 
 /**
  * Whether a later attempt can tell that the first one wrote the input only by the thread's

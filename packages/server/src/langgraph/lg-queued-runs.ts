@@ -48,6 +48,11 @@ function metaOf(record: RunRecord): LgRunMeta {
 
 /** Options a queued run cannot carry, refused before anything is written. */
 function refuseForQueue(body: RunCreateBody): void {
+  if (body.multitask_strategy === "rollback")
+    throw unsupported(
+      ["body", "multitask_strategy"],
+      "'rollback' is served for runs.wait and runs.stream: a queued run cannot fork from the version before the run it replaces (use 'interrupt': the running run is stopped and its versions kept)",
+    );
   if (body.after_seconds)
     throw unsupported(["body", "after_seconds"], "delayed runs are not supported");
   if (body.command?.update || body.command?.goto)
@@ -110,7 +115,7 @@ export async function queueLgRun(
       runId: uuidv7(),
       threadId: run.threadId,
       userId: user.authenticated ? user.id : null,
-      strategy: strategy === "rollback" ? "reject" : strategy, // rollback: refused by prepareLgRun
+      strategy: strategy === "rollback" ? "reject" : strategy, // rollback: refused above
       request,
     });
   } catch (error) {

@@ -27,7 +27,6 @@ import { LG_STREAM_MODES, type LgStreamMode } from "./lg-stream.js";
 /** Modes of LangGraph's API this server refuses, with why. */
 const REFUSED_MODES: Record<string, string> = {
   events: "LangChain callback events do not exist here; use updates, messages-tuple or custom",
-  debug: "LangGraph's debug chunks describe its Pregel tasks; use updates and values",
 };
 
 const checkpointRef = z
@@ -102,15 +101,6 @@ export function streamModes(value: RunCreateBody["stream_mode"]): LgStreamMode[]
   return [...new Set(list as LgStreamMode[])];
 }
 
-/** Options this server refuses before anything runs: a 422 naming each, with the reason. */
-function refuseUnsupported(body: RunCreateBody): void {
-  if (body.multitask_strategy === "rollback")
-    throw unsupported(
-      ["body", "multitask_strategy"],
-      "'rollback' is not supported: it would drop versions whose tool calls the ledger keeps (use 'interrupt': the running run is stopped and its versions kept)",
-    );
-}
-
 type BreakpointOptions = Pick<RunConfig, "interruptBefore" | "interruptAfter">;
 
 /**
@@ -173,7 +163,6 @@ export async function prepareLgRun(
   checkBusy = true,
 ): Promise<LgRun> {
   const { assistant, graph } = resolveAssistant(ctx, body.assistant_id);
-  refuseUnsupported(body);
   if (body.webhook && checkBusy)
     throw unsupported(
       ["body", "webhook"],
@@ -203,13 +192,15 @@ export async function prepareLgRun(
       thread_id: threadId,
       metadata: { graph_id: assistant.graph_id },
     });
-  else if (checkBusy) await waitOrRefuseBusy(ctx, checkpoint, body);
+  const rolledBackTo =
+    checkpoint && checkBusy ? await waitOrRefuseBusy(ctx, checkpoint, body) : null;
   const recursionLimit = body.config?.recursion_limit ?? undefined;
   const config: RunConfig = {
     threadId,
     userId: user.id,
     ...(recursionLimit === undefined ? {} : { recursionLimit }),
     ...(fromVersion === undefined ? {} : { fromVersion }),
+    ...(fromVersion === undefined && rolledBackTo !== null ? { fromVersion: rolledBackTo } : {}),
     ...breakpoints,
   };
   return {
@@ -227,19 +218,29 @@ export async function prepareLgRun(
 
 /**
  * A thread with a run in progress (its lease held live): 409 under `reject` (the default);
- * under `enqueue`, this run waits for it to end; under `interrupt`, it is stopped first. A crashed run's lease runs out: then the
- * thread is free, and this run takes it over (the engine's takeover, the ledger replayed).
+ * under `enqueue`, this run waits for it to end; under `interrupt`, it is stopped first; under
+ * `rollback`, it is stopped and this run forks from the version before it (returned). A
+ * crashed run's lease runs out: then the thread is free, and this run takes it over (the
+ * engine's takeover, the ledger replayed), or forks from before it under `rollback`.
  */
 async function waitOrRefuseBusy(
   ctx: LgContext,
   checkpoint: ThreadCheckpoint,
   body: RunCreateBody,
-): Promise<void> {
+): Promise<number | null> {
   const { threadId } = checkpoint;
-  if (checkpoint.status !== "running") return;
+  if (checkpoint.status !== "running") return null;
   const strategy = body.multitask_strategy ?? "reject";
-  if (strategy === "interrupt") return stopRunningRun(ctx, threadId);
-  if (!(await isRunLeaseHeld(ctx.checkpointer, threadId))) return;
+  if (strategy === "rollback") {
+    const before = await versionBeforeRun(ctx, checkpoint);
+    await stopRunningRun(ctx, threadId);
+    return before;
+  }
+  if (strategy === "interrupt") {
+    await stopRunningRun(ctx, threadId);
+    return null;
+  }
+  if (!(await isRunLeaseHeld(ctx.checkpointer, threadId))) return null;
   if (strategy === "reject")
     throw new ApiError(
       409,
@@ -247,6 +248,26 @@ async function waitOrRefuseBusy(
       `Thread '${threadId}' has a run in progress (multitask_strategy: reject)`,
     );
   await waitForLease(ctx, threadId);
+  return null;
+}
+
+/**
+ * The version the running run started from, for `rollback`: back along the thread's branch to
+ * the first version that run did not write. Its versions stay in the history (a fork leaves
+ * them behind) and its recorded calls in the ledger: a rollback undoes the state, never a
+ * record of what a tool did.
+ */
+async function versionBeforeRun(ctx: LgContext, latest: ThreadCheckpoint): Promise<number> {
+  let version: ThreadCheckpoint | null = latest;
+  while (version && version.runId === latest.runId && version.parentVersion !== null)
+    version = await ctx.checkpointer.getVersion(latest.threadId, version.parentVersion);
+  if (!version || version.runId === latest.runId)
+    throw new ApiError(
+      409,
+      "THREAD_BUSY",
+      `Thread '${latest.threadId}' has no version from before its running run to roll back to`,
+    );
+  return version.version;
 }
 
 /** How long `interrupt` waits for a running run to see its stop (it polls within a second). */

@@ -12,6 +12,7 @@ export const LG_STREAM_MODES = {
   custom: "custom",
   tasks: "tasks",
   checkpoints: "checkpoints",
+  debug: "debug",
 } as const;
 export type LgStreamMode = keyof typeof LG_STREAM_MODES;
 
@@ -69,7 +70,29 @@ export class LgStreamMapper {
       const chunk = data as Parameters<typeof lgCheckpointEvent>[1];
       return [{ event: "checkpoints", data: lgCheckpointEvent(this.#threadId, chunk) }];
     }
+    if (mode === "debug" && this.#modes.has("debug")) return this.#fromDebug(data as DebugChunk);
     if (mode === "messages") return this.#fromMessages(data as MessagesChunk);
+    return [];
+  }
+
+  /**
+   * LangGraph's `debug` events: each checkpoint, task start and task result of the run, with
+   * its step and time; the run loop's other events have no debug event there.
+   */
+  #fromDebug({ step, timestamp, event }: DebugChunk): LgEvent[] {
+    const debug = (type: string, payload: unknown) => [
+      { event: "debug", data: { type, timestamp, step, payload } },
+    ];
+    if (event.type === "checkpoint")
+      return debug("checkpoint", lgCheckpointEvent(this.#threadId, event.checkpoint));
+    if (event.type === "task_start") {
+      const { id, name, input, triggers } = event;
+      return debug("task", lgTask({ id, name, input, triggers }));
+    }
+    if (event.type === "task_result") {
+      const { id, name, result, interrupts, error } = event;
+      return debug("task_result", lgTask({ id, name, result, interrupts, error }));
+    }
     return [];
   }
 
@@ -135,6 +158,7 @@ export class LgStreamMapper {
 }
 
 type TasksChunk = StreamOutput<BaseState, "tasks">;
+type DebugChunk = StreamOutput<BaseState, "debug">;
 
 /** A `tasks` chunk with LangChain's messages: the task's input state, or its writes. */
 function lgTask(chunk: TasksChunk) {
