@@ -1,0 +1,49 @@
+import { AsyncLocalStorage } from "node:async_hooks";
+import type { InternalNodeContext } from "../node/node-context.js";
+import { FuncError } from "./func-error.js";
+
+/** The running entrypoint a task call belongs to. */
+interface EntrypointScope {
+  readonly ctx: InternalNodeContext;
+  /** Tasks called so far in this run of the entrypoint: the next one's place in the order. */
+  calls: number;
+}
+
+/** Inside a task's own function: no task may be called there (see `FUNC_001`). */
+const IN_TASK = Symbol("in a task");
+
+const scopes = new AsyncLocalStorage<EntrypointScope | typeof IN_TASK>();
+
+/** Runs the entrypoint's function with task calls bound to its node's context. */
+export function withEntrypointScope<T>(ctx: InternalNodeContext, fn: () => T): T {
+  return scopes.run({ ctx, calls: 0 }, fn);
+}
+
+/** Runs a task's function where calling another task is refused. */
+export function insideTask<T>(fn: () => T): T {
+  return scopes.run(IN_TASK, fn);
+}
+
+/**
+ * The context of the running entrypoint and this call's place in its order (0 for the first
+ * task called). The place is taken when the task is called, before anything awaits, so tasks
+ * started together (`Promise.all`) get the same places on every replay.
+ */
+export function takeTaskPlace(taskName: string): { ctx: InternalNodeContext; index: number } {
+  const scope = scopes.getStore();
+  if (scope === IN_TASK) {
+    throw new FuncError(
+      "FUNC_001",
+      `task '${taskName}' was called inside another task: a task's result is recorded, so the ` +
+        `tasks it calls would not run on a replay; call both from the entrypoint`,
+    );
+  }
+  if (!scope) {
+    throw new FuncError(
+      "FUNC_001",
+      `task '${taskName}' was called outside a running entrypoint: call it from the function ` +
+        `given to entrypoint(), and run that with invoke() or stream()`,
+    );
+  }
+  return { ctx: scope.ctx, index: scope.calls++ };
+}
