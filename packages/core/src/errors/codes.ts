@@ -204,7 +204,9 @@ export const ERROR_CODES = {
   FUNC_001: "FUNC_001",
   /**
    * `task()` or `entrypoint()` was given a bad definition: a name that is not 1-64 letters,
-   * digits, `_` or `-`, a function that is not a function, or a bad `timeout` or `onInDoubt`.
+   * digits, `_` or `-`, a function that is not a function, or a bad `timeout` or `onInDoubt`;
+   * or a task was called with an input that is not JSON (the ledger keys its record by it).
+   * Nothing was run.
    */
   FUNC_002: "FUNC_002",
   /**

@@ -142,6 +142,23 @@ describe("entrypoint and task", () => {
     expect(runs).toEqual({ add_one: 1, double: 1 });
   });
 
+  it("waits for a task it did not await: recorded before the node ends", async () => {
+    const slow = task("slow", async () => {
+      await pause(30);
+      return "late";
+    });
+    const workflow = entrypoint({ name: "fire_and_forget" }, () => {
+      void slow();
+      return "returned first";
+    });
+
+    const result = await workflow.invoke(undefined, { threadId: "t-forget" });
+
+    expect(result.output).toBe("returned first");
+    const ledger = await workflow.graph.getToolLedger({ threadId: "t-forget" });
+    expect(ledger).toMatchObject([{ toolName: "slow", status: "completed" }]);
+  });
+
   it("streams each task as a tool_start and a tool_result, replayed ones marked", async () => {
     const { addOne } = countedTasks();
     let failOnce = true;
@@ -242,6 +259,18 @@ describe("task failures and bad input", () => {
     expect(refused(() => entrypoint({ name: "" }, () => 1))).toMatch(/options.name/);
     expect(refused(() => entrypoint({ name: "e" }, 42 as never))).toMatch(/must be a function/);
     expect(refused(() => task({ name: "named", timeout: 5 }, () => 1))).toBe("accepted");
+  });
+
+  it("refuses a task input that is not JSON (FUNC_002), running nothing", async () => {
+    const { runs, addOne } = countedTasks();
+    const workflow = entrypoint({ name: "bad_input" }, () => codeOf(addOne(1n as never)));
+    const result = await workflow.invoke(undefined, { threadId: "t-bad-input" });
+    expect(result.output).toMatchObject({
+      code: "FUNC_002",
+      message: expect.stringContaining("input: BigInt is not JSON"),
+    });
+    expect(runs.add_one).toBe(0);
+    expect(await workflow.graph.getToolLedger({ threadId: "t-bad-input" })).toEqual([]);
   });
 
   it("refuses a replay that calls a recorded task with another input (FUNC_004)", async () => {

@@ -12,6 +12,7 @@ import { toolErrorMessage } from "../messages/tool-result.js";
 import { runWithDeadline, type DeadlineScope } from "../node/deadline.js";
 import { isInterruptSignal, withInterruptScope } from "../node/interrupt.js";
 import { inNamespace, type InternalNodeContext } from "../node/node-context.js";
+import { findNonJson } from "../storage/json-check.js";
 import { FuncError } from "./func-error.js";
 import { insideTask } from "./task-scope.js";
 import { decodeTaskValue, encodeTaskValue } from "./task-value.js";
@@ -63,6 +64,13 @@ export async function callTask(
   ctx: InternalNodeContext,
 ): Promise<unknown> {
   const key = taskLedgerKey(ctx, index, spec.tool.name);
+  const notJson = findNonJson(input, "input");
+  if (notJson !== null) {
+    throw new FuncError(
+      "FUNC_002",
+      `task '${spec.tool.name}' was called with an input that is not JSON (${notJson}); nothing ran`,
+    );
+  }
   const call: LedgerCall = {
     call: { id: key },
     tool: spec.tool,

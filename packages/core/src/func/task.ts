@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { FuncError } from "./func-error.js";
 import { callTask, type TaskContext, type TaskSpec } from "./task-call.js";
-import { takeTaskPlace } from "./task-scope.js";
+import { takeTaskPlace, trackTask } from "./task-scope.js";
 
 /**
  * What happens to a task call that a gone execution started and never recorded (the process
@@ -75,7 +75,7 @@ export function task<I = void, O = unknown>(
   const run = (input: I): Promise<Awaited<O>> => {
     try {
       const { ctx, index } = takeTaskPlace(spec.tool.name);
-      return callTask(spec, input, index, ctx) as Promise<Awaited<O>>;
+      return trackTask(callTask(spec, input, index, ctx)) as Promise<Awaited<O>>;
     } catch (error) {
       return Promise.reject(error);
     }
