@@ -7,7 +7,7 @@ interface EntrypointScope {
   readonly ctx: InternalNodeContext;
   /** Tasks called so far in this run of the entrypoint: the next one's place in the order. */
   calls: number;
-  /** Task calls not settled yet: the node waits for them before it ends (see `settleTasks`). */
+  /** Task calls not settled yet: the node waits for them before it ends (see `withEntrypointScope`). */
   readonly going: Set<Promise<unknown>>;
 }
 
