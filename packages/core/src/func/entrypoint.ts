@@ -7,7 +7,12 @@ import type { CompiledGraph } from "../graph/compiled-graph.js";
 import { StateGraph } from "../graph/state-graph.js";
 import { internalContext, type NodeContext } from "../node/node-context.js";
 import type { RunConfig } from "../runtime/run-config.js";
-import type { RunInput, RunResult } from "../runtime/run-result.js";
+import {
+  isResumeInput,
+  type ResumeInput,
+  type RunInput,
+  type RunResult,
+} from "../runtime/run-result.js";
 import type { StreamConfig, StreamModeOption, StreamOutput } from "../runtime/stream-mode.js";
 import { FuncError } from "./func-error.js";
 import { withEntrypointScope } from "./task-scope.js";
@@ -37,16 +42,20 @@ export type EntrypointResult<I, O> = RunResult<EntrypointState<I, O>> & { output
 
 /**
  * An entrypoint: a workflow written as one function whose `task` calls are recorded in the tool
- * ledger. `invoke` and `stream` take the input, or a `Command` (`new Command({ resume })` answers
- * an interrupt), or `null` (continues a stopped, failed or crashed run).
+ * ledger. `invoke` and `stream` take the input; `{ resume, interruptId? }` or
+ * `new Command({ resume })` to answer an interrupt (so an input object with a `resume` field
+ * must be wrapped); or `null` to continue a stopped, failed or crashed run.
  */
 export interface Entrypoint<I, O> {
   readonly name: string;
   /** The one-node graph it runs as: `getState`, `getToolLedger`, `stop`, … */
   readonly graph: CompiledGraph<EntrypointState<I, O>>;
-  invoke(input: I | Command | null, config?: RunConfig): Promise<EntrypointResult<I, O>>;
+  invoke(
+    input: I | Command | ResumeInput | null,
+    config?: RunConfig,
+  ): Promise<EntrypointResult<I, O>>;
   stream<const M extends StreamModeOption = "events">(
-    input: I | Command | null,
+    input: I | Command | ResumeInput | null,
     config?: StreamConfig<M>,
   ): AsyncGenerator<StreamOutput<EntrypointState<I, O>, M>>;
 }
@@ -99,8 +108,11 @@ export function entrypoint<I = unknown, O = unknown>(
     .setEntryPoint(name)
     .addEdge(name, END)
     .compile(compileOptions);
-  const runInput = (input: I | Command | null): RunInput<S> =>
-    input === null || isCommand(input) ? (input as Command | null) : ({ input } as Partial<S>);
+  // `{ resume }` answers an interrupt here as in every graph (see `isResumeInput`).
+  const runInput = (input: I | Command | ResumeInput | null): RunInput<S> =>
+    input === null || isCommand(input) || isResumeInput(input)
+      ? (input as Command | ResumeInput | null)
+      : ({ input } as Partial<S>);
   return {
     name,
     graph,

@@ -70,6 +70,13 @@ describe("entrypoint and task", () => {
     expect(runs).toEqual({ add_one: 1, double: 1 });
   });
 
+  it("takes { resume } as every graph does, besides new Command({ resume })", async () => {
+    const workflow = entrypoint({ name: "plain_resume" }, () => interrupt<string>("name?"));
+    await workflow.invoke(undefined, { threadId: "t-plain" });
+    const done = await workflow.invoke({ resume: "Ada" }, { threadId: "t-plain" });
+    expect(done).toMatchObject({ status: "completed", output: "Ada" });
+  });
+
   it("pauses in an interrupt() inside a task, and the task's answer is its recorded result", async () => {
     let asked = 0;
     const ask = task("ask", (question: string) => {
