@@ -20,6 +20,8 @@
  *   testing            @tenxgraph/core/testing
  *   langgraph          @tenxgraph/core/langgraph: LangGraph.js's spellings (START, toolsCondition,
  *                      MessagesZodState), over definition/; nothing imports it
+ *   func               @tenxgraph/core/func: entrypoint and task, a one-node graph whose task
+ *                      calls go through the ledger (over graph/ and ledger/); nothing imports it
  *   host               @tenxgraph/core/host: a host's run controls (the top)
  *
  * The ledger and the tools run inside a node: they use node/ and definition/, never runtime/
@@ -143,6 +145,15 @@ module.exports = {
       severity: "error",
       from: { path: CORE, pathNot: [TESTS, `${CORE}langgraph/`] },
       to: { path: `${CORE}langgraph/` },
+    },
+    {
+      name: "nothing-imports-the-func-entry",
+      comment:
+        "func/ is @tenxgraph/core/func, the functional API built on the builder and the ledger: " +
+        "the engine never imports it (its tests may).",
+      severity: "error",
+      from: { path: CORE, pathNot: [TESTS, `${CORE}func/`] },
+      to: { path: `${CORE}func/` },
     },
     layer(
       "the-builder-knows-no-tools",

@@ -280,9 +280,13 @@ const SHARED_NAMES: Record<string, string[]> = {
 
 describe("names across packages", () => {
   it("are shared only where they mean the same thing", () => {
-    const core = ["index.ts", "storage/index.ts", "host/index.ts", "testing/index.ts"].map(
-      (entry) => `core/src/${entry}`,
-    );
+    const core = [
+      "index.ts",
+      "storage/index.ts",
+      "host/index.ts",
+      "testing/index.ts",
+      "func/index.ts",
+    ].map((entry) => `core/src/${entry}`);
     const packages: Record<string, string[]> = { core };
     for (const name of Object.keys(ENTRIES)) {
       packages[name.replace("@tenxgraph/", "")] = [

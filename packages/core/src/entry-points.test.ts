@@ -200,6 +200,22 @@ const ENTRIES = {
     values: ["MessagesAnnotation", "MessagesZodState", "START", "toolsCondition"],
     types: [],
   },
+  "./func": {
+    path: "./func/index.ts",
+    values: ["entrypoint", "task"],
+    types: [
+      "Entrypoint",
+      "EntrypointContext",
+      "EntrypointOptions",
+      "EntrypointResult",
+      "EntrypointState",
+      "NamedTaskOptions",
+      "Task",
+      "TaskContext",
+      "TaskInDoubtPolicy",
+      "TaskOptions",
+    ],
+  },
   "./interop": {
     path: "./interop/index.ts",
     values: ["LcMessageError", "fromLcMessage", "toLcMessage"],

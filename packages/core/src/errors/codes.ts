@@ -196,6 +196,32 @@ export const ERROR_CODES = {
    * with it: `structuredResponse` is never set to a value the schema refuses.
    */
   MODEL_006: "MODEL_006",
+  /**
+   * A task (`task()` from `@tenxgraph/core/func`) was called outside a running entrypoint, or
+   * inside another task (a task's result is recorded, so the tasks it calls would not run again
+   * on a replay, and the call order of the tasks after it would shift). Nothing was run.
+   */
+  FUNC_001: "FUNC_001",
+  /**
+   * `task()` or `entrypoint()` was given a bad definition: a name that is not 1-64 letters,
+   * digits, `_` or `-`, a function that is not a function, or a bad `timeout` or `onInDoubt`;
+   * or a task was called with an input that is not JSON (the ledger keys its record by it).
+   * Nothing was run.
+   */
+  FUNC_002: "FUNC_002",
+  /**
+   * A task failed, and its failure is recorded in the ledger: it threw (or returned a value that
+   * is not JSON), ran past its deadline, or was in doubt under `onInDoubt: "fail"`. The message
+   * quotes the recorded code (`TOOL_ERROR_001`, `NODE_TIMEOUT_002`, `TOOL_IN_DOUBT_001`); a
+   * replay of the entrypoint gets the same error without running the task.
+   */
+  FUNC_003: "FUNC_003",
+  /**
+   * The entrypoint called its n-th task with another input than the one recorded for that call:
+   * the entrypoint is not deterministic (it branched on time, randomness or an outside read not
+   * made in a task). The recorded result is not replayed and the task is not run again.
+   */
+  FUNC_004: "FUNC_004",
 } as const;
 
 /** One of the published error codes. */
