@@ -117,3 +117,34 @@ describe("examples/langgraph-port/react-structured: LangGraph.js's structured ou
     expect((bodies[3]!.messages as { role: string }[])[0]!.role).toBe("user");
   }, 60_000);
 });
+
+describe("examples/langgraph-port/swarm: LangGraph.js's swarm quickstart, ported", () => {
+  it("runs as published on a scripted OpenAI server: Alice hands to Bob, Bob back to Alice, who adds", async () => {
+    const call = (id: string, name: string, args: string) =>
+      streamedReply({ toolCalls: [{ id, name, argumentChunks: [args] }] });
+    server = await FakeOpenAIServer.start([
+      call("call_h1", "transfer_to_bob", "{}"),
+      streamedReply({ text: ["Ahoy, Bob here!"] }),
+      call("call_h2", "transfer_to_alice", "{}"),
+      call("call_a1", "add", '{"a":5,"b":7}'),
+      streamedReply({ text: ["5 + 7 is 12."] }),
+    ]);
+    const { stdout } = await runExample(
+      { OPENAI_API_KEY: "sk-test", OPENAI_BASE_URL: server.baseURL },
+      "examples/langgraph-port/swarm/agent.ts",
+    );
+    expect(stdout).toBe("Ahoy, Bob here!\n5 + 7 is 12.\n");
+    const bodies = server.chatRequests.map((request) => request.body);
+    const systems = bodies.map((body) => (body.messages as { content: unknown }[])[0]!.content);
+    // Alice, Bob; next turn straight to Bob (the active agent), then Alice twice.
+    expect(systems.map((text) => String(text).split(",")[0])).toEqual([
+      "You are Alice",
+      "You are Bob",
+      "You are Bob",
+      "You are Alice",
+      "You are Alice",
+    ]);
+    const sent = bodies[4]!.messages as { role: string; content: unknown }[];
+    expect(sent.at(-1)).toMatchObject({ role: "tool", content: "12" });
+  }, 60_000);
+});

@@ -21,6 +21,10 @@ export { REACT_AGENT_NODES, createReactAgent } from "./react/create-react-agent.
 export type { CreateReactAgentOptions, ReactAgentState } from "./react/create-react-agent.js";
 export { SUPERVISOR_NODES, createSupervisor } from "./supervisor/create-supervisor.js";
 export type { CreateSupervisorOptions, SupervisedAgent } from "./supervisor/create-supervisor.js";
+export { SWARM_NODES, createSwarm } from "./swarm/create-swarm.js";
+export type { CreateSwarmOptions, SwarmAgent, SwarmState } from "./swarm/create-swarm.js";
+export { createHandoffTool } from "./swarm/handoff-tool.js";
+export type { CreateHandoffToolOptions } from "./swarm/handoff-tool.js";
 export { MCP_IDEMPOTENCY_KEY_META, mcpTools } from "./mcp/mcp-tools.js";
 export type { McpInDoubtPolicy, McpToolsOptions } from "./mcp/mcp-tools.js";
 export type {

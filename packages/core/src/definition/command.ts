@@ -15,7 +15,14 @@ export interface CommandOptions<Update> {
   resume?: unknown;
   /** With `resume`: the interrupt answered, required when several are pending. */
   interruptId?: string;
+  /**
+   * `Command.PARENT`, from a node (or a tool) inside a subgraph: a handoff. The child's run ends
+   * with this step, and the parent goes to `goto` (node names of the parent).
+   */
+  graph?: typeof PARENT;
 }
+
+const PARENT = "__parent__";
 
 /**
  * A node's update and its routing in one value: `return new Command({ update, goto })` from a
@@ -28,12 +35,19 @@ export interface CommandOptions<Update> {
  * await app.invoke(new Command({ resume: { approved: true } }), { threadId });
  */
 export class Command<Update = Record<string, unknown>> {
+  /**
+   * The graph a subgraph runs in: `new Command({ graph: Command.PARENT, goto: "billing", update })`
+   * from a node or tool inside a subgraph applies `update` in the child, ends the child's run,
+   * and sends the parent to `goto` (LangGraph.js's handoff). Recorded in the child's last step.
+   */
+  static readonly PARENT: typeof PARENT = PARENT;
   /** Checked by `isCommand`, so two loaded copies of this package still recognise each other's commands. */
   readonly [COMMAND] = true;
   declare readonly update?: Update;
   declare readonly goto?: Goto;
   declare readonly resume?: unknown;
   declare readonly interruptId?: string;
+  declare readonly graph?: typeof PARENT;
 
   constructor(options: CommandOptions<Update>) {
     // Only the fields given are own properties: `{ resume }` input is recognised by its key.
@@ -41,6 +55,7 @@ export class Command<Update = Record<string, unknown>> {
     if (options.goto !== undefined) this.goto = options.goto;
     if (Object.hasOwn(options, "resume")) this.resume = options.resume;
     if (options.interruptId !== undefined) this.interruptId = options.interruptId;
+    if (options.graph !== undefined) this.graph = options.graph;
   }
 }
 

@@ -68,6 +68,13 @@ export const ERROR_CODES = {
   GRAPH_008: "GRAPH_008",
   /** A breakpoint (`interruptBefore`, `interruptAfter`) names a node the graph does not have. */
   GRAPH_009: "GRAPH_009",
+  /** A node returned `new Command({ graph: Command.PARENT })` in a graph that is not a subgraph. */
+  GRAPH_010: "GRAPH_010",
+  /**
+   * A handoff (`new Command({ graph: Command.PARENT, goto })` inside a subgraph) names a node the
+   * parent graph does not have, or goes nowhere.
+   */
+  GRAPH_011: "GRAPH_011",
   /** A tool threw. */
   TOOL_ERROR_001: "TOOL_ERROR_001",
   /** A tool call's arguments are not JSON or fail the tool's schema. */

@@ -17,6 +17,8 @@ import type { Interrupt, ThreadCheckpoint } from "../storage/checkpointer.js";
 import type { GraphDefinition } from "../definition/graph-definition.js";
 import type { GraphNode, NodeOutput, VersionShape } from "../definition/graph-node.js";
 import { requireOwnChild } from "./subgraph-adopt.js";
+import { Command } from "../definition/command.js";
+import { GraphValidationError } from "../errors/errors.js";
 import type { BaseState, StateUpdate } from "../definition/reducers.js";
 
 /** What a subgraph node runs of a compiled graph: its definition (`CompiledGraph.definition`). */
@@ -104,7 +106,10 @@ export class Subgraph<
         new AbortController(),
         ctx.newId(),
       );
-      if (result.status === "completed") return this.#outputOf(result.state, state, ctx);
+      if (result.status === "completed") {
+        const output = this.#outputOf(result.state, state, ctx);
+        return handedOff(await deps.checkpointer.getCheckpoint(threadId), output, run.nodes, ctx);
+      }
       // Stopped by the parent's signal (a stop, its node deadline): the parent ends as that says.
       if (result.status === "stopped") throw ctx.signal.reason ?? new StopSignal("signal");
     }
@@ -172,6 +177,30 @@ export class Subgraph<
     }
     return update as StateUpdate<P>;
   }
+}
+
+/**
+ * The parent's update, and where the child's last step handed the parent to when it did
+ * (`Command.PARENT`): read from the child's last write, so a replay of the parent's step after
+ * a crash goes the same way without running the child again.
+ */
+function handedOff<P extends BaseState>(
+  last: ThreadCheckpoint | null,
+  output: StateUpdate<P>,
+  nodes: ReadonlyMap<string, unknown>,
+  ctx: InternalNodeContext,
+): NodeOutput<P> {
+  const goto = last?.handoff?.goto;
+  if (!goto) return output;
+  const unknown = goto.filter((target) => !nodes.has(target));
+  if (unknown.length > 0) {
+    throw new GraphValidationError(
+      "GRAPH_011",
+      `The subgraph of node '${ctx.node}' handed off to ${unknown.map((name) => `'${name}'`).join(", ")}, ` +
+        `which the parent graph does not have (its nodes: ${[...nodes.keys()].join(", ")})`,
+    );
+  }
+  return new Command({ update: output, goto });
 }
 
 /**

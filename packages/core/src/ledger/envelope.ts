@@ -22,9 +22,10 @@ export type ResultEnvelope = (
 
 /**
  * Where a tool's `Command` sent the run (`goto`), as the ledger keeps it: node names (or
- * `END`), and `Send`s as `{ send, input }`. A replayed call sends the run there again.
+ * `END`), `Send`s as `{ send, input }`, and a handoff's nodes of the parent graph as
+ * `{ parent }` (`Command.PARENT`). A replayed call sends the run there again.
  */
-export type RecordedGoto = (string | { send: string; input: unknown })[];
+export type RecordedGoto = (string | { send: string; input: unknown } | { parent: string })[];
 
 /**
  * The envelope of a tool message result, with the state it wrote and the call that made it
@@ -109,5 +110,8 @@ function isRecord(value: unknown): value is Record<string, unknown> {
 }
 
 function isGotoTarget(value: unknown): boolean {
-  return typeof value === "string" || (isRecord(value) && typeof value.send === "string");
+  return (
+    typeof value === "string" ||
+    (isRecord(value) && (typeof value.send === "string" || typeof value.parent === "string"))
+  );
 }

@@ -2,21 +2,41 @@
  * A node's return value made a state update, checked before anything is written: messages are
  * messages or removals of messages the transcript holds.
  */
-import { NodeOutputError } from "../errors/errors.js";
-import { isCommand, type Goto } from "../definition/command.js";
+import { GraphValidationError, NodeOutputError } from "../errors/errors.js";
+import { Command, isCommand, type Goto } from "../definition/command.js";
 import type { NodeOutput } from "../definition/graph-node.js";
 import { appendMessages, type BaseState, type StateUpdate } from "../definition/reducers.js";
 import { Message, isPlainMessage, messageSchema, type MessageUpdate } from "../messages/message.js";
 
-/** A node's output as an update, and where a `Command` it returned said to go. */
+/**
+ * A node's output as an update, and where a `Command` it returned said to go: in this graph
+ * (`goto`), or in the parent graph (`handoff`, for `graph: Command.PARENT`).
+ */
 export function toUpdate<S extends BaseState>(
   output: NodeOutput<S>,
   node: string,
-): { update: StateUpdate<S>; goto: Goto | undefined } {
-  if (isCommand(output)) {
-    return { update: asUpdate(output.update as NodeOutput<S>, node), goto: output.goto };
+): { update: StateUpdate<S>; goto: Goto | undefined; handoff: string[] | undefined } {
+  if (!isCommand(output))
+    return { update: asUpdate(output, node), goto: undefined, handoff: undefined };
+  const update = asUpdate(output.update as NodeOutput<S>, node);
+  if (output.graph === undefined) return { update, goto: output.goto, handoff: undefined };
+  if (output.graph !== Command.PARENT) {
+    throw new NodeOutputError(node, `returned a Command whose graph is not Command.PARENT`);
   }
-  return { update: asUpdate(output, node), goto: undefined };
+  return { update, goto: undefined, handoff: parentTargets(output.goto, node) };
+}
+
+/** A handoff's `goto`: one or more node names of the parent graph (recorded with the step). */
+function parentTargets(goto: Goto | undefined, node: string): string[] {
+  const targets = goto === undefined ? [] : Array.isArray(goto) ? goto : [goto];
+  if (targets.length === 0 || !targets.every((target) => typeof target === "string" && target)) {
+    throw new GraphValidationError(
+      "GRAPH_011",
+      `Node '${node}' handed off to the parent graph without a goto of node names ` +
+        `(new Command({ graph: Command.PARENT, goto: "agent" }))`,
+    );
+  }
+  return [...new Set(targets as string[])];
 }
 
 function asUpdate<S extends BaseState>(output: NodeOutput<S>, node: string): StateUpdate<S> {

@@ -11,6 +11,8 @@ import type { RunServices } from "./run-services.js";
 export interface NodeRun {
   readonly services: RunServices;
   readonly config: ResolvedRunConfig;
+  /** The nodes of the graph the node runs in: where a child's handoff may send it. */
+  readonly nodes: ReadonlyMap<string, unknown>;
 }
 
 const runs = new WeakMap<NodeContext, NodeRun>();

@@ -246,6 +246,7 @@ export class Run<S extends BaseState> {
       ...progress,
       state: outcome.state,
       ...outcome.next,
+      handoff: outcome.handoff,
       step: progress.step + 1,
       resumeAnswers: {},
       // A fan-out step's version names every node it ran, in task order.

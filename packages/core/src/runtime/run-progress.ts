@@ -1,7 +1,7 @@
 import type { Message } from "../messages/message.js";
 import type { BaseState } from "../definition/reducers.js";
 import type { Frontier } from "../storage/checkpointer.js";
-import type { BreakpointPause } from "../storage/checkpoint-record.js";
+import type { BreakpointPause, ParentHandoff } from "../storage/checkpoint-record.js";
 
 /** The thread as this run holds it between steps. */
 export interface Progress<S extends BaseState> {
@@ -33,4 +33,6 @@ export interface Progress<S extends BaseState> {
   forkOf: number | null;
   /** The thread's last static-breakpoint pause, written with every write (see `CheckpointRecord`). */
   breakpoint: BreakpointPause | null;
+  /** A subgraph's handoff made by the step that ended the run, written with it; else absent. */
+  handoff?: ParentHandoff;
 }

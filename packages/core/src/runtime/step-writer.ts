@@ -180,6 +180,7 @@ export class StepWriter<S extends BaseState> {
       interrupts,
       resumeAnswers: progress.resumeAnswers,
       ...(progress.breakpoint === null ? {} : { breakpoint: progress.breakpoint }),
+      ...(progress.handoff === undefined ? {} : { handoff: progress.handoff }),
       ...(this.#args.trace === undefined ? {} : { trace: this.#args.trace }),
       graph: this.#args.deps.graph.version,
       // Read by the store on the thread's first write only: a subgraph's thread names its parent.

@@ -31,6 +31,8 @@ import { withRuntime, type NodeContext } from "../node/node-context.js";
 import { withNodeRun } from "./node-run.js";
 import type { Interrupt } from "../storage/checkpointer.js";
 import { routeStep } from "./route.js";
+import { requireParent, stepHandoff } from "./handoff.js";
+import type { ParentHandoff } from "../storage/checkpoint-record.js";
 import { stepTasks, type StepPosition, type StepTask } from "./step-tasks.js";
 import type { ResolvedRunConfig } from "./run-config.js";
 import type { RunDependencies } from "./run-dependencies.js";
@@ -51,7 +53,14 @@ export interface TaskUpdate<S extends BaseState> {
  * all merged, and where to go next.
  */
 export type StepOutcome<S extends BaseState> =
-  | { kind: "updated"; updates: TaskUpdate<S>[]; state: S; next: StepPosition }
+  | {
+      kind: "updated";
+      updates: TaskUpdate<S>[];
+      state: S;
+      next: StepPosition;
+      /** Set when a task handed off to the parent graph: the run ends with this step. */
+      handoff: ParentHandoff | undefined;
+    }
   | { kind: "interrupted"; interrupts: Interrupt[] };
 
 /** What one step needs from its run. */
@@ -150,8 +159,12 @@ async function tasksThenRoute<S extends BaseState>(
   const node = tasks.map((task) => task.node).join(", ");
   requireSchema(deps, state, node);
   requireStorable(state, progress.state.messages, node);
-  const next = await routeStep(deps, results, state, progress.frontier?.joins ?? {});
-  return { kind: "updated", updates: taskUpdates(results, state, progress), state, next };
+  // A handoff ends the child's run: the parent routes, by the handoff this step records.
+  const handoff = stepHandoff(results);
+  const next = handoff
+    ? { currentNode: null, frontier: null }
+    : await routeStep(deps, results, state, progress.frontier?.joins ?? {});
+  return { kind: "updated", updates: taskUpdates(results, state, progress), state, next, handoff };
 }
 
 /** What one task left: its copy of the state, and the update and `goto` it returned. */
@@ -163,6 +176,8 @@ interface TaskResult<S extends BaseState> {
   baseline: Record<string, unknown> | null;
   update: StateUpdate<S>;
   goto: Goto | undefined;
+  /** The parent graph's nodes, when the task handed off (`Command.PARENT`). */
+  handoff: string[] | undefined;
 }
 
 async function runTask<S extends BaseState>(
@@ -181,9 +196,10 @@ async function runTask<S extends BaseState>(
   const ctx = nodeContext(deps, args, task, limits);
   const output = await callNode(node, working, ctx);
   requireAppendOnly(progress.state.messages, working.messages, task.node);
-  const { update, goto } = toUpdate(output, task.node);
+  const { update, goto, handoff } = toUpdate(output, task.node);
+  if (handoff) requireParent(args.config, task.node);
   requireKnownRemovals(working.messages, update.messages, task.node);
-  return { node: task.node, working, baseline, update, goto };
+  return { node: task.node, working, baseline, update, goto, handoff };
 }
 
 /**
@@ -328,7 +344,7 @@ function nodeContext<S extends BaseState>(
     store: deps.store,
   };
   // Out of the node's reach: only ToolNode gets the runtime, and through it the ledger.
-  withNodeRun(ctx, { services: deps, config: args.config });
+  withNodeRun(ctx, { services: deps, config: args.config, nodes: deps.graph.nodes });
   return withRuntime(ctx, {
     nodeAbort: scope,
     checkpointer: deps.checkpointer,

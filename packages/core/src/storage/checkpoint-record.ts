@@ -84,6 +84,18 @@ export interface CheckpointRecord {
    * pause there again, even after a crash. Absent: never paused at one.
    */
   breakpoint?: BreakpointPause | null;
+  /**
+   * A subgraph's handoff: a node of the child's last step returned `new Command({ graph:
+   * Command.PARENT, goto })`, ending the child's run. The parent's step, replayed after a crash,
+   * reads it here and goes where the child said, without running the child again. Absent: none.
+   */
+  handoff?: ParentHandoff | null;
+}
+
+/** Where a child thread's last step sent its parent (see {@link CheckpointRecord.handoff}). */
+export interface ParentHandoff {
+  /** Nodes of the parent graph, in the order the child named them. */
+  goto: string[];
 }
 
 /** Where a thread paused at a static breakpoint (see {@link CheckpointRecord.breakpoint}). */
@@ -117,6 +129,7 @@ const FIELDS: { [Field in keyof Required<CheckpointRecord>]: () => CheckpointRec
   trace: () => undefined,
   graph: () => undefined,
   breakpoint: () => undefined,
+  handoff: () => undefined,
 };
 
 const NAMES = Object.keys(FIELDS) as (keyof CheckpointRecord)[];

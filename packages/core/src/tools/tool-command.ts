@@ -1,5 +1,5 @@
 import { ToolError } from "../errors/errors.js";
-import type { Command } from "../definition/command.js";
+import { Command } from "../definition/command.js";
 import { Send, isSend } from "../definition/send.js";
 import type { RecordedGoto } from "../ledger/envelope.js";
 import type { ToolMessage } from "../messages/message.js";
@@ -12,7 +12,8 @@ import type { CallUpdates } from "./call-updates.js";
  * (as `ctx.update` would take them: recorded with the result, applied again on a replay, never
  * re-running the tool), its one tool message answering this call is the call's message, and
  * `goto` (nodes, `END`, `Send`s) is recorded with them: the tool node goes there too, as
- * LangGraph.js's `ToolNode` does, besides its edges. Anything else is refused with
+ * LangGraph.js's `ToolNode` does, besides its edges. With `graph: Command.PARENT` (a handoff,
+ * inside a subgraph), `goto` names nodes of the parent graph, and the tool node hands off. Anything else is refused with
  * `TOOL_COMMAND_001`, which the call records as its failure.
  */
 export function commandResult(
@@ -30,8 +31,12 @@ export function commandResult(
         `run's input)`,
     );
   }
-  const goto = recordedGoto(command.goto);
+  const goto =
+    command.graph === Command.PARENT ? parentGoto(command.goto) : recordedGoto(command.goto);
   if (typeof goto === "string") throw refuse(goto);
+  if (command.graph !== undefined && command.graph !== Command.PARENT) {
+    throw refuse("whose graph is not Command.PARENT");
+  }
   const update = command.update;
   if (typeof update !== "object" || update === null || Array.isArray(update)) {
     throw refuse("without an update object: new Command({ update: { field: value, messages } })");
@@ -64,11 +69,28 @@ function recordedGoto(goto: Command["goto"]): RecordedGoto | string {
   return recorded;
 }
 
-/** A recorded `goto` as a `Command`'s again. */
-export function gotoOf(recorded: RecordedGoto): (string | Send<unknown>)[] {
-  return recorded.map((target) =>
-    typeof target === "string" ? target : new Send(target.send, target.input),
-  );
+/** A handoff's `goto` (`Command.PARENT`) as the ledger keeps it, or why it cannot be kept. */
+function parentGoto(goto: Command["goto"]): RecordedGoto | string {
+  const targets = goto === undefined ? [] : Array.isArray(goto) ? goto : [goto];
+  if (targets.length === 0 || !targets.every((target) => typeof target === "string" && target)) {
+    return "with graph: Command.PARENT whose goto is not a node name of the parent or a list of them";
+  }
+  return (targets as string[]).map((parent) => ({ parent }));
+}
+
+/** A recorded `goto` as a `Command`'s again: in this graph, and (a handoff) in the parent's. */
+export function gotoOf(recorded: RecordedGoto): {
+  goto: (string | Send<unknown>)[];
+  parent: string[];
+} {
+  const goto: (string | Send<unknown>)[] = [];
+  const parent: string[] = [];
+  for (const target of recorded) {
+    if (typeof target === "string") goto.push(target);
+    else if ("parent" in target) parent.push(target.parent);
+    else goto.push(new Send(target.send, target.input));
+  }
+  return { goto, parent };
 }
 
 /** The one tool message of `messages` for `toolCallId` (LangGraph's `tool_call_id` too), or null. */

@@ -194,11 +194,14 @@ export class ToolNode<S extends BaseState = BaseState> implements GraphNode<S> {
     const messages: ToolMessage[] = [];
     const branches: (Pick<CallOutcome, "changes" | "updates"> & { toolCallId: string })[] = [];
     const goto: (string | Send<unknown>)[] = [];
+    const handoff: string[] = [];
     settled.forEach((result, i) => {
       const call = issuer.toolCalls![i]!;
       if (result.status === "fulfilled") {
         messages.push(result.value.message);
-        goto.push(...gotoOf(result.value.goto ?? []));
+        const recorded = gotoOf(result.value.goto ?? []);
+        goto.push(...recorded.goto);
+        handoff.push(...recorded.parent);
         const { changes, updates } = result.value;
         branches.push({ toolCallId: call.id, changes, updates });
       } else if (isInterruptSignal(result.reason)) {
@@ -218,6 +221,10 @@ export class ToolNode<S extends BaseState = BaseState> implements GraphNode<S> {
     // The same path for one call as for many: every update through the reducers, in call order.
     applyCallUpdates(state, branches, ctx.runtime.reducers);
     // Fields are merged and updated in `state` (the node's own copy); only the messages are new.
+    // A handoff ends the child's run: the parent goes where the tools said (in call order).
+    if (handoff.length > 0) {
+      return new Command({ update: messages, goto: handoff, graph: Command.PARENT });
+    }
     // The tools' `goto`s, in call order, are the node's: the run goes there and along its edges.
     return goto.length > 0 ? new Command({ update: messages, goto }) : messages;
   }

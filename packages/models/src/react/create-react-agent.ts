@@ -12,6 +12,7 @@ import { type Checkpointer } from "@tenxgraph/core/storage";
 import { Agent } from "../agent/agent.js";
 import { builderOptions, type AgentOptions } from "../agent/agent-options.js";
 import type { ResponseFormat } from "../agent/response-format.js";
+import { withAgentName } from "../swarm/agent-name.js";
 
 /** The state of the graph {@link createReactAgent} builds. */
 export interface ReactAgentState<T = unknown> extends BaseState {
@@ -32,9 +33,11 @@ export interface CreateReactAgentOptions<T = unknown> extends Omit<
   checkpointer?: Checkpointer;
   /** The other options of `compile()`: logger, meter, fault points, timings. */
   compile?: Omit<CompileOptions, "checkpointer">;
+  /** The agent's name, which names its node in `createSwarm` (LangGraph.js's `name`). */
+  name?: string;
 }
 
-const REACT_OPTIONS = builderOptions(["toolNode"], ["checkpointer", "compile"]);
+const REACT_OPTIONS = builderOptions(["toolNode"], ["checkpointer", "compile", "name"]);
 
 /** The node names of the graph {@link createReactAgent} builds. */
 export const REACT_AGENT_NODES = Object.freeze({ model: "MAIN", tools: "TOOL" });
@@ -60,17 +63,18 @@ export function createReactAgent<T = unknown>(
   if (typeof options === "object" && options !== null) {
     requireKnownOptions("createReactAgent()", options, REACT_OPTIONS.known, REACT_OPTIONS.hints);
   }
-  const { tools, checkpointer, compile, ...agentOptions } = options;
+  const { tools, checkpointer, compile, name, ...agentOptions } = options;
   if (!Array.isArray(tools)) {
     throw new TypeError("createReactAgent: tools must be an array of tools (it may be empty)");
   }
   const toolNode = new ToolNode(tools);
   const { model: MAIN, tools: TOOL } = REACT_AGENT_NODES;
-  return new StateGraph<ReactAgentState<T>>()
+  const graph = new StateGraph<ReactAgentState<T>>()
     .addNode(MAIN, new Agent<ReactAgentState<T>>({ ...agentOptions, toolNode }))
     .addNode(TOOL, toolNode)
     .addConditionalEdges(MAIN, (state) => (state.messages.at(-1)?.toolCalls?.length ? TOOL : END))
     .addEdge(TOOL, MAIN)
     .setEntryPoint(MAIN)
     .compile({ ...compile, ...(checkpointer && { checkpointer }) });
+  return withAgentName(graph, name);
 }
