@@ -3,6 +3,7 @@ import { RunWorker } from "../background/run-worker.js";
 import { serve } from "../app/serve.js";
 import { CronScheduler } from "../schedules/cron-scheduler.js";
 import { cronStore } from "../schedules/cron-store.js";
+import { TimerScheduler } from "../timers/timer-scheduler.js";
 import { onShutdown, startDeliverer } from "./worker.js";
 
 /** Where `api` and `dev` listen and which config they read. */
@@ -61,8 +62,13 @@ export async function runApi(args: ServeArgs): Promise<void> {
       })
     : null;
   scheduler?.start();
+  // Without a run queue, durable timers (`ctx.sleep`) run here; any number of API processes may
+  // share the checkpointer: each resume is a compare-and-swap on the thread's version.
+  const timers = project.worker ? null : new TimerScheduler({ ctx: server.app.context });
+  timers?.start();
   onShutdown(async (signal) => {
     console.log(`tenxgraph: ${signal}: finishing requests in progress`);
+    await timers?.stop();
     await Promise.all([worker?.drain(), server.close(), deliverer?.stop(), scheduler?.stop()]);
     await project.close();
   });
