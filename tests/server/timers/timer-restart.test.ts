@@ -4,60 +4,19 @@
  * it (two share the file, so each resume is a race they must not both win). A thread answered
  * by a human before its time is not resumed again by its timer.
  */
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import { afterAll, describe, expect, it } from "vitest";
 import { CliProcess } from "../support/cli-process.js";
 import { caller, userMessage } from "../support/http.js";
+import { wakers, writeSleepProject } from "./sleep-project.js";
 
 const root = new URL("../../../", import.meta.url).pathname;
 // Inside the repository (ignored by git), so the project's imports resolve to the workspace packages.
 mkdirSync(join(root, ".tenxgraph"), { recursive: true });
 const scratch = mkdtempSync(join(root, ".tenxgraph", "timers-cli-test-"));
 afterAll(() => rmSync(scratch, { recursive: true, force: true }));
-
-/**
- * A graph whose node sleeps the number of milliseconds its user message says, then appends
- * `<thread> <pid>` to `woke.log` and answers "woke".
- */
-function writeProject(dir: string): { config: string; wokeLog: string } {
-  mkdirSync(dir, { recursive: true });
-  const config = join(dir, "tenxgraph.json");
-  const wokeLog = join(dir, "woke.log");
-  writeFileSync(
-    config,
-    JSON.stringify({ agent: "./graph.mjs:graph", checkpointer: "./store.mjs:checkpointer" }),
-  );
-  writeFileSync(
-    join(dir, "store.mjs"),
-    `import { SqliteCheckpointer } from "@tenxgraph/sqlite";
-     export const checkpointer = new SqliteCheckpointer({ path: ${JSON.stringify(join(dir, "threads.db"))} });`,
-  );
-  writeFileSync(
-    join(dir, "graph.mjs"),
-    `import { appendFileSync } from "node:fs";
-     import { END, Message, StateGraph } from "@tenxgraph/core";
-     export const graph = new StateGraph()
-       .addNode("NAP", async (state, ctx) => {
-         await ctx.sleep(Number(state.messages.at(-1).content));
-         appendFileSync(${JSON.stringify(wokeLog)}, ctx.threadId + " " + process.pid + "\\n");
-         return Message.assistant("woke");
-       })
-       .addEdge("NAP", END)
-       .setEntryPoint("NAP");`,
-  );
-  return { config, wokeLog };
-}
-
-/** The `woke.log` lines of `threadId`, as the pids that wrote them. */
-function wakers(wokeLog: string, threadId: string): number[] {
-  if (!existsSync(wokeLog)) return [];
-  return readFileSync(wokeLog, "utf8")
-    .split("\n")
-    .filter((line) => line.startsWith(`${threadId} `))
-    .map((line) => Number(line.split(" ")[1]));
-}
 
 async function until(check: () => Promise<boolean> | boolean, what: string, output: () => string) {
   const giveUp = Date.now() + 30_000;
@@ -69,7 +28,7 @@ async function until(check: () => Promise<boolean> | boolean, what: string, outp
 
 describe("tenxgraph api: durable timers on SQLite", () => {
   it("resumes a sleeping run once after a SIGKILL, and not a run answered before its time", async () => {
-    const { config, wokeLog } = writeProject(join(scratch, "project"));
+    const { config, wokeLog } = writeSleepProject(join(scratch, "project"));
     const api = () => new CliProcess(["api", "--config", config, "--port", "0"], { cwd: scratch });
     const first = api();
     const others: CliProcess[] = [];
