@@ -1,7 +1,8 @@
 /**
  * Durable timers on the PostgreSQL run queue: a background run paused by `ctx.sleep` queues a
  * delayed job; the worker that ran it is SIGKILLed before the time, and the other worker resumes
- * the thread once, at its time, in a run of its own.
+ * the thread once, at its time, in a run of its own. A thread paused by a foreground invoke gets
+ * its job from the API process's scan.
  */
 import { mkdirSync, mkdtempSync, rmSync } from "node:fs";
 import { join } from "node:path";
@@ -53,14 +54,24 @@ describe("durable timers on the run queue", () => {
       expect(Date.now()).toBeLessThan(resumeAt); // killed before the time
       expect(wakers(wokeLog, "nap")).toEqual([]);
 
+      // Paused outside the queue (a foreground invoke): the API's scan queues its timer's job.
+      const foreground = await call("POST", "/v1/graph/invoke", {
+        messages: [userMessage("1000")],
+        config: { thread_id: "fg" },
+      });
+      expect(foreground.body.data.meta.status, foreground.text).toBe("interrupted");
+
       const giveUp = Date.now() + 30_000;
-      while (wakers(wokeLog, "nap").length === 0) {
+      while (wakers(wokeLog, "nap").length === 0 || wakers(wokeLog, "fg").length === 0) {
         if (Date.now() > giveUp) throw new Error(`the timer never fired:\n${output()}`);
         await sleep(50);
       }
       expect(Date.now()).toBeGreaterThanOrEqual(resumeAt);
       await sleep(1500); // a few polls more: nothing else may resume it
       expect(wakers(wokeLog, "nap")).toEqual([workers[1 - holder]!.child.pid]);
+      expect(wakers(wokeLog, "fg")).toEqual([workers[1 - holder]!.child.pid]);
+      const fgRuns = (await call("GET", "/v1/threads/fg/runs")).body.data.runs;
+      expect(fgRuns.map((run: { status: string }) => run.status)).toEqual(["completed"]);
       const runs = (await call("GET", "/v1/threads/nap/runs")).body.data.runs as {
         run_id: string;
         status: string;

@@ -10,6 +10,12 @@ export interface TimerSchedulerOptions {
   ctx: ThreadsContext;
   /** How often it looks for threads newly paused on a timer (default 1000 ms). */
   intervalMs?: number;
+  /**
+   * With a run queue: hands each thread found paused on a timer to it (the queue's delayed job,
+   * keyed by thread and version, resumes it) instead of resuming it in this process. Catches
+   * the threads paused outside background runs (`POST /v1/graph/invoke`).
+   */
+  queue?: (threadId: string) => Promise<void>;
 }
 
 /** `setTimeout`'s longest delay; a later wake is re-armed when this one fires. */
@@ -21,10 +27,10 @@ const MAX_DELAY_MS = 2_147_483_647;
  */
 const CLOCK_SLACK_MS = 5_000;
 
-/** The timer armed for a thread: the version it paused at, and its `setTimeout`. */
+/** The timer armed for a thread: the version it paused at, and its `setTimeout` (none when queued). */
 interface ArmedTimer {
   version: number;
-  handle: NodeJS.Timeout;
+  handle: NodeJS.Timeout | null;
 }
 
 /**
@@ -43,6 +49,7 @@ interface ArmedTimer {
 export class TimerScheduler {
   readonly #ctx: ThreadsContext;
   readonly #intervalMs: number;
+  readonly #queue: ((threadId: string) => Promise<void>) | null;
   readonly #armed = new Map<string, ArmedTimer>();
   #interval: NodeJS.Timeout | null = null;
   #pass: Promise<void> | null = null;
@@ -53,6 +60,7 @@ export class TimerScheduler {
   constructor(options: TimerSchedulerOptions) {
     this.#ctx = options.ctx;
     this.#intervalMs = options.intervalMs ?? 1000;
+    this.#queue = options.queue ?? null;
   }
 
   /** Reads every paused thread at once, then looks for new ones every `intervalMs`. */
@@ -74,7 +82,7 @@ export class TimerScheduler {
     this.#stopped = true;
     if (this.#interval) clearInterval(this.#interval);
     this.#interval = null;
-    for (const { handle } of this.#armed.values()) clearTimeout(handle);
+    for (const { handle } of this.#armed.values()) if (handle) clearTimeout(handle);
     this.#armed.clear();
     await this.#pass;
   }
@@ -113,9 +121,14 @@ export class TimerScheduler {
     const wake = checkpoint && earliestTimer(checkpoint);
     const armed = this.#armed.get(threadId);
     if (armed && armed.version === checkpoint?.version) return;
-    if (armed) clearTimeout(armed.handle);
+    if (armed?.handle) clearTimeout(armed.handle);
     this.#armed.delete(threadId);
     if (!checkpoint || !wake || this.#stopped) return;
+    if (this.#queue) {
+      await this.#queue(threadId);
+      this.#armed.set(threadId, { version: checkpoint.version, handle: null });
+      return;
+    }
     const delay = Math.min(Math.max(0, wake.at - Date.now()), MAX_DELAY_MS);
     const handle = setTimeout(() => void this.#fire(threadId, checkpoint.version), delay);
     handle.unref();
