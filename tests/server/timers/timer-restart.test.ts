@@ -70,7 +70,15 @@ describe("tenxgraph api: durable timers on SQLite", () => {
       });
       expect(answered.body.data.meta.status, answered.text).toBe("completed");
 
+      // Paused after both started: found by a later pass, not the first one's full read.
+      const later = await secondCall("POST", "/v1/graph/invoke", {
+        messages: [userMessage("800")],
+        config: { thread_id: "later" },
+      });
+      expect(later.body.data.meta.status, later.text).toBe("interrupted");
+
       await until(() => wakers(wokeLog, "nap").length > 0, "the timer's resume", output);
+      await until(() => wakers(wokeLog, "later").length > 0, "the later timer", output);
       expect(Date.now()).toBeGreaterThanOrEqual(wakeAt);
       // Past both wake times and a few scan passes: nothing more may wake.
       await sleep(Math.max(0, Date.parse(earlyTimer.resumeAt) - Date.now()) + 1500);
@@ -78,6 +86,7 @@ describe("tenxgraph api: durable timers on SQLite", () => {
       expect(napWakers).toHaveLength(1);
       expect([second.child.pid, third.child.pid]).toContain(napWakers[0]);
       expect(wakers(wokeLog, "early")).toEqual([second.child.pid]);
+      expect(wakers(wokeLog, "later")).toHaveLength(1);
       const napState = (await secondCall("GET", "/v1/threads/nap/state")).body.data.state;
       expect(napState.execution_meta.status).toBe("completed");
     } finally {
