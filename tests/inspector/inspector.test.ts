@@ -176,6 +176,16 @@ describe("the web inspector in Chromium", { timeout: 60_000 }, () => {
     await page.locator("[data-panel=interrupts]").waitFor({ state: "detached" });
   });
 
+  it("shows when a timer resumes a sleeping thread", async () => {
+    const page = await open("/inspector/threads/nap-1");
+    await send(page, "remind me");
+    const wake = page.locator("[data-panel=interrupts] [data-wake]");
+    await wake.getByText("A timer resumes it at").waitFor();
+    const at = Date.parse((await wake.getAttribute("data-wake"))!);
+    expect(at).toBeGreaterThan(Date.now() + 3_000_000);
+    expect(await wake.locator("time").getAttribute("datetime")).toBe(new Date(at).toISOString());
+  });
+
   it("decides the call a SIGKILLed server left in doubt: the result checked by hand is recorded", async () => {
     const page = await open("/inspector/threads/order-9");
     const panel = page.locator("[data-panel=in-doubt]");

@@ -9,6 +9,11 @@ export interface Interrupt {
   message?: string;
   node: string;
   toolCallId?: string;
+  /**
+   * When a durable timer answers it with `null` (ISO 8601): the interrupts of `ctx.sleep(ms)`
+   * and of `interrupt(value, { resumeAt })`. An answer before then ends the wait.
+   */
+  resumeAt?: string;
 }
 
 /** A thread's status in tenxgraph. */

@@ -39,5 +39,7 @@ export {
   verifyWebhook,
 } from "./webhooks/webhook-signature.js";
 export { CronScheduler } from "./schedules/cron-scheduler.js";
+export { TimerScheduler } from "./timers/timer-scheduler.js";
+export type { TimerSchedulerOptions } from "./timers/timer-scheduler.js";
 export type { CronSchedulerOptions } from "./schedules/cron-scheduler.js";
 export { CronStore, cronStore } from "./schedules/cron-store.js";

@@ -24,7 +24,8 @@ export interface InspectorGraphParams {
  * The graph the inspector's browser tests serve. The last user message says what the model
  * does: `charge <n>` calls charge_card (domain key `order-<n>-charge`; in doubt it asks a human),
  * `export` calls slow_export (which hangs until stopped), `refund <who>` calls approve_refund
- * (which pauses with `interrupt()` for an approval and an amount); anything else is echoed.
+ * (which pauses with `interrupt()` for an approval and an amount), `remind me` sleeps an hour
+ * (`ctx.sleep`); anything else is echoed.
  * After tool results the model sums them up. Before `export` it writes its reply token by token,
  * slowly, so the page can be seen showing the tokens.
  */
@@ -75,6 +76,10 @@ export function buildInspectorGraph(params: InspectorGraphParams, checkpointer: 
     if (charge) return callTool("charge_card", { order_id: charge[1] });
     const refund = /^refund (\S+)/.exec(text);
     if (refund) return callTool("approve_refund", { who: refund[1] });
+    if (text === "remind me") {
+      await ctx.sleep(3_600_000);
+      return Message.assistant("Reminder");
+    }
     if (text === "export") {
       const reply = callTool("slow_export", {}, "Exporting your data now");
       for (const word of ["Exporting ", "your ", "data ", "now"]) {

@@ -113,6 +113,16 @@ export const ERROR_CODES = {
   RESUME_003: "RESUME_003",
   /** The answer to an in-doubt interrupt is not a valid decision. */
   RESUME_004: "RESUME_004",
+  /**
+   * `ctx.sleep(ms)` got a duration that is not a finite number of milliseconds at least 0 (a
+   * negative number, `NaN`, `Infinity`, a string). The node fails; nothing is paused.
+   */
+  TIMER_001: "TIMER_001",
+  /**
+   * `interrupt(value, { resumeAt })` got a `resumeAt` that is not a valid date (a `Date` or an
+   * ISO 8601 string). The node fails; nothing is paused.
+   */
+  TIMER_002: "TIMER_002",
   /** `invoke(null)` on a thread that does not exist. */
   THREAD_001: "THREAD_001",
   /** New input on a thread that waits for an interrupt answer. */

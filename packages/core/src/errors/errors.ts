@@ -187,10 +187,13 @@ export class RunAbandonedError extends TenxgraphError {
   }
 }
 
-/** A resume, input or thread lookup that cannot be carried out as asked. */
+/** A resume, input, timer or thread lookup that cannot be carried out as asked. */
 export class InvalidRunError extends TenxgraphError {
   constructor(
-    code: Extract<ErrorCode, `RESUME_${string}` | `THREAD_${string}` | "INPUT_001">,
+    code: Extract<
+      ErrorCode,
+      `RESUME_${string}` | `THREAD_${string}` | `TIMER_${string}` | "INPUT_001"
+    >,
     message: string,
   ) {
     super(code, message);

@@ -6,6 +6,7 @@ import { RuntimeMetrics } from "../events/metrics.js";
 import { uuidv7 } from "../messages/ids.js";
 import { Message } from "../messages/message.js";
 import type { InternalNodeContext as NodeContext } from "../node/node-context.js";
+import { sleepInterrupt } from "../node/interrupt.js";
 import { RunWatch } from "../node/run-watch.js";
 import { InMemoryCheckpointer } from "../storage/in-memory-checkpointer.js";
 import { checkpointWrite } from "../testing/conformance/fixtures.js";
@@ -49,6 +50,7 @@ function nodeContext(checkpointer: InMemoryCheckpointer, threadId: string): Node
     write: () => {},
     newId: uuidv7,
     store: MISSING_STORE,
+    sleep: sleepInterrupt,
     runtime: {
       nodeAbort: signal,
       checkpointer,

@@ -1,4 +1,5 @@
 import { AsyncLocalStorage } from "node:async_hooks";
+import { InvalidRunError } from "../errors/errors.js";
 import type { Interrupt } from "../storage/checkpointer.js";
 
 /** Thrown through user code by `interrupt()`; never escapes the run loop. */
@@ -51,7 +52,7 @@ export function interruptId(idBase: string, index: number): string {
  */
 export function interrupt<Answer = unknown>(
   value: unknown,
-  options: { message?: string; id?: string } = {},
+  options: { message?: string; id?: string; resumeAt?: Date | string } = {},
 ): Answer {
   const scope = scopes.getStore();
   if (!scope) {
@@ -66,5 +67,45 @@ export function interrupt<Answer = unknown>(
   const raised: Interrupt = { id, value, node: scope.node };
   if (options.message !== undefined) raised.message = options.message;
   if (scope.toolCallId !== undefined) raised.toolCallId = scope.toolCallId;
+  if (options.resumeAt !== undefined) raised.resumeAt = wakeTime(options.resumeAt);
   throw new InterruptSignal([raised]);
+}
+
+/**
+ * The body of `ctx.sleep(ms)`: an interrupt whose timer answers it `ms` from now. Checked
+ * before the scope is read, so a bad duration fails the same inside and outside a node.
+ */
+export function sleepInterrupt(ms: number): Promise<void> {
+  if (typeof ms !== "number" || !Number.isFinite(ms) || ms < 0) {
+    throw new InvalidRunError(
+      "TIMER_001",
+      `ctx.sleep(ms) takes a finite number of milliseconds, at least 0; got ${describe(ms)}`,
+    );
+  }
+  interrupt(
+    { sleep_ms: ms },
+    { resumeAt: new Date(Date.now() + ms), message: `Sleeping ${ms} ms` },
+  );
+  return Promise.resolve();
+}
+
+/** `resumeAt` as the ISO string an interrupt stores, or `TIMER_002`. */
+function wakeTime(resumeAt: Date | string): string {
+  const time =
+    resumeAt instanceof Date
+      ? resumeAt.getTime()
+      : typeof resumeAt === "string"
+        ? Date.parse(resumeAt)
+        : Number.NaN;
+  if (Number.isNaN(time)) {
+    throw new InvalidRunError(
+      "TIMER_002",
+      `interrupt(value, { resumeAt }) takes a Date or an ISO 8601 date string; got ${describe(resumeAt)}`,
+    );
+  }
+  return new Date(time).toISOString();
+}
+
+function describe(value: unknown): string {
+  return typeof value === "string" ? JSON.stringify(value) : String(value);
 }

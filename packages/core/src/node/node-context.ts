@@ -48,6 +48,15 @@ export interface NodeContext {
    * again (after a crash, a retry) writes again, so write idempotently (`put` by a stable key).
    */
   readonly store: Store;
+  /**
+   * Pauses the run durably for `ms` milliseconds: the run ends `interrupted` with an interrupt
+   * whose `resumeAt` is now + `ms`, and a host that runs timers (`tenxgraph api`) resumes the
+   * thread then, once, in whatever process is up. The node runs again from its start and this
+   * call returns at once. A resume before the time (`{ resume, interruptId }`) ends the sleep
+   * early. `ms` must be a finite number at least 0 (`TIMER_001`). Await it or not: it throws
+   * the pause synchronously.
+   */
+  sleep(ms: number): Promise<void>;
 }
 
 /**
@@ -153,6 +162,7 @@ export function internalContext(ctx: NodeContext): InternalNodeContext {
     write: ctx.write,
     newId: ctx.newId,
     store: ctx.store,
+    sleep: ctx.sleep,
     runtime,
   };
 }

@@ -26,7 +26,12 @@ import {
   type BranchWriters,
 } from "../definition/branch-merge.js";
 import { runWithDeadline, type DeadlineScope } from "../node/deadline.js";
-import { InterruptSignal, isInterruptSignal, withInterruptScope } from "../node/interrupt.js";
+import {
+  InterruptSignal,
+  isInterruptSignal,
+  sleepInterrupt,
+  withInterruptScope,
+} from "../node/interrupt.js";
 import { withRuntime, type NodeContext } from "../node/node-context.js";
 import { withNodeRun } from "./node-run.js";
 import type { Interrupt } from "../storage/checkpointer.js";
@@ -342,6 +347,7 @@ function nodeContext<S extends BaseState>(
     write: (data) => args.emit({ type: "custom", node, data }),
     newId: deps.ids,
     store: deps.store,
+    sleep: sleepInterrupt,
   };
   // Out of the node's reach: only ToolNode gets the runtime, and through it the ledger.
   withNodeRun(ctx, { services: deps, config: args.config, nodes: deps.graph.nodes });

@@ -10,6 +10,12 @@ export interface Interrupt {
   message?: string;
   node: string;
   toolCallId?: string;
+  /**
+   * When a timer answers it (ISO 8601, UTC): set by `ctx.sleep(ms)` and by
+   * `interrupt(value, { resumeAt })`. A host resumes the thread then, with the answer `null`,
+   * unless someone answered it first.
+   */
+  resumeAt?: string;
 }
 
 /**

@@ -1,6 +1,6 @@
 import type { Interrupt } from "@tenxgraph/client";
 import { useState } from "preact/hooks";
-import { pretty } from "./format.js";
+import { clockTime, pretty } from "./format.js";
 import { answerForm, answerOf, withInput, type AnswerField } from "./interrupt-answer.js";
 
 /** The thread's pending interrupts, each with an answer form built from what it asks. */
@@ -43,6 +43,13 @@ function InterruptForm(props: {
         <code>{interrupt.id}</code>
       </p>
       {interrupt.message && <p>{interrupt.message}</p>}
+      {interrupt.resumeAt && (
+        <p class="small" data-wake={interrupt.resumeAt}>
+          A timer resumes it at{" "}
+          <time dateTime={interrupt.resumeAt}>{clockTime(interrupt.resumeAt)}</time> unless answered
+          before.
+        </p>
+      )}
       {form.prompt && <p class="prompt">{form.prompt}</p>}
       {!form.prompt && form.fields.length === 0 && (
         <pre class="args">{pretty(interrupt.value)}</pre>

@@ -10,6 +10,7 @@ import { createHash } from "node:crypto";
 import { hostname } from "node:os";
 import { runAttempt, type AttemptControls, type AttemptEnd } from "./run-attempt.js";
 import { RUN_TASK, type AttemptRef, type PgRunStore } from "./run-store.js";
+import { fireTimer, queueTimer, TIMER_TASK } from "./run-timers.js";
 
 /** The end of a run naming a graph this worker does not serve: it fails, writing nothing. */
 function unknownGraph(graphId: string): AttemptEnd {
@@ -107,7 +108,10 @@ export class RunWorker {
       noHandleSignals: true,
       logger: queueLogger(this.#logger),
       forbiddenFlags: [this.#declinedFlag],
-      taskList: { [RUN_TASK]: (payload, helpers) => this.#handle(payload, helpers) },
+      taskList: {
+        [RUN_TASK]: (payload, helpers) => this.#handle(payload, helpers),
+        [TIMER_TASK]: (payload) => fireTimer(this.#store, this.#graph, payload, this.#logger),
+      },
     });
     this.#timer = setInterval(() => this.#tick(), this.#options.heartbeatMs);
     this.#timer.unref();
@@ -170,6 +174,10 @@ export class RunWorker {
         return;
       }
       const { outcome, events } = end;
+      // Before the end is written: a worker dying in between leaves the run to a takeover,
+      // which ends it paused again and queues the same timer (one job per thread version).
+      if (outcome.kind === "final" && outcome.status === "interrupted" && graph)
+        await queueTimer(this.#store, graph, run.threadId);
       const finished = await this.#store.finishAttempt(ref, outcome, events);
       if (!finished)
         logger.warn({ outcome }, "Run lost to another worker before its end was written");

@@ -3,6 +3,8 @@ import { RunWorker } from "../background/run-worker.js";
 import { serve } from "../app/serve.js";
 import { CronScheduler } from "../schedules/cron-scheduler.js";
 import { cronStore } from "../schedules/cron-store.js";
+import { TimerScheduler } from "../timers/timer-scheduler.js";
+import { queueTimer } from "../background/run-timers.js";
 import { onShutdown, startDeliverer } from "./worker.js";
 
 /** Where `api` and `dev` listen and which config they read. */
@@ -61,8 +63,18 @@ export async function runApi(args: ServeArgs): Promise<void> {
       })
     : null;
   scheduler?.start();
+  // Durable timers (`ctx.sleep`): without a run queue they are resumed here (any number of API
+  // processes may share the checkpointer: each resume is a compare-and-swap on the thread's
+  // version); with one, threads paused outside background runs get the queue's delayed job.
+  const runs = project.worker;
+  const timers = new TimerScheduler({
+    ctx: server.app.context,
+    ...(runs ? { queue: (threadId: string) => queueTimer(runs.store, runs.graph, threadId) } : {}),
+  });
+  timers.start();
   onShutdown(async (signal) => {
     console.log(`tenxgraph: ${signal}: finishing requests in progress`);
+    await timers.stop();
     await Promise.all([worker?.drain(), server.close(), deliverer?.stop(), scheduler?.stop()]);
     await project.close();
   });

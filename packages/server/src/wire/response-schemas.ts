@@ -37,6 +37,8 @@ const interrupt = z.object({
   message: z.string().optional(),
   node: z.string(),
   toolCallId: z.string().optional(),
+  /** When a durable timer resumes the thread (ISO 8601): `ctx.sleep`, `interrupt(v, { resumeAt })`. */
+  resumeAt: z.string().optional(),
 });
 
 const threadStatus = z.enum(["running", "completed", "interrupted", "stopped", "failed"]);
