@@ -144,6 +144,7 @@ function entrypointContext<O>(ctx: NodeContext, previous: O | undefined): Entryp
     write: ctx.write,
     newId: ctx.newId,
     store: ctx.store,
+    sleep: ctx.sleep,
     previous,
   };
 }
