@@ -9,7 +9,7 @@ const source = (path: string) => fileURLToPath(new URL(path, import.meta.url));
  * sources, so a one-line change is tested in seconds (`npm run test:unit`). `int`: `*.int.test.ts` and everything under `tests/`, which use real
  * PostgreSQL and Redis servers, child processes and the built `dist/` exactly as users get it;
  * its global setup builds the packages and starts the servers. `npm test` runs both.
- * `chaos`: the short chaos run (`npm test` runs it after the others; `npm run test:chaos` alone).
+ * `chaos`: the short chaos run, `npm run test:chaos` (CI runs it beside `npm test`).
  */
 export default defineConfig({
   test: {
@@ -69,8 +69,8 @@ export default defineConfig({
         },
       },
       {
-        // The short chaos run (50 kills per store), part of `npm test`; `npm run test:chaos`
-        // runs it alone, `npm run chaos -- --kills 1000` is the long run.
+        // The short chaos run (50 kills per store): `npm run test:chaos`, a step of its own in
+        // CI, so `npm test` stays under 15 minutes; `npm run chaos -- --kills 1000` is the long run.
         extends: true,
         test: {
           name: "chaos",
