@@ -10,6 +10,7 @@ import {
   readConfigFile,
   type ConfigFile,
 } from "./config.js";
+import { fromLangGraphAuth, isLangGraphAuth } from "./langgraph-auth.js";
 import { loadExport } from "./load-module.js";
 import type { Authenticate, AuthOption } from "../http/middleware/auth.js";
 import type { ThreadNameGenerator } from "../threads/threads-context.js";
@@ -230,10 +231,11 @@ async function loadAuth(auth: unknown, base: string): Promise<AuthOption> {
   if (auth === "jwt") return "jwt";
   const config = auth as { method: string; path?: string };
   if (config.method === "custom") {
-    const fn = asFunction(
-      await loadExport(config.path!, base, "auth"),
-      "auth.path",
-    ) as Authenticate;
+    const exported = await loadExport(config.path!, base, "auth");
+    // A langgraph.json's auth.path names LangGraph's `Auth` object; ours names a function.
+    const fn = isLangGraphAuth(exported)
+      ? fromLangGraphAuth(exported, "auth.path")
+      : (asFunction(exported, "auth.path") as Authenticate);
     return { method: "custom", authenticate: fn };
   }
   return auth as AuthOption;
