@@ -12,7 +12,7 @@ import { measureTracing } from "./measure/measure-tracing.js";
 import { renderTracing } from "./report/render-tracing.js";
 import { measurePeakRss } from "./measure/peak-rss.js";
 import type { StorePlan } from "./measure/plan.js";
-import { renderReport } from "./report/render-report.js";
+import { memorySection, renderReport } from "./report/render-report.js";
 import { renderSqlite } from "./report/render-sqlite.js";
 import type { PgStore, PgWorkload } from "./tenxgraph/pg-stores.js";
 import { packageVersions } from "./versions.js";
@@ -111,6 +111,7 @@ const workers = workersPlan(quick);
 
 /** The parts `--only` can measure alone, each printing its section of results.md. */
 const onlyParts: Record<string, () => Promise<string[]>> = {
+  memory: async () => memorySection(await measureMemory(shapes, runtimes, memoryPlan)),
   sqlite: async () => renderSqlite(await measureSqlite(sqliteWorkloads, runtimes, sqlitePlan)),
   tracing: async () => renderTracing(await measureTracing(shapes, memoryPlan)),
 };

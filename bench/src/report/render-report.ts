@@ -58,7 +58,8 @@ function durations(seconds: Record<string, number>): string {
   return `measured in ${total} s (${parts.join(", ")})`;
 }
 
-function memorySection(rows: MemoryRow[]): string[] {
+/** The in-memory section: also what `npm run bench -- --only memory` prints. */
+export function memorySection(rows: MemoryRow[]): string[] {
   return [
     "## In-memory: `InMemoryCheckpointer` beside `MemorySaver`",
     "",
