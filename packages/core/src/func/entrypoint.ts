@@ -5,7 +5,7 @@ import type { BaseState } from "../definition/reducers.js";
 import type { CompileOptions } from "../graph/compile-options.js";
 import type { CompiledGraph } from "../graph/compiled-graph.js";
 import { StateGraph } from "../graph/state-graph.js";
-import { internalContext, type NodeContext } from "../node/node-context.js";
+import { copyContext, internalContext, type NodeContext } from "../node/node-context.js";
 import type { RunConfig } from "../runtime/run-config.js";
 import {
   isResumeInput,
@@ -127,24 +127,9 @@ export function entrypoint<I = unknown, O = unknown>(
   };
 }
 
-/** The node's context with `previous`, field by field (`signal` stays a getter: see `internalContext`). */
+/** The node's context with `previous` (copied as `internalContext` copies it). */
 function entrypointContext<O>(ctx: NodeContext, previous: O | undefined): EntrypointContext<O> {
-  return {
-    threadId: ctx.threadId,
-    runId: ctx.runId,
-    userId: ctx.userId,
-    node: ctx.node,
-    step: ctx.step,
-    get signal() {
-      return ctx.signal;
-    },
-    deadlineAt: ctx.deadlineAt,
-    logger: ctx.logger,
-    emit: ctx.emit,
-    write: ctx.write,
-    newId: ctx.newId,
-    store: ctx.store,
-    sleep: ctx.sleep,
-    previous,
-  };
+  const context: NodeContext & { previous?: O } = copyContext(ctx);
+  context.previous = previous;
+  return context as EntrypointContext<O>;
 }

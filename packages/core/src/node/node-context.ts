@@ -144,9 +144,18 @@ export function internalContext(ctx: NodeContext): InternalNodeContext {
   if (!runtime) {
     throw new TypeError("ToolNode.run: the context was not made by a graph run; run it in a graph");
   }
-  // Field by field: spreading (or `Object.assign` of) a context with a getter takes V8's slow
-  // path, microseconds per tool step on Node 20. `signal` stays a getter: reading it makes the
-  // signal, and the tool node's own checks read `runtime.nodeAbort` instead.
+  const internal: NodeContext & { runtime?: NodeRuntime } = copyContext(ctx);
+  internal.runtime = runtime;
+  return internal as InternalNodeContext;
+}
+
+/**
+ * A copy of `ctx`, for a context that adds a field to it (the tool node's runtime, an
+ * entrypoint's `previous`). Field by field: spreading (or `Object.assign` of) a context with a
+ * getter takes V8's slow path, microseconds per tool step on Node 20. `signal` stays a getter:
+ * reading it makes the signal, and the tool node's own checks read `runtime.nodeAbort` instead.
+ */
+export function copyContext(ctx: NodeContext): NodeContext {
   return {
     threadId: ctx.threadId,
     runId: ctx.runId,
@@ -163,7 +172,6 @@ export function internalContext(ctx: NodeContext): InternalNodeContext {
     newId: ctx.newId,
     store: ctx.store,
     sleep: ctx.sleep,
-    runtime,
   };
 }
 
