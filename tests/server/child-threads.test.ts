@@ -1,10 +1,10 @@
-import { setTimeout as sleep } from "node:timers/promises";
 import type { BaseState, CompiledGraph } from "@tenxgraph/core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { STORES } from "../support/store-spec.js";
 import { buildTeamGraph } from "../support/team-graph.js";
 import { caller, isErrorEnvelope, tokenFor, userMessage } from "./support/http.js";
 import { startTestServer, type TestServer } from "./support/test-server.js";
+import { until } from "../support/until.js";
 
 /**
  * Over real HTTP on each store: a supervisor's thread lists the child thread its WORKER subgraph
@@ -12,14 +12,6 @@ import { startTestServer, type TestServer } from "./support/test-server.js";
  */
 /** A charge that never returns: its call is left in doubt when its run is stopped. */
 const hung = new Promise<void>(() => {});
-
-async function until(check: () => Promise<boolean>): Promise<void> {
-  const giveUp = Date.now() + 30_000;
-  while (!(await check())) {
-    if (Date.now() > giveUp) throw new Error("timed out");
-    await sleep(25);
-  }
-}
 
 describe.each(STORES)("child threads on $label", ({ kind }) => {
   let t: TestServer;
@@ -135,7 +127,7 @@ describe.each(STORES)("child threads on $label", ({ kind }) => {
     await until(async () => {
       const ledger = await call("GET", `${doubtedChild}/ledger`);
       return ledger.status === 200 && ledger.body.data.entries.length > 0;
-    });
+    }, "the hung call's ledger entry");
     expect((await call("POST", "/v1/graph/stop", { thread_id: doubted })).status).toBe(200);
     await running;
     const continued = await call("POST", "/v1/graph/invoke", {

@@ -1,7 +1,6 @@
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { setTimeout as sleep } from "node:timers/promises";
 import { silentLogger } from "@tenxgraph/core";
 import {
   serve,
@@ -18,6 +17,7 @@ import { caller, TEST_JWT_SECRET, tokenFor, userMessage } from "../support/http.
 import { startRunsApi, type RunsApi } from "../support/runs-api.js";
 import { buildTestGraph, type Effect } from "../support/test-graph.js";
 import { readRunStream } from "./run-stream-client.js";
+import { until } from "../../support/until.js";
 
 describe("background runs: POST, read, join, stream, cancel, multitask strategies", () => {
   const dir = mkdtempSync(join(tmpdir(), "tenxgraph-runs-"));
@@ -59,14 +59,6 @@ describe("background runs: POST, read, join, stream, cancel, multitask strategie
 
   async function statusOf(threadId: string, runId: string): Promise<string> {
     return (await call("GET", `/v1/threads/${threadId}/runs/${runId}`)).body.data.status;
-  }
-
-  async function until(check: () => Promise<boolean>, what: string) {
-    const giveUp = Date.now() + 30_000;
-    while (!(await check())) {
-      if (Date.now() > giveUp) throw new Error(`timed out waiting for ${what}`);
-      await sleep(25);
-    }
   }
 
   it("queues a run that a worker executes; join waits for its end; the stream replays it", async () => {

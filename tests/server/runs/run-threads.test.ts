@@ -6,7 +6,6 @@
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { setTimeout as sleep } from "node:timers/promises";
 import { silentLogger, type BaseState, type CompiledGraph } from "@tenxgraph/core";
 import { RunWorker, serve, type RunRecord, type RunningServer } from "@tenxgraph/server";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -15,6 +14,7 @@ import { openStore } from "../../support/store-spec.js";
 import { caller, TEST_JWT_SECRET, tokenFor, userMessage } from "../support/http.js";
 import { startRunsApi, type RunsApi } from "../support/runs-api.js";
 import { buildTestGraph } from "../support/test-graph.js";
+import { until } from "../../support/until.js";
 
 /** How long send_receipt takes: long enough to stop a run while its tool node runs. */
 const MAILER_DELAY_MS = 2500;
@@ -72,16 +72,6 @@ describe("background runs and their threads", () => {
     });
     await worker.start();
     return worker;
-  }
-
-  async function until<T>(check: () => Promise<T | null | false>, what: string): Promise<T> {
-    const giveUp = Date.now() + 30_000;
-    for (;;) {
-      const value = await check();
-      if (value) return value;
-      if (Date.now() > giveUp) throw new Error(`timed out waiting for ${what}`);
-      await sleep(25);
-    }
   }
 
   const ended = (runId: string) =>

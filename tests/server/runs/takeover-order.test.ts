@@ -5,9 +5,8 @@
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { setTimeout as sleep } from "node:timers/promises";
 import { silentLogger, type BaseState, type CompiledGraph } from "@tenxgraph/core";
-import { RunWorker, type RunRecord } from "@tenxgraph/server";
+import { RunWorker } from "@tenxgraph/server";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { readEffects } from "../../support/effect-log.js";
 import { dropStore, freshStore } from "../../support/fresh-store.js";
@@ -17,6 +16,7 @@ import { caller, userMessage } from "../support/http.js";
 import type { RunWorkerParams } from "../support/run-worker.js";
 import { startRunsApi, type RunsApi } from "../support/runs-api.js";
 import { buildTestGraph, type Effect } from "../support/test-graph.js";
+import { until } from "../../support/until.js";
 
 const RUN_WORKER = new URL("../support/run-worker.ts", import.meta.url);
 
@@ -43,16 +43,6 @@ describe("takeover and the thread's queue", () => {
     await dropStore(spec);
     rmSync(dir, { recursive: true, force: true });
   });
-
-  async function until<T>(check: () => Promise<T | null | undefined>, what: string): Promise<T> {
-    const giveUp = Date.now() + 30_000;
-    for (;;) {
-      const value = await check();
-      if (value) return value;
-      if (Date.now() > giveUp) throw new Error(`timed out waiting for ${what}`);
-      await sleep(25);
-    }
-  }
 
   /** When the run's first and last events were written. */
   async function eventTimes(runId: string): Promise<{ first: Date; last: Date }> {
@@ -106,7 +96,7 @@ describe("takeover and the thread's queue", () => {
     });
     await survivor.start();
     const ended = (runId: string) =>
-      until<RunRecord>(async () => {
+      until(async () => {
         const run = await api.store.getRun(runId);
         return run && !["pending", "running"].includes(run.status) ? run : null;
       }, `run ${runId} to end`);

@@ -6,11 +6,10 @@ import { randomBytes } from "node:crypto";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { setTimeout as sleep } from "node:timers/promises";
 import { propagation } from "@opentelemetry/api";
 import { W3CTraceContextPropagator } from "@opentelemetry/core";
 import { silentLogger, type BaseState, type CompiledGraph } from "@tenxgraph/core";
-import { RunWorker, type RunRecord } from "@tenxgraph/server";
+import { RunWorker } from "@tenxgraph/server";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { testTracer } from "../../../packages/core/src/support/test-tracer.js";
 import { dropStore, freshStore } from "../../support/fresh-store.js";
@@ -20,6 +19,7 @@ import { caller, userMessage } from "../support/http.js";
 import type { RunWorkerParams } from "../support/run-worker.js";
 import { startRunsApi, type RunsApi } from "../support/runs-api.js";
 import { buildTestGraph } from "../support/test-graph.js";
+import { until } from "../../support/until.js";
 
 const RUN_WORKER = new URL("../support/run-worker.ts", import.meta.url);
 
@@ -52,16 +52,6 @@ describe("the trace of a background run taken over by a second worker", () => {
     await dropStore(spec);
     rmSync(dir, { recursive: true, force: true });
   });
-
-  async function until<T>(check: () => Promise<T | null | undefined>, what: string): Promise<T> {
-    const giveUp = Date.now() + 30_000;
-    for (;;) {
-      const value = await check();
-      if (value) return value;
-      if (Date.now() > giveUp) throw new Error(`timed out waiting for ${what}`);
-      await sleep(25);
-    }
-  }
 
   it("shares the trace id of the POST that queued it", async () => {
     const params: RunWorkerParams = {
@@ -105,7 +95,7 @@ describe("the trace of a background run taken over by a second worker", () => {
       logger: silentLogger,
     });
     await survivor.start();
-    const ended = await until<RunRecord>(async () => {
+    const ended = await until(async () => {
       const run = await api.store.getRun(runId);
       return run && !["pending", "running"].includes(run.status) ? run : null;
     }, "the run to end");

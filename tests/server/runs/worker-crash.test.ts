@@ -20,6 +20,7 @@ import type { RunWorkerParams } from "../support/run-worker.js";
 import { startRunsApi, type RunsApi } from "../support/runs-api.js";
 import { buildTestGraph, type Effect } from "../support/test-graph.js";
 import { readRunStream, type RunStreamEvent } from "./run-stream-client.js";
+import { until } from "../../support/until.js";
 
 const RUN_WORKER = new URL("../support/run-worker.ts", import.meta.url);
 /** How long send_receipt takes: a kill or a SIGTERM can land while it runs. */
@@ -114,21 +115,6 @@ describe("run workers in processes: SIGKILL, SIGTERM, restart of every worker", 
     return answer.body.data as { status: string; worker_id: string | null; attempts: number };
   }
 
-  /** Polls until `check` holds; gives up after `timeoutMs`, saying what it waited for. */
-  async function until<T>(
-    check: () => Promise<T | null | undefined | false>,
-    what: string,
-    timeoutMs = 30_000,
-  ): Promise<T> {
-    const giveUp = Date.now() + timeoutMs;
-    for (;;) {
-      const value = await check();
-      if (value) return value;
-      if (Date.now() > giveUp) throw new Error(`gave up after ${timeoutMs} ms waiting for ${what}`);
-      await sleep(20);
-    }
-  }
-
   /** The worker the run is `running` on, once it is. */
   function runningOn(threadId: string, runId: string): Promise<Worker> {
     return until(async () => {
@@ -147,7 +133,7 @@ describe("run workers in processes: SIGKILL, SIGTERM, restart of every worker", 
         return final.includes(now.status) ? now : null;
       },
       `run ${runId} (${threadId}) to end`,
-      60_000,
+      { timeoutMs: 60_000 },
     ).catch(async (error: Error) => {
       const jobs = await store.pool.query("SELECT * FROM graphile_worker.jobs WHERE key = $1", [
         `tenxgraph_run:${runId}`,

@@ -26,6 +26,7 @@ import { caller, userMessage } from "../support/http.js";
 import type { RunWorkerParams } from "../support/run-worker.js";
 import { buildTestGraph, type Effect } from "../support/test-graph.js";
 import { readRunStream } from "./run-stream-client.js";
+import { until } from "../../support/until.js";
 
 const support = await netnsSupport();
 // CI runs as root, where a missing namespace is a broken machine and must fail, not pass quietly.
@@ -45,17 +46,6 @@ function at(dsn: string, host: string): string {
   const url = new URL(dsn);
   url.hostname = host;
   return url.toString();
-}
-
-async function until<T>(check: () => Promise<T | undefined | false>, what: string): Promise<T> {
-  const giveUp = Date.now() + GIVE_UP_MS;
-  for (;;) {
-    const value = await check();
-    if (value) return value;
-    if (Date.now() > giveUp)
-      throw new Error(`timed out after ${GIVE_UP_MS} ms waiting for ${what}`);
-    await sleep(50);
-  }
 }
 
 describe("network namespace support", () => {
@@ -214,6 +204,7 @@ describe.skipIf(!support.ok)("background-run workers on three hosts, one Postgre
       await until(
         async () => /Run lost to another worker/.test(cut!.process.stderr),
         `${cutId} to log that it lost the run`,
+        { timeoutMs: GIVE_UP_MS },
       );
       // A few more heartbeats for any late write it might still try.
       await sleep(8 * HEARTBEAT_MS);
