@@ -38,11 +38,12 @@ function storeOf(ctx: LgContext) {
 
 /** A cron on the path's thread (the caller's, else 403 or 404) or stateless (`null`). */
 async function createCron(c: Context<ServerEnv>, ctx: LgContext, threadId: string | null) {
+  const store = storeOf(ctx);
   const user = c.get("user");
   const body = await readBody(c, cronCreateSchema);
   if (threadId !== null) await requireLgThread(ctx, user, threadId, "run on");
   const plan = planLgCron(ctx, user, body, threadId === null);
-  const cron = await storeOf(ctx).create({
+  const cron = await store.create({
     cronId: uuidv7(),
     wire: "langgraph",
     userId: user.authenticated ? user.id : null,

@@ -27,10 +27,8 @@ const scheduleFields = {
 export const cronCreateSchema = runCreateSchema.extend(scheduleFields);
 export type CronCreateBody = z.infer<typeof cronCreateSchema>;
 
-/** The body of `crons.update`: any field of a create but the assistant and the strategy. */
-export const cronPatchSchema = cronCreateSchema
-  .omit({ assistant_id: true, multitask_strategy: true })
-  .partial();
+/** The body of `crons.update`: any field of a create, merged into the cron's. */
+export const cronPatchSchema = cronCreateSchema.partial();
 
 const filterFields = {
   assistant_id: z.string().nullish(),
