@@ -33,7 +33,8 @@ describe("schedules: /v1/crons and the scheduler", () => {
   let bob: ReturnType<typeof caller>;
 
   beforeAll(async () => {
-    api = await startRunsApi(graph, "crons");
+    // The worker runs LangGraph crons' runs too: they name their graph ("agent").
+    api = await startRunsApi(graph, "crons", { worker: { graphs: new Map([["agent", graph]]) } });
     server = await serve({
       graph,
       port: 0,
@@ -136,6 +137,35 @@ describe("schedules: /v1/crons and the scheduler", () => {
     expect(joined.body.data.status).toBe("completed");
     expect((await alice("GET", "/v1/threads/cron-1/runs")).body.data.runs).toHaveLength(1);
     expect((await alice("DELETE", `/v1/crons/${cronId}`)).status).toBe(200);
+  });
+
+  it("a LangGraph cron is a schedule of the same store: its missed ticks run once", async () => {
+    const thread = await alice("POST", "/threads", {});
+    const threadId = thread.body.thread_id as string;
+    const created = await alice("POST", `/threads/${threadId}/runs/crons`, {
+      assistant_id: "agent",
+      schedule: "* * * * * *",
+      input: { messages: [{ type: "human", content: "charge order 3" }] },
+      multitask_strategy: "enqueue",
+    });
+    expect(created.status, JSON.stringify(created.body)).toBe(200);
+    const cronId = created.body.cron_id as string;
+    // Every scheduler down across three ticks or more.
+    await sleep(3500);
+    const [first, second] = await Promise.all([scheduler().runDue(), scheduler().runDue()]);
+    expect([...first, ...second].map((t) => t.cron.cronId)).toEqual([cronId]);
+    // /v1 reads the same schedule, and its tick's run is LangGraph's (its assistant's).
+    const ticks = (await alice("GET", `/v1/crons/${cronId}`)).body.data.ticks;
+    expect(ticks).toEqual([expect.objectContaining({ thread_id: threadId, queued: true })]);
+    const joined = await alice("GET", `/v1/threads/${threadId}/runs/${ticks[0].run_id}/join`);
+    expect(joined.body.data.status, JSON.stringify(joined.body.data)).toBe("completed");
+    const runs = (await alice("GET", `/threads/${threadId}/runs`)).body;
+    expect(runs).toEqual([
+      expect.objectContaining({ run_id: ticks[0].run_id, assistant_id: expect.any(String) }),
+    ]);
+    expect(runs[0].assistant_id).toBe(created.body.assistant_id);
+    expect((await alice("DELETE", `/runs/crons/${cronId}`)).status).toBe(204);
+    expect((await alice("GET", `/v1/crons/${cronId}`)).status).toBe(404);
   });
 
   it("a tick whose scheduler died before queueing its run is queued later, once, under its run id", async () => {

@@ -12,6 +12,7 @@ import { inspectorRoutes } from "../http/inspector-routes.js";
 import { API_ROUTES } from "./api-routes.js";
 import { LANGGRAPH_ROUTES } from "../langgraph/lg-routes.js";
 import { singleGraph, type LgGraphs } from "../langgraph/lg-context.js";
+import { queueLgCronTick } from "../langgraph/lg-crons.js";
 import { openApiRoutes } from "./openapi.js";
 import { registerRoutes } from "../http/route-table.js";
 import type { ServerContext } from "./server-context.js";
@@ -119,6 +120,8 @@ export function createApp(options: AppOptions): TenxgraphApp {
     closing: new AbortController(),
     activeRuns: new Set(),
     chats: new LiveChats(),
+    // Ticks of LangGraph's crons queue LangGraph runs: their assistant, stream modes, metadata.
+    cronTicks: { langgraph: (tick, user) => queueLgCronTick(ctx, tick, user) },
   };
   const app = new Hono<ServerEnv>();
   app.use(requestIdMiddleware());

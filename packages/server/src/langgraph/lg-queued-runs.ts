@@ -47,7 +47,7 @@ function metaOf(record: RunRecord): LgRunMeta {
 }
 
 /** Options a queued run cannot carry, refused before anything is written. */
-function refuseForQueue(body: RunCreateBody): void {
+export function refuseForQueue(body: RunCreateBody): void {
   if (body.multitask_strategy === "rollback")
     throw unsupported(
       ["body", "multitask_strategy"],
@@ -78,11 +78,13 @@ export async function queueLgRun(
   user: AuthUser,
   threadId: string | null,
   body: RunCreateBody,
+  /** A schedule's tick: the run's id, and a stateless run's thread (else new ones). */
+  ids: { runId: string; freshThreadId: string } = { runId: uuidv7(), freshThreadId: uuidv7() },
 ): Promise<RunRecord> {
   const runs = requireRuns(ctx);
   refuseForQueue(body);
   const strategy = body.multitask_strategy ?? "reject";
-  const run = await prepareLgRun(ctx, user, threadId, body, false);
+  const run = await prepareLgRun(ctx, user, threadId, body, false, ids.freshThreadId);
   if (strategy === "reject" && (await isRunLeaseHeld(ctx.checkpointer, run.threadId)))
     throw busy(run.threadId);
   // A queued run is stopped by the queue (below); one run by runs.stream or runs.wait here.
@@ -112,7 +114,7 @@ export async function queueLgRun(
   };
   try {
     return await runs.store.createRun({
-      runId: uuidv7(),
+      runId: ids.runId,
       threadId: run.threadId,
       userId: user.authenticated ? user.id : null,
       strategy: strategy === "rollback" ? "reject" : strategy, // rollback: refused above

@@ -2,6 +2,7 @@ import type { Route } from "../http/route-table.js";
 import { lgAssistantRoutes } from "./lg-assistant-routes.js";
 import { lgBackgroundRoutes } from "./lg-background-routes.js";
 import type { LgContext } from "./lg-context.js";
+import { lgCronRoutes } from "./lg-cron-routes.js";
 import { lgRunRoutes } from "./lg-run-routes.js";
 import { lgStateRoutes } from "./lg-state-routes.js";
 import { lgStoreRoutes } from "./lg-store-routes.js";
@@ -17,5 +18,6 @@ export const LANGGRAPH_ROUTES: readonly Route<LgContext>[] = [
   ...lgStateRoutes,
   ...lgRunRoutes,
   ...lgBackgroundRoutes,
+  ...lgCronRoutes,
   ...lgStoreRoutes,
 ];

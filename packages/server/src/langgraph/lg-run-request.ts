@@ -149,19 +149,27 @@ function runInput(body: RunCreateBody): { input: RunInput<BaseState>; messages: 
   return { input: update as RunInput<BaseState>, messages: added };
 }
 
+/** A run request checked before its thread is touched: what {@link prepareLgRun} runs. */
+export interface CheckedLgRun {
+  assistant: LgAssistant;
+  graph: CompiledGraph<BaseState>;
+  breakpoints: BreakpointOptions;
+  modes: LgStreamMode[];
+  input: RunInput<BaseState>;
+  fromVersion: number | undefined;
+}
+
 /**
- * Turns a run request into a run: the assistant's graph, the thread (the caller's; made when
- * stateless or `if_not_exists: create`, else a 404), the input, and the engine's config. All
- * checks come before the thread is made: a refused request writes nothing.
+ * Every check of a run request that needs no thread (the assistant, breakpoints, stream modes,
+ * input, privileged edits): a refusal here writes nothing. Schedules check their run body with
+ * it when made, as each tick will run it.
  */
-export async function prepareLgRun(
+export function checkLgRun(
   ctx: LgContext,
   user: AuthUser,
-  threadIdOrNull: string | null,
   body: RunCreateBody,
-  /** `false` for a background run: it checks a busy thread itself, without blocking. */
   checkBusy = true,
-): Promise<LgRun> {
+): CheckedLgRun {
   const { assistant, graph } = resolveAssistant(ctx, body.assistant_id);
   if (body.webhook && checkBusy)
     throw unsupported(
@@ -175,8 +183,28 @@ export async function prepareLgRun(
   const fromId = body.checkpoint_id ?? body.checkpoint?.checkpoint_id ?? undefined;
   const fromVersion =
     fromId === undefined ? undefined : versionOf(fromId, ["body", "checkpoint_id"]);
+  return { assistant, graph, breakpoints, modes, input, fromVersion };
+}
+
+/**
+ * Turns a run request into a run: the assistant's graph, the thread (the caller's; made when
+ * stateless or `if_not_exists: create`, else a 404), the input, and the engine's config. All
+ * checks come before the thread is made: a refused request writes nothing.
+ */
+export async function prepareLgRun(
+  ctx: LgContext,
+  user: AuthUser,
+  threadIdOrNull: string | null,
+  body: RunCreateBody,
+  /** `false` for a background run: it checks a busy thread itself, without blocking. */
+  checkBusy = true,
+  /** A stateless run's thread id (a schedule's tick names it); default a new one. */
+  freshThreadId: string = uuidv7(),
+): Promise<LgRun> {
+  const checked = checkLgRun(ctx, user, body, checkBusy);
+  const { assistant, graph, breakpoints, modes, input, fromVersion } = checked;
   const stateless = threadIdOrNull === null;
-  const threadId = requireValidId(threadIdOrNull ?? uuidv7(), ["path", "thread_id"]);
+  const threadId = requireValidId(threadIdOrNull ?? freshThreadId, ["path", "thread_id"]);
   const checkpoint: ThreadCheckpoint | null = await authorizeThread(
     ctx.checkpointer,
     user,

@@ -43,6 +43,7 @@ export const cronRoutes: Route<RunsContext>[] = [
       await backgroundRequest(ctx, user, threadId ?? uuidv7(), body, ROOT_CONTEXT);
       const cron = await cronStore(runs.store.pool).create({
         cronId: uuidv7(),
+        wire: "v1",
         userId: user.authenticated ? user.id : null,
         schedule,
         timezone,

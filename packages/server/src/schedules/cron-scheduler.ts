@@ -7,12 +7,23 @@ import type { RunsContext } from "../background/runs-context.js";
 import { ApiError } from "../http/api-error.js";
 import type { AuthUser } from "../http/server-env.js";
 import { createRunSchema } from "../wire/request-schemas.js";
-import type { ClaimedTick, CronStore } from "./cron-store.js";
+import type { ClaimedTick, CronStore, CronWire } from "./cron-store.js";
+
+/** Queues a tick's run as `user`, the schedule's owner; throws why it could not. */
+export type CronTickQueuer = (tick: ClaimedTick, user: AuthUser) => Promise<void>;
+
+/**
+ * What ticks are queued with: the background runs, and how to queue the run of a schedule made
+ * through another API than /v1 (its payload is that API's run body). The app's context has it.
+ */
+export interface CronContext extends RunsContext {
+  cronTicks: Record<Exclude<CronWire, "v1">, CronTickQueuer>;
+}
 
 /** Settings of {@link CronScheduler}. */
 export interface CronSchedulerOptions {
   /** What the ticks' runs are checked and queued with: the app's context (`app.context`). */
-  ctx: RunsContext;
+  ctx: CronContext;
   store: CronStore;
   /** How often it looks for ticks due (default 1000 ms). */
   intervalMs?: number;
@@ -74,17 +85,8 @@ export class CronScheduler {
       authenticated: cron.userId !== null,
     };
     try {
-      const runs = requireRuns(ctx);
-      const body = createRunSchema.parse(cron.payload);
-      const request = await backgroundRequest(ctx, user, tick.threadId, body, ROOT_CONTEXT);
-      const webhook = runWebhook(runs, body.webhook);
-      await runs.store.createRun({
-        runId: tick.runId,
-        threadId: tick.threadId,
-        userId: cron.userId,
-        strategy: body.multitask_strategy,
-        request: webhook ? { ...request, webhook } : request,
-      });
+      if (cron.wire === "v1") await queueV1Tick(ctx, tick, user);
+      else await ctx.cronTicks[cron.wire](tick, user);
       logger.info({ cronId: cron.cronId, runId: tick.runId }, "Schedule tick queued a run");
       return null;
     } catch (error) {
@@ -100,6 +102,21 @@ export class CronScheduler {
       return { code, message };
     }
   }
+}
+
+/** A tick of a `/v1/crons` schedule: its payload queued as `POST T/runs` would queue it. */
+async function queueV1Tick(ctx: RunsContext, tick: ClaimedTick, user: AuthUser): Promise<void> {
+  const runs = requireRuns(ctx);
+  const body = createRunSchema.parse(tick.cron.payload);
+  const request = await backgroundRequest(ctx, user, tick.threadId, body, ROOT_CONTEXT);
+  const webhook = runWebhook(runs, body.webhook);
+  await runs.store.createRun({
+    runId: tick.runId,
+    threadId: tick.threadId,
+    userId: tick.cron.userId,
+    strategy: body.multitask_strategy,
+    request: webhook ? { ...request, webhook } : request,
+  });
 }
 
 /** The tick's run exists already: an earlier pass queued it before it could record so. */

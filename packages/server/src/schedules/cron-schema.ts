@@ -41,4 +41,12 @@ export const CRON_MIGRATIONS: readonly MigrationStep[] = [
      WHERE queued_at IS NULL AND error IS NULL;`,
     ],
   },
+  {
+    // The API a schedule was made through: its ticks queue a run of that API's shape.
+    name: "crons' wire shape",
+    statements: [
+      `ALTER TABLE tenxgraph_crons ADD COLUMN wire text NOT NULL DEFAULT 'v1'
+         CHECK (wire IN ('v1', 'langgraph'))`,
+    ],
+  },
 ];

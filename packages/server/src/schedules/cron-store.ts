@@ -4,9 +4,16 @@ import { RunDb } from "../background/run-db.js";
 import { CRON_MIGRATIONS, CRON_SCHEMA_LOCK, CRON_SCHEMA_TABLE } from "./cron-schema.js";
 import { latestTick, nextTick } from "./cron-time.js";
 
+/**
+ * The API a schedule was made through, which is the shape of its payload: `v1` (`POST
+ * /v1/crons`, a `POST T/runs` body) or `langgraph` (LangGraph's crons routes, a `RunCreate`).
+ */
+export type CronWire = "v1" | "langgraph";
+
 /** A schedule as stored: who owns it, when it ticks, and the run body each tick queues. */
 export interface CronRecord {
   cronId: string;
+  wire: CronWire;
   userId: string | null;
   schedule: string;
   timezone: string;
@@ -29,6 +36,7 @@ export interface ClaimedTick {
 
 interface CronRow {
   cron_id: string;
+  wire: CronWire;
   user_id: string | null;
   schedule: string;
   timezone: string;
@@ -39,7 +47,7 @@ interface CronRow {
   updated_at: Date;
 }
 
-const CRON_COLUMNS = `cron_id, user_id, schedule, timezone, thread_id, payload, next_tick_at,
+const CRON_COLUMNS = `cron_id, wire, user_id, schedule, timezone, thread_id, payload, next_tick_at,
   created_at, updated_at`;
 
 /** Schedules on the runs' PostgreSQL: their rows, and one row per tick started. */
@@ -69,11 +77,55 @@ export class CronStore {
     const [row] = await this.#query(
       "createCron",
       `INSERT INTO tenxgraph_crons
-              (cron_id, user_id, schedule, timezone, thread_id, payload, next_tick_at)
-       VALUES ($1, $2, $3, $4, $5, $6, $7) RETURNING ${CRON_COLUMNS}`,
-      [cron.cronId, cron.userId, cron.schedule, cron.timezone, cron.threadId, cron.payload, next],
+              (cron_id, wire, user_id, schedule, timezone, thread_id, payload, next_tick_at)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8) RETURNING ${CRON_COLUMNS}`,
+      [
+        cron.cronId,
+        cron.wire,
+        cron.userId,
+        cron.schedule,
+        cron.timezone,
+        cron.threadId,
+        cron.payload,
+        next,
+      ],
     );
     return toRecord(row!);
+  }
+
+  /** Changes the schedule's timing and payload; its next tick follows the new timing. */
+  async update(cronId: string, change: Pick<CronRecord, "schedule" | "timezone" | "payload">) {
+    const next = nextTick(change.schedule, change.timezone, new Date());
+    const [row] = await this.#query(
+      "updateCron",
+      `UPDATE tenxgraph_crons SET schedule = $2, timezone = $3, payload = $4, next_tick_at = $5,
+              updated_at = now() WHERE cron_id = $1 RETURNING ${CRON_COLUMNS}`,
+      [cronId, change.schedule, change.timezone, change.payload, next],
+    );
+    return row ? toRecord(row) : null;
+  }
+
+  /**
+   * The user's schedules of one wire (every user's, `userId` null) whose payload contains
+   * `payload` (jsonb `@>`) and, when given, on `threadId`: in `order`, or their count.
+   */
+  async search(filter: CronFilter, page: CronPage): Promise<CronRecord[]> {
+    const rows = await this.#query(
+      "searchCrons",
+      `SELECT ${CRON_COLUMNS} FROM tenxgraph_crons WHERE ${FILTER}
+        ORDER BY ${page.orderBy} ${page.descending ? "DESC" : "ASC"}, cron_id LIMIT $5 OFFSET $6`,
+      [...filterValues(filter), page.limit, page.offset],
+    );
+    return rows.map(toRecord);
+  }
+
+  async count(filter: CronFilter): Promise<number> {
+    const [row] = await this.#query<{ n: number }>(
+      "countCrons",
+      `SELECT count(*)::int AS n FROM tenxgraph_crons WHERE ${FILTER}`,
+      filterValues(filter),
+    );
+    return row!.n;
   }
 
   async get(cronId: string): Promise<CronRecord | null> {
@@ -150,7 +202,7 @@ export class CronStore {
     await this.setup();
     const rows = await this.#query<CronRow & { tick_at: Date; run_id: string; tid: string }>(
       "unqueuedTicks",
-      `SELECT c.cron_id, c.user_id, c.schedule, c.timezone, c.thread_id, c.payload,
+      `SELECT c.cron_id, c.wire, c.user_id, c.schedule, c.timezone, c.thread_id, c.payload,
               c.next_tick_at, c.created_at, c.updated_at,
               t.tick_at, t.run_id, t.thread_id AS tid
          FROM tenxgraph_cron_ticks t JOIN tenxgraph_crons c USING (cron_id)
@@ -211,9 +263,39 @@ export function cronStore(pool: pg.Pool): CronStore {
 }
 const stores = new WeakMap<pg.Pool, CronStore>();
 
+/** Which schedules {@link CronStore.search} reads. */
+export interface CronFilter {
+  wire: CronWire;
+  userId: string | null;
+  threadId?: string;
+  payload: Record<string, unknown>;
+}
+
+/** A page of {@link CronStore.search}: `orderBy` is a column, never the caller's text. */
+export interface CronPage {
+  orderBy:
+    | "cron_id"
+    | "thread_id"
+    | "created_at"
+    | "updated_at"
+    | "next_tick_at"
+    | "payload->>'assistant_id'";
+  descending: boolean;
+  limit: number;
+  offset: number;
+}
+
+const FILTER = `wire = $1 AND ($2::text IS NULL OR user_id = $2)
+  AND ($3::text IS NULL OR thread_id = $3) AND payload @> $4::jsonb`;
+
+function filterValues(filter: CronFilter): unknown[] {
+  return [filter.wire, filter.userId, filter.threadId ?? null, JSON.stringify(filter.payload)];
+}
+
 function toRecord(row: CronRow): CronRecord {
   return {
     cronId: row.cron_id,
+    wire: row.wire,
     userId: row.user_id,
     schedule: row.schedule,
     timezone: row.timezone,
