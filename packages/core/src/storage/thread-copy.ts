@@ -37,8 +37,9 @@ export function copyRefusal(source: CopySource): ThreadCopyRefusal | null {
     return { reason: "child-thread", parentThreadId: head.parentThreadId };
   if (source.childThreadIds.length > 0)
     return { reason: "has-children", childThreadIds: source.childThreadIds };
-  if (head.status === "running") return { reason: "running" };
+  // A crashed run leaves its thread running with calls in doubt: deciding them is the way on.
   if (source.startedKeys.length > 0) return { reason: "in-doubt", keys: source.startedKeys };
+  if (head.status === "running") return { reason: "running" };
   return null;
 }
 
