@@ -25,6 +25,7 @@ import { toCheckpoint, toThreadSummary } from "./rows.js";
 import type { CheckpointRow, ThreadRow } from "./rows.js";
 import { migrate } from "./schema/setup.js";
 import { refusedWriteOr, writeStep, writtenCheckpoint } from "./step-write.js";
+import { copyThread } from "./thread-copy.js";
 
 const SELECT_CHECKPOINT = `
   SELECT t.thread_id, t.parent_thread_id, t.incarnation_id, t.user_id, t.version, t.incarnation, t.message_count,
@@ -268,6 +269,16 @@ export class PgCheckpointer extends BaseCheckpointer {
     const deleted = rows.map((row) => row.thread_id);
     await Promise.all([...new Set([threadId, ...deleted])].map((id) => this.#cache?.forget(id)));
     return deleted;
+  }
+
+  /**
+   * Completions still queued first (a call whose result is only queued would read as in
+   * doubt); the copy is a new life, so no cache entry of either thread can pass for it.
+   */
+  protected async copyStoredThread(from: string, to: string, incarnation: string) {
+    await this.#ledger.drain();
+    await copyThread(this.#db, from, to, incarnation);
+    return (await this.loadCheckpoint(to))!;
   }
 
   /** Counted even before the thread's first write: a run counts requests before it writes. */

@@ -129,6 +129,35 @@ export const SQL = {
     )
     SELECT thread_id FROM family`,
   deleteThread: `DELETE FROM threads WHERE thread_id = ?`,
+  /** The direct children of a thread, of any user. */
+  selectChildThreadIds: `SELECT thread_id FROM threads WHERE parent_thread_id = ?`,
+  /** Keys of the thread's calls claimed and not recorded. */
+  selectStartedCallKeys: `
+    SELECT call_key FROM tool_executions WHERE thread_id = ? AND status = 'started'
+    ORDER BY claim_seq`,
+  /** `copyThread`'s thread row: a new life, listed as just created, with no parent. */
+  copyThreadRow: `
+    INSERT INTO threads (thread_id, incarnation, parent_thread_id, user_id, status, version,
+                         message_count, next_seq, write_seq, created_at, updated_at)
+    SELECT @to, @incarnation, NULL, user_id, status, version, message_count, next_seq,
+           (SELECT MAX(write_seq) FROM threads) + 1, @now, updated_at
+    FROM threads WHERE thread_id = @from`,
+  copyStates: `
+    INSERT INTO states (thread_id, version, parent_version, node, run_id, status, record_json,
+                        message_count, message_ranges, created_at)
+    SELECT @to, version, parent_version, node, run_id, status, record_json, message_count,
+           message_ranges, created_at
+    FROM states WHERE thread_id = @from`,
+  copyMessages: `
+    INSERT INTO messages (thread_id, seq, message_id, body_json)
+    SELECT @to, seq, message_id, body_json FROM messages WHERE thread_id = @from`,
+  copyCalls: `
+    INSERT INTO tool_executions (thread_id, call_key, claim_seq, tool_name, status, attempt,
+                                 owner_run_id, started_at, heartbeat_at, lease_expires_at,
+                                 result_json, completed_at)
+    SELECT @to, call_key, claim_seq, tool_name, status, attempt, owner_run_id, started_at,
+           heartbeat_at, lease_expires_at, result_json, completed_at
+    FROM tool_executions WHERE thread_id = @from`,
   deleteStopRequests: `DELETE FROM stop_requests WHERE thread_id = ?`,
   requestStop: `
     INSERT INTO stop_requests (thread_id, count) VALUES (?, 1)

@@ -16,6 +16,7 @@ import type {
 import { BaseCheckpointer } from "@tenxgraph/core/storage";
 import type Database from "better-sqlite3";
 import { commitWrite, encodeWrite } from "./commit-write.js";
+import { copyThread } from "./copy-thread.js";
 import type { EncodedWrite } from "./commit-write.js";
 import { SqliteLedger } from "./ledger.js";
 import { mapSqliteError } from "./map-error.js";
@@ -65,6 +66,10 @@ interface Connection {
   readMessages: Database.Transaction<(threadId: string, page: MessagePage) => Message[]>;
   /** `pruneVersions`'s transaction. */
   pruneVersions: Database.Transaction<(threadId: string, keepLast: number) => number>;
+  /** `copyThread`'s transaction. */
+  copyThread: Database.Transaction<
+    (from: string, to: string, incarnation: string) => ThreadCheckpoint
+  >;
   /** `deleteThread`'s transaction; returns the ids it deleted. */
   deleteThread: Database.Transaction<(threadId: string) => string[]>;
 }
@@ -202,6 +207,14 @@ export class SqliteCheckpointer extends BaseCheckpointer {
     });
   }
 
+  /** Queued completions first: a call whose result is only queued would read as in doubt. */
+  protected async copyStoredThread(from: string, to: string, incarnation: string) {
+    return this.#use(({ copyThread, ledger }) => {
+      ledger.flushCompletions();
+      return copyThread.immediate(from, to, incarnation);
+    });
+  }
+
   /** Counted even before the thread's first write: a run counts requests before it writes. */
   protected async addStopRequest(threadId: string): Promise<void> {
     this.#use(({ sql }) => sql.requestStop.run(threadId));
@@ -268,6 +281,9 @@ export class SqliteCheckpointer extends BaseCheckpointer {
       ),
       pruneVersions: db.transaction((threadId: string, keepLast: number) =>
         pruneVersions(sql, threadId, keepLast),
+      ),
+      copyThread: db.transaction((from: string, to: string, incarnation: string) =>
+        copyThread(sql, from, to, incarnation),
       ),
       deleteThread: db.transaction((threadId: string) => {
         const family = (sql.selectFamily.all(threadId) as { thread_id: string }[]).map(

@@ -151,6 +151,10 @@ describe.each(STORE_KINDS)("LangGraph background runs on workers, threads on %s"
     ).rejects.toMatchObject({ status: 422 });
     while ((await alice.runs.get(thread.thread_id, slow.run_id)).status === "pending")
       await sleep(50);
+    // A run is on the thread: a copy would miss what it records next.
+    const threads = await alice.threads.count();
+    await expect(alice.threads.copy(thread.thread_id)).rejects.toMatchObject({ status: 409 });
+    expect(await alice.threads.count()).toBe(threads);
     await alice.runs.cancel(thread.thread_id, slow.run_id, true);
     expect((await alice.runs.get(thread.thread_id, slow.run_id)).status).toBe("interrupted");
     await expect(alice.runs.cancel(thread.thread_id, slow.run_id)).rejects.toMatchObject({

@@ -280,6 +280,36 @@ describe.each(STORE_KINDS)("@langchain/langgraph-sdk against tenxgraph api on %s
     expect(readFileSync(join(dir, "charges.log"), "utf8")).toBe("charged 5\n");
   });
 
+  it("copies a thread with its ledger: a run on the copy replays the charge", async () => {
+    const charges = () => readFileSync(join(dir, "charges.log"), "utf8").split("\n").length;
+    const thread = await alice.threads.create({ metadata: { topic: "refund" } });
+    await alice.runs.wait(thread.thread_id, assistantId, { input: human("refund please") });
+    const charged = charges();
+
+    const copy = await alice.threads.copy(thread.thread_id);
+    expect(copy.thread_id).not.toBe(thread.thread_id);
+    expect(copy).toMatchObject({ status: "idle", metadata: { topic: "refund" } });
+    const history = await alice.threads.getHistory(copy.thread_id);
+    const ids = (h: typeof history) => h.map((s) => s.checkpoint.checkpoint_id);
+    expect(ids(history)).toEqual(ids(await alice.threads.getHistory(thread.thread_id)));
+    // Run the copy again from the checkpoint that asked for the charge: its tool node runs.
+    const asked = history.find((s) => s.next.includes("TOOL"))!;
+    const values: Loose = await alice.runs.wait(copy.thread_id, assistantId, {
+      input: null,
+      checkpointId: asked.checkpoint.checkpoint_id!,
+    });
+    expect(values.messages.at(-1).content).toBe("done: Charged 42 USD for order 5");
+    expect(charges(), "the card was charged once in all").toBe(charged);
+    expect((await alice.threads.getState(thread.thread_id)).values).toMatchObject({
+      messages: { length: 4 },
+    });
+
+    await expect(bob.threads.copy(thread.thread_id)).rejects.toMatchObject({ status: 403 });
+    await expect(alice.threads.copy("no-such-thread")).rejects.toMatchObject({ status: 404 });
+    const mine = await alice.threads.search({ metadata: { topic: "refund" } });
+    expect(mine.map((t) => t.thread_id).sort()).toEqual([thread.thread_id, copy.thread_id].sort());
+  });
+
   it("reads history and past checkpoints, and updates state as a node", async () => {
     const thread = await alice.threads.create();
     await alice.runs.wait(thread.thread_id, assistantId, { input: human("hi") });
@@ -481,6 +511,11 @@ describe.each(STORE_KINDS)(
       cli = new CliProcess(["api", "--port", "0"], { cwd: dir, env });
       url = await cli.url();
       alice = await clientFor(url, "alice");
+      // wait_for_bank was started and never recorded: a copy could run it again.
+      const refused = await alice.threads.copy(thread.thread_id).catch((e: Loose) => e);
+      expect(refused).toMatchObject({ status: 409 });
+      expect(String(refused.message)).toMatch(/in doubt/);
+      expect((await alice.threads.search()).map((t) => t.thread_id)).toEqual([thread.thread_id]);
       // The dead run's lease runs out first: enqueue waits for it instead of a 409.
       const values: Loose = await alice.runs.wait(thread.thread_id, "agent", {
         input: null,

@@ -156,6 +156,13 @@ export const ERROR_CODES = {
    */
   THREAD_007: "THREAD_007",
   /**
+   * `copyThread` refused to copy the thread, and wrote nothing: the thread does not exist, the
+   * copy's id is taken, the thread is a subgraph's (copy its parent) or has subgraph threads of
+   * its own, a run is on it (`running`), or a tool call of its ledger is in doubt (started, its
+   * outcome unknown: decide it first). The message names which.
+   */
+  THREAD_008: "THREAD_008",
+  /**
    * The run was abandoned through the host control `abandonSignal`: its owner lost it to another
    * execution (a worker whose lease was taken over), so it stopped where it was and wrote
    * nothing more. The execution that took it over carries the thread on.

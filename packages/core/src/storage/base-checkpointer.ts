@@ -26,6 +26,7 @@ import {
   type StoreWrite,
 } from "./store-write.js";
 import { requireWellFormed } from "./well-formed.js";
+import { uuidv7 } from "../messages/ids.js";
 
 export type { Page } from "./store-checks.js";
 export type { StoreWrite } from "./store-write.js";
@@ -140,6 +141,12 @@ export abstract class BaseCheckpointer implements Checkpointer {
    * they own, in one transaction; returns the ids it deleted (none for an unknown thread).
    */
   protected abstract removeThread(threadId: string): Promise<string[]>;
+  /** One transaction: `copyRefusal`'s `ThreadCopyError` (nothing written), else the copy. */
+  protected abstract copyStoredThread(
+    from: string,
+    to: string,
+    incarnation: string,
+  ): Promise<ThreadCheckpoint>;
   protected abstract addStopRequest(threadId: string): Promise<void>;
   protected abstract loadStopRequests(threadId: string): Promise<number>;
   protected abstract loadCalls(threadId: string, keys: string[]): Promise<LedgerEntry[]>;
@@ -281,6 +288,15 @@ export abstract class BaseCheckpointer implements Checkpointer {
     const operation = "deleteThread";
     requireThreadId(operation, threadId);
     await this.run(operation, () => this.removeThread(threadId));
+  }
+
+  async copyThread(fromThreadId: string, toThreadId: string): Promise<ThreadCheckpoint> {
+    const operation = "copyThread";
+    requireThreadId(operation, fromThreadId);
+    requireThreadId(operation, toThreadId);
+    // A fresh life: a write meant for the source can never land in the copy.
+    const incarnation = uuidv7();
+    return this.run(operation, () => this.copyStoredThread(fromThreadId, toThreadId, incarnation));
   }
 
   async requestStop(threadId: string): Promise<void> {

@@ -235,6 +235,18 @@ export interface Checkpointer {
    * descendant. Deleting a child leaves its parent.
    */
   deleteThread(threadId: string): Promise<void>;
+  /**
+   * Copies the thread to the new thread `toThreadId`, in one transaction: every kept version
+   * (same numbers, nodes, runs, times and records) with its transcript, and the tool ledger, so
+   * a run on the copy replays each recorded call instead of running its tool again. The copy is
+   * a new life (its own incarnation), has the source's owner, no parent, no stop requests and no
+   * delete-after time, and is listed as just created. Writing to either thread never changes
+   * the other. Refused with `ThreadCopyError` (`THREAD_008`), writing nothing, when the thread
+   * does not exist, `toThreadId` does, the thread is a subgraph's or has subgraph threads, its
+   * status is `running`, or a call of its ledger is `started` (in doubt). Returns the copy's
+   * latest version.
+   */
+  copyThread(fromThreadId: string, toThreadId: string): Promise<ThreadCheckpoint>;
 
   // Stop requests, visible to every process that shares the store. They are counted, never
   // cleared: a run notes the count when it starts and stops when it grows, so a request meant

@@ -24,6 +24,7 @@ import type {
 import { InMemoryLedger } from "./in-memory-ledger.js";
 import { appendIds, idsOf, transcriptChange } from "./in-memory-transcript.js";
 import { jsonCopy } from "./json-copy.js";
+import { copyRefusal, ThreadCopyError } from "./thread-copy.js";
 import {
   childRanges,
   rangeSeqs,
@@ -306,6 +307,34 @@ export class InMemoryCheckpointer extends BaseCheckpointer {
     }
     found.delete(threadId);
     return [...found];
+  }
+
+  /** No await: the reads `copyRefusal` decides on and the copy happen as one. */
+  /** No await: the reads `copyRefusal` decides on and the copy happen as one. */
+  protected async copyStoredThread(from: string, to: string, incarnation: string) {
+    const source = this.#threads.get(from);
+    const children = [...this.#threads.values()].filter((r) => r.parentThreadId === from);
+    const refusal = copyRefusal({
+      head: source ? summarize(source) : null,
+      targetExists: this.#threads.has(to),
+      childThreadIds: children.map((child) => child.head.checkpoint.threadId),
+      startedKeys: this.#ledger.startedKeys(from),
+    });
+    if (refusal !== null || !source) throw new ThreadCopyError(from, to, refusal!);
+    const versions = new Map<number, StoredVersion>(
+      jsonCopy([...source.versions]).map(([version, kept]) => {
+        const checkpoint = { ...kept.checkpoint, threadId: to, incarnation };
+        return [version, { ...kept, checkpoint }];
+      }),
+    );
+    const head = versions.get(source.head.checkpoint.version)!;
+    const rows = new Map(jsonCopy([...source.rows]));
+    const headIds = new Map(source.headIds);
+    const writeSeq = ++this.#writeSeq;
+    const copy = { ...source, head, versions, rows, headIds, writeSeq, deleteAfter: null };
+    this.#threads.set(to, copy);
+    this.#ledger.copy(from, to);
+    return readVersion(head);
   }
 
   protected async addStopRequest(threadId: string): Promise<void> {

@@ -37,6 +37,18 @@ export class InMemoryLedger {
     this.#ledgers.delete(threadId);
   }
 
+  /** Keys of the thread's `started` entries: calls claimed and not yet recorded. */
+  startedKeys(threadId: string): string[] {
+    const entries = [...(this.#ledgers.get(threadId)?.values() ?? [])];
+    return entries.filter((entry) => entry.status === "started").map((entry) => entry.key);
+  }
+
+  /** Gives thread `to` a copy of `from`'s entries, in the same order. */
+  copy(from: string, to: string): void {
+    const ledger = this.#ledgers.get(from);
+    if (ledger) this.#ledgers.set(to, new Map(jsonCopy([...ledger])));
+  }
+
   get(threadId: string, keys: string[]): LedgerEntry[] {
     const ledger = this.#ledgers.get(threadId);
     const entries = [...new Set(keys)].flatMap((key) => ledger?.get(key) ?? []);

@@ -54,6 +54,8 @@ export {
 } from "./transcript-ranges.js";
 export type { SeqRanges } from "./transcript-ranges.js";
 export { requireWellFormed } from "./well-formed.js";
+export { copyRefusal, ThreadCopyError } from "./thread-copy.js";
+export type { CopySource, ThreadCopyRefusal } from "./thread-copy.js";
 export { MAX_ID_LENGTH } from "./json-check.js";
 export { ledgerEntryFromRow } from "./ledger-row.js";
 export type { LedgerRow } from "./ledger-row.js";

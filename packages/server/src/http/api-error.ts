@@ -47,6 +47,7 @@ export function statusOfCode(code: string): ContentfulStatusCode {
   if (code === "STORAGE_CONFLICT_001" || code === "TOOL_CONFLICT_001") return 409;
   if (code === "STORAGE_OWNER_001") return 403;
   if (code === "THREAD_002" || code === "THREAD_003" || code === "THREAD_006") return 409;
+  if (code === "THREAD_008") return 409;
   // A busy thread, an ended run: the run routes answer THREAD_BUSY and RUN_ENDED.
   if (code === "RUNS_001" || code === "RUNS_002") return 409;
   if (code === "THREAD_001" || code === "THREAD_005") return 404;

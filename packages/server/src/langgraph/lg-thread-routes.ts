@@ -3,6 +3,7 @@ import { readBody } from "../http/request-input.js";
 import { lgJson, lgRoutes } from "./lg-http.js";
 import { lgThread } from "./lg-state.js";
 import {
+  copyLgThread,
   createLgThread,
   graphOfThread,
   patchLgThread,
@@ -56,6 +57,16 @@ export const lgThreadRoutes = lgRoutes([
         offset: 0,
       });
       return c.json(all.length);
+    },
+  },
+  {
+    method: "post",
+    path: "/threads/{thread_id}/copy",
+    summary: "Copy a thread with its history and tool ledger (LangGraph)",
+    responses: threadAnswer,
+    handler: async (c, ctx) => {
+      const copy = await copyLgThread(ctx, c.get("user"), c.req.param("thread_id")!);
+      return c.json(await lgThread(graphOfThread(ctx, copy), copy));
     },
   },
   {

@@ -6,6 +6,7 @@ import { ApiError } from "../http/api-error.js";
 import type { AuthUser } from "../http/server-env.js";
 import { requireValidId } from "../http/request-limits.js";
 import { authorizeThread } from "../threads/ownership.js";
+import { refuseSubgraphThread } from "../threads/subgraph-threads.js";
 import { editThread } from "../threads/thread-edits.js";
 import { ownerFilter } from "../threads/thread-listing.js";
 import type { LgContext } from "./lg-context.js";
@@ -86,6 +87,32 @@ export async function createLgThread(
   const record: LgThreadRecord = { metadata, created_at: new Date().toISOString() };
   await editThread(ctx, user, threadId, null, { values: { [LG_THREAD_FIELD]: record } });
   return (await ctx.checkpointer.getCheckpoint(threadId))!;
+}
+
+/**
+ * `POST /threads/{id}/copy`: a new thread of the caller with the thread's history, metadata and
+ * tool ledger, so a run on the copy replays the calls the thread recorded instead of running
+ * them again. Refused (409, nothing written) for a subgraph's thread, a thread a background run
+ * is running on, and (by the store, in its transaction) a running thread, one with subgraph
+ * threads or with calls in doubt.
+ */
+export async function copyLgThread(
+  ctx: LgContext,
+  user: AuthUser,
+  threadId: string,
+): Promise<ThreadCheckpoint> {
+  const checkpoint = await requireLgThread(ctx, user, threadId, "copy");
+  refuseSubgraphThread(checkpoint, "be copied");
+  const runs = (await ctx.runs?.store.listRuns(threadId, { limit: 100, offset: 0 })) ?? [];
+  const running = runs.find((run) => run.status === "running");
+  if (running) {
+    throw new ApiError(
+      409,
+      "THREAD_BUSY",
+      `Thread '${threadId}' has an active run (${running.runId}): copy it once the run has ended`,
+    );
+  }
+  return ctx.checkpointer.copyThread(threadId, uuidv7());
 }
 
 /** Merges `metadata` into the thread's record, as its next version. */

@@ -9,11 +9,12 @@ import { messagesConformance } from "./messages.js";
 import { stateConformance } from "./state.js";
 import { stopConformance } from "./stop.js";
 import type { TestApi } from "./test-api.js";
+import { threadCopyConformance } from "./thread-copy.js";
 import { threadsConformance } from "./threads.js";
 
 /**
  * Registers the one suite every checkpointer must pass (state, messages, history, ledger, stop
- * requests, threads, child threads, ids, lone surrogates), under `describe("checkpointer conformance: <name>")`. Call it from a test file.
+ * requests, threads, child threads, thread copies, ids, lone surrogates), under `describe("checkpointer conformance: <name>")`. Call it from a test file.
  * The suite never calls `setup()` before a test: stores must set themselves up on first use.
  *
  * The suite does not import a test framework: pass it as `test`. The vitest module fits as is
@@ -61,6 +62,7 @@ export function checkpointerConformance(harness: CheckpointerHarness, test: Test
     stopConformance(get, test, getPeer);
     threadsConformance(get, test, harness);
     childThreadsConformance(get, test);
+    threadCopyConformance(get, test);
     idsConformance(get, test);
     loneSurrogatesConformance(get, test);
   });
