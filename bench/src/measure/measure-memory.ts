@@ -1,6 +1,6 @@
 import { runBare } from "../floor/bare-loop.js";
 import type { Loop, Runtime } from "../loop.js";
-import { openLoop } from "../open-loop.js";
+import { openIsolatedLoop } from "../isolated/isolated-loop.js";
 import { stepsPerRun, type Workload } from "../workload.js";
 import { shareOf, type StorePlan } from "./plan.js";
 import { SideBySide, takeTurns, type Floor, type SideBySideTimes } from "./side-by-side.js";
@@ -15,7 +15,8 @@ export interface MemoryRow extends Workload {
 
 /**
  * Every workload on tenxgraph's InMemoryCheckpointer and LangGraph's MemorySaver, a round at a
- * time; each run is followed by a run of the bare loop (the floor).
+ * time; each run is followed by a run of the bare loop (the floor). Each runtime's loop of each
+ * workload runs in a process of its own (see `openIsolatedLoop`).
  */
 export async function measureMemory(
   workloads: Workload[],
@@ -27,7 +28,9 @@ export async function measureMemory(
     const benches: SideBySide[] = [];
     for (const workload of workloads) {
       const opened = await Promise.all(
-        runtimes.map((runtime) => openLoop(runtime, workload, { kind: "memory" })),
+        runtimes.map((runtime) =>
+          openIsolatedLoop({ runtime, workload, spec: { kind: "memory" } }),
+        ),
       );
       loops.push(...opened);
       benches.push(
