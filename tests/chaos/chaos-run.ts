@@ -11,6 +11,7 @@ import {
   type ChaosTally,
 } from "./chaos-tally.js";
 import { WarmPool } from "./warm-pool.js";
+import { defaultDeploy, versionNow, type DeployPlan } from "./chaos-deploy.js";
 
 /** What a chaos run does. */
 export interface ChaosOptions {
@@ -25,6 +26,11 @@ export interface ChaosOptions {
   lanes: number;
   /** Stop starting scenarios after this long, whatever the kills (the report says how many). */
   maxMinutes?: number;
+  /**
+   * The rolling deploy from version 1 to 2 of the graph in the middle of the run (default: the
+   * support agent's, from 30% to 50% of the kills; `null`: none).
+   */
+  deploy?: DeployPlan | null;
   /** Where progress lines go. */
   log?: (line: string) => void;
 }
@@ -49,9 +55,13 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosTally> {
     count(tally.broken, "worker");
     tally.failures.push({ seed: 0, broke: "worker", message: why });
   });
+  const graph = options.graph ?? "support";
+  const deploy =
+    options.deploy === undefined ? defaultDeploy(graph, options.kills) : options.deploy;
   const ctx: ScenarioContext = {
     kind: options.store,
-    graph: options.graph ?? "support",
+    graph,
+    graphVersion: (rng) => versionNow(deploy, tally.kills, rng),
     servers: services?.servers,
     spawn: (params) => pool.take(params),
     stable: (read) => (services ? services.stable(read) : read()),

@@ -1,5 +1,5 @@
 import { Message } from "@tenxgraph/core";
-import { CrashScene, type WorkerRun } from "../crash/support/crash-scene.js";
+import { CrashScene, type StoredThread, type WorkerRun } from "../crash/support/crash-scene.js";
 import { between, mulberry32 } from "../crash/support/prng.js";
 import type { KillKind } from "../crash/support/random-plan.js";
 import { brokenInvariant } from "../crash/support/thread-invariants.js";
@@ -7,6 +7,8 @@ import type { StoreServers } from "../support/fresh-store.js";
 import type { StoreKind } from "../support/store-spec.js";
 import type { WorkerProcess } from "../support/worker-process.js";
 import type { AgentParams } from "../crash/support/agent-params.js";
+import type { GraphVersion } from "../crash/support/graph-versions.js";
+import type { Rng } from "../crash/support/prng.js";
 import { runWave, type WaveOutcome } from "./chaos-wave.js";
 import { count, type ChaosBreak, type ChaosTally } from "./chaos-tally.js";
 import { byPolicy, surfacedInDoubt } from "../crash/support/in-doubt-report.js";
@@ -45,6 +47,8 @@ const RACE_REFUSALS = new Set([
 export interface ScenarioContext {
   kind: StoreKind;
   graph: ChaosGraph;
+  /** The graph version a process started now runs (a deploy may be under way; chaos-deploy.ts). */
+  graphVersion: (rng: Rng) => GraphVersion | undefined;
   servers: StoreServers | undefined;
   spawn: (params: AgentParams) => WorkerProcess;
   /** Runs a read of the store once PostgreSQL is up (it may be restarting). */
@@ -91,10 +95,14 @@ export async function runScenario(
       const parent = stored === null ? null : workload.parent(stored);
       const kill = (kind: KillKind) => workload.kill(rng, stored, kind);
       const killsLeft = MAX_KILLS_PER_SCENARIO - kills;
-      const processes = planWave(rng, workload, parent, kill, killsLeft).map((p) => ({
-        ...p,
-        claimStaleAfterMs: CLAIM_STALE_AFTER_MS,
-      }));
+      const processes = planWave(rng, workload, parent, kill, killsLeft).map((p) => {
+        const graphVersion = ctx.graphVersion(rng);
+        return {
+          ...p,
+          claimStaleAfterMs: CLAIM_STALE_AFTER_MS,
+          ...(graphVersion === undefined ? {} : { graphVersion }),
+        };
+      });
       const stagger = processes.map((_, i) => (i === 0 ? 0 : between(rng, 0, MAX_STAGGER_MS)));
       const wave = await runWave(scene, processes, `w${w}`, stagger);
       kills += tallyWave(tally, wave);
@@ -104,7 +112,13 @@ export async function runScenario(
         async () => (await scene.read()).checkpoint?.status === "completed",
       );
       const label = `seed ${seed}, wave ${w}`;
+      const before = stored;
       stored = await ctx.stable(() => workload.check(scene, stored, { finished, label }));
+      countMigration(
+        tally,
+        before === null ? null : workload.parent(before),
+        workload.parent(stored),
+      );
       if (finished) break;
     }
     const wrong = workload.finalBreak(scene, stored);
@@ -132,6 +146,13 @@ export async function runScenario(
   }
 }
 
+/** Counts a thread version 2 carried over from version 1 (its checkpoint's graph version). */
+function countMigration(tally: ChaosTally, before: StoredThread | null, now: StoredThread): void {
+  if (before?.checkpoint?.graph?.version === "1" && now.checkpoint?.graph?.version === "2") {
+    count(tally.deploy, "threads migrated");
+  }
+}
+
 /** Counts the wave's processes, kills and stops; returns its kills. */
 function tallyWave(tally: ChaosTally, wave: WaveOutcome): number {
   tally.waves += 1;
@@ -143,6 +164,9 @@ function tallyWave(tally: ChaosTally, wave: WaveOutcome): number {
   for (const run of wave.runs) {
     const code = run.messages.find((m) => m.type === "failed")?.code;
     if (typeof code === "string") count(tally.refusals, code);
+    const version = run.params.graphVersion;
+    if (version !== undefined) count(tally.deploy, `v${version} runs`);
+    if (version === 1 && code === "THREAD_007") count(tally.deploy, "v1 declined");
   }
   tally.kills += killed.length;
   return killed.length;
@@ -162,6 +186,9 @@ function checkEndings(ctx: ScenarioContext, wave: WaveOutcome): void {
     const failed = run.messages.find((m) => m.type === "failed");
     if (!failed) continue;
     const code = String(failed.code);
+    // An old worker declines a thread the new version wrote (a node or tool it lacks), as in a
+    // rolling deploy; a new worker has a migration for every old thread, and never does.
+    if (code === "THREAD_007" && run.params.graphVersion === 1) continue;
     const outage = code === "STORAGE_FAILURE_001" && ctx.postgresDown(wave.startedAt, wave.endedAt);
     if (!RACE_REFUSALS.has(code) && !outage) {
       throw new ScenarioBreak("worker", `run failed ${code}: ${String(failed.message)}\n${why}`);
@@ -190,5 +217,6 @@ function describeRun(run: WorkerRun): string {
       ? "killed"
       : String(run.done?.status ?? failed?.code ?? JSON.stringify(run.exit));
   const writes = run.messages.filter((m) => m.type === "write").map((m) => m.version);
-  return `${via} ${input.kind}${answer}, ${planned} -> ${how}; wrote ${JSON.stringify(writes)}`;
+  const version = run.params.graphVersion === undefined ? "" : ` (v${run.params.graphVersion})`;
+  return `${via}${version} ${input.kind}${answer}, ${planned} -> ${how}; wrote ${JSON.stringify(writes)}`;
 }

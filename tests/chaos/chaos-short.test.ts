@@ -2,7 +2,8 @@
  * The chaos run, short: about 50 kills per store (SIGKILL at fault points and at random
  * moments, SIGSTOP then SIGKILL or SIGCONT, hung tools), with two and three processes on a
  * thread at once, mixed onInDoubt policies, and on PostgreSQL a server restart and a Redis
- * freeze in the middle. It fails on any broken invariant, and when the disruptions it claims to
+ * freeze in the middle, and for the support agent a rolling deploy of its version 2 (a tool renamed
+ * through a migration, a node added) from 30% to 50% of the kills. It fails on any broken invariant, and when the disruptions it claims to
  * make did not happen. Then the same for the composition team (a supervisor's Send fan-out to
  * two subgraph workers on child threads), 20 kills per store. `npm run chaos -- --kills 1000`
  * (`--graph team`) is the long run.
@@ -41,6 +42,15 @@ describe.each(STORES)("chaos on $label (real processes, SIGKILL and SIGSTOP)", (
         0,
       );
       expect(tally.inDoubtSurfaced, `in-doubt calls surfaced\n${summary}`).toBeGreaterThan(0);
+      if (graph === "support") {
+        // The deploy in the middle happened with threads in flight: version 2 ran, and carried
+        // threads version 1 had written on (chaos-deploy.ts).
+        expect(tally.deploy["v2 runs"] ?? 0, `version 2 runs\n${summary}`).toBeGreaterThan(0);
+        expect(
+          tally.deploy["threads migrated"] ?? 0,
+          `threads carried from version 1 to 2\n${summary}`,
+        ).toBeGreaterThan(0);
+      }
       if (kind === "postgres") {
         const what = tally.events.map((e) => e.what);
         expect(

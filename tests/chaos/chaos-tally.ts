@@ -41,6 +41,12 @@ export interface ChaosTally {
    * none; "unknown" only when a warning named no tool or policy): they add up to the total.
    */
   inDoubtByPolicy: Partial<Record<PolicyCount, number>>;
+  /**
+   * The deploy in the middle (chaos-deploy.ts): runs by version (`v1 runs`, `v2 runs`), runs of
+   * version 1 that declined a thread version 2 wrote (`v1 declined`, THREAD_007), and threads
+   * that version 2 carried over from version 1 (`threads migrated`). Empty without a deploy.
+   */
+  deploy: Record<string, number>;
   /** Scenarios whose invariants broke, by what broke. */
   broken: Partial<Record<ChaosBreak, number>>;
   failures: ChaosFailure[];
@@ -61,6 +67,7 @@ export function emptyTally(store: StoreKind): ChaosTally {
     refusals: {},
     inDoubtSurfaced: 0,
     inDoubtByPolicy: Object.fromEntries(IN_DOUBT_POLICIES.map((p) => [p, 0])),
+    deploy: {},
     broken: {},
     failures: [],
     events: [],
@@ -149,6 +156,7 @@ export function details(tally: ChaosTally): string {
     `- in-doubt calls surfaced ${tally.inDoubtSurfaced}, by the tool's onInDoubt: ${inDoubtByPolicy(tally)}`,
     `- kills by way: ${pairs(tally.killsBy)}`,
     `- runs refused by a race: ${pairs(tally.refusals)}`,
+    ...(Object.keys(tally.deploy).length > 0 ? [`- deploy: ${pairs(tally.deploy)}`] : []),
     ...(events.length > 0 ? [`- servers: ${events.join("; ")}`] : []),
     ...tally.failures.map(
       (f) => `- FAILED seed ${f.seed} (${f.broke}): ${f.message.split("\n")[0]}`,

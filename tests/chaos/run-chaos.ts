@@ -1,6 +1,9 @@
 /**
  * `npm run chaos -- --kills 1000 --store sqlite|postgres [--graph support|team] [--seed 1]
- * [--lanes 2] [--max-minutes N] [--results tests/chaos/results.md]`
+ * [--lanes 2] [--max-minutes N] [--no-deploy] [--results tests/chaos/results.md]`
+ *
+ * The support agent's run deploys its version 2 in the middle (tests/chaos/chaos-deploy.ts:
+ * a rolling deploy from 30% to 50% of the kills); `--no-deploy` keeps version 1 throughout.
  *
  * `--graph team` runs the composition team (a supervisor's Send fan-out to two subgraph
  * workers on child threads, tests/crash/support/team-agent.ts) instead of the support agent;
@@ -39,6 +42,7 @@ const { values } = parseArgs({
     "max-minutes": { type: "string" },
     graph: { type: "string", default: "support" },
     results: { type: "string" },
+    "no-deploy": { type: "boolean", default: false },
   },
 });
 const stores = values.store === undefined ? STORE_KINDS : [values.store as StoreKind];
@@ -66,6 +70,7 @@ for (const store of stores) {
       seed,
       lanes: Number(values.lanes),
       ...(maxMinutes === undefined ? {} : { maxMinutes }),
+      ...(values["no-deploy"] ? { deploy: null } : {}),
       log: (line) => console.log(line),
     }),
   );

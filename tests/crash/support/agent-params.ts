@@ -86,6 +86,11 @@ export interface AgentParams {
   freeze?: FreezePlan;
   /** How old a claim's heartbeat must be to count as left by a dead worker (default 300 ms). */
   claimStaleAfterMs?: number;
+  /**
+   * The support agent's version this worker runs (graph-versions.ts): 2 renames charge_card and
+   * adds a node, with a migration from 1. Absent: the graph is compiled without a version.
+   */
+  graphVersion?: 1 | 2;
   /** Report the runtime's OpenTelemetry counters in `done` (default true). */
   metrics?: boolean;
   /** Stay alive after the run ended, until the parent kills the process. */

@@ -18,6 +18,7 @@ import type { AgentParams } from "./agent-params.js";
 import { reportingWrites } from "./reporting-writes.js";
 import { runAgent } from "./run-agent.js";
 import { reportingLogger, storeLogger } from "./reporting-logger.js";
+import { version1Key, version1Name } from "./graph-versions.js";
 
 /** A finished worker gets this long to end by itself once its store is closed. */
 const EXIT_AFTER_CLOSE_MS = 10_000;
@@ -96,7 +97,12 @@ function exitWhenIdle(): void {
  * store itself (reporting-writes.ts), before `step.after_write` fires.
  */
 function faultPoints(params: AgentParams): FaultPoints {
-  const where = (at: FaultContext) => ({ tool: at.toolName ?? null, key: at.key ?? null });
+  // Reported, and aimed at, by version 1's names: a plan names charge_card in either version.
+  const toolOf = (at: FaultContext) => (at.toolName ? version1Name(at.toolName) : null);
+  const where = (at: FaultContext) => ({
+    tool: toolOf(at),
+    key: at.key ? version1Key(at.key) : null,
+  });
   const faults = new FaultPoints()
     .arm("tool.after_return", (at) => report({ type: "returned", ...where(at) }))
     .arm("ledger.after_record", (at) => report({ type: "recorded", ...where(at) }));
@@ -119,7 +125,7 @@ function faultPoints(params: AgentParams): FaultPoints {
     },
     {
       when: (at) =>
-        (kill.tool === undefined || at.toolName === kill.tool) && ++seen === (kill.hit ?? 1),
+        (kill.tool === undefined || toolOf(at) === kill.tool) && ++seen === (kill.hit ?? 1),
     },
   );
 }

@@ -23,6 +23,7 @@ import {
 import type { AgentParams, Effect } from "./agent-params.js";
 import { storeLogger } from "./reporting-logger.js";
 import { readEffects } from "./side-effect-log.js";
+import { asVersion1 } from "./graph-versions.js";
 
 /** The worker script every scene runs; a pool may start it early (see {@link SceneOptions}). */
 export const AGENT_WORKER = new URL("./agent-worker.ts", import.meta.url);
@@ -45,7 +46,8 @@ export async function readThread(
     store.listMessages(threadId),
     store.listCalls(threadId),
   ]);
-  return { checkpoint, messages, ledger, effects };
+  // Read by version 1's names: a deploy's renamed tool records its calls under its new name.
+  return { checkpoint, messages, ledger: ledger.map(asVersion1), effects };
 }
 
 /** One worker process from start to exit, with everything it reported. */

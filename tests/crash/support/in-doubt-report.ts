@@ -3,6 +3,7 @@ import { decodeEnvelope } from "@tenxgraph/core/testing";
 import type { AgentParams, PolicyName } from "./agent-params.js";
 import type { CrashScene, StoredThread } from "./crash-scene.js";
 import { TOOL_NAMES } from "./random-plan.js";
+import { version1Key, version1Name } from "./graph-versions.js";
 
 /** The `onInDoubt` policies of the chaos graph's tools, in the order the report lists them. */
 export const IN_DOUBT_POLICIES: readonly PolicyName[] = ["retry", "fail", "interrupt", "reconcile"];
@@ -26,9 +27,9 @@ export function surfacedInDoubt(scene: CrashScene): Surfaced[] {
     for (const message of run.messages) {
       if (message.type !== "log" || message.level !== "warn") continue;
       if (!String(message.msg).includes("IN DOUBT")) continue;
-      const tool = String(message.tool);
+      const tool = version1Name(String(message.tool));
       const call = {
-        key: String(message.key),
+        key: version1Key(String(message.key)),
         attempt: Number(message.attempt),
         tool,
         policy: policyOf(run.params, tool, message.policy),

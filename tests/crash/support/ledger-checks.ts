@@ -4,6 +4,7 @@ import { type LedgerEntry } from "@tenxgraph/core/storage";
 import { expect } from "vitest";
 import type { Effect, PolicyName, ToolName } from "./agent-params.js";
 import type { CrashScene, StoredThread, WorkerRun } from "./crash-scene.js";
+import { version1Key } from "./graph-versions.js";
 
 /**
  * A recorded call is final: a later process replays it and never runs, claims or rewrites it,
@@ -49,7 +50,7 @@ function checkReplays(run: WorkerRun, stored: StoredThread, at: string): void {
   const runId = events.find((e) => e.type === "run_start")?.runId;
   const died = run.done === undefined;
   for (const event of events.filter((e) => e.type === "tool_result")) {
-    const entry = stored.ledger.find((e) => e.key === event.key);
+    const entry = stored.ledger.find((e) => e.key === version1Key(event.key ?? ""));
     const settledByAnother = entry?.ownerRunId !== runId;
     // A run that died may have run a call whose result rode in a step write the kill took
     // (ledger protocol v2): it ran the tool, yet the entry went on to the run that retried it.
@@ -77,6 +78,9 @@ export function checkEffects(
   at: string,
 ): void {
   const entries = new Map(stored.ledger.map((e) => [e.key, e]));
+  // One fact, one entry: a charge recorded under charge_card's key and under its version 2
+  // name's (read back as charge_card's) was claimed twice across a deploy.
+  expect(entries.size, `${at}: ledger entries sharing a key`).toBe(stored.ledger.length);
   const attempts = new Set<string>();
   for (const effect of stored.effects) {
     const id = `${effect.ledgerKey} attempt ${effect.attempt}`;

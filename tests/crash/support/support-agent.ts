@@ -13,6 +13,7 @@ import { supportAgent, type FaultInjector, type ScriptedTurn } from "@tenxgraph/
 import { z } from "zod";
 import type { AgentParams, ToolName } from "./agent-params.js";
 import { appendEffect, readEffects } from "./side-effect-log.js";
+import { ADDED_IN_V2, toolNameIn, versionOptions } from "./graph-versions.js";
 
 /** A live claim counts as abandoned after 300 ms without a heartbeat, so resumes do not wait long. */
 const STOP_POLL_INTERVAL_MS = 100;
@@ -52,6 +53,9 @@ export function buildSupportAgent(
     model: script(params),
     tools: crashTools(params, hooks),
     ...crashCompileOptions(params, hooks),
+    ...versionOptions(params.graphVersion),
+    // Version 2's new step: it changes nothing, but a thread can stand at it.
+    ...(params.graphVersion === 2 ? { afterTools: { name: ADDED_IN_V2, node: () => ({}) } } : {}),
   });
 }
 
@@ -112,7 +116,8 @@ export function crashTools(params: AgentParams, hooks: AgentHooks) {
     },
   });
   const chargeCard = tool({
-    name: "charge_card",
+    // Renamed by version 2; its effects and its hang still say charge_card (graph-versions.ts).
+    name: toolNameIn("charge_card", params.graphVersion),
     description: "Charge the customer's saved card for an order.",
     schema: order.extend({ amount_cents: z.number().int() }),
     idempotencyKey: (args) => `order-${args.order_id}-charge`,
@@ -146,7 +151,9 @@ export function crashTools(params: AgentParams, hooks: AgentHooks) {
 
 /** The model's replies: one assistant message of parallel calls per round, then the answer. */
 function script(params: AgentParams): ScriptedTurn[] {
-  return [...params.rounds.map((calls) => ({ toolCalls: calls })), params.answer];
+  const named = (calls: AgentParams["rounds"][number]) =>
+    calls.map((call) => ({ ...call, name: toolNameIn(call.name, params.graphVersion) }));
+  return [...params.rounds.map((calls) => ({ toolCalls: named(calls) })), params.answer];
 }
 
 /** The text a reconciled call is recorded with, so tests can tell it from a tool's own result. */

@@ -3,6 +3,7 @@ import { type AssistantMessage, type Message, type ToolCall } from "@tenxgraph/c
 import { type LedgerEntry } from "@tenxgraph/core/storage";
 import { expect } from "vitest";
 import type { StoredThread } from "./crash-scene.js";
+import { version1Name } from "./graph-versions.js";
 
 /**
  * The transcript only grows, without duplicate ids; each call is answered once (or not yet) by
@@ -85,7 +86,7 @@ function checkAnswers(
  * `<message id>:<call id>`.
  */
 function keyOf(issuer: AssistantMessage, call: ToolCall): string {
-  if (call.name === "charge_card") {
+  if (version1Name(call.name) === "charge_card") {
     const { order_id } = JSON.parse(call.arguments) as { order_id: string };
     return `charge_card:order-${order_id}-charge`;
   }

@@ -4,11 +4,13 @@ import { join } from "node:path";
 
 /**
  * A graph whose node sleeps the number of milliseconds its user message says, then appends
- * `<thread> <pid>` to `woke.log` and answers "woke".
+ * `<thread> <pid> <graph>` to `woke.log` and answers "woke". With `twoGraphs`, the project
+ * serves two such graphs (`graphs`): `agent` (the default) and `other`, each writing its id.
  */
 export function writeSleepProject(
   dir: string,
   runs?: Record<string, unknown>,
+  { twoGraphs = false } = {},
 ): { config: string; wokeLog: string } {
   mkdirSync(dir, { recursive: true });
   const config = join(dir, "tenxgraph.json");
@@ -17,6 +19,7 @@ export function writeSleepProject(
     config,
     JSON.stringify({
       agent: "./graph.mjs:graph",
+      ...(twoGraphs ? { graphs: { agent: "./graph.mjs:graph", other: "./graph.mjs:other" } } : {}),
       checkpointer: "./store.mjs:checkpointer",
       ...(runs ? { runs } : {}),
     }),
@@ -30,16 +33,27 @@ export function writeSleepProject(
     join(dir, "graph.mjs"),
     `import { appendFileSync } from "node:fs";
      import { END, Message, StateGraph } from "@tenxgraph/core";
-     export const graph = new StateGraph()
+     const napper = (graphId) => new StateGraph()
        .addNode("NAP", async (state, ctx) => {
-         await ctx.sleep(Number(state.messages.at(-1).content));
-         appendFileSync(${JSON.stringify(wokeLog)}, ctx.threadId + " " + process.pid + "\\n");
+         await ctx.sleep(Number(Message.text(state.messages.at(-1))));
+         appendFileSync(${JSON.stringify(wokeLog)}, [ctx.threadId, process.pid, graphId].join(" ") + "\\n");
          return Message.assistant("woke");
        })
        .addEdge("NAP", END)
-       .setEntryPoint("NAP");`,
+       .setEntryPoint("NAP");
+     export const graph = napper("agent");
+     export const other = napper("other");`,
   );
   return { config, wokeLog };
+}
+
+/** The graphs that woke `threadId` up, from its `woke.log` lines. */
+export function wokenBy(wokeLog: string, threadId: string): string[] {
+  if (!existsSync(wokeLog)) return [];
+  return readFileSync(wokeLog, "utf8")
+    .split("\n")
+    .filter((line) => line.startsWith(`${threadId} `))
+    .map((line) => line.split(" ")[2]!);
 }
 
 /** The `woke.log` lines of `threadId`, as the pids that wrote them. */

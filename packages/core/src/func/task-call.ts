@@ -79,6 +79,7 @@ export async function callTask(
     argsDigest: argsDigest(JSON.stringify(input ?? null)),
     key,
     unscopedKey: null,
+    recordedToolName: spec.tool.name,
     log: withFields(ctx.logger, { task: spec.tool.name, key }),
   };
   const event = { node: ctx.node, key, toolCallId: key, toolName: spec.tool.name };

@@ -210,7 +210,7 @@ async function claim(
 ): Promise<(ClaimResult | null)[]> {
   const claims: LedgerClaim[] = requests.map(({ call, expectedAttempt }) => ({
     key: call.key!,
-    toolName: call.tool.name,
+    toolName: call.recordedToolName,
     ownerRunId: ctx.runId,
     leaseMs: ctx.runtime.claimStaleAfterMs,
     expectedAttempt,

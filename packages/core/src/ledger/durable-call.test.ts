@@ -82,6 +82,7 @@ function chargeCall(): LedgerCall {
     argsDigest: argsDigest('{"order_id":"4821"}'),
     key: "m-1:call_1",
     unscopedKey: null,
+    recordedToolName: "charge_card",
     log: silentLogger,
   };
 }

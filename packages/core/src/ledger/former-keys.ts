@@ -10,8 +10,9 @@ import { domainLedgerKey } from "./ledger-key.js";
  * Such an entry still stands for its fact, but only for the tool that wrote it (or the tool
  * that replaces it): a call whose former key holds such an entry keeps using that key (so a
  * charge completed before an upgrade is replayed, never run again), and an entry of another
- * tool is left alone. New entries are never made under a former key while the fact has none,
- * so a fact lives under one key for good.
+ * tool is left alone. A call made under a former name is keyed by that name from the start
+ * (prepared-call.ts), so both versions of a rolling deploy claim one entry for it; it looks
+ * for its fact under the current name too. A fact lives under one key for good.
  *
  * Costs one ledger read per node with domain-keyed calls. A failed read is logged and the calls
  * use their scoped keys, as a failed ledger read lets a call run (SPEC 4.3).
@@ -56,11 +57,16 @@ export function isOwnTool(toolName: string, call: LedgerCall, ctx: NodeContext):
   return toolName === call.tool.name || ctx.runtime.toolRenames.get(toolName) === call.tool.name;
 }
 
-/** The keys a call's fact may be recorded under besides its own, most recent first. */
+/**
+ * The keys a call's fact may be recorded under besides its own, most recent first: its tool's
+ * current name (for a call made under a former name, which keeps that name's key), the tool's
+ * former names, the bare domain key.
+ */
 function formerKeys(call: LedgerCall, ctx: NodeContext): string[] {
   const domainKey = call.unscopedKey!;
   const renamedFrom = [...ctx.runtime.toolRenames]
     .filter(([, current]) => current === call.tool.name)
     .map(([former]) => domainLedgerKey(former, domainKey));
-  return [...renamedFrom, domainKey];
+  const keys = [domainLedgerKey(call.tool.name, domainKey), ...renamedFrom, domainKey];
+  return keys.filter((key) => key !== call.key);
 }

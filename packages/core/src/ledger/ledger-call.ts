@@ -9,6 +9,12 @@ export interface LedgerCall {
   /** The model's call; its id is the `toolCallId` of the message that answers it. */
   readonly call: { readonly id: string };
   readonly tool: LedgerTool;
+  /**
+   * The tool name its entry is recorded under: the name the call was made under, a former name
+   * for a call made before a migration renamed its tool (so a worker of the former version,
+   * during a rolling deploy, still finds the entry its own), else `tool.name`.
+   */
+  readonly recordedToolName: string;
   /** The checked arguments: shown to a human when the call is in doubt, passed to `reconcile`. */
   readonly args: unknown;
   /** `<message id>:<call id>`: names the call in recorded results (`null` when a part is missing). */

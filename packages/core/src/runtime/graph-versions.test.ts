@@ -203,6 +203,50 @@ describe("graph versions: continuing a thread under another version", () => {
     });
   }
 
+  for (const domainKey of [false, true]) {
+    it(`rolling deploy: a v1 call v2 recorded under the renamed tool is replayed by v1, never run again (${domainKey ? "domain key" : "message key"})`, async () => {
+      const checkpointer = new InMemoryCheckpointer();
+      const charges: string[] = [];
+      const afterMain = new FaultPoints().arm(
+        FAULT_POINTS.STEP_AFTER_WRITE,
+        () => {
+          throw new Error("process died");
+        },
+        { when: (at) => at.node === "MAIN" },
+      );
+      const v1 = (faults?: FaultPoints) =>
+        supportGraph({
+          checkpointer,
+          toolName: "charge_card",
+          charges,
+          version: "1",
+          domainKey,
+          ...(faults ? { faults } : {}),
+        });
+      // v1's model asked for the charge; the worker died before the tool step.
+      expect((await settle(v1(afterMain).invoke(user, { threadId: "t" }))).ok).toBe(false);
+      // A v2 worker runs the call and records the charge, then dies before the step's write.
+      const v2 = supportGraph({
+        checkpointer,
+        toolName: "charge_payment",
+        charges,
+        version: "2",
+        domainKey,
+        migrations: [RENAME],
+        faults: crashAfterRecord(),
+      });
+      expect((await settle(v2.invoke(null, { threadId: "t" }))).ok).toBe(false);
+      expect(charges).toEqual(["charge_payment A1"]);
+      // The thread is still v1's: a v1 worker continues it and finds the charge its own.
+      const result = await v1().invoke(null, { threadId: "t" });
+      expect(result.status).toBe("completed");
+      expect(charges).toEqual(["charge_payment A1"]);
+      const keys = (await checkpointer.listCalls("t")).map((e) => [e.key, e.toolName]);
+      const charge = domainKey ? "charge_card:order-A1" : "m-1:call_1";
+      expect(keys).toContainEqual([charge, "charge_card"]);
+    });
+  }
+
   it("without the rename, v2 refuses with THREAD_007 naming the tool, and writes nothing; v1 still continues it", async () => {
     const checkpointer = new InMemoryCheckpointer();
     const charges: string[] = [];

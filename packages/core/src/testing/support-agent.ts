@@ -110,6 +110,11 @@ export interface SupportAgentOptions<S extends BaseState> extends CompileOptions
   model: readonly ScriptedTurn<S>[] | NodeLike<S>;
   tools: readonly AnyTool[];
   state?: StateOptions<S>;
+  /**
+   * A node run after every tool step, before the model (TOOL → `name` → MAIN): what a later
+   * version of the agent adds, e.g. an audit step, to exercise a deploy.
+   */
+  afterTools?: { name: string; node: NodeLike<S> };
 }
 
 /**
@@ -124,7 +129,7 @@ export interface SupportAgentOptions<S extends BaseState> extends CompileOptions
 export function supportAgent<S extends BaseState = BaseState & Record<string, unknown>>(
   options: SupportAgentOptions<S>,
 ): CompiledGraph<S> {
-  const { model, tools, state, ...compile } = options;
+  const { model, tools, state, afterTools, ...compile } = options;
   // A short claimStaleAfterMs needs heartbeats at least twice as often (compile() checks it).
   if (compile.claimStaleAfterMs !== undefined && compile.stopPollIntervalMs === undefined) {
     compile.stopPollIntervalMs = Math.min(1000, compile.claimStaleAfterMs / 2);
@@ -132,14 +137,19 @@ export function supportAgent<S extends BaseState = BaseState & Record<string, un
   const node: NodeLike<S> = Array.isArray(model)
     ? new ScriptedModel<S>(model as readonly ScriptedTurn<S>[])
     : (model as NodeLike<S>);
-  return new StateGraph<S>(state)
+  const graph = new StateGraph<S>(state)
     .addNode("MAIN", node)
     .addNode("TOOL", new ToolNode<S>([...tools]))
     .addConditionalEdges("MAIN", (s) => {
       const last = s.messages.at(-1);
       return last?.role === "assistant" && last.toolCalls?.length ? "TOOL" : END;
     })
-    .addEdge("TOOL", "MAIN")
-    .setEntryPoint("MAIN")
-    .compile({ logger: recordingLogger(), ...compile });
+    .setEntryPoint("MAIN");
+  const routed = afterTools
+    ? graph
+        .addNode(afterTools.name, afterTools.node)
+        .addEdge("TOOL", afterTools.name)
+        .addEdge(afterTools.name, "MAIN")
+    : graph.addEdge("TOOL", "MAIN");
+  return routed.compile({ logger: recordingLogger(), ...compile });
 }

@@ -118,7 +118,10 @@ export function prepareCall(
         `idempotencyKey(args) must return a non-empty string, got ${got}`,
       );
     }
-    key = domainLedgerKey(tool.name, domainKey);
+    // A call made under a former name (before a migration renamed its tool) keeps that name's
+    // key: a worker of either version, running it at once or one after the other during a
+    // rolling deploy, claims the one entry, so the fact cannot be recorded twice.
+    key = domainLedgerKey(call.name, domainKey);
   }
   if (key === null) {
     log.warn(
@@ -136,6 +139,8 @@ export function prepareCall(
     argsDigest: argsDigest(call.arguments),
     key,
     unscopedKey: domainKey,
+    // The name it was made under: its tool's, or a former one (see the key above).
+    recordedToolName: call.name,
     // The tool gets the domain key it declared, unscoped: it is what the provider knows.
     // Without a key the call's place (node, step, position) is what stays the same on replay.
     idempotencyKey: domainKey ?? key ?? `${ctx.threadId}:${ctx.node}:${ctx.step}:${index}`,

@@ -1,6 +1,7 @@
 import type { BaseState, CompiledGraph, Logger } from "@tenxgraph/core";
 import { createHash } from "node:crypto";
 import { earliestTimer } from "../timers/timer-scheduler.js";
+import { storedGraphId } from "../wire/thread-name-field.js";
 import type { PgRunStore } from "./run-store.js";
 
 /**
@@ -63,6 +64,8 @@ export async function fireTimer(
     return;
   }
   const runId = timerRunId(job as TimerJob);
+  // A thread of a `langgraph.json` graph resumes under it, as the runs that paused it ran.
+  const graphId = storedGraphId(checkpoint.values);
   try {
     await store.createRun({
       runId,
@@ -72,6 +75,7 @@ export async function fireTimer(
       request: {
         input: { resume: null, interruptId },
         config: { threadId, userId: checkpoint.userId },
+        ...(graphId === undefined ? {} : { graphId }),
       },
     });
     logger.info({ threadId, runId, interruptId }, "Timer queued the run resuming the thread");

@@ -12,6 +12,7 @@ import { ownerFilter } from "../threads/thread-listing.js";
 import type { LgContext } from "./lg-context.js";
 import { lgThread, lgThreadStatus } from "./lg-state.js";
 import { LG_THREAD_FIELD, lgThreadRecord, type LgThreadRecord } from "./lg-values.js";
+import { storedGraphId } from "../wire/thread-name-field.js";
 
 /** `POST /threads`'s body (what the SDK's `threads.create` sends). */
 export const threadCreateSchema = z.looseObject({
@@ -44,8 +45,8 @@ export function graphOfThread(
   ctx: LgContext,
   checkpoint: ThreadCheckpoint | null,
 ): CompiledGraph<BaseState> {
-  const graphId = checkpoint ? lgThreadRecord(checkpoint.values, "").metadata.graph_id : undefined;
-  return (typeof graphId === "string" && ctx.graphs.byId.get(graphId)) || ctx.graphs.default;
+  const graphId = checkpoint ? storedGraphId(checkpoint.values) : undefined;
+  return (graphId !== undefined && ctx.graphs.byId.get(graphId)) || ctx.graphs.default;
 }
 
 /** The thread `user` may read, else a 404 (none) or 403 (another user's). */

@@ -1,13 +1,18 @@
-import { isTenxgraphError } from "@tenxgraph/core";
+import { isTenxgraphError, type BaseState, type CompiledGraph } from "@tenxgraph/core";
 import { invokeAsHost } from "@tenxgraph/core/host";
 import type { ThreadCheckpoint } from "@tenxgraph/core/storage";
 import { track } from "../http/shutdown.js";
 import type { ThreadsContext } from "../threads/threads-context.js";
+import { storedGraphId } from "../wire/thread-name-field.js";
 
 /** Settings of {@link TimerScheduler}. */
 export interface TimerSchedulerOptions {
-  /** The graph, its checkpointer and the shutdown tracking: the app's context (`app.context`). */
-  ctx: ThreadsContext;
+  /**
+   * The graph, its checkpointer and the shutdown tracking: the app's context (`app.context`).
+   * With `graphs` (a server of several `langgraph.json` graphs), a thread is resumed under the
+   * graph its runs ran (`metadata.graph_id`), else under `graph`.
+   */
+  ctx: ThreadsContext & { graphs?: { byId: ReadonlyMap<string, CompiledGraph<BaseState>> } };
   /** How often it looks for threads newly paused on a timer (default 1000 ms). */
   intervalMs?: number;
   /**
@@ -47,7 +52,7 @@ interface ArmedTimer {
  * is applied.
  */
 export class TimerScheduler {
-  readonly #ctx: ThreadsContext;
+  readonly #ctx: TimerSchedulerOptions["ctx"];
   readonly #intervalMs: number;
   readonly #queue: ((threadId: string) => Promise<void>) | null;
   readonly #armed = new Map<string, ArmedTimer>();
@@ -129,10 +134,33 @@ export class TimerScheduler {
       this.#armed.set(threadId, { version: checkpoint.version, handle: null });
       return;
     }
+    if (!this.#graphOf(checkpoint)) {
+      // Armed without a timeout: looked at again only once the thread changes.
+      this.#armed.set(threadId, { version: checkpoint.version, handle: null });
+      const graphId = storedGraphId(checkpoint.values);
+      this.#ctx.logger.warn(
+        { threadId, graphId },
+        `Timer not armed: the thread runs graph '${graphId}', which this server does not serve`,
+      );
+      return;
+    }
     const delay = Math.min(Math.max(0, wake.at - Date.now()), MAX_DELAY_MS);
     const handle = setTimeout(() => void this.#fire(threadId, checkpoint.version), delay);
     handle.unref();
     this.#armed.set(threadId, { version: checkpoint.version, handle });
+  }
+
+  /**
+   * The served graph that runs the thread: the one its runs ran (`metadata.graph_id`, a
+   * `langgraph.json` graph), else the default; `null` for a graph this server does not serve.
+   */
+  #graphOf(checkpoint: ThreadCheckpoint): { graph: CompiledGraph<BaseState>; id: string } | null {
+    const graphId = storedGraphId(checkpoint.values);
+    if (graphId === undefined || graphId === this.#ctx.graphId) {
+      return { graph: this.#ctx.graph, id: this.#ctx.graphId };
+    }
+    const graph = this.#ctx.graphs?.byId.get(graphId);
+    return graph ? { graph, id: graphId } : null;
   }
 
   /** Resumes the thread if it still stands where its timer was armed; else does nothing. */
@@ -145,13 +173,15 @@ export class TimerScheduler {
       const wake = checkpoint?.version === version ? earliestTimer(checkpoint) : null;
       if (!checkpoint || !wake) return; // answered, resumed or deleted meanwhile
       if (wake.at > Date.now()) return void (await this.#consider(threadId));
+      const served = this.#graphOf(checkpoint);
+      if (!served) return;
       const result = await track(
         ctx,
         invokeAsHost(
-          ctx.graph,
+          served.graph,
           { resume: null, interruptId: wake.interruptId },
           { threadId, ...(checkpoint.userId === null ? {} : { userId: checkpoint.userId }) },
-          { loadedCheckpoint: checkpoint, graphId: ctx.graphId },
+          { loadedCheckpoint: checkpoint, graphId: served.id },
         ),
       );
       ctx.logger.info(

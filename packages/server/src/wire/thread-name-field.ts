@@ -16,3 +16,14 @@ export function storedThreadName(values: Record<string, unknown>): string | null
   const name = values[THREAD_NAME_FIELD];
   return typeof name === "string" ? name : null;
 }
+
+/**
+ * The served graph a thread runs, as LangGraph's API recorded it (`metadata.graph_id`, set when
+ * a run of a `langgraph.json` graph created the thread); `undefined` for a thread of the default
+ * graph. What resumes a thread without a request (a timer) runs it under this graph.
+ */
+export function storedGraphId(values: Record<string, unknown>): string | undefined {
+  const record = values[LG_THREAD_FIELD] as { metadata?: { graph_id?: unknown } } | undefined;
+  const graphId = record?.metadata?.graph_id;
+  return typeof graphId === "string" ? graphId : undefined;
+}
