@@ -135,6 +135,36 @@ describe.each(STORE_KINDS)("LangGraph background runs on workers, threads on %s"
     expect(rest).toEqual(events.slice(1));
   });
 
+  it("streams a queued run's events mode as a foreground run's: one mapping", async () => {
+    const thread = await alice.threads.create();
+    const live = await collect(
+      alice.runs.stream(thread.thread_id, "agent", {
+        input: human("refund"),
+        streamMode: "events",
+      }),
+    );
+    const run = await alice.runs.create(thread.thread_id, "agent", {
+      input: human("refund"),
+      streamMode: "events",
+    });
+    await alice.runs.join(thread.thread_id, run.run_id);
+    const queued = await collect(alice.runs.joinStream(thread.thread_id, run.run_id));
+    const shape = (events: Loose[]) =>
+      events.filter((e) => e.event === "events").map((e) => `${e.data.event} ${e.data.name}`);
+    expect(shape(queued)).toEqual(shape(live));
+    const events = queued.filter((e) => e.event === "events").map((e) => e.data);
+    expect(events[0]).toMatchObject({ event: "on_chain_start", run_id: run.run_id });
+    const toolEnd = events.find((e: Loose) => e.event === "on_tool_end");
+    expect(toolEnd).toMatchObject({
+      name: "charge_card",
+      data: { input: { order_id: "5" }, output: { type: "tool", tool_call_id: "call_1" } },
+      metadata: { tenxgraph: { replayed: false } },
+    });
+    // Mapped again from the stored events: the same run ids.
+    const again = await collect(alice.runs.joinStream(thread.thread_id, run.run_id));
+    expect(again).toEqual(queued);
+  });
+
   it("cancels a running run, refuses a second (reject) and queues one (enqueue)", async () => {
     const thread = await alice.threads.create();
     const slow = await alice.runs.create(thread.thread_id, "agent", { input: human("slow") });

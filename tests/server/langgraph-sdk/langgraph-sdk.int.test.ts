@@ -310,6 +310,79 @@ describe.each(STORE_KINDS)("@langchain/langgraph-sdk against tenxgraph api on %s
     expect(mine.map((t) => t.thread_id).sort()).toEqual([thread.thread_id, copy.thread_id].sort());
   });
 
+  it("streams LangChain's callback events: graph, nodes, model tokens and tool calls", async () => {
+    const thread = await alice.threads.create();
+    const stream = await collect(
+      alice.runs.stream(thread.thread_id, assistantId, {
+        input: human("refund please"),
+        streamMode: "events",
+      }),
+    );
+    const runId = stream[0]!.data.run_id;
+    const events = stream.filter((e) => e.event === "events").map((e) => e.data);
+    const named = events.map((e: Loose) => `${e.event} ${e.name}`);
+    expect(named[0]).toBe("on_chain_start LangGraph");
+    expect(named.at(-1)).toBe("on_chain_end LangGraph");
+    expect(events[0]).toMatchObject({
+      run_id: runId,
+      parent_ids: [],
+      data: { input: human("refund please") },
+    });
+    const nodes = named.filter((n) => /^on_chain_(start|end) (MAIN|TOOL)$/.test(n));
+    expect(nodes).toEqual([
+      "on_chain_start MAIN",
+      "on_chain_end MAIN",
+      "on_chain_start TOOL",
+      "on_chain_end TOOL",
+      "on_chain_start MAIN",
+      "on_chain_end MAIN",
+    ]);
+    const mainStart = events.find((e: Loose) => e.event === "on_chain_start" && e.name === "MAIN");
+    // The engine's step, as the messages modes' metadata carries it.
+    const step = mainStart.metadata.langgraph_step;
+    expect(mainStart).toMatchObject({
+      tags: [`graph:step:${step}`],
+      parent_ids: [runId],
+      metadata: { langgraph_node: "MAIN", thread_id: thread.thread_id },
+    });
+    const toolStep = nodeStart(events, "TOOL").metadata.langgraph_step;
+    expect(toolStep).toBe(step + 1);
+    const tokens = events.filter((e: Loose) => e.event === "on_chat_model_stream");
+    expect(tokens.map((e: Loose) => e.data.chunk.content).join("")).toBe(
+      "done: Charged 42 USD for order 5",
+    );
+    expect(tokens[0].data.chunk).toMatchObject({ type: "AIMessageChunk", tool_calls: [] });
+    const model = named.filter((n) => n.startsWith("on_chat_model_"));
+    expect(model[0]).toBe("on_chat_model_start chat_model");
+    expect(model.at(-1)).toBe("on_chat_model_end chat_model");
+    const end = events.find((e: Loose) => e.event === "on_chat_model_end");
+    expect(end.data.output).toMatchObject({
+      type: "ai",
+      content: "done: Charged 42 USD for order 5",
+    });
+    expect(end.run_id).toBe(tokens[0].run_id);
+    const toolStart = events.find((e: Loose) => e.event === "on_tool_start");
+    const toolEnd = events.find((e: Loose) => e.event === "on_tool_end");
+    expect(toolStart).toMatchObject({ name: "charge_card", data: { input: { order_id: "5" } } });
+    expect(toolStart.metadata).toMatchObject({ langgraph_node: "TOOL", tool_call_id: "call_1" });
+    expect(toolEnd).toMatchObject({
+      name: "charge_card",
+      run_id: toolStart.run_id,
+      data: {
+        input: { order_id: "5" },
+        output: { type: "tool", tool_call_id: "call_1", content: "Charged 42 USD for order 5" },
+      },
+      metadata: { tenxgraph: { replayed: false, in_doubt: null } },
+    });
+    expect(toolEnd.metadata.tenxgraph.ledger_key).toMatch(/:call_1$/);
+    expect(toolEnd.parent_ids).toEqual([runId, nodeStart(events, "TOOL").run_id]);
+    expect(named.indexOf("on_tool_end charge_card")).toBeLessThan(
+      named.indexOf("on_chain_end TOOL"),
+    );
+    const output = events.at(-1).data.output;
+    expect(output.messages.map((m: Loose) => m.type)).toEqual(["human", "ai", "tool", "ai"]);
+  });
+
   it("reads history and past checkpoints, and updates state as a node", async () => {
     const thread = await alice.threads.create();
     await alice.runs.wait(thread.thread_id, assistantId, { input: human("hi") });
@@ -375,7 +448,7 @@ describe.each(STORE_KINDS)("@langchain/langgraph-sdk against tenxgraph api on %s
       collect(
         alice.runs.stream(thread.thread_id, assistantId, {
           input: human("hi"),
-          streamMode: "events",
+          streamMode: "nope" as never,
         }),
       ),
     ).rejects.toMatchObject({ status: 422 });
@@ -517,10 +590,23 @@ describe.each(STORE_KINDS)(
       expect(String(refused.message)).toMatch(/in doubt/);
       expect((await alice.threads.search()).map((t) => t.thread_id)).toEqual([thread.thread_id]);
       // The dead run's lease runs out first: enqueue waits for it instead of a 409.
-      const values: Loose = await alice.runs.wait(thread.thread_id, "agent", {
-        input: null,
-        multitaskStrategy: "enqueue",
-      });
+      const stream = await collect(
+        alice.runs.stream(thread.thread_id, "agent", {
+          input: null,
+          multitaskStrategy: "enqueue",
+          streamMode: ["values", "events"],
+        }),
+      );
+      const values: Loose = stream.filter((e) => e.event === "values").at(-1)!.data;
+      // The events stream says which call the ledger replayed.
+      const toolEnds = stream
+        .filter((e) => e.event === "events" && e.data.event === "on_tool_end")
+        .map((e) => e.data);
+      expect(toolEnds.map((e) => [e.name, e.metadata.tenxgraph.replayed]).sort()).toEqual([
+        ["charge_card", true],
+        ["wait_for_bank", false],
+      ]);
+      expect(toolEnds.find((e) => e.name === "charge_card").data.input).toEqual({ order_id: "7" });
       expect(values.messages.at(-1).content).toMatch(/^done: /);
       expect(values.messages.filter((m: Loose) => m.type === "tool")).toHaveLength(2);
       expect(readFileSync(join(dir, "charges.log"), "utf8")).toBe("charged 7\n");
@@ -533,3 +619,8 @@ describe.each(STORE_KINDS)(
     }, 60_000);
   },
 );
+
+/** The first `on_chain_start` of `node` among `events`. */
+function nodeStart(events: Loose[], node: string): Loose {
+  return events.find((e) => e.event === "on_chain_start" && e.name === node);
+}

@@ -184,7 +184,12 @@ export function parseLgEventId(raw: string): LgEventPosition | null {
  * attempt on a worker begins with `metadata` (the run id and the attempt's number).
  */
 export function lgRunFrames(record: RunRecord, after: LgEventPosition): RunEventFrames {
-  const mapper = new LgStreamMapper(metaOf(record).stream_mode, record.threadId);
+  const mapper = new LgStreamMapper({
+    modes: metaOf(record).stream_mode,
+    threadId: record.threadId,
+    runId: record.runId,
+    input: record.request.input,
+  });
   const state = { attempt: 0, failed: false };
   return ({ seq, event }) => {
     const events = lgEventsOf(mapper, record.runId, event, state);

@@ -63,7 +63,7 @@ export async function pumpLgRun(
   /** The run id the client knows (a background run's); default the engine's. */
   runId = started.runId,
 ): Promise<void> {
-  const mapper = new LgStreamMapper(run.modes, run.threadId);
+  const mapper = new LgStreamMapper({ ...run, runId, input: run.input });
   let failed = false;
   const forward = async (chunk: Chunk) => {
     for (const event of mapper.map(chunk)) {

@@ -24,11 +24,6 @@ import { versionOf } from "./lg-state.js";
 import { createLgThread } from "./lg-threads.js";
 import { LG_STREAM_MODES, type LgStreamMode } from "./lg-stream.js";
 
-/** Modes of LangGraph's API this server refuses, with why. */
-const REFUSED_MODES: Record<string, string> = {
-  events: "LangChain callback events do not exist here; use updates, messages-tuple or custom",
-};
-
 const checkpointRef = z
   .looseObject({
     checkpoint_id: z.string().nullish(),
@@ -84,14 +79,12 @@ export interface LgRun {
   body: RunCreateBody;
 }
 
-/** The stream modes asked for (default `values`), refused ones a 422 naming why. */
+/** The stream modes asked for (default `values`), an unknown one a 422 naming it. */
 export function streamModes(value: RunCreateBody["stream_mode"]): LgStreamMode[] {
   const list =
     value === null || value === undefined ? ["values"] : Array.isArray(value) ? value : [value];
   for (const [i, mode] of list.entries()) {
     const where = ["body", "stream_mode", ...(Array.isArray(value) ? [String(i)] : [])];
-    if (REFUSED_MODES[mode])
-      throw unsupported(where, `stream mode '${mode}': ${REFUSED_MODES[mode]}`);
     if (!(mode in LG_STREAM_MODES))
       throw unsupported(
         where,

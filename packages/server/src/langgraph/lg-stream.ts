@@ -1,19 +1,33 @@
-import type { BaseState, Message, MessagesChunk, StreamEvent, StreamOutput } from "@tenxgraph/core";
+import type {
+  BaseState,
+  Message,
+  MessagesChunk,
+  RunInput,
+  StreamEvent,
+  StreamOutput,
+} from "@tenxgraph/core";
 import { toLcMessage } from "@tenxgraph/core/interop";
-import { lgInterrupt, lgUpdate, lgValues } from "./lg-values.js";
+import type { ChunkMode } from "../background/run-record.js";
+import { LgEventsMapper } from "./lg-events.js";
+import { aiChunk, lgInterrupt, lgUpdate, lgValues } from "./lg-values.js";
 import { lgCheckpointEvent } from "./lg-state.js";
 
-/** The stream modes a run may ask for, and the engine's mode each is made from. */
+/**
+ * The stream modes a run may ask for, and the engine's modes each is made from (besides the
+ * run loop's events, which every run streams). `events` (LangChain's callback events) needs
+ * each node's task start and result, and the state for the graph's output.
+ */
 export const LG_STREAM_MODES = {
-  values: "values",
-  updates: "updates",
-  messages: "messages",
-  "messages-tuple": "messages",
-  custom: "custom",
-  tasks: "tasks",
-  checkpoints: "checkpoints",
-  debug: "debug",
-} as const;
+  values: ["values"],
+  updates: ["updates"],
+  messages: ["messages"],
+  "messages-tuple": ["messages"],
+  custom: ["custom"],
+  tasks: ["tasks"],
+  checkpoints: ["checkpoints"],
+  debug: ["debug"],
+  events: ["tasks", "values"],
+} as const satisfies Record<string, readonly ChunkMode[]>;
 export type LgStreamMode = keyof typeof LG_STREAM_MODES;
 
 /** One SSE event of LangGraph's run stream: its name and its JSON data. */
@@ -23,10 +37,17 @@ export interface LgEvent {
 }
 
 /** The engine's modes a run streams with: its events (always) and what the modes asked need. */
-export function engineModes(modes: readonly LgStreamMode[]) {
-  const wanted = new Set<(typeof LG_STREAM_MODES)[LgStreamMode] | "events">(["events"]);
-  for (const mode of modes) wanted.add(mode === "messages-tuple" ? "messages" : mode);
-  return [...wanted];
+export function engineModes(modes: readonly LgStreamMode[]): ("events" | ChunkMode)[] {
+  return [...new Set(["events" as const, ...modes.flatMap((mode) => LG_STREAM_MODES[mode])])];
+}
+
+/** What a run's stream is mapped for: its modes, thread, run id and input. */
+export interface LgStreamOf {
+  modes: readonly LgStreamMode[];
+  threadId: string;
+  /** The run id the client knows (a queued run's, else the engine's). */
+  runId: string;
+  input: RunInput<BaseState> | null;
 }
 
 /**
@@ -34,8 +55,9 @@ export function engineModes(modes: readonly LgStreamMode[]) {
  * `values`, `updates` (with `__interrupt__`), `messages` tuples of a LangChain message chunk
  * and its metadata (`messages-tuple`), the `messages/partial|complete|metadata` trio
  * (`messages`), `custom`, `tasks` (each task's start and result, as LangGraph.js's) and
- * `checkpoints` (each durable write, as a `ThreadState`). A tool result's ledger key and replay
- * rides in the metadata.
+ * `checkpoints` (each durable write, as a `ThreadState`), and `events` ({@link LgEventsMapper}).
+ * A tool result's ledger key and replay rides in the metadata. Foreground and queued runs are
+ * mapped by this one class, from the same engine chunks (live, or as the queue stored them).
  */
 export class LgStreamMapper {
   readonly #modes: ReadonlySet<LgStreamMode>;
@@ -45,14 +67,22 @@ export class LgStreamMapper {
   readonly #tools = new Map<string, { ledger_key: string | null; replayed: boolean }>();
 
   readonly #threadId: string;
+  /** LangChain's callback events, when the `events` mode was asked. */
+  readonly #events: LgEventsMapper | null;
 
-  constructor(modes: readonly LgStreamMode[], threadId: string) {
-    this.#modes = new Set(modes);
-    this.#threadId = threadId;
+  constructor(run: LgStreamOf) {
+    this.#modes = new Set(run.modes);
+    this.#threadId = run.threadId;
+    this.#events = this.#modes.has("events") ? new LgEventsMapper(run) : null;
   }
 
   /** The events for one engine chunk. */
   map(chunk: [string, unknown]): LgEvent[] {
+    const events = this.#events?.map(chunk).map((data) => ({ event: "events", data })) ?? [];
+    return [...events, ...this.#ofModes(chunk)];
+  }
+
+  #ofModes(chunk: [string, unknown]): LgEvent[] {
     const [mode, data] = chunk;
     if (mode === "events") return this.#fromEvent(data as StreamEvent);
     if (mode === "values" && this.#modes.has("values"))
@@ -176,20 +206,6 @@ function lgTask(chunk: TasksChunk) {
     ...chunk,
     result: Object.entries(writes),
     interrupts: chunk.interrupts.map(lgInterrupt),
-  };
-}
-
-/** A token delta as LangChain's `AIMessageChunk` (or the text so far, as `ai`, for partials). */
-function aiChunk(id: string, content: string, type = "AIMessageChunk") {
-  return {
-    type,
-    id,
-    content,
-    tool_calls: [],
-    tool_call_chunks: [],
-    invalid_tool_calls: [],
-    additional_kwargs: {},
-    response_metadata: {},
   };
 }
 

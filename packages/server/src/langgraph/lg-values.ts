@@ -119,3 +119,17 @@ export function lgUpdate(update: unknown): unknown {
 function lgMessages(list: unknown[], ledger?: LedgerByCall): unknown[] {
   return list.map((m) => (isMessage(m) ? lcMessageWithLedger(m, ledger) : m));
 }
+
+/** A token delta as LangChain's `AIMessageChunk` (or the text so far, as `ai`, for partials). */
+export function aiChunk(id: string, content: string, type = "AIMessageChunk") {
+  return {
+    type,
+    id,
+    content,
+    tool_calls: [],
+    tool_call_chunks: [],
+    invalid_tool_calls: [],
+    additional_kwargs: {},
+    response_metadata: {},
+  };
+}
