@@ -145,7 +145,6 @@ describe("LangGraph crons on the schedules' store and scheduler", () => {
       { schedule: "0 9 * * *", timezone: "Mars/Olympus" },
       { schedule: "0 9 * * *", endTime: "2030-01-01T00:00:00Z" },
       { schedule: "0 9 * * *", enabled: false },
-      { schedule: "0 9 * * *", multitaskStrategy: "rollback" },
       { schedule: "0 9 * * *", interruptBefore: ["NOPE"] },
       { schedule: "0 9 * * *", webhook: "http://169.254.169.254/latest" },
     ];

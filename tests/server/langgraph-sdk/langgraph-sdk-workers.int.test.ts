@@ -3,7 +3,7 @@
  * PostgreSQL queue, run by `tenxgraph worker` processes beside a pure API node: the run's
  * record and events outlive both, and a SIGKILLed worker's run is taken over by another.
  */
-import { readFileSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { setTimeout as sleep } from "node:timers/promises";
@@ -66,6 +66,19 @@ async function startWorker(dir: string) {
   return { worker, workerId };
 }
 
+/** Waits until the thread's ledger holds a completed call of `tool`. */
+async function waitForLedger(url: string, threadId: string, tool: string): Promise<void> {
+  const token = await tokenFor("alice");
+  for (;;) {
+    const ledger = await fetch(`${url}/v1/threads/${threadId}/ledger`, {
+      headers: { authorization: `Bearer ${token}` },
+    });
+    const entries = ((await ledger.json()) as Loose).data?.entries ?? [];
+    if (entries.some((e: Loose) => e.tool_name === tool && e.status === "completed")) return;
+    await sleep(50);
+  }
+}
+
 describe.each(STORE_KINDS)("LangGraph background runs on workers, threads on %s", (kind) => {
   const dir = join(scratch, `workers-${kind}`);
   let store: StoreSpec;
@@ -76,6 +89,13 @@ describe.each(STORE_KINDS)("LangGraph background runs on workers, threads on %s"
   let alice: Client;
   let bob: Client;
   let receiver: Awaited<ReturnType<typeof startReceiver>>;
+  /** How many rooms the project's book_room booked so far (its lines in charges.log). */
+  const bookings = () => {
+    const log = existsSync(join(dir, "charges.log"))
+      ? readFileSync(join(dir, "charges.log"), "utf8")
+      : "";
+    return log.split("\n").filter((line) => line.startsWith("booked ")).length;
+  };
 
   beforeAll(async () => {
     store = storeFor(kind, "lg_sdk_workers", dir);
@@ -177,7 +197,7 @@ describe.each(STORE_KINDS)("LangGraph background runs on workers, threads on %s"
     });
     expect(queued.status).toBe("pending");
     await expect(
-      alice.runs.cancel(thread.thread_id, slow.run_id, false, "rollback"),
+      alice.runs.cancel(thread.thread_id, slow.run_id, false, "nope" as never),
     ).rejects.toMatchObject({ status: 422 });
     while ((await alice.runs.get(thread.thread_id, slow.run_id)).status === "pending")
       await sleep(50);
@@ -214,6 +234,73 @@ describe.each(STORE_KINDS)("LangGraph background runs on workers, threads on %s"
     ]);
     expect((await alice.runs.get(thread.thread_id, slow.run_id)).status).toBe("interrupted");
     expect((await alice.runs.get(thread.thread_id, next.run_id)).status).toBe("success");
+  });
+
+  it("multitask_strategy rollback stops the queued run and forks from before it: a domain-keyed call replays", async () => {
+    const thread = await alice.threads.create();
+    const ledgerBefore = bookings();
+    writeFileSync(join(dir, "hold"), "");
+    const first = await alice.runs.create(thread.thread_id, "agent", { input: human("book") });
+    await waitForLedger(url, thread.thread_id, "book_room");
+    // The first run holds the thread in wait_for_bank, its booking recorded.
+    const next = await alice.runs.create(thread.thread_id, "agent", {
+      input: human("book again"),
+      multitaskStrategy: "rollback",
+      streamMode: "events",
+    });
+    expect(next.multitask_strategy).toBe("rollback");
+    while ((await alice.runs.get(thread.thread_id, first.run_id)).status === "running")
+      await sleep(50);
+    expect((await alice.runs.get(thread.thread_id, first.run_id)).status).toBe("interrupted");
+    rmSync(join(dir, "hold"));
+    const values: Loose = await alice.runs.join(thread.thread_id, next.run_id);
+    // The first run's input is gone from the state; its versions stay in the history.
+    expect(values.messages[0].content).toBe("book again");
+    expect(values.messages.filter((m: Loose) => m.type === "human")).toHaveLength(1);
+    expect(values.messages.at(-1).content).toMatch(/^done: /);
+    const history = await alice.threads.getHistory(thread.thread_id, { limit: 50 });
+    const firsts = history.map((h) => (h.values as Loose).messages?.[0]?.content);
+    expect(firsts).toContain("book");
+    // Its recorded booking stays in the ledger: the re-run's call under the same key replays.
+    expect(bookings()).toBe(ledgerBefore + 1);
+    const events = await collect(alice.runs.joinStream(thread.thread_id, next.run_id));
+    const booked = events.find(
+      (e) => e.event === "events" && e.data.event === "on_tool_end" && e.data.name === "book_room",
+    )!;
+    expect(booked.data.metadata.tenxgraph).toMatchObject({
+      ledger_key: "book_room:room:12",
+      replayed: true,
+    });
+    expect((await alice.runs.get(thread.thread_id, next.run_id)).status).toBe("success");
+  });
+
+  it("cancel with action rollback stops the run and forks the thread back to before it", async () => {
+    const thread = await alice.threads.create();
+    const ledgerBefore = bookings();
+    writeFileSync(join(dir, "hold"), "");
+    const run = await alice.runs.create(thread.thread_id, "agent", { input: human("book") });
+    await waitForLedger(url, thread.thread_id, "book_room");
+    // Answered once the run has ended and the thread is forked back (the SDK types it void).
+    const cancelled: Loose = await alice.runs.cancel(
+      thread.thread_id,
+      run.run_id,
+      false,
+      "rollback",
+    );
+    rmSync(join(dir, "hold"));
+    expect(cancelled.status).toBe("interrupted");
+    const state = await alice.threads.getState(thread.thread_id);
+    expect((state.values as Loose).messages ?? []).toEqual([]);
+    expect(state.next).toEqual([]);
+    expect((await alice.threads.get(thread.thread_id)).status).toBe("idle");
+    const history = await alice.threads.getHistory(thread.thread_id, { limit: 50 });
+    expect(history.some((h) => (h.values as Loose).messages?.[0]?.content === "book")).toBe(true);
+    expect(bookings()).toBe(ledgerBefore + 1);
+    // The booking stays recorded: a new run asking for the same room replays it.
+    const again = await alice.runs.create(thread.thread_id, "agent", { input: human("book") });
+    const values: Loose = await alice.runs.join(thread.thread_id, again.run_id);
+    expect(values.messages.at(-1).content).toMatch(/^done: /);
+    expect(bookings()).toBe(ledgerBefore + 1);
   });
 
   it("streams a resumable run from the queue: left mid-run, rejoined from its last event", async () => {
@@ -323,7 +410,6 @@ describe.each(STORE_KINDS)("LangGraph background runs on workers, threads on %s"
       { input: human("hi"), afterSeconds: 5 },
       { command: { update: { messages: [] } } },
       { input: human("hi"), checkpointId: "1" },
-      { input: human("hi"), multitaskStrategy: "rollback" as const },
       { input: human("hi"), webhook: "http://169.254.169.254/latest" },
       { input: human("hi"), interruptBefore: ["NOPE"] },
     ];

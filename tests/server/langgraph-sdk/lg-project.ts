@@ -7,7 +7,8 @@ import type { StoreSpec } from "../../support/store-spec.js";
  * token and writes a custom chunk; "approve" makes it ask a human (`interrupt`); "refund" makes
  * it call charge_card, whose every charge is a line in `charges.log`; "slow" makes it wait 30 s
  * (or until the run is stopped); "crash" calls charge_card and wait_for_bank at once, the
- * latter waiting while a file named `hold` exists; "fail" makes it throw.
+ * latter waiting while a file named `hold` exists; "book" calls book_room (keyed by its room:
+ * one line `booked 12` per room, whichever call books it) and wait_for_bank; "fail" makes it throw.
  */
 const GRAPH = `
 import { appendFileSync, existsSync } from "node:fs";
@@ -35,6 +36,17 @@ const waitForBank = tool({
   },
 });
 
+const bookRoom = tool({
+  name: "book_room",
+  description: "Book a room: one booking per room, whichever call asks (a domain key).",
+  schema: z.object({ room: z.string() }),
+  idempotencyKey: (args) => "room:" + args.room,
+  execute(args) {
+    appendFileSync("charges.log", "booked " + args.room + "\\n");
+    return "Booked room " + args.room;
+  },
+});
+
 function say(ctx, text, toolCalls) {
   const id = ctx.newId();
   for (const delta of text.match(/\\S+\\s*/g) ?? [])
@@ -54,6 +66,11 @@ export const graph = new StateGraph()
         { id: "call_c", name: "charge_card", arguments: '{"order_id":"7"}' },
         { id: "call_w", name: "wait_for_bank", arguments: "{}" },
       ]);
+    if (text.includes("book"))
+      return say(ctx, "", [
+        { id: "call_b", name: "book_room", arguments: '{"room":"12"}' },
+        { id: "call_w", name: "wait_for_bank", arguments: "{}" },
+      ]);
     if (text.includes("refund"))
       return say(ctx, "", [{ id: "call_1", name: "charge_card", arguments: '{"order_id":"5"}' }]);
     if (text.includes("approve")) {
@@ -63,7 +80,7 @@ export const graph = new StateGraph()
     ctx.write({ progress: 1 });
     return say(ctx, "hello there friend");
   })
-  .addNode("TOOL", new ToolNode([charge, waitForBank]))
+  .addNode("TOOL", new ToolNode([charge, waitForBank, bookRoom]))
   .addConditionalEdges("MAIN", (s) => (s.messages.at(-1)?.toolCalls?.length ? "TOOL" : END))
   .addEdge("TOOL", "MAIN")
   .setEntryPoint("MAIN");

@@ -275,6 +275,7 @@ export class CompiledGraph<S extends BaseState> {
   ): Promise<number> {
     requireId(threadId, "threadId");
     if (write.expectedVersion !== undefined) requireCount(write.expectedVersion, "expectedVersion");
+    if (write.fromVersion !== undefined) requireCount(write.fromVersion, "fromVersion", 1);
     return writeThreadState(this.#deps, threadId, userId ?? null, write);
   }
 

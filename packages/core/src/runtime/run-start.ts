@@ -46,7 +46,10 @@ export async function resolveStart<S extends BaseState>(
   signal: AbortSignal,
 ): Promise<RunStart<S>> {
   const { snapshot: latest, lease } = await loadWithoutLiveRun(deps, config, signal);
-  const written = config.fromVersion === null ? latest : await forkPoint(deps, config, latest);
+  const written =
+    config.fromVersion === null
+      ? latest
+      : await forkPoint(deps, config.threadId, config.fromVersion, latest);
   // A thread another version of the graph wrote, as this one runs it (see thread-migration.ts).
   const snapshot = migrateSnapshot(deps.graph, written);
   const previousTrace = snapshot?.checkpoint.trace;
@@ -59,23 +62,23 @@ export async function resolveStart<S extends BaseState>(
 }
 
 /**
- * A fork's starting point: the thread as it was at `config.fromVersion`, written as the next
+ * A fork's starting point: the thread as it was at `fromVersion`, written as the next
  * version of its latest (the compare-and-swap is on the latest version, as for any run).
  */
-async function forkPoint<S extends BaseState>(
+export async function forkPoint<S extends BaseState>(
   deps: RunDependencies<S>,
-  config: ResolvedRunConfig,
+  threadId: string,
+  fromVersion: number,
   latest: ThreadSnapshot | null,
 ): Promise<ThreadSnapshot> {
-  const fromVersion = config.fromVersion!;
-  const past = latest && (await loadVersion(deps.checkpointer, config.threadId, fromVersion));
+  const past = latest && (await loadVersion(deps.checkpointer, threadId, fromVersion));
   if (!latest || !past) {
     throw new InvalidRunError(
       latest ? "THREAD_005" : "THREAD_001",
       latest
-        ? `Thread '${config.threadId}' has no version ${fromVersion} to fork from ` +
+        ? `Thread '${threadId}' has no version ${fromVersion} to fork from ` +
             `(latest: ${latest.checkpoint.version}; pruned versions cannot be forked)`
-        : `Thread '${config.threadId}' does not exist: nothing to fork`,
+        : `Thread '${threadId}' does not exist: nothing to fork`,
     );
   }
   const { version, incarnation } = latest.checkpoint;

@@ -64,6 +64,34 @@ describe("writeState", () => {
     expect(await checkpointer.listMessages("t3")).toHaveLength(1);
   });
 
+  it("fromVersion writes the thread as it stood then, as a fork: later versions stay", async () => {
+    const { app, checkpointer } = graph();
+    await app.invoke({ messages: [Message.user("charge")] }, { threadId: "t6" });
+    const before = (await checkpointer.getCheckpoint("t6"))!;
+    await app.invoke({ resume: "order 5" }, { threadId: "t6" });
+    const after = (await checkpointer.getCheckpoint("t6"))!;
+    expect(after.values).toEqual({ notes: ["order 5"] });
+    await app.updateState({ threadId: "t6" }, { messages: [Message.assistant("done")] });
+    const version = await app.writeState({ threadId: "t6" }, { fromVersion: before.version });
+    const forked = (await checkpointer.getCheckpoint("t6"))!;
+    expect(forked).toMatchObject({
+      version,
+      parentVersion: before.version,
+      status: "interrupted",
+      currentNode: before.currentNode,
+      interrupts: before.interrupts,
+    });
+    expect(forked.values).toEqual(before.values);
+    expect((await checkpointer.listMessages("t6")).map((m) => Message.text(m))).toEqual(["charge"]);
+    expect((await checkpointer.getVersion("t6", after.version))!.values).toEqual(after.values);
+    await expect(app.writeState({ threadId: "t6" }, { fromVersion: 999 })).rejects.toMatchObject({
+      code: "THREAD_005",
+    });
+    await expect(app.writeState({ threadId: "t6" }, { fromVersion: 0 })).rejects.toThrow(
+      /fromVersion/,
+    );
+  });
+
   it("refuses a write computed from another version (STORAGE_CONFLICT_001)", async () => {
     const { app } = graph();
     await app.writeState({ threadId: "t4" }, { values: { notes: [] } });

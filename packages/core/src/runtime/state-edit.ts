@@ -6,6 +6,7 @@ import { deepCopy } from "../definition/state-copy.js";
 import type { RunDependencies } from "./run-dependencies.js";
 import { applyCallerUpdate, requireSchema, validateInput } from "./caller-input.js";
 import { routeStep } from "./route.js";
+import { forkPoint } from "./run-start.js";
 import { loadThread } from "./thread-snapshot.js";
 import { diffTranscript } from "./transcript-change.js";
 
@@ -101,6 +102,12 @@ export interface StateWrite {
   /** Also clear the run position: no next node, no pending interrupts, status `completed`. */
   resetPosition?: boolean;
   /**
+   * Start from this version instead of the latest: the thread as it stood then (state,
+   * transcript, position) is written as the next version, that version its parent, as a run's
+   * fork writes it; the other fields apply on top. The versions after it stay in the history.
+   */
+  fromVersion?: number;
+  /**
    * The version the caller computed the write from (0: the thread must not exist yet); finding
    * another is `StaleStateError`. Absent: the latest, whichever it is.
    */
@@ -126,18 +133,23 @@ export async function writeThreadState<S extends BaseState>(
   if (appended.some((message) => !Message.is(message))) {
     throw new InvalidRunError("INPUT_001", "writeState: appendMessages holds a removal");
   }
-  const snapshot = await loadThread(deps.checkpointer, threadId);
-  const checkpoint = snapshot?.checkpoint ?? null;
-  const found = checkpoint?.version ?? 0;
+  const latest = await loadThread(deps.checkpointer, threadId);
+  const found = latest?.checkpoint.version ?? 0;
   if (write.expectedVersion !== undefined && write.expectedVersion !== found) {
-    throw new StaleStateError(threadId, write.expectedVersion, checkpoint ? found : null);
+    throw new StaleStateError(threadId, write.expectedVersion, latest ? found : null);
   }
+  const snapshot =
+    write.fromVersion === undefined
+      ? latest
+      : await forkPoint(deps, threadId, write.fromVersion, latest);
+  const checkpoint = snapshot?.checkpoint ?? null;
   const transcript = snapshot
     ? diffTranscript(snapshot.durable, [...snapshot.messages, ...appended])
     : { newMessages: appended };
   const base = {
     threadId,
     expectedVersion: found,
+    ...(snapshot?.forkOf === undefined ? {} : { parentVersion: snapshot.forkOf }),
     values: deepCopy(write.values ?? checkpoint?.values ?? {}),
     ...transcript,
   };

@@ -59,7 +59,7 @@ export async function runAttempt(
   let failure: unknown = null;
   /** How the continuation of a stopped thread ended, when it did not finish. */
   let unfinished: RunStatus | null = null;
-  const { config } = run.request;
+  const { fromVersion: _forkedOnce, ...config } = run.request.config;
   const options = { ...config, userId: config.userId ?? undefined, signal: controls.stop.signal };
   const steer: HostControls = {
     drainSignal: controls.drain.signal,
@@ -68,8 +68,10 @@ export async function runAttempt(
     traceContext: carriedTraceContext(run.request.trace),
     graphId: served.id,
   };
-  const streamOf = (input: RunInput<BaseState>, steering: HostControls) =>
-    runStream(graph, input, options, steering, run.request.chunkModes);
+  const streamOf = (input: RunInput<BaseState>, steering: HostControls, fork?: number) => {
+    const forked = fork === undefined ? options : { ...options, fromVersion: fork };
+    return runStream(graph, input, forked, steering, run.request.chunkModes);
+  };
   const follow = async (stream: AsyncIterable<BackgroundRunEvent>) => {
     let status: RunStatus | null = null;
     for await (const event of stream) {
@@ -84,9 +86,17 @@ export async function runAttempt(
     const checkpoint = await graph.checkpointer.getCheckpoint(run.threadId);
     requireRunOwner(run, checkpoint);
     const input = await attemptInput(graph, run);
+    const fork = forkVersion(run, checkpoint);
     // Only a stopped thread can have calls unanswered: the read of its state is skipped otherwise.
     const stopped = checkpoint?.status === "stopped";
-    if (isNewTurn(input) && stopped && (await leftWithUnansweredCalls(graph, run.threadId))) {
+    if (fork !== undefined) {
+      // A rollback: the stopped run's calls are left behind with its versions.
+      ended = await follow(streamOf(input, steer, fork));
+    } else if (
+      isNewTurn(input) &&
+      stopped &&
+      (await leftWithUnansweredCalls(graph, run.threadId))
+    ) {
       // A run stopped in its tool node (by this run's `interrupt`, or cancelled ahead of it in
       // the queue) left calls unanswered, and a new turn is refused until they are: continue
       // it first, as `invoke(null)` would, then apply this run's input.
@@ -222,6 +232,17 @@ function outcomeOf(status: RunStatus, controls: AttemptControls): AttemptOutcome
     kind: "final",
     status: controls.stopReason === "interrupt" ? "interrupted" : "cancelled",
   };
+}
+
+/**
+ * The version this attempt forks from (a `rollback` run's): the request's, unless an earlier
+ * attempt forked already, which the thread having moved past the version the run began from
+ * tells (the run before it had ended then: a thread's runs take turns).
+ */
+function forkVersion(run: RunRecord, checkpoint: ThreadCheckpoint | null): number | undefined {
+  const from = run.request.config.fromVersion;
+  if (from === undefined || run.attempts <= 1) return from;
+  return (checkpoint?.version ?? 0) > (run.baseVersion ?? 0) ? undefined : from;
 }
 
 /**

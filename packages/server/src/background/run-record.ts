@@ -40,6 +40,12 @@ export interface RunRequest {
     /** Static breakpoints of this run (LangGraph's `interrupt_before`): node names or `"*"`. */
     interruptBefore?: "*" | readonly string[];
     interruptAfter?: "*" | readonly string[];
+    /**
+     * The version the run forks from (LangGraph's `rollback`: the version before the run it
+     * stopped). Only until it forked: a later attempt, once the thread moved past the version
+     * the run began from, goes on from where the earlier one left (see `forkVersion`).
+     */
+    fromVersion?: number;
   };
   /**
    * The trace context of the request that queued the run, as the headers that carry it
@@ -73,12 +79,14 @@ export type ChunkMode =
 
 /**
  * Whether a later attempt can tell that the first one wrote the input only by the thread's
- * version: a new input without messages. Messages carry ids minted at `POST`, a resume is told
+ * version: a new input without messages, or a fork. Messages carry ids minted at `POST`, a resume is told
  * by the interrupts still pending, and a continuation has no input, so those need no read of
  * the thread when a run starts.
  */
 export function needsBaseVersion(request: RunRequest): boolean {
   const { input } = request;
+  // A fork's later attempt asks whether the thread moved since the run began.
+  if (request.config.fromVersion !== undefined) return true;
   if (input === null || "resume" in input) return false;
   return !(input as { messages?: unknown[] }).messages?.length;
 }

@@ -18,6 +18,7 @@ import {
   queueLgRun,
   type LgEventPosition,
 } from "./lg-queued-runs.js";
+import { cancelWithRollback } from "./lg-rollback.js";
 import { runCreateSchema } from "./lg-run-request.js";
 import { graphOfThread, requireLgThread } from "./lg-threads.js";
 import { lgValues } from "./lg-values.js";
@@ -134,26 +135,27 @@ export const lgBackgroundRoutes = lgRoutes([
   {
     method: "post",
     path: "/threads/{thread_id}/runs/{run_id}/cancel",
-    summary: "Cancel a background run (LangGraph; action interrupt)",
+    summary: "Cancel a background run (LangGraph; action interrupt, or rollback: a fork back)",
     query: cancelQuery,
     responses: runAnswer,
     handler: async (c, ctx) => {
       const record = await pathRun(c, ctx);
       const { wait, action } = parseQuery(c, cancelQuery);
-      if (action === "rollback")
-        throw unsupported(
-          ["query", "action"],
-          "rollback is not supported: it would drop versions whose tool calls the ledger keeps; use interrupt",
-        );
       const runs = requireRuns(ctx);
-      let cancelled: RunRecord;
-      try {
-        cancelled = await runs.store.cancelRun(record.runId);
-      } catch (error) {
-        if (isTenxgraphError(error, "RUNS_002"))
-          throw new ApiError(409, "RUN_ENDED", error.message);
-        throw error;
-      }
+      const cancel = async (run: RunRecord) => {
+        try {
+          return await runs.store.cancelRun(run.runId);
+        } catch (error) {
+          if (isTenxgraphError(error, "RUNS_002"))
+            throw new ApiError(409, "RUN_ENDED", error.message);
+          throw error;
+        }
+      };
+      if (action === "rollback")
+        return c.json(
+          lgRunOf(await cancelWithRollback(ctx, runs, record, cancel, abortedWith(c, ctx))),
+        );
+      let cancelled = await cancel(record);
       if (wait === "1" || wait === "true")
         cancelled = await joinRun(runs, cancelled, abortedWith(c, ctx));
       return c.json(lgRunOf(cancelled));

@@ -14,6 +14,7 @@ import { ApiError } from "../http/api-error.js";
 import type { AuthUser } from "../http/server-env.js";
 import type { LgContext } from "./lg-context.js";
 import { unsupported } from "./lg-http.js";
+import { rollbackPoint } from "./lg-rollback.js";
 import { prepareLgRun, stopRunningRun, type RunCreateBody } from "./lg-run-request.js";
 import { engineModes, LgStreamMapper, type LgEvent, type LgStreamMode } from "./lg-stream.js";
 
@@ -35,6 +36,8 @@ interface LgRunMeta {
   assistant_id: string;
   metadata: Record<string, unknown>;
   stream_mode: LgStreamMode[];
+  /** As asked: the queue knows `rollback` as `interrupt` (plus the version to fork from). */
+  multitask_strategy?: RunCreateBody["multitask_strategy"];
 }
 
 function metaOf(record: RunRecord): LgRunMeta {
@@ -43,16 +46,12 @@ function metaOf(record: RunRecord): LgRunMeta {
     assistant_id: meta?.assistant_id ?? "",
     metadata: meta?.metadata ?? {},
     stream_mode: meta?.stream_mode ?? ["values"],
+    multitask_strategy: meta?.multitask_strategy ?? record.multitaskStrategy,
   };
 }
 
 /** Options a queued run cannot carry, refused before anything is written. */
 export function refuseForQueue(body: RunCreateBody): void {
-  if (body.multitask_strategy === "rollback")
-    throw unsupported(
-      ["body", "multitask_strategy"],
-      "'rollback' is served for runs.wait and runs.stream: a queued run cannot fork from the version before the run it replaces (use 'interrupt': the running run is stopped and its versions kept)",
-    );
   if (body.after_seconds)
     throw unsupported(["body", "after_seconds"], "delayed runs are not supported");
   if (body.command?.update || body.command?.goto)
@@ -87,13 +86,18 @@ export async function queueLgRun(
   const run = await prepareLgRun(ctx, user, threadId, body, false, ids.freshThreadId);
   if (strategy === "reject" && (await isRunLeaseHeld(ctx.checkpointer, run.threadId)))
     throw busy(run.threadId);
+  const stops = strategy === "interrupt" || strategy === "rollback";
+  const queued = stops && (await hasQueuedRun(ctx, run.threadId));
+  // Read before the stop: the version before the run this one replaces, recorded with it.
+  const fromVersion =
+    strategy === "rollback" ? await rollbackPoint(ctx, run.threadId, queued) : undefined;
   // A queued run is stopped by the queue (below); one run by runs.stream or runs.wait here.
-  if (strategy === "interrupt" && !(await hasQueuedRun(ctx, run.threadId)))
-    await stopRunningRun(ctx, run.threadId);
+  if (stops && !queued) await stopRunningRun(ctx, run.threadId);
   const meta: LgRunMeta = {
     assistant_id: run.assistant.assistant_id,
     metadata: body.metadata ?? {},
     stream_mode: run.modes,
+    multitask_strategy: strategy,
   };
   const { recursionLimit, interruptBefore, interruptAfter } = run.config;
   const webhook = runWebhook(runs, body.webhook ?? undefined);
@@ -105,6 +109,7 @@ export async function queueLgRun(
       ...(recursionLimit === undefined ? {} : { recursionLimit }),
       ...(interruptBefore === undefined ? {} : { interruptBefore }),
       ...(interruptAfter === undefined ? {} : { interruptAfter }),
+      ...(fromVersion === undefined ? {} : { fromVersion }),
     },
     graphId: run.assistant.graph_id,
     chunkModes: engineModes(run.modes).filter((m): m is ChunkMode => m !== "events"),
@@ -117,7 +122,8 @@ export async function queueLgRun(
       runId: ids.runId,
       threadId: run.threadId,
       userId: user.authenticated ? user.id : null,
-      strategy: strategy === "rollback" ? "reject" : strategy, // rollback: refused above
+      // The queue stops the active run for a rollback as for interrupt; the fork is the worker's.
+      strategy: strategy === "rollback" ? "interrupt" : strategy,
       request,
     });
   } catch (error) {
@@ -151,7 +157,7 @@ export function lgRunOf(record: RunRecord) {
     updated_at: record.updatedAt,
     status: LG_STATUS[record.status],
     metadata: meta.metadata,
-    multitask_strategy: record.multitaskStrategy,
+    multitask_strategy: meta.multitask_strategy,
     kwargs: {},
   };
 }

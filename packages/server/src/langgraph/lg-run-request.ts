@@ -21,6 +21,7 @@ import type { LgContext } from "./lg-context.js";
 import { unsupported } from "./lg-http.js";
 import { ourUpdate } from "./lg-input.js";
 import { versionOf } from "./lg-state.js";
+import { versionBeforeRun } from "./lg-rollback.js";
 import { createLgThread } from "./lg-threads.js";
 import { LG_STREAM_MODES, type LgStreamMode } from "./lg-stream.js";
 
@@ -270,25 +271,6 @@ async function waitOrRefuseBusy(
     );
   await waitForLease(ctx, threadId);
   return null;
-}
-
-/**
- * The version the running run started from, for `rollback`: back along the thread's branch to
- * the first version that run did not write. Its versions stay in the history (a fork leaves
- * them behind) and its recorded calls in the ledger: a rollback undoes the state, never a
- * record of what a tool did.
- */
-async function versionBeforeRun(ctx: LgContext, latest: ThreadCheckpoint): Promise<number> {
-  let version: ThreadCheckpoint | null = latest;
-  while (version && version.runId === latest.runId && version.parentVersion !== null)
-    version = await ctx.checkpointer.getVersion(latest.threadId, version.parentVersion);
-  if (!version || version.runId === latest.runId)
-    throw new ApiError(
-      409,
-      "THREAD_BUSY",
-      `Thread '${latest.threadId}' has no version from before its running run to roll back to`,
-    );
-  return version.version;
 }
 
 /** How long `interrupt` waits for a running run to see its stop (it polls within a second). */
