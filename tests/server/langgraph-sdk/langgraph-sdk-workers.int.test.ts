@@ -471,3 +471,52 @@ describe("a LangGraph background run whose worker and API are SIGKILLed mid tool
     expect(events.at(-1)!.data.MAIN.messages[0].content).toMatch(/^done: /);
   }, 90_000);
 });
+
+describe("a LangGraph rollback run whose worker is SIGKILLed after it forked", () => {
+  const dir = join(scratch, "rollback-takeover");
+  const processes: CliProcess[] = [];
+  afterAll(async () => {
+    for (const p of processes) await p.stop();
+  });
+
+  it("is taken over without forking again: the first attempt's writes stay, one booking", async () => {
+    writeLgProject(dir, undefined, await runsConfig("lg_sdk_rollback_takeover"));
+    writeFileSync(join(dir, "hold"), "");
+    const first = await startWorker(dir);
+    const { api, url } = await startApi(dir);
+    processes.push(first.worker, api);
+    const alice = await clientFor(url, "alice");
+    const thread = await alice.threads.create();
+    const old = await alice.runs.create(thread.thread_id, "agent", { input: human("book") });
+    await waitForLedger(url, thread.thread_id, "book_room");
+    const run = await alice.runs.create(thread.thread_id, "agent", {
+      input: human("book again"),
+      multitaskStrategy: "rollback",
+    });
+    // The fork is written and MAIN's reply with it: the tool node waits for the bank.
+    let reply: Loose;
+    for (;;) {
+      const values = (await alice.threads.getState(thread.thread_id)).values as Loose;
+      if (values.messages?.[0]?.content === "book again" && values.messages[1]) {
+        reply = values.messages[1];
+        break;
+      }
+      await sleep(50);
+    }
+    expect((await alice.runs.get(thread.thread_id, old.run_id)).status).toBe("interrupted");
+    first.worker.child.kill("SIGKILL");
+    await first.worker.exited;
+    rmSync(join(dir, "hold"));
+    const second = await startWorker(dir);
+    processes.push(second.worker);
+    const values: Loose = await alice.runs.join(thread.thread_id, run.run_id);
+    expect(values.messages[1].id).toBe(reply.id);
+    expect(values.messages.filter((m: Loose) => m.type === "human")).toHaveLength(1);
+    expect(values.messages.at(-1).content).toMatch(/^done: /);
+    expect(readFileSync(join(dir, "charges.log"), "utf8")).toBe("booked 12\n");
+    const events = await collect(alice.runs.joinStream(thread.thread_id, run.run_id));
+    const attempts = events.filter((e) => e.event === "metadata").map((e) => e.data.attempt);
+    expect(attempts).toEqual([1, 2]);
+    expect((await alice.runs.get(thread.thread_id, run.run_id)).status).toBe("success");
+  }, 90_000);
+});
