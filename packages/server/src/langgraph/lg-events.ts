@@ -55,6 +55,12 @@ export class LgEventsMapper {
   readonly #runId: string;
   readonly #input: unknown;
   readonly #base: Record<string, unknown>;
+  /** The nodes at work, by task id (a `Send` fans one node out into several tasks). */
+  readonly #tasks = new Map<string, OpenNode>();
+  /**
+   * The last task of each node name: token and tool events name their node, not their task, so
+   * those of a node fanned out are parented to its last task.
+   */
   readonly #nodes = new Map<string, OpenNode>();
   readonly #steps = new Map<string, number>();
   /** Each tool call's arguments, from the assistant messages seen. */
@@ -136,6 +142,7 @@ export class LgEventsMapper {
       langgraph_checkpoint_ns: "",
     };
     const node = { runId: this.#derivedId("node", task.id), step, metadata, streamed: new Map() };
+    this.#tasks.set(task.id, node);
     this.#nodes.set(task.name, node);
     const data = { input: isState ? lgValues(input as Record<string, unknown>) : input };
     return [this.#ofNode(node, "on_chain_start", task.name, [`graph:step:${step}`], data)];
@@ -147,9 +154,10 @@ export class LgEventsMapper {
    * the graph's stream.
    */
   #nodeEnd(task: Exclude<TasksChunk, { input: unknown }>): LcRunEvent[] {
-    const node = this.#nodes.get(task.name);
+    const node = this.#tasks.get(task.id);
     if (!node) return [];
-    this.#nodes.delete(task.name);
+    this.#tasks.delete(task.id);
+    if (this.#nodes.get(task.name) === node) this.#nodes.delete(task.name);
     const written = task.result.flatMap(([field, value]) =>
       field === "messages" ? [value].flat().filter(isMessage) : [],
     );
