@@ -55,8 +55,10 @@ const langgraphLong = {
 };
 const memoryPlan: StorePlan = {
   // Memory runs are quick, and V8 optimises a hot loop only after many calls: a short warm-up
-  // times the compiler, not the steady state a server runs in.
-  warmupRounds: quick ? 1 : 10,
+  // times the compiler, not the steady state a server runs in. Each workload warms its own
+  // process (see openIsolatedLoop), and 10 rounds (10 runs at 50 turns) left tenxgraph at 2.4x
+  // its steady time there; 40 rounds (about 4,000 steps) reach it at every length.
+  warmupRounds: quick ? 1 : 40,
   rounds: quick ? 2 : 15,
   stepsPerRound: 100,
   accountSteps: 0,
