@@ -310,7 +310,6 @@ export class InMemoryCheckpointer extends BaseCheckpointer {
   }
 
   /** No await: the reads `copyRefusal` decides on and the copy happen as one. */
-  /** No await: the reads `copyRefusal` decides on and the copy happen as one. */
   protected async copyStoredThread(from: string, to: string, incarnation: string) {
     const source = this.#threads.get(from);
     const children = [...this.#threads.values()].filter((r) => r.parentThreadId === from);

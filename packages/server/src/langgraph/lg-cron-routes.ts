@@ -2,6 +2,7 @@ import type { Context } from "hono";
 import { z } from "zod";
 import { uuidv7 } from "@tenxgraph/core/host";
 import { requireRuns } from "../background/run-access.js";
+import { validationError } from "../http/api-error.js";
 import { readBody } from "../http/request-input.js";
 import type { ServerEnv } from "../http/server-env.js";
 import { cronStore, type CronFilter, type CronPage } from "../schedules/cron-store.js";
@@ -146,13 +147,16 @@ export const lgCronRoutes = lgRoutes([
       const cron = await findLgCron(store, user, c.req.param("cron_id")!);
       const patch = await readBody(c, cronPatchSchema);
       const { on_completion, ...stored } = cron.payload;
-      const merged = cronCreateSchema.parse({
+      const parsed = cronCreateSchema.safeParse({
         ...stored,
         schedule: cron.schedule,
         timezone: cron.timezone,
         ...(on_completion === undefined ? {} : { on_run_completed: on_completion }),
         ...patch,
       });
+      // Each field passed alone; together with the cron's own they may not (a 422, not a 500).
+      if (!parsed.success) throw validationError("body", parsed.error);
+      const merged = parsed.data;
       const plan = planLgCron(ctx, user, merged, cron.threadId === null);
       return c.json(lgCronOf((await store.update(cron.cronId, plan)) ?? cron));
     },
