@@ -73,6 +73,54 @@ describe("a langgraph.json whose auth.path exports LangGraph's Auth object", () 
   });
 });
 
+describe("errors raised before a LangGraph route's handler", () => {
+  let cli: CliProcess;
+  let url: string;
+  beforeAll(async () => {
+    const dir = join(scratch, "shapes");
+    writeProject(dir, AUTH_MODULE);
+    // A small body limit, so the oversized body below needs no large upload.
+    cli = new CliProcess(["api", "--port", "0"], { cwd: dir, env: { MAX_REQUEST_SIZE: "4096" } });
+    url = await cli.url();
+  });
+  afterAll(async () => {
+    await cli?.stop();
+  });
+  const post = (path: string, body: string, key?: string) =>
+    fetch(`${url}${path}`, {
+      method: "POST",
+      headers: { "content-type": "application/json", ...(key ? { "x-api-key": key } : {}) },
+      body,
+    });
+
+  it("answer in LangGraph's shape on its paths, in the envelope on /v1, and write nothing", async () => {
+    const noKey = await post("/threads", "{}");
+    expect(noKey.status).toBe(401);
+    expect(await noKey.json()).toMatchObject({ detail: "Invalid API key", code: "INVALID_TOKEN" });
+    const huge = await post(
+      "/threads",
+      JSON.stringify({ metadata: { x: "y".repeat(10_000) } }),
+      "alice-key",
+    );
+    expect(huge.status).toBe(413);
+    expect(await huge.json()).toMatchObject({ code: "REQUEST_TOO_LARGE" });
+    const deep = await post(
+      "/threads",
+      `{"metadata":${"[".repeat(2000)}${"]".repeat(2000)}}`,
+      "alice-key",
+    );
+    expect(deep.status).toBe(422);
+    expect((await deep.json()).detail).toMatch(/levels deep/);
+    const unknown = await post("/threads/search/nothing-here", "{}", "alice-key");
+    expect(unknown.status).toBe(404);
+    expect(await unknown.json()).toHaveProperty("detail");
+    const v1 = await post("/v1/graph/invoke", "{}");
+    expect(v1.status).toBe(401);
+    expect(await v1.json()).toMatchObject({ error: { code: "INVALID_TOKEN" } });
+    expect(await clientWithKey(url, "alice-key").threads.search()).toEqual([]);
+  });
+});
+
 describe("a LangGraph Auth object with authorization handlers", () => {
   it("is refused at start-up, naming the handlers, rather than served without them", async () => {
     const dir = join(scratch, "auth-on");

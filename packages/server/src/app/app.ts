@@ -1,5 +1,5 @@
 import { jsonLogger, type BaseState, type CompiledGraph, type Logger } from "@tenxgraph/core";
-import { Hono } from "hono";
+import { Hono, type Context } from "hono";
 import { corsMiddleware, originGuard, originsFromEnv } from "../http/cors.js";
 import { HTTPException } from "hono/http-exception";
 import { ApiError, toApiError } from "../http/api-error.js";
@@ -13,6 +13,7 @@ import { API_ROUTES } from "./api-routes.js";
 import { LANGGRAPH_ROUTES } from "../langgraph/lg-routes.js";
 import { singleGraph, type LgGraphs } from "../langgraph/lg-context.js";
 import { queueLgCronTick } from "../langgraph/lg-crons.js";
+import { isLangGraphPath, lgErrorBody } from "../langgraph/lg-http.js";
 import { openApiRoutes } from "./openapi.js";
 import { registerRoutes } from "../http/route-table.js";
 import type { ServerContext } from "./server-context.js";
@@ -132,7 +133,7 @@ export function createApp(options: AppOptions): TenxgraphApp {
     bodySizeLimit({
       maxSize,
       onError: (c) =>
-        fail(
+        answerError(
           c,
           new ApiError(
             413,
@@ -149,7 +150,7 @@ export function createApp(options: AppOptions): TenxgraphApp {
   openApiRoutes(app);
   if (options.inspector ?? true) inspectorRoutes(app, { traceUrl: options.traceUrl ?? null });
   app.notFound((c) =>
-    fail(c, new ApiError(404, "NOT_FOUND", `No route ${c.req.method} ${c.req.path}`)),
+    answerError(c, new ApiError(404, "NOT_FOUND", `No route ${c.req.method} ${c.req.path}`)),
   );
   app.onError((error, c) => {
     const apiError =
@@ -158,9 +159,17 @@ export function createApp(options: AppOptions): TenxgraphApp {
         : toApiError(error);
     if (apiError.status >= 500)
       ctx.logger.error({ err: error, path: c.req.path }, "Request failed");
-    return fail(c, apiError);
+    return answerError(c, apiError);
   });
   return Object.assign(app, { context: ctx });
+}
+
+/**
+ * An error raised outside a route's own handler (auth, body size, no such route): in
+ * LangGraph's shape on LangGraph's paths, as its routes answer theirs, else in the envelope.
+ */
+function answerError(c: Context, error: ApiError): Response {
+  return isLangGraphPath(c.req.path) ? c.json(lgErrorBody(error), error.status) : fail(c, error);
 }
 
 /** The graph's store, or the one given (the same), or a new one in memory. */

@@ -41,12 +41,27 @@ export function lgJson(description: string, schema: z.ZodType = z.looseObject({}
 export function lgError(c: Context, ctx: LgContext, error: unknown): Response {
   const apiError = toApiError(error);
   if (apiError.status >= 500) ctx.logger.error({ err: error, path: c.req.path }, "Request failed");
-  const body: z.infer<typeof lgErrorSchema> = {
+  return c.json(lgErrorBody(apiError), apiError.status);
+}
+
+/** LangGraph's error body: `detail`, and our code and field errors beside it. */
+export function lgErrorBody(apiError: ApiError): z.infer<typeof lgErrorSchema> {
+  return {
     detail: apiError.message,
     code: apiError.code,
     ...(apiError.details.length ? { errors: apiError.details } : {}),
   };
-  return c.json(body, apiError.status);
+}
+
+/** The first segments of LangGraph's routes: none of ours (under `/v1`) starts with one. */
+const LANGGRAPH_PREFIXES = ["/assistants", "/threads", "/runs", "/store"];
+
+/**
+ * A path of LangGraph's API, routed or not: an error raised before its route's handler (no
+ * token, a body too large, no such route) is answered in LangGraph's shape there too.
+ */
+export function isLangGraphPath(path: string): boolean {
+  return LANGGRAPH_PREFIXES.some((prefix) => path === prefix || path.startsWith(`${prefix}/`));
 }
 
 /** A 422 for something LangGraph's API offers that this server does not do, with why. */
