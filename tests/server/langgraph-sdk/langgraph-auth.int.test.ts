@@ -110,7 +110,7 @@ describe("errors raised before a LangGraph route's handler", () => {
       "alice-key",
     );
     expect(deep.status).toBe(422);
-    expect((await deep.json()).detail).toMatch(/levels deep/);
+    expect(((await deep.json()) as Loose).detail).toMatch(/levels deep/);
     const unknown = await post("/threads/search/nothing-here", "{}", "alice-key");
     expect(unknown.status).toBe(404);
     expect(await unknown.json()).toHaveProperty("detail");
