@@ -306,6 +306,13 @@ describe.each(STORE_KINDS)("@langchain/langgraph-sdk against tenxgraph api on %s
 
     await expect(bob.threads.copy(thread.thread_id)).rejects.toMatchObject({ status: 403 });
     await expect(alice.threads.copy("no-such-thread")).rejects.toMatchObject({ status: 404 });
+    // Ids of a subgraph child's shape, and an id no store could hold: refused, nothing copied.
+    const childShaped = await alice.threads
+      .copy(`${thread.thread_id}|WORKER@0`)
+      .catch((e: Loose) => e);
+    expect([404, 409, 422]).toContain(childShaped.status);
+    const huge = await alice.threads.copy("t".repeat(10_000)).catch((e: Loose) => e);
+    expect([404, 422]).toContain(huge.status);
     const mine = await alice.threads.search({ metadata: { topic: "refund" } });
     expect(mine.map((t) => t.thread_id).sort()).toEqual([thread.thread_id, copy.thread_id].sort());
   });
