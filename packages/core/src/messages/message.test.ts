@@ -36,6 +36,14 @@ describe("uuidv7", () => {
     expect(new Set(ids).size).toBe(ids.length);
   });
 
+  it("ends in random bits: no two of many ids share their last 62", () => {
+    const tails = Array.from({ length: 10_000 }, () => uuidv7().slice(20));
+    expect(new Set(tails).size).toBe(tails.length);
+    // The variant's two bits are fixed; the other two of its digit vary.
+    const variants = new Set(Array.from({ length: 1_000 }, () => uuidv7()[19]));
+    expect([...variants].sort()).toEqual(["8", "9", "a", "b"]);
+  });
+
   it("sorts in creation order", () => {
     const ids = Array.from({ length: 10_000 }, () => uuidv7());
     expect([...ids].sort()).toEqual(ids);

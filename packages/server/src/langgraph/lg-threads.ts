@@ -12,7 +12,7 @@ import { ownerFilter } from "../threads/thread-listing.js";
 import type { LgContext } from "./lg-context.js";
 import { lgThread, lgThreadStatus } from "./lg-state.js";
 import { LG_THREAD_FIELD, lgThreadRecord, type LgThreadRecord } from "./lg-values.js";
-import { storedGraphId } from "../wire/thread-name-field.js";
+import { servedGraphOf } from "../wire/thread-name-field.js";
 
 /** `POST /threads`'s body (what the SDK's `threads.create` sends). */
 export const threadCreateSchema = z.looseObject({
@@ -40,13 +40,17 @@ export const threadSearchSchema = z.looseObject({
   sort_order: z.enum(["asc", "desc"]).nullish(),
 });
 
-/** The graph a thread runs: the one its `graph_id` names, else the default graph. */
+/**
+ * The graph a thread runs: the one its `graph_id` names, else the default graph (also for a
+ * graph id no longer served: LangGraph's routes still read and write such a thread).
+ */
 export function graphOfThread(
   ctx: LgContext,
   checkpoint: ThreadCheckpoint | null,
 ): CompiledGraph<BaseState> {
-  const graphId = checkpoint ? storedGraphId(checkpoint.values) : undefined;
-  return (graphId !== undefined && ctx.graphs.byId.get(graphId)) || ctx.graphs.default;
+  const { default: graph, defaultId: id, byId } = ctx.graphs;
+  if (!checkpoint) return graph;
+  return (servedGraphOf(checkpoint.values, { graph, id }, byId) ?? { graph }).graph;
 }
 
 /** The thread `user` may read, else a 404 (none) or 403 (another user's). */

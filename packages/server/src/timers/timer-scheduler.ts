@@ -3,7 +3,7 @@ import { invokeAsHost } from "@tenxgraph/core/host";
 import type { ThreadCheckpoint } from "@tenxgraph/core/storage";
 import { track } from "../http/shutdown.js";
 import type { ThreadsContext } from "../threads/threads-context.js";
-import { storedGraphId } from "../wire/thread-name-field.js";
+import { servedGraphOf, storedGraphId, type ServedGraph } from "../wire/thread-name-field.js";
 
 /** Settings of {@link TimerScheduler}. */
 export interface TimerSchedulerOptions {
@@ -150,17 +150,10 @@ export class TimerScheduler {
     this.#armed.set(threadId, { version: checkpoint.version, handle });
   }
 
-  /**
-   * The served graph that runs the thread: the one its runs ran (`metadata.graph_id`, a
-   * `langgraph.json` graph), else the default; `null` for a graph this server does not serve.
-   */
-  #graphOf(checkpoint: ThreadCheckpoint): { graph: CompiledGraph<BaseState>; id: string } | null {
-    const graphId = storedGraphId(checkpoint.values);
-    if (graphId === undefined || graphId === this.#ctx.graphId) {
-      return { graph: this.#ctx.graph, id: this.#ctx.graphId };
-    }
-    const graph = this.#ctx.graphs?.byId.get(graphId);
-    return graph ? { graph, id: graphId } : null;
+  /** The served graph that runs the thread; `null` for a graph this server does not serve. */
+  #graphOf(checkpoint: ThreadCheckpoint): ServedGraph<CompiledGraph<BaseState>> | null {
+    const { graph, graphId, graphs } = this.#ctx;
+    return servedGraphOf(checkpoint.values, { graph, id: graphId }, graphs?.byId);
   }
 
   /** Resumes the thread if it still stands where its timer was armed; else does nothing. */

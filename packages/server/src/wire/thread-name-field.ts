@@ -27,3 +27,25 @@ export function storedGraphId(values: Record<string, unknown>): string | undefin
   const graphId = record?.metadata?.graph_id;
   return typeof graphId === "string" ? graphId : undefined;
 }
+
+/** A graph a server serves, with its id. */
+export interface ServedGraph<G> {
+  graph: G;
+  id: string;
+}
+
+/**
+ * The served graph that runs a thread: the one its runs ran ({@link storedGraphId}), else
+ * `fallback` (the server's default graph); `null` when its graph id names a graph this server
+ * does not serve. The one lookup behind timers and LangGraph's routes.
+ */
+export function servedGraphOf<G>(
+  values: Record<string, unknown>,
+  fallback: ServedGraph<G>,
+  byId: ReadonlyMap<string, G> | undefined,
+): ServedGraph<G> | null {
+  const graphId = storedGraphId(values);
+  if (graphId === undefined || graphId === fallback.id) return fallback;
+  const graph = byId?.get(graphId);
+  return graph ? { graph, id: graphId } : null;
+}
