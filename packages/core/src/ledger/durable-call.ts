@@ -162,14 +162,16 @@ async function runAndRecord(
       }
       throw error;
     }
-    const where = {
+    // Fault points are for tests; without them, no `where` is made and no await taken.
+    const { faultPoints } = ctx.runtime;
+    const where = faultPoints && {
       threadId: ctx.threadId,
       runId: ctx.runId,
       node: ctx.node,
       toolName: call.tool.name,
       key: call.key,
     };
-    await ctx.runtime.faultPoints?.hit(FAULT_POINTS.TOOL_AFTER_RETURN, where);
+    if (where) await faultPoints.hit(FAULT_POINTS.TOOL_AFTER_RETURN, where);
     // Asked past the fault point: a call held there still counts as going for its siblings.
     const last = await work.returnedLast();
     if (attempt !== null) {
@@ -193,7 +195,7 @@ async function runAndRecord(
         riding = true;
       } else {
         await recordResult(call, attempt, envelope, ctx);
-        await ctx.runtime.faultPoints?.hit(FAULT_POINTS.LEDGER_AFTER_RECORD, where);
+        if (where) await faultPoints.hit(FAULT_POINTS.LEDGER_AFTER_RECORD, where);
       }
     }
     const { message, changes, updates, goto } = ran;

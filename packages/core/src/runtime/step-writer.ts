@@ -75,8 +75,13 @@ export class StepWriter<S extends BaseState> {
     const write = this.#checkpointWrite(progress, status, interrupts);
     // A cache that cannot take the step (Redis down) must not lose it: write it durably.
     if (!durable && (await checkpointer.cacheStep!(write))) return written();
-    const context = { threadId: config.threadId, runId, node: progress.currentNode ?? "END" };
-    await deps.faultPoints?.hit(FAULT_POINTS.STEP_BEFORE_WRITE, context);
+    const { faultPoints } = deps;
+    const context = faultPoints && {
+      threadId: config.threadId,
+      runId,
+      node: progress.currentNode ?? "END",
+    };
+    if (context) await faultPoints.hit(FAULT_POINTS.STEP_BEFORE_WRITE, context);
     progress.version = ledger.rides
       ? await ledger.commitWith(claims, watch, async (writes) => {
           const committed = await this.#put(Object.assign({}, write, { ledger: writes }));
@@ -93,7 +98,7 @@ export class StepWriter<S extends BaseState> {
       status,
     });
     emit({ type: "checkpoint", checkpoint: checkpointChunk(progress, write) });
-    await deps.faultPoints?.hit(FAULT_POINTS.STEP_AFTER_WRITE, context);
+    if (context) await faultPoints.hit(FAULT_POINTS.STEP_AFTER_WRITE, context);
   }
 
   /**
