@@ -98,7 +98,20 @@ export interface CallOutcome {
  * The record is fenced by the attempt, so a zombie's result never overwrites the ledger
  * (record.ts). The tool itself is `work`'s: the ledger never imports a tool.
  */
-export async function durableCall(
+export function durableCall(
+  call: LedgerCall,
+  plan: CallPlan,
+  work: CallWork,
+  ctx: NodeContext,
+): Promise<CallOutcome> {
+  // Most calls are claimed and run at once: no loop, and no async frame of its own around it.
+  if (plan.kind === "run" && !ctx.runtime.nodeAbort.aborted)
+    return runAndRecord(call, plan, work, ctx);
+  return settleCall(call, plan, work, ctx);
+}
+
+/** {@link durableCall}'s way through replays, in-doubt policies and waits for another's claim. */
+async function settleCall(
   call: LedgerCall,
   plan: CallPlan,
   work: CallWork,
