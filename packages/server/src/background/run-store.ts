@@ -18,7 +18,6 @@ import {
   declineJob,
   askStop,
   endPending,
-  queueName,
   RUN_EVENTS_CHANNEL,
   RUN_COLUMNS,
   RunDb,
@@ -124,16 +123,9 @@ export class PgRunStore {
            INSERT INTO tenxgraph_runs
                   (run_id, thread_id, user_id, status, multitask_strategy, request)
            VALUES ($1, $2, $3, 'pending', $4, $5) RETURNING *)
-         SELECT run.*, (${addJobCall("run.run_id", "$6", "run.created_at")}).id AS job_id
+         SELECT run.*, (${addJobCall("run.run_id", "run.thread_id", "run.created_at")}).id AS job_id
            FROM run`,
-        [
-          run.runId,
-          run.threadId,
-          run.userId,
-          run.strategy,
-          JSON.stringify(run.request),
-          queueName(run.threadId),
-        ],
+        [run.runId, run.threadId, run.userId, run.strategy, JSON.stringify(run.request)],
       );
       return toRecord(rows[0]!);
     });

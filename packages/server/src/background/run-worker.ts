@@ -10,6 +10,7 @@ import { createHash } from "node:crypto";
 import { hostname } from "node:os";
 import { runAttempt, type AttemptControls, type AttemptEnd } from "./run-attempt.js";
 import { RUN_TASK, type AttemptRef, type PgRunStore } from "./run-store.js";
+import type { RunJobPayload } from "./run-db.js";
 import { fireTimer, queueTimer, TIMER_TASK } from "./run-timers.js";
 
 /** The end of a run naming a graph this worker does not serve: it fails, writing nothing. */
@@ -133,12 +134,17 @@ export class RunWorker {
   }
 
   async #handle(payload: unknown, helpers: JobHelpers): Promise<void> {
-    const runId = (payload as { runId?: unknown } | null)?.runId;
+    const job = payload as Partial<Record<keyof RunJobPayload, unknown>> | null;
+    const runId = job?.runId;
     if (typeof runId !== "string") {
       this.#logger.error({ payload }, "Ignoring a run job without a runId");
       return;
     }
-    if (await this.#declined(runId)) return;
+    const threadId =
+      typeof job?.threadId === "string" ? job.threadId : await this.#pendingThread(runId);
+    // Not pending (a job queued by an older version, whose run is read): nothing to run.
+    if (threadId === null) return;
+    if (await this.#declined(runId, threadId)) return;
     const run = await this.#store.beginAttempt(
       runId,
       this.workerId,
@@ -198,17 +204,22 @@ export class RunWorker {
    * tool this one lacks and no migration that carries it) goes back to the queue without an
    * attempt, flagged so this version's workers skip it, for a worker that can continue it.
    */
-  async #declined(runId: string): Promise<boolean> {
-    const run = await this.#store.getRun(runId);
-    if (!run || run.status !== "pending") return false;
-    const refusal = await continuationRefusal(this.#graph, run.threadId);
+  async #declined(runId: string, threadId: string): Promise<boolean> {
+    const refusal = await continuationRefusal(this.#graph, threadId);
     if (!refusal) return false;
     this.#logger.warn(
-      { runId, threadId: run.threadId, reason: refusal.message },
+      { runId, threadId, reason: refusal.message },
       "Declined a run this graph version cannot continue: back to the queue for another version",
     );
-    await this.#store.declineRun(runId, run.threadId, this.#declinedFlag);
+    // Queued again only if still pending: an ended run, or one another worker holds, is not.
+    await this.#store.declineRun(runId, threadId, this.#declinedFlag);
     return true;
+  }
+
+  /** The thread of a job that does not name it (queued by an older version), if the run is pending. */
+  async #pendingThread(runId: string): Promise<string | null> {
+    const run = await this.#store.getRun(runId);
+    return run?.status === "pending" ? run.threadId : null;
   }
 
   /**
