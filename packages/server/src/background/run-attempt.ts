@@ -41,7 +41,8 @@ export interface AttemptEnd {
  * Runs one attempt of a background run to its end and says how it ended, or `null` when the
  * attempt lost the run (another worker holds it now: nothing more may be written). Every event
  * goes to the run's stream as it happens; the last ones, still unsent when the run ends, are
- * returned to be written with the attempt's end, in the same statement.
+ * returned to be written with the attempt's end, in the same statement. `read` is the thread's
+ * checkpoint when the worker read it already for this attempt (`undefined`: read it here).
  */
 export async function runAttempt(
   served: ServedGraph,
@@ -50,6 +51,7 @@ export async function runAttempt(
   ref: AttemptRef,
   controls: AttemptControls,
   logger: Logger,
+  read?: ThreadCheckpoint | null,
 ): Promise<AttemptEnd | null> {
   const { graph } = served;
   const events = new EventPump(store, ref, logger, controls.abandon.signal, () =>
@@ -83,7 +85,8 @@ export async function runAttempt(
   try {
     // Read once and handed to the run: a thread created by someone else after this check makes
     // the run's first write stale instead of landing on it.
-    const checkpoint = await graph.checkpointer.getCheckpoint(run.threadId);
+    const checkpoint =
+      read === undefined ? await graph.checkpointer.getCheckpoint(run.threadId) : read;
     requireRunOwner(run, checkpoint);
     const input = await attemptInput(graph, run);
     const fork = forkVersion(run, checkpoint);

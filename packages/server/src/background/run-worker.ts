@@ -11,6 +11,8 @@ import { hostname } from "node:os";
 import { runAttempt, type AttemptControls, type AttemptEnd } from "./run-attempt.js";
 import { RUN_TASK, type AttemptRef, type PgRunStore } from "./run-store.js";
 import type { RunJobPayload } from "./run-db.js";
+import type { RunRecord } from "./run-record.js";
+import type { ThreadCheckpoint } from "@tenxgraph/core/storage";
 import { fireTimer, queueTimer, TIMER_TASK } from "./run-timers.js";
 
 /** The end of a run naming a graph this worker does not serve: it fails, writing nothing. */
@@ -144,7 +146,9 @@ export class RunWorker {
       typeof job?.threadId === "string" ? job.threadId : await this.#pendingThread(runId);
     // Not pending (a job queued by an older version, whose run is read): nothing to run.
     if (threadId === null) return;
-    if (await this.#declined(runId, threadId)) return;
+    // One read of the thread, for the check below and for the run (see `sharedRead`).
+    const read = await this.#graph.checkpointer.getCheckpoint(threadId);
+    if (await this.#declined(runId, threadId, read)) return;
     const run = await this.#store.beginAttempt(
       runId,
       this.workerId,
@@ -172,8 +176,9 @@ export class RunWorker {
     try {
       const graph = run.request.graphId ? this.#graphs.get(run.request.graphId) : this.#graph;
       const id = run.request.graphId ?? this.#graphId;
+      const checkpoint = graph && sharedRead(graph, this.#graph, run, read);
       const end = graph
-        ? await runAttempt({ graph, id }, this.#store, run, ref, controls, logger)
+        ? await runAttempt({ graph, id }, this.#store, run, ref, controls, logger, checkpoint)
         : unknownGraph(run.request.graphId!);
       if (end === null) {
         logger.warn({}, "Run lost to another worker; stopped without writing");
@@ -204,8 +209,12 @@ export class RunWorker {
    * tool this one lacks and no migration that carries it) goes back to the queue without an
    * attempt, flagged so this version's workers skip it, for a worker that can continue it.
    */
-  async #declined(runId: string, threadId: string): Promise<boolean> {
-    const refusal = await continuationRefusal(this.#graph, threadId);
+  async #declined(
+    runId: string,
+    threadId: string,
+    read: ThreadCheckpoint | null,
+  ): Promise<boolean> {
+    const refusal = await continuationRefusal(this.#graph, threadId, read);
     if (!refusal) return false;
     this.#logger.warn(
       { runId, threadId, reason: refusal.message },
@@ -335,6 +344,24 @@ function declinedFlag(graph: CompiledGraph<BaseState>): string {
   const identity = JSON.stringify([version.fingerprint, version.version ?? null, carried]);
   const digest = createHash("sha256").update(identity).digest("hex");
   return `tenxgraph:declined:${digest.slice(0, 16)}`;
+}
+
+/**
+ * The checkpoint read before the attempt began, for the run to start from, when it may: read
+ * from the store the run's graph writes to, on the run's first attempt. Before the attempt
+ * holds the run its thread is only written by what could write it after the read as well (an
+ * edit, a lost worker of an earlier run), which the checkpoint's version fences either way:
+ * the run's first write is stale, not lost. A later attempt reads the thread again once it
+ * holds the run, as its input does (`attemptInput`), since its lost predecessor may still
+ * have been writing. `undefined`: read it again.
+ */
+function sharedRead(
+  graph: CompiledGraph<BaseState>,
+  checked: CompiledGraph<BaseState>,
+  run: RunRecord,
+  read: ThreadCheckpoint | null,
+): ThreadCheckpoint | null | undefined {
+  return run.attempts === 1 && graph.checkpointer === checked.checkpointer ? read : undefined;
 }
 
 /** graphile-worker's own log lines, at their level, through the worker's logger. */
