@@ -9,6 +9,7 @@ import {
 import { createHash } from "node:crypto";
 import { hostname } from "node:os";
 import { runAttempt, type AttemptControls, type AttemptEnd } from "./run-attempt.js";
+import { EVENT_BATCH_MS } from "./run-event-pump.js";
 import { RUN_TASK, type AttemptRef, type PgRunStore } from "./run-store.js";
 import type { RunJobPayload } from "./run-db.js";
 import type { RunRecord } from "./run-record.js";
@@ -45,6 +46,12 @@ export interface RunWorkerOptions {
   staleAfterMs?: number;
   /** How often an idle worker looks for jobs it was not notified of (default 500 ms). */
   pollIntervalMs?: number;
+  /**
+   * How long a run's event waits for the ones after it before they are appended together
+   * (default 10 ms; 0 appends at once): each append is a commit and a NOTIFY, and a run that
+   * ends within the window writes its events with its end. Streams see events this much later.
+   */
+  eventBatchMs?: number;
   /** Default `host:pid`; unique per process. */
   workerId?: string;
   logger?: Logger;
@@ -68,7 +75,10 @@ export class RunWorker {
   readonly #graphs: ReadonlyMap<string, CompiledGraph<BaseState>>;
   readonly #store: PgRunStore;
   readonly #options: Required<
-    Pick<RunWorkerOptions, "concurrency" | "heartbeatMs" | "staleAfterMs" | "pollIntervalMs">
+    Pick<
+      RunWorkerOptions,
+      "concurrency" | "heartbeatMs" | "staleAfterMs" | "pollIntervalMs" | "eventBatchMs"
+    >
   >;
   readonly #logger: Logger;
   readonly #attempts = new Map<string, ActiveAttempt>();
@@ -91,6 +101,7 @@ export class RunWorker {
       heartbeatMs: options.heartbeatMs ?? 1000,
       staleAfterMs: options.staleAfterMs ?? 3000,
       pollIntervalMs: options.pollIntervalMs ?? 500,
+      eventBatchMs: options.eventBatchMs ?? EVENT_BATCH_MS,
     };
     checkTimings(this.#options);
     this.#declinedFlag = declinedFlag(this.#graph);
@@ -176,9 +187,11 @@ export class RunWorker {
     try {
       const graph = run.request.graphId ? this.#graphs.get(run.request.graphId) : this.#graph;
       const id = run.request.graphId ?? this.#graphId;
-      const checkpoint = graph && sharedRead(graph, this.#graph, run, read);
       const end = graph
-        ? await runAttempt({ graph, id }, this.#store, run, ref, controls, logger, checkpoint)
+        ? await runAttempt({ graph, id }, this.#store, run, ref, controls, logger, {
+            read: sharedRead(graph, this.#graph, run, read),
+            eventBatchMs: this.#options.eventBatchMs,
+          })
         : unknownGraph(run.request.graphId!);
       if (end === null) {
         logger.warn({}, "Run lost to another worker; stopped without writing");
@@ -316,10 +329,13 @@ function checkTimings(options: {
   staleAfterMs: number;
   concurrency: number;
   pollIntervalMs: number;
+  eventBatchMs: number;
 }): void {
   for (const [name, value] of Object.entries(options)) {
-    if (!Number.isInteger(value) || value <= 0) {
-      throw new TypeError(`RunWorker: ${name} must be a positive integer, got ${String(value)}`);
+    const least = name === "eventBatchMs" ? 0 : 1;
+    if (!Number.isInteger(value) || value < least) {
+      const what = least === 0 ? "a whole number of ms" : "a positive integer";
+      throw new TypeError(`RunWorker: ${name} must be ${what}, got ${String(value)}`);
     }
   }
   if (options.staleAfterMs < 2 * options.heartbeatMs) {
