@@ -117,6 +117,9 @@ describe("background runs: POST, read, join, stream, cancel, multitask strategie
     expect(second.status).toBe(409);
     expect(second.body.error.code).toBe("THREAD_BUSY");
     expect(second.body.error.message).toContain(first);
+    // Refused whole: no run row (nor job) for the second.
+    const listed = await call("GET", "/v1/threads/bg-busy/runs");
+    expect(listed.body.data.runs.map((r: { run_id: string }) => r.run_id)).toEqual([first]);
     openGate();
     await call("GET", `/v1/threads/bg-busy/runs/${first}/join`);
   });

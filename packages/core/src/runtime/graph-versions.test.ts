@@ -9,6 +9,7 @@ import { interrupt } from "../node/interrupt.js";
 import { FAULT_POINTS } from "../node/fault-points.js";
 import { Message } from "../messages/message.js";
 import { InMemoryCheckpointer } from "../storage/in-memory-checkpointer.js";
+import { continuationRefusal } from "./thread-migration.js";
 import { callsTurn, pause, settle, toolText } from "../support/helpers.js";
 import { FaultPoints } from "../testing/fault-points.js";
 import { recordingLogger } from "../testing/recording-logger.js";
@@ -268,6 +269,13 @@ describe("graph versions: continuing a thread under another version", () => {
     expect(error.message).toContain("tool 'charge_card' (pending call 'call_1' at node 'TOOL')");
     expect(error.message).toContain("version '1'");
     expect(await checkpointer.getCheckpoint("t")).toEqual(before);
+    // A host asks first, reading the checkpoint itself or handing in the one it read.
+    const asked = await continuationRefusal(v2.definition, checkpointer, "t");
+    expect(asked?.code).toBe("THREAD_007");
+    const handed = await continuationRefusal(v2.definition, checkpointer, "t", before);
+    expect(handed?.message).toBe(asked?.message);
+    // What it hands in is the thread as it knows it: absent, there is nothing to refuse.
+    expect(await continuationRefusal(v2.definition, checkpointer, "t", null)).toBeNull();
 
     const again = supportGraph({ checkpointer, toolName: "charge_card", charges, version: "1" });
     expect((await again.invoke(null, { threadId: "t" })).status).toBe("completed");

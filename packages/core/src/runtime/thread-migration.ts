@@ -8,7 +8,7 @@ import type { Message, ToolCall } from "../messages/message.js";
 import type { Frontier, GraphVersion, Interrupt } from "../storage/checkpointer.js";
 import { findNonJson } from "../storage/json-check.js";
 import type { GraphDefinition } from "../definition/graph-definition.js";
-import type { Checkpointer } from "../storage/checkpointer.js";
+import type { Checkpointer, ThreadCheckpoint } from "../storage/checkpointer.js";
 import { isTenxgraphError } from "../errors/tenxgraph-error.js";
 import { stepTasks } from "./step-tasks.js";
 import { loadThread, type ThreadSnapshot } from "./thread-snapshot.js";
@@ -118,15 +118,18 @@ export function requireContinuable<S extends BaseState>(
 
 /**
  * Why `graph` cannot continue the thread (its `THREAD_007` error, as a run would refuse), or
- * `null` when it can or the thread does not exist. Reads the thread; writes nothing. For hosts
- * that pick runs for a graph (a worker of a rolling deploy declines the runs it cannot continue).
+ * `null` when it can or the thread does not exist. Reads the thread (its checkpoint only when
+ * `read` does not hand it in: a host that reads it anyway for the run shares the one read);
+ * writes nothing. For hosts that pick runs for a graph (a worker of a rolling deploy declines
+ * the runs it cannot continue).
  */
 export async function continuationRefusal<S extends BaseState>(
   graph: GraphDefinition<S>,
   checkpointer: Checkpointer,
   threadId: string,
+  read?: ThreadCheckpoint | null,
 ): Promise<InvalidRunError | null> {
-  const checkpoint = await checkpointer.getCheckpoint(threadId);
+  const checkpoint = read === undefined ? await checkpointer.getCheckpoint(threadId) : read;
   // This version's own thread (the common case) costs one read, not its transcript.
   if (!checkpoint || sameVersion(checkpoint.graph, graph.version)) return null;
   try {

@@ -11,6 +11,7 @@ import {
 import { carriedTraceContext } from "../http/trace-context.js";
 import { streamAsHost, type HostControls } from "@tenxgraph/core/host";
 import type { ThreadCheckpoint } from "@tenxgraph/core/storage";
+import { EventPump } from "./run-event-pump.js";
 import type { BackgroundRunEvent, ChunkMode, RunRecord, StopReason } from "./run-record.js";
 import type { AttemptOutcome, AttemptRef, PgRunStore } from "./run-store.js";
 
@@ -29,6 +30,14 @@ export interface AttemptControls {
 export interface ServedGraph {
   graph: CompiledGraph<BaseState>;
   id: string;
+}
+
+/** How {@link runAttempt} runs an attempt. */
+export interface AttemptOptions {
+  /** The thread's checkpoint, when the worker read it already for this attempt (else read). */
+  read?: ThreadCheckpoint | null;
+  /** How long an event waits for the next ones before it is appended (`EVENT_BATCH_MS`). */
+  eventBatchMs?: number;
 }
 
 /** How an attempt ended, with its events not yet written (they go with its end). */
@@ -50,10 +59,17 @@ export async function runAttempt(
   ref: AttemptRef,
   controls: AttemptControls,
   logger: Logger,
+  { read, eventBatchMs }: AttemptOptions = {},
 ): Promise<AttemptEnd | null> {
   const { graph } = served;
-  const events = new EventPump(store, ref, logger, controls.abandon.signal, () =>
-    controls.abandon.abort(new Error("its events were refused: another worker holds the run")),
+  const events = new EventPump(
+    store,
+    ref,
+    logger,
+    controls.abandon.signal,
+    () =>
+      controls.abandon.abort(new Error("its events were refused: another worker holds the run")),
+    eventBatchMs,
   );
   let ended: RunStatus | null = null;
   let failure: unknown = null;
@@ -83,7 +99,8 @@ export async function runAttempt(
   try {
     // Read once and handed to the run: a thread created by someone else after this check makes
     // the run's first write stale instead of landing on it.
-    const checkpoint = await graph.checkpointer.getCheckpoint(run.threadId);
+    const checkpoint =
+      read === undefined ? await graph.checkpointer.getCheckpoint(run.threadId) : read;
     requireRunOwner(run, checkpoint);
     const input = await attemptInput(graph, run);
     const fork = forkVersion(run, checkpoint);
@@ -272,69 +289,4 @@ export async function attemptInput(
     ? state.values.messages.some((m) => m.id === first.id)
     : state.version > (run.baseVersion ?? 0);
   return written ? null : input;
-}
-
-/**
- * Appends an attempt's events to the run in batches: while one append is in flight the next
- * events gather, so a burst of token deltas costs a few round trips, in order. A refused
- * append (the attempt lost the run) stops the pump and tells the attempt. Once closed it sends
- * no new batch (a failed one is still retried) and hands back what it holds.
- */
-class EventPump {
-  #buffer: BackgroundRunEvent[] = [];
-  #flushing: Promise<void> | null = null;
-  #closed = false;
-  lost = false;
-
-  constructor(
-    private readonly store: PgRunStore,
-    private readonly ref: AttemptRef,
-    private readonly logger: Logger,
-    /** Once the attempt is abandoned its events are dropped: the run is someone else's. */
-    private readonly abandoned: AbortSignal,
-    private readonly onLost: () => void,
-  ) {}
-
-  push(event: BackgroundRunEvent): void {
-    if (this.lost) return;
-    this.#buffer.push(event);
-    this.#flushing ??= this.#drain().finally(() => (this.#flushing = null));
-  }
-
-  /** Stops sending once the batch in flight is written; the events not sent yet. */
-  async close(): Promise<BackgroundRunEvent[]> {
-    this.#closed = true;
-    while (this.#flushing) await this.#flushing;
-    return this.#buffer.splice(0);
-  }
-
-  async #drain(): Promise<void> {
-    let failures = 0;
-    while (
-      this.#buffer.length > 0 &&
-      !this.lost &&
-      !this.abandoned.aborted &&
-      !(this.#closed && failures === 0)
-    ) {
-      const batch = this.#buffer.splice(0);
-      try {
-        if (!(await this.store.appendEvents(this.ref, batch))) {
-          this.lost = true;
-          this.onLost();
-        }
-        failures = 0;
-      } catch (error) {
-        // Kept in order for the next try; the heartbeat decides whether the run is still ours.
-        this.#buffer.unshift(...batch);
-        failures += 1;
-        this.logger.warn({ err: error, runId: this.ref.runId }, "Could not append run events");
-        if (failures >= 20) {
-          this.lost = true;
-          this.onLost();
-        }
-        await new Promise((resolve) => setTimeout(resolve, 250));
-        if (this.abandoned.aborted) this.#buffer = [];
-      }
-    }
-  }
 }

@@ -85,13 +85,11 @@ export class RunDb {
 }
 
 /**
- * Runs of one thread share a graphile-worker queue: the queue runs its jobs one at a time, in
- * order, which is "one active run per thread" for `enqueue` (and keeps a taken-over run ahead
- * of the runs queued behind it).
+ * Runs of one thread share a graphile-worker queue, named this and the thread: the queue runs
+ * its jobs one at a time, in order, which is "one active run per thread" for `enqueue` (and
+ * keeps a taken-over run ahead of the runs queued behind it).
  */
-export function queueName(threadId: string): string {
-  return `tenxgraph:thread:${threadId}`;
-}
+const QUEUE_PREFIX = "tenxgraph:thread:";
 
 /**
  * The run's job, keyed by the run so it is queued once: a job still waiting is replaced, and
@@ -107,17 +105,29 @@ export async function addJob(
 ): Promise<void> {
   await client.query(
     `SELECT ${addJobCall("$1", "$2", "(SELECT created_at FROM tenxgraph_runs WHERE run_id = $1)")}`,
-    [runId, queueName(threadId)],
+    [runId, threadId],
   );
 }
 
 /**
- * The SQL call of {@link addJob} for the run `runId` (an SQL text value) in the queue `queue`,
- * due at `runAt`: for a statement that queues a run's job with other work.
+ * A run job's payload: the run, and its thread, so that the worker needs no read of the run to
+ * know which thread to look at before it takes the run (jobs queued by older versions carry
+ * only `runId`: the worker reads the run for them).
  */
-export function addJobCall(runId: string, queue: string, runAt: string, flags = "NULL"): string {
-  return `graphile_worker.add_job('${RUN_TASK}', json_build_object('runId', ${runId}::text),
-    queue_name := ${queue}::text, max_attempts := 1000,
+export interface RunJobPayload {
+  runId: string;
+  threadId?: string;
+}
+
+/**
+ * The SQL call of {@link addJob} for the run `runId` of the thread `threadId` (SQL text
+ * values), in the thread's queue, due at `runAt`: for a statement that queues a run's job with
+ * other work.
+ */
+export function addJobCall(runId: string, threadId: string, runAt: string, flags = "NULL"): string {
+  return `graphile_worker.add_job('${RUN_TASK}',
+    json_build_object('runId', ${runId}::text, 'threadId', ${threadId}::text),
+    queue_name := '${QUEUE_PREFIX}' || ${threadId}::text, max_attempts := 1000,
     job_key := 'tenxgraph_run:' || ${runId}, run_at := ${runAt}, flags := ${flags}::text[])`;
 }
 
@@ -135,12 +145,13 @@ export async function declineJob(
 ): Promise<void> {
   const flags = `ARRAY(SELECT jsonb_object_keys(coalesce((SELECT flags FROM graphile_worker._private_jobs
       WHERE key = 'tenxgraph_run:' || $1), '{}'::jsonb)) UNION SELECT $3::text)`;
-  const runAt = "(SELECT created_at FROM tenxgraph_runs WHERE run_id = $1)";
-  await client.query(`SELECT ${addJobCall("$1", "$2", runAt, flags)}`, [
-    runId,
-    queueName(threadId),
-    flag,
-  ]);
+  // Only a run still pending goes back: the worker decides before it reads the run, and a run
+  // that ended, or that another worker holds (a duplicate job), must not be queued again.
+  await client.query(
+    `SELECT ${addJobCall("$1", "$2", "r.created_at", flags)}
+       FROM tenxgraph_runs AS r WHERE r.run_id = $1 AND r.status = 'pending'`,
+    [runId, threadId, flag],
+  );
 }
 
 /** A run that is not running (not started, or its worker died) ends at once, with its final event. */

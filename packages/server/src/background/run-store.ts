@@ -18,7 +18,6 @@ import {
   declineJob,
   askStop,
   endPending,
-  queueName,
   RUN_EVENTS_CHANNEL,
   RUN_COLUMNS,
   RunDb,
@@ -104,38 +103,35 @@ export class PgRunStore {
       await client.query("SELECT pg_advisory_xact_lock(hashtextextended($1, 0))", [
         `tenxgraph_runs:${run.threadId}`,
       ]);
-      const active = await client.query<{ run_id: string; status: BackgroundRunStatus }>(
-        `SELECT run_id, status FROM tenxgraph_runs
-          WHERE thread_id = $1 AND status IN ('pending', 'running') ORDER BY created_at`,
-        [run.threadId],
-      );
-      if (active.rows.length > 0 && run.strategy === "reject") {
-        throw new ThreadBusyError(run.threadId, active.rows[0]!.run_id);
-      }
+      const active = () =>
+        client.query<{ run_id: string; status: BackgroundRunStatus }>(
+          `SELECT run_id, status FROM tenxgraph_runs
+            WHERE thread_id = $1 AND status IN ('pending', 'running') ORDER BY created_at`,
+          [run.threadId],
+        );
       if (run.strategy === "interrupt") {
-        for (const other of active.rows) {
+        for (const other of (await active()).rows) {
           if (other.status === "pending") await endPending(client, other.run_id);
           else await askStop(client, other.run_id, "interrupt");
         }
       }
-      // The run and its job in one statement; the job is due when the run was created.
+      // The run and its job in one statement; the job is due when the run was created. A
+      // `reject` run is only inserted if the thread has no active run (read under the lock).
       const { rows } = await client.query<RunRow>(
         `WITH run AS (
            INSERT INTO tenxgraph_runs
                   (run_id, thread_id, user_id, status, multitask_strategy, request)
-           VALUES ($1, $2, $3, 'pending', $4, $5) RETURNING *)
-         SELECT run.*, (${addJobCall("run.run_id", "$6", "run.created_at")}).id AS job_id
+           SELECT $1::text, $2::text, $3::text, 'pending', $4::text, $5::jsonb
+            WHERE $4::text <> 'reject' OR NOT EXISTS (
+              SELECT 1 FROM tenxgraph_runs
+               WHERE thread_id = $2 AND status IN ('pending', 'running'))
+           RETURNING *)
+         SELECT run.*, (${addJobCall("run.run_id", "run.thread_id", "run.created_at")}).id AS job_id
            FROM run`,
-        [
-          run.runId,
-          run.threadId,
-          run.userId,
-          run.strategy,
-          JSON.stringify(run.request),
-          queueName(run.threadId),
-        ],
+        [run.runId, run.threadId, run.userId, run.strategy, JSON.stringify(run.request)],
       );
-      return toRecord(rows[0]!);
+      if (!rows[0]) throw new ThreadBusyError(run.threadId, (await active()).rows[0]!.run_id);
+      return toRecord(rows[0]);
     });
   }
 

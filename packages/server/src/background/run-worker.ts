@@ -9,7 +9,11 @@ import {
 import { createHash } from "node:crypto";
 import { hostname } from "node:os";
 import { runAttempt, type AttemptControls, type AttemptEnd } from "./run-attempt.js";
+import { EVENT_BATCH_MS } from "./run-event-pump.js";
 import { RUN_TASK, type AttemptRef, type PgRunStore } from "./run-store.js";
+import type { RunJobPayload } from "./run-db.js";
+import type { RunRecord } from "./run-record.js";
+import type { ThreadCheckpoint } from "@tenxgraph/core/storage";
 import { fireTimer, queueTimer, TIMER_TASK } from "./run-timers.js";
 
 /** The end of a run naming a graph this worker does not serve: it fails, writing nothing. */
@@ -42,6 +46,12 @@ export interface RunWorkerOptions {
   staleAfterMs?: number;
   /** How often an idle worker looks for jobs it was not notified of (default 500 ms). */
   pollIntervalMs?: number;
+  /**
+   * How long a run's event waits for the ones after it before they are appended together
+   * (default 10 ms; 0 appends at once): each append is a commit and a NOTIFY, and a run that
+   * ends within the window writes its events with its end. Streams see events this much later.
+   */
+  eventBatchMs?: number;
   /** Default `host:pid`; unique per process. */
   workerId?: string;
   logger?: Logger;
@@ -65,7 +75,10 @@ export class RunWorker {
   readonly #graphs: ReadonlyMap<string, CompiledGraph<BaseState>>;
   readonly #store: PgRunStore;
   readonly #options: Required<
-    Pick<RunWorkerOptions, "concurrency" | "heartbeatMs" | "staleAfterMs" | "pollIntervalMs">
+    Pick<
+      RunWorkerOptions,
+      "concurrency" | "heartbeatMs" | "staleAfterMs" | "pollIntervalMs" | "eventBatchMs"
+    >
   >;
   readonly #logger: Logger;
   readonly #attempts = new Map<string, ActiveAttempt>();
@@ -88,6 +101,7 @@ export class RunWorker {
       heartbeatMs: options.heartbeatMs ?? 1000,
       staleAfterMs: options.staleAfterMs ?? 3000,
       pollIntervalMs: options.pollIntervalMs ?? 500,
+      eventBatchMs: options.eventBatchMs ?? EVENT_BATCH_MS,
     };
     checkTimings(this.#options);
     this.#declinedFlag = declinedFlag(this.#graph);
@@ -133,12 +147,19 @@ export class RunWorker {
   }
 
   async #handle(payload: unknown, helpers: JobHelpers): Promise<void> {
-    const runId = (payload as { runId?: unknown } | null)?.runId;
+    const job = payload as Partial<Record<keyof RunJobPayload, unknown>> | null;
+    const runId = job?.runId;
     if (typeof runId !== "string") {
       this.#logger.error({ payload }, "Ignoring a run job without a runId");
       return;
     }
-    if (await this.#declined(runId)) return;
+    const threadId =
+      typeof job?.threadId === "string" ? job.threadId : await this.#pendingThread(runId);
+    // Not pending (a job queued by an older version, whose run is read): nothing to run.
+    if (threadId === null) return;
+    // One read of the thread, for the check below and for the run (see `sharedRead`).
+    const read = await this.#graph.checkpointer.getCheckpoint(threadId);
+    if (await this.#declined(runId, threadId, read)) return;
     const run = await this.#store.beginAttempt(
       runId,
       this.workerId,
@@ -167,7 +188,10 @@ export class RunWorker {
       const graph = run.request.graphId ? this.#graphs.get(run.request.graphId) : this.#graph;
       const id = run.request.graphId ?? this.#graphId;
       const end = graph
-        ? await runAttempt({ graph, id }, this.#store, run, ref, controls, logger)
+        ? await runAttempt({ graph, id }, this.#store, run, ref, controls, logger, {
+            read: sharedRead(graph, this.#graph, run, read),
+            eventBatchMs: this.#options.eventBatchMs,
+          })
         : unknownGraph(run.request.graphId!);
       if (end === null) {
         logger.warn({}, "Run lost to another worker; stopped without writing");
@@ -198,17 +222,26 @@ export class RunWorker {
    * tool this one lacks and no migration that carries it) goes back to the queue without an
    * attempt, flagged so this version's workers skip it, for a worker that can continue it.
    */
-  async #declined(runId: string): Promise<boolean> {
-    const run = await this.#store.getRun(runId);
-    if (!run || run.status !== "pending") return false;
-    const refusal = await continuationRefusal(this.#graph, run.threadId);
+  async #declined(
+    runId: string,
+    threadId: string,
+    read: ThreadCheckpoint | null,
+  ): Promise<boolean> {
+    const refusal = await continuationRefusal(this.#graph, threadId, read);
     if (!refusal) return false;
     this.#logger.warn(
-      { runId, threadId: run.threadId, reason: refusal.message },
+      { runId, threadId, reason: refusal.message },
       "Declined a run this graph version cannot continue: back to the queue for another version",
     );
-    await this.#store.declineRun(runId, run.threadId, this.#declinedFlag);
+    // Queued again only if still pending: an ended run, or one another worker holds, is not.
+    await this.#store.declineRun(runId, threadId, this.#declinedFlag);
     return true;
+  }
+
+  /** The thread of a job that does not name it (queued by an older version), if the run is pending. */
+  async #pendingThread(runId: string): Promise<string | null> {
+    const run = await this.#store.getRun(runId);
+    return run?.status === "pending" ? run.threadId : null;
   }
 
   /**
@@ -296,10 +329,13 @@ function checkTimings(options: {
   staleAfterMs: number;
   concurrency: number;
   pollIntervalMs: number;
+  eventBatchMs: number;
 }): void {
   for (const [name, value] of Object.entries(options)) {
-    if (!Number.isInteger(value) || value <= 0) {
-      throw new TypeError(`RunWorker: ${name} must be a positive integer, got ${String(value)}`);
+    const least = name === "eventBatchMs" ? 0 : 1;
+    if (!Number.isInteger(value) || value < least) {
+      const what = least === 0 ? "a whole number of ms" : "a positive integer";
+      throw new TypeError(`RunWorker: ${name} must be ${what}, got ${String(value)}`);
     }
   }
   if (options.staleAfterMs < 2 * options.heartbeatMs) {
@@ -324,6 +360,24 @@ function declinedFlag(graph: CompiledGraph<BaseState>): string {
   const identity = JSON.stringify([version.fingerprint, version.version ?? null, carried]);
   const digest = createHash("sha256").update(identity).digest("hex");
   return `tenxgraph:declined:${digest.slice(0, 16)}`;
+}
+
+/**
+ * The checkpoint read before the attempt began, for the run to start from, when it may: read
+ * from the store the run's graph writes to, on the run's first attempt. Before the attempt
+ * holds the run its thread is only written by what could write it after the read as well (an
+ * edit, a lost worker of an earlier run), which the checkpoint's version fences either way:
+ * the run's first write is stale, not lost. A later attempt reads the thread again once it
+ * holds the run, as its input does (`attemptInput`), since its lost predecessor may still
+ * have been writing. `undefined`: read it again.
+ */
+function sharedRead(
+  graph: CompiledGraph<BaseState>,
+  checked: CompiledGraph<BaseState>,
+  run: RunRecord,
+  read: ThreadCheckpoint | null,
+): ThreadCheckpoint | null | undefined {
+  return run.attempts === 1 && graph.checkpointer === checked.checkpointer ? read : undefined;
 }
 
 /** graphile-worker's own log lines, at their level, through the worker's logger. */

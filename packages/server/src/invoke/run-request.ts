@@ -73,13 +73,21 @@ export async function prepareRun(
   body: GraphInput,
   /** The request's trace context: the run's span is its child (see `requestTraceContext`). */
   traceContext?: Context,
+  /**
+   * The thread's checkpoint as the caller read it when it ran `authorizeThread(…, "run on")`
+   * for this user and thread (`null`: no thread): the check is not made, nor the read, again.
+   */
+  authorized?: ThreadCheckpoint | null,
 ): Promise<PreparedRun> {
   const parsed = runConfigSchema.safeParse(body.config ?? {});
   if (!parsed.success) throw validationError("body.config", parsed.error);
   const given = String(parsed.data.thread_id ?? "").trim();
   const threadId = given === "" || given === "0" ? uuidv7() : given;
   requireValidId(threadId, ["body", "config", "thread_id"]);
-  const checkpoint = await authorizeThread(ctx.checkpointer, user, threadId, "run on");
+  const checkpoint =
+    authorized === undefined || threadId !== given
+      ? await authorizeThread(ctx.checkpointer, user, threadId, "run on")
+      : authorized;
   if (checkpoint) refuseSubgraphThread(checkpoint, "run");
   else refuseChildThreadId(threadId);
   const inputMessages = body.messages.map(fromWireMessage);
