@@ -86,3 +86,39 @@ describe("a store at schema version 12", () => {
     expect(await store.getCheckpoint("new")).toMatchObject({ version: 1, userId: "bob" });
   });
 });
+
+describe("rows an older release's delete left behind (it relied on the cascade)", () => {
+  it("are gone when a thread of that id is made again, by a first write or by a copy", async () => {
+    store ??= sharedStore(schema, { redis: false });
+    await store.setup();
+    const leftovers = async (threadId: string) => {
+      const table = (name: string) => `${pg.escapeIdentifier(schema)}.${name}`;
+      await sql(
+        dsn,
+        `INSERT INTO ${table("states")} (thread_id, version, status, record, message_count)
+         VALUES ($1, 1, 'completed', '{"stale": true}', 2)`,
+        [threadId],
+      );
+      await sql(
+        dsn,
+        `INSERT INTO ${table("messages")} (thread_id, message_id, seq, body)
+         VALUES ($1, 'gone-1', 0, '{}'), ($1, 'gone-2', 1, '{}')`,
+        [threadId],
+      );
+    };
+    await leftovers("reused");
+    // Completed, so it can be copied.
+    await store.putCheckpoint({ ...ownedWrite("reused", "carol", 0), status: "completed" });
+    expect(await store.getCheckpoint("reused")).toMatchObject({ version: 1, messageCount: 1 });
+    expect((await store.listMessages("reused")).map((m) => m.content)).toEqual([
+      "carol's message 1",
+    ]);
+
+    await leftovers("copied");
+    await store.copyThread("reused", "copied");
+    expect(await threadRowCounts(dsn, schema, "copied")).toMatchObject({ states: 1, messages: 1 });
+    expect((await store.listMessages("copied")).map((m) => m.content)).toEqual([
+      "carol's message 1",
+    ]);
+  });
+});

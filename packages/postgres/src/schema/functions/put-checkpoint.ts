@@ -116,6 +116,10 @@ BEGIN
       RETURN;
     END IF;
     thread_user_id := p_user_id;
+    -- Rows a delete by a release before migration 13 (which relied on the foreign keys'
+    -- cascade) left behind: a new thread of the id starts with none.
+    DELETE FROM states s WHERE s.thread_id = p_thread_id;
+    DELETE FROM messages m WHERE m.thread_id = p_thread_id;
     -- The parent is the empty transcript: this only refuses a replace or a remove.
     child := tenxgraph_child_transcript(p_thread_id, 0, NULL, 0, 0, p_message_ids,
                                         p_replaced_ids, p_removed_ids);
