@@ -22,9 +22,9 @@ export interface Migration {
  * The data model: `threads` holds one row per thread with its current version, `states`
  * one small row per version (never the transcript: since migration 7, the ranges of message
  * rows it holds; since migration 10, the runtime's fields as one `record`), `messages` the
- * append-only table of message rows, `tool_executions` the ledger; the ledger cascades from `threads`, and
- * deleting a thread deletes its states and messages (since migration 13, which dropped their
- * foreign keys). Payloads are `jsonb`.
+ * append-only table of message rows, `tool_executions` the ledger, which cascades from
+ * `threads`; deleting a thread deletes its states and messages itself (since migration 13,
+ * which dropped their foreign keys). Payloads are `jsonb`.
  *
  * The writes that must be one round trip and one transaction (a step, and a node's claims) are
  * PL/pgSQL functions, so a step costs one commit and one network round trip. Functions are code,
