@@ -82,6 +82,9 @@ DECLARE
   -- The new version's transcript: its ranges (NULL for a prefix) and length.
   new_ranges jsonb;
   new_count integer;
+  -- The new message rows' ids and bodies, replacing ones first.
+  new_ids text[];
+  new_bodies jsonb;
   found_life text;
   found_status text;
   found_owner text;
@@ -225,22 +228,24 @@ BEGIN
       RETURNING threads.user_id, threads.incarnation INTO thread_user_id, thread_incarnation;
     END IF;
   END IF;
-  INSERT INTO states (thread_id, version, parent_version, node, run_id, status, record,
-                      message_count, message_ranges)
-  VALUES (p_thread_id, p_expected + 1, nullif(p_parent, 0), p_node, p_run_id, p_status, p_record,
-          new_count, new_ranges);
   IF replacing > 0 THEN
-    INSERT INTO messages (thread_id, message_id, seq, body)
-    SELECT p_thread_id, m.id, row_seq + (m.ord - 1)::integer, b.body
-    FROM unnest(p_replaced_ids || p_message_ids) WITH ORDINALITY AS m(id, ord)
-    JOIN jsonb_array_elements(p_replaced || p_messages) WITH ORDINALITY AS b(body, ord)
-      ON b.ord = m.ord;
-  ELSIF added > 0 THEN
-    -- Each body with its id by position: one scan of the bodies, no join.
-    INSERT INTO messages (thread_id, message_id, seq, body)
-    SELECT p_thread_id, p_message_ids[b.ord::integer], row_seq + (b.ord - 1)::integer, b.body
-    FROM jsonb_array_elements(p_messages) WITH ORDINALITY AS b(body, ord);
+    new_ids := p_replaced_ids || p_message_ids;
+    new_bodies := p_replaced || p_messages;
+  ELSE
+    new_ids := p_message_ids;
+    new_bodies := p_messages;
   END IF;
+  -- The state row, then the new message rows (each body with its id by position), as one
+  -- statement.
+  WITH state_row AS (
+    INSERT INTO states (thread_id, version, parent_version, node, run_id, status, record,
+                        message_count, message_ranges)
+    VALUES (p_thread_id, p_expected + 1, nullif(p_parent, 0), p_node, p_run_id, p_status,
+            p_record, new_count, new_ranges)
+  )
+  INSERT INTO messages (thread_id, message_id, seq, body)
+  SELECT p_thread_id, new_ids[b.ord::integer], row_seq + (b.ord - 1)::integer, b.body
+  FROM jsonb_array_elements(new_bodies) WITH ORDINALITY AS b(body, ord);
   IF jsonb_array_length(p_claims) > 0 THEN
     claims := tenxgraph_claim_absent_calls(p_thread_id, p_claims);
   END IF;
