@@ -92,7 +92,10 @@ DECLARE
   lost_attempt integer;
   lost_ord bigint;
   bad text;
-  done record;
+  -- A completion, and the places of the completions in key order.
+  done jsonb;
+  places integer[];
+  place integer;
   child record;
 BEGIN
   IF p_expected = 0 THEN
@@ -161,21 +164,24 @@ BEGIN
     IF completing THEN
       -- One update per completion, in key order (the order claims lock entries in), each by
       -- the primary key: only the entry still started at the completion's attempt changes.
-      FOR done IN
-        SELECT c.v->>'key' AS key, (c.v->>'attempt')::integer AS attempt, c.v->'result' AS result,
-               c.ord
-        FROM jsonb_array_elements(p_completions) WITH ORDINALITY AS c(v, ord)
-        ORDER BY c.v->>'key', c.ord
-      LOOP
+      -- The completions' places in the write, in that order: one needs no sort.
+      IF jsonb_array_length(p_completions) = 1 THEN
+        places := ARRAY[1];
+      ELSE
+        SELECT array_agg(c.ord::integer ORDER BY c.v->>'key', c.ord) INTO places
+        FROM jsonb_array_elements(p_completions) WITH ORDINALITY AS c(v, ord);
+      END IF;
+      FOREACH place IN ARRAY places LOOP
+        done := p_completions->(place - 1);
         UPDATE tool_executions t
-        SET status = 'completed', result = done.result, completed_at = now(),
+        SET status = 'completed', result = done->'result', completed_at = now(),
             heartbeat_at = NULL, lease_expires_at = NULL
-        WHERE t.thread_id = p_thread_id AND t.call_key = done.key
-          AND t.attempt = done.attempt AND t.status = 'started';
-        IF NOT FOUND AND (lost_ord IS NULL OR done.ord < lost_ord) THEN
-          lost_ord := done.ord;
-          lost_key := done.key;
-          lost_attempt := done.attempt;
+        WHERE t.thread_id = p_thread_id AND t.call_key = done->>'key'
+          AND t.attempt = (done->>'attempt')::integer AND t.status = 'started';
+        IF NOT FOUND AND (lost_ord IS NULL OR place < lost_ord) THEN
+          lost_ord := place;
+          lost_key := done->>'key';
+          lost_attempt := (done->>'attempt')::integer;
         END IF;
       END LOOP;
       IF lost_key IS NOT NULL THEN
