@@ -52,7 +52,7 @@ export const CLAIM_LOST = "TXG03";
  * its update takes anyway: unlike `FOR UPDATE` it lets a concurrent claim's foreign-key check
  * (`FOR KEY SHARE`) through, so a claimer holding an entry this write completes cannot wait for
  * the thread row while this write waits for the entry. Either way the thread row is locked
- * before any entry, and the completions are joined in key order, the order claims lock entries
+ * before any entry, and the completions are taken in key order, the order claims lock entries
  * in. The update leaves every indexed column as it was unless the status changes (`write_seq`,
  * the order of `listThreads`, moves only then), so a step's update is HOT: no index entry per
  * step (see migration 6, which set the fill factor that leaves room for it).
