@@ -13,6 +13,7 @@ import { renderTracing } from "./report/render-tracing.js";
 import { measurePeakRss } from "./measure/peak-rss.js";
 import type { StorePlan } from "./measure/plan.js";
 import { memorySection, renderReport } from "./report/render-report.js";
+import { renderPostgres } from "./report/render-postgres.js";
 import { renderSqlite } from "./report/render-sqlite.js";
 import type { PgStore, PgWorkload } from "./tenxgraph/pg-stores.js";
 import { packageVersions } from "./versions.js";
@@ -116,6 +117,10 @@ const onlyParts: Record<string, () => Promise<string[]>> = {
   memory: async () => memorySection(await measureMemory(shapes, runtimes, memoryPlan)),
   sqlite: async () => renderSqlite(await measureSqlite(sqliteWorkloads, runtimes, sqlitePlan)),
   tracing: async () => renderTracing(await measureTracing(shapes, memoryPlan)),
+  postgres: async () =>
+    renderPostgres(
+      await measurePostgres(pgWorkloads, pgConcurrencyWorkloads, pgPlan, { rssShape, rssRuns }),
+    ),
 };
 
 /** Seconds each part of the bench took, printed as it goes. */

@@ -48,21 +48,31 @@ const SELECT_CHILD_THREADS = `${THREAD_LISTING}
   ORDER BY write_seq DESC LIMIT $2 OFFSET $3`;
 
 /**
- * The thread `$1` and its descendants (by recorded parent), deleted with their stop requests;
- * returns the ids of the threads deleted. UNION takes each thread once, so a parent named
- * before it existed cannot loop the walk.
+ * The thread `$1` and its descendants (by recorded parent), each row locked `FOR UPDATE`: a step
+ * in flight on one holds its row, so this waits for it to commit, and no step can write to one
+ * after. UNION takes each thread once, so a parent named before it existed cannot loop the walk.
  */
-const DELETE_FAMILY = `
+const LOCK_FAMILY = `
   WITH RECURSIVE family AS (
     SELECT thread_id FROM threads WHERE thread_id = $1
     UNION
     SELECT t.thread_id FROM threads t JOIN family f ON t.parent_thread_id = f.thread_id
-  ),
-  stops AS (
-    DELETE FROM stop_requests
-    WHERE thread_id = $1 OR thread_id IN (SELECT thread_id FROM family)
   )
-  DELETE FROM threads WHERE thread_id IN (SELECT thread_id FROM family)
+  SELECT t.thread_id FROM threads t WHERE t.thread_id IN (SELECT thread_id FROM family)
+  FOR UPDATE OF t`;
+
+/**
+ * The locked threads `$2` deleted with their states and messages (which have no foreign key,
+ * migration 13), their ledger (which cascades), and the stop requests of `$1` and of them; a
+ * statement after the lock, so its snapshot holds every row the steps waited for committed.
+ */
+const DELETE_FAMILY = `
+  WITH stops AS (
+    DELETE FROM stop_requests WHERE thread_id = $1 OR thread_id = ANY ($2)
+  ),
+  state_rows AS (DELETE FROM states WHERE thread_id = ANY ($2)),
+  message_rows AS (DELETE FROM messages WHERE thread_id = ANY ($2))
+  DELETE FROM threads WHERE thread_id = ANY ($2)
   RETURNING thread_id`;
 
 /**
@@ -253,19 +263,18 @@ export class PgCheckpointer extends BaseCheckpointer {
   }
 
   /**
-   * Deletes the thread and its descendants in one statement: each row, and with it
-   * (`ON DELETE CASCADE`) its states, messages and ledger; their stop requests, which need no
-   * thread row; then their cache entries. Should an entry survive (Redis unreachable, or a late
-   * refresh), it is never used again: a new thread of the same id gets a new incarnation, and
-   * reads check it.
+   * Deletes the thread and its descendants in one transaction: each row, locked first, then
+   * with it its states and messages, its ledger (`ON DELETE CASCADE`), and their stop requests,
+   * which need no thread row; then their cache entries. Should an entry survive (Redis
+   * unreachable, or a late refresh), it is never used again: a new thread of the same id gets a
+   * new incarnation, and reads check it.
    */
   protected async removeThread(threadId: string): Promise<string[]> {
-    const rows = await this.#db.query<{ thread_id: string }>(
-      "deleteThread",
-      "repeatable",
-      DELETE_FAMILY,
-      [threadId],
-    );
+    const rows = await this.#db.transaction("deleteThread", "repeatable", async (client) => {
+      const locked = await client.query<{ thread_id: string }>(LOCK_FAMILY, [threadId]);
+      const ids = locked.rows.map((row) => row.thread_id);
+      return (await client.query<{ thread_id: string }>(DELETE_FAMILY, [threadId, ids])).rows;
+    });
     const deleted = rows.map((row) => row.thread_id);
     await Promise.all([...new Set([threadId, ...deleted])].map((id) => this.#cache?.forget(id)));
     return deleted;

@@ -48,6 +48,14 @@ const COPY_ROWS = [
 ];
 
 /**
+ * The rows a delete by a release before migration 13 (which relied on the foreign keys' cascade)
+ * left behind under the copy's id: the copy starts with none.
+ */
+const CLEAR_LEFTOVERS = `
+  WITH state_rows AS (DELETE FROM states WHERE thread_id = $1)
+  DELETE FROM messages WHERE thread_id = $1`;
+
+/**
  * Copies thread `from` to `to` in one transaction (see `Checkpointer.copyThread`): the locks
  * and reads `copyRefusal` decides on, then the rows. Once: a copy cut off mid-flight may have
  * committed, and a second try would find its own copy and be refused.
@@ -77,6 +85,7 @@ export async function copyThread(
     const inserted = await rowsOf(client, COPY_THREAD_ROW, [from, to, incarnation]);
     // Created since the check above, by another transaction: refused as if seen.
     if (inserted.length === 0) throw new ThreadCopyError(from, to, { reason: "target-exists" });
+    await client.query(CLEAR_LEFTOVERS, [to]);
     for (const statement of COPY_ROWS) await client.query(statement, [from, to]);
   });
 }

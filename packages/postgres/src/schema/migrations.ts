@@ -22,8 +22,9 @@ export interface Migration {
  * The data model: `threads` holds one row per thread with its current version, `states`
  * one small row per version (never the transcript: since migration 7, the ranges of message
  * rows it holds; since migration 10, the runtime's fields as one `record`), `messages` the
- * append-only table of message rows, `tool_executions` the ledger; every child cascades from
- * `threads`. Payloads are `jsonb`.
+ * append-only table of message rows, `tool_executions` the ledger, which cascades from
+ * `threads`; deleting a thread deletes its states and messages itself (since migration 13,
+ * which dropped their foreign keys). Payloads are `jsonb`.
  *
  * The writes that must be one round trip and one transaction (a step, and a node's claims) are
  * PL/pgSQL functions, so a step costs one commit and one network round trip. Functions are code,
@@ -189,6 +190,19 @@ export const MIGRATIONS: readonly Migration[] = [
         PRIMARY KEY (namespace, key)
       )`,
       `CREATE INDEX store_items_by_write ON store_items (write_seq)`,
+    ],
+  },
+  {
+    // A step's state and message rows are written only by the step function, in the statement
+    // that locks and updates (or creates) their thread row, and by copyThread, in the
+    // transaction that creates it: their foreign keys re-checked what that statement had just
+    // made sure of, two trigger queries or more per step. Deleting a thread deletes them itself
+    // (`removeThread` in pg-checkpointer.ts, under the thread rows' locks, so a step in flight
+    // cannot leave one behind). The ledger keeps its key: claims are written outside steps too.
+    name: "step-rows-unkeyed",
+    up: [
+      `ALTER TABLE states DROP CONSTRAINT states_thread_id_fkey`,
+      `ALTER TABLE messages DROP CONSTRAINT messages_thread_id_fkey`,
     ],
   },
 ];

@@ -39,14 +39,23 @@ export const CLAIM_LOST = "TXG03";
  * 6. insert the claims where absent (`claims`: one outcome per claim, `NULL` without claims);
  * 7. with `p_keep_versions`, delete the state rows it pushes out of the newest that many.
  *
- * A raise in 2, 3 or 4 aborts the statement, so the write leaves nothing behind. The thread row
- * is locked `FOR NO KEY UPDATE`, the lock its update takes anyway: unlike `FOR UPDATE` it lets
- * a concurrent claim's foreign-key check (`FOR KEY SHARE`) through, so a claimer holding an
- * entry this write completes cannot wait for the thread row while this write waits for the
- * entry. The completions are joined in key order, the order claims lock entries in. The
- * update leaves every indexed column as it was unless the status changes (`write_seq`, the
- * order of `listThreads`, moves only then), so a step's update is HOT: no index entry per step
- * (see migration 6, which set the fill factor that leaves room for it).
+ * The common step, an append to a head that holds every row in order, reads nothing first: one
+ * `UPDATE` of the thread row does 1 and 5's update, its `WHERE` being 1's compare, the owner
+ * check and that the head is such a prefix. A write it does not match (stale, another owner, an
+ * edit, a fork, a head that is no prefix) takes the steps one by one, so it is answered or
+ * refused exactly as before. For the append, 3 and 4 are the one check
+ * `tenxgraph_child_transcript` makes of an append to a prefix (no appended id is already in
+ * it), made inline with its message, and the new transcript is the longer prefix.
+ *
+ * A raise in 2, 3 or 4 aborts the statement, so the write leaves nothing behind (an append's
+ * update of the thread row included). The thread row is locked `FOR NO KEY UPDATE`, the lock
+ * its update takes anyway: unlike `FOR UPDATE` it lets a concurrent claim's foreign-key check
+ * (`FOR KEY SHARE`) through, so a claimer holding an entry this write completes cannot wait for
+ * the thread row while this write waits for the entry. Either way the thread row is locked
+ * before any entry, and the completions are taken in key order, the order claims lock entries
+ * in. The update leaves every indexed column as it was unless the status changes (`write_seq`,
+ * the order of `listThreads`, moves only then), so a step's update is HOT: no index entry per
+ * step (see migration 6, which set the fill factor that leaves room for it).
  */
 export const PUT_CHECKPOINT_FUNCTION = `
 CREATE FUNCTION tenxgraph_put_checkpoint(
@@ -68,13 +77,25 @@ DECLARE
   head_count integer := 0;
   parent_count integer := 0;
   parent_ranges jsonb;
+  -- Whether the one update of an append to the head's prefix matched.
+  appended boolean := false;
+  -- The new version's transcript: its ranges (NULL for a prefix) and length.
+  new_ranges jsonb;
+  new_count integer;
+  -- The new message rows' ids and bodies, replacing ones first.
+  new_ids text[];
+  new_bodies jsonb;
   found_life text;
   found_status text;
   found_owner text;
   lost_key text;
   lost_attempt integer;
   lost_ord bigint;
-  done record;
+  bad text;
+  -- A completion, and the places of the completions in key order.
+  done jsonb;
+  places integer[];
+  place integer;
   child record;
 BEGIN
   IF p_expected = 0 THEN
@@ -101,39 +122,66 @@ BEGIN
       RETURN;
     END IF;
     thread_user_id := p_user_id;
+    -- Rows a delete by a release before migration 13 (which relied on the foreign keys'
+    -- cascade) left behind: a new thread of the id starts with none.
+    DELETE FROM states s WHERE s.thread_id = p_thread_id;
+    DELETE FROM messages m WHERE m.thread_id = p_thread_id;
     -- The parent is the empty transcript: this only refuses a replace or a remove.
     child := tenxgraph_child_transcript(p_thread_id, 0, NULL, 0, 0, p_message_ids,
                                         p_replaced_ids, p_removed_ids);
+    new_ranges := child.child_ranges;
+    new_count := child.child_count;
   ELSE
-    SELECT t.version, t.message_count, t.next_seq, t.incarnation_id, t.status, t.user_id
-    INTO found_version, head_count, row_seq, found_life, found_status, found_owner
-    FROM threads t WHERE t.thread_id = p_thread_id FOR NO KEY UPDATE;
-    IF found_version IS DISTINCT FROM p_expected OR found_life IS DISTINCT FROM p_incarnation_id
+    IF p_parent = p_expected AND replacing = 0 AND coalesce(cardinality(p_removed_ids), 0) = 0
     THEN
-      RETURN;
+      UPDATE threads t
+      SET user_id = coalesce(p_user_id, t.user_id), status = p_status,
+          version = p_expected + 1, message_count = t.next_seq + added,
+          next_seq = t.next_seq + added,
+          write_seq = CASE WHEN t.status = p_status THEN t.write_seq
+                           ELSE nextval('threads_write_seq') END,
+          updated_at = now()
+      WHERE t.thread_id = p_thread_id AND t.version = p_expected
+        AND t.incarnation_id = p_incarnation_id AND t.message_count = t.next_seq
+        AND (p_user_id IS NULL OR t.user_id = p_user_id)
+      RETURNING t.user_id, t.incarnation, t.next_seq - added
+      INTO thread_user_id, thread_incarnation, row_seq;
+      appended := FOUND;
     END IF;
-    IF p_user_id IS NOT NULL AND found_owner IS DISTINCT FROM p_user_id THEN
-      RAISE EXCEPTION 'thread ''%'' belongs to another user: a write as user ''%'' cannot change its owner',
-        p_thread_id, p_user_id USING ERRCODE = '${OWNER_REFUSED}';
+    IF NOT appended THEN
+      SELECT t.version, t.message_count, t.next_seq, t.incarnation_id, t.status, t.user_id
+      INTO found_version, head_count, row_seq, found_life, found_status, found_owner
+      FROM threads t WHERE t.thread_id = p_thread_id FOR NO KEY UPDATE;
+      IF found_version IS DISTINCT FROM p_expected
+         OR found_life IS DISTINCT FROM p_incarnation_id THEN
+        RETURN;
+      END IF;
+      IF p_user_id IS NOT NULL AND found_owner IS DISTINCT FROM p_user_id THEN
+        RAISE EXCEPTION 'thread ''%'' belongs to another user: a write as user ''%'' cannot change its owner',
+          p_thread_id, p_user_id USING ERRCODE = '${OWNER_REFUSED}';
+      END IF;
     END IF;
     IF completing THEN
       -- One update per completion, in key order (the order claims lock entries in), each by
       -- the primary key: only the entry still started at the completion's attempt changes.
-      FOR done IN
-        SELECT c.v->>'key' AS key, (c.v->>'attempt')::integer AS attempt, c.v->'result' AS result,
-               c.ord
-        FROM jsonb_array_elements(p_completions) WITH ORDINALITY AS c(v, ord)
-        ORDER BY c.v->>'key', c.ord
-      LOOP
+      -- The completions' places in the write, in that order: one needs no sort.
+      IF jsonb_array_length(p_completions) = 1 THEN
+        places := ARRAY[1];
+      ELSE
+        SELECT array_agg(c.ord::integer ORDER BY c.v->>'key', c.ord) INTO places
+        FROM jsonb_array_elements(p_completions) WITH ORDINALITY AS c(v, ord);
+      END IF;
+      FOREACH place IN ARRAY places LOOP
+        done := p_completions->(place - 1);
         UPDATE tool_executions t
-        SET status = 'completed', result = done.result, completed_at = now(),
+        SET status = 'completed', result = done->'result', completed_at = now(),
             heartbeat_at = NULL, lease_expires_at = NULL
-        WHERE t.thread_id = p_thread_id AND t.call_key = done.key
-          AND t.attempt = done.attempt AND t.status = 'started';
-        IF NOT FOUND AND (lost_ord IS NULL OR done.ord < lost_ord) THEN
-          lost_ord := done.ord;
-          lost_key := done.key;
-          lost_attempt := done.attempt;
+        WHERE t.thread_id = p_thread_id AND t.call_key = done->>'key'
+          AND t.attempt = (done->>'attempt')::integer AND t.status = 'started';
+        IF NOT FOUND AND (lost_ord IS NULL OR place < lost_ord) THEN
+          lost_ord := place;
+          lost_key := done->>'key';
+          lost_attempt := (done->>'attempt')::integer;
         END IF;
       END LOOP;
       IF lost_key IS NOT NULL THEN
@@ -142,45 +190,68 @@ BEGIN
           DETAIL = jsonb_build_object('key', lost_key, 'attempt', lost_attempt)::text;
       END IF;
     END IF;
-    IF p_parent = p_expected AND head_count = row_seq THEN
-      -- The head holds every row in order: its transcript is the prefix [0, next_seq).
-      parent_count := head_count;
+    IF appended THEN
+      IF added > 0 AND row_seq > 0 THEN
+        SELECT m.message_id INTO bad FROM messages m
+        WHERE m.thread_id = p_thread_id AND m.message_id = ANY (p_message_ids)
+          AND m.seq < row_seq
+        LIMIT 1;
+        IF bad IS NOT NULL THEN
+          RAISE EXCEPTION 'message ''%'' is already in the append-only transcript of ''%''',
+            bad, p_thread_id USING ERRCODE = '${TRANSCRIPT_REFUSED}';
+        END IF;
+      END IF;
+      new_count := row_seq + added;
     ELSE
-      SELECT s.message_count, s.message_ranges INTO parent_count, parent_ranges
-      FROM states s WHERE s.thread_id = p_thread_id AND s.version = p_parent;
-      IF NOT FOUND THEN
-        RAISE EXCEPTION 'version % of thread ''%'' is not kept (pruned, or never written): it cannot be continued',
-          p_parent, p_thread_id USING ERRCODE = '${TRANSCRIPT_REFUSED}';
+      IF p_parent = p_expected AND head_count = row_seq THEN
+        -- The head holds every row in order: its transcript is the prefix [0, next_seq).
+        parent_count := head_count;
+      ELSE
+        SELECT s.message_count, s.message_ranges INTO parent_count, parent_ranges
+        FROM states s WHERE s.thread_id = p_thread_id AND s.version = p_parent;
+        IF NOT FOUND THEN
+          RAISE EXCEPTION 'version % of thread ''%'' is not kept (pruned, or never written): it cannot be continued',
+            p_parent, p_thread_id USING ERRCODE = '${TRANSCRIPT_REFUSED}';
+        END IF;
+        IF parent_count IS NULL THEN
+          RAISE EXCEPTION 'version % of thread ''%'' was written before the store kept history (schema version 7), so its transcript is unknown: it cannot be continued',
+            p_parent, p_thread_id USING ERRCODE = '${TRANSCRIPT_REFUSED}';
+        END IF;
       END IF;
-      IF parent_count IS NULL THEN
-        RAISE EXCEPTION 'version % of thread ''%'' was written before the store kept history (schema version 7), so its transcript is unknown: it cannot be continued',
-          p_parent, p_thread_id USING ERRCODE = '${TRANSCRIPT_REFUSED}';
-      END IF;
+      -- A call in an expression, not a query over the function: no executor run, no tuplestore.
+      child := tenxgraph_child_transcript(p_thread_id, p_parent, parent_ranges, parent_count,
+                                          row_seq, p_message_ids, p_replaced_ids, p_removed_ids);
+      new_ranges := child.child_ranges;
+      new_count := child.child_count;
+      UPDATE threads
+      SET user_id = coalesce(p_user_id, threads.user_id), status = p_status,
+          version = p_expected + 1, message_count = new_count,
+          next_seq = row_seq + replacing + added,
+          write_seq = CASE WHEN found_status = p_status THEN threads.write_seq
+                           ELSE nextval('threads_write_seq') END,
+          updated_at = now()
+      WHERE thread_id = p_thread_id
+      RETURNING threads.user_id, threads.incarnation INTO thread_user_id, thread_incarnation;
     END IF;
-    -- A call in an expression, not a query over the function: no executor run, no tuplestore.
-    child := tenxgraph_child_transcript(p_thread_id, p_parent, parent_ranges, parent_count,
-                                        row_seq, p_message_ids, p_replaced_ids, p_removed_ids);
-    UPDATE threads
-    SET user_id = coalesce(p_user_id, threads.user_id), status = p_status,
-        version = p_expected + 1, message_count = child.child_count,
-        next_seq = row_seq + replacing + added,
-        write_seq = CASE WHEN found_status = p_status THEN threads.write_seq
-                         ELSE nextval('threads_write_seq') END,
-        updated_at = now()
-    WHERE thread_id = p_thread_id
-    RETURNING threads.user_id, threads.incarnation INTO thread_user_id, thread_incarnation;
   END IF;
-  INSERT INTO states (thread_id, version, parent_version, node, run_id, status, record,
-                      message_count, message_ranges)
-  VALUES (p_thread_id, p_expected + 1, nullif(p_parent, 0), p_node, p_run_id, p_status, p_record,
-          child.child_count, child.child_ranges);
-  IF replacing + added > 0 THEN
-    INSERT INTO messages (thread_id, message_id, seq, body)
-    SELECT p_thread_id, m.id, row_seq + (m.ord - 1)::integer, b.body
-    FROM unnest(p_replaced_ids || p_message_ids) WITH ORDINALITY AS m(id, ord)
-    JOIN jsonb_array_elements(p_replaced || p_messages) WITH ORDINALITY AS b(body, ord)
-      ON b.ord = m.ord;
+  IF replacing > 0 THEN
+    new_ids := p_replaced_ids || p_message_ids;
+    new_bodies := p_replaced || p_messages;
+  ELSE
+    new_ids := p_message_ids;
+    new_bodies := p_messages;
   END IF;
+  -- The state row, then the new message rows (each body with its id by position), as one
+  -- statement.
+  WITH state_row AS (
+    INSERT INTO states (thread_id, version, parent_version, node, run_id, status, record,
+                        message_count, message_ranges)
+    VALUES (p_thread_id, p_expected + 1, nullif(p_parent, 0), p_node, p_run_id, p_status,
+            p_record, new_count, new_ranges)
+  )
+  INSERT INTO messages (thread_id, message_id, seq, body)
+  SELECT p_thread_id, new_ids[b.ord::integer], row_seq + (b.ord - 1)::integer, b.body
+  FROM jsonb_array_elements(new_bodies) WITH ORDINALITY AS b(body, ord);
   IF jsonb_array_length(p_claims) > 0 THEN
     claims := tenxgraph_claim_absent_calls(p_thread_id, p_claims);
   END IF;
@@ -189,7 +260,7 @@ BEGIN
     WHERE s.thread_id = p_thread_id AND s.version <= p_expected + 1 - p_keep_versions;
   END IF;
   new_version := p_expected + 1;
-  message_count := child.child_count;
+  message_count := new_count;
   updated_at := now();
 END
 $$`;
