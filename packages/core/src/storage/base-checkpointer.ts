@@ -13,6 +13,7 @@ import type {
 } from "./checkpointer.js";
 import {
   type Page,
+  closedError,
   optionalWhole,
   requireThreadId,
   requireUserId,
@@ -395,8 +396,4 @@ export abstract class BaseCheckpointer implements Checkpointer {
     }, this.#deleteExpiredEveryMs);
     this.#sweepTimer.unref();
   }
-}
-
-function closedError(operation: string): StorageError {
-  return new StorageError(operation, new Error("checkpointer is closed"));
 }

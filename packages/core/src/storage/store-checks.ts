@@ -64,3 +64,8 @@ export function wholePage(page: { offset?: number; limit?: number }): Page {
 function whole(value: number): number {
   return Number.isFinite(value) ? Math.max(0, Math.floor(value)) : 0;
 }
+
+/** What an operation on a closed store throws. */
+export function closedError(operation: string): StorageError {
+  return new StorageError(operation, new Error("checkpointer is closed"));
+}
