@@ -2,7 +2,6 @@ import { fork, type ChildProcess } from "node:child_process";
 import { fileURLToPath } from "node:url";
 import type { Loop, LoopRun } from "../loop.js";
 import type { HostAnswer, HostRequest, HostSpec } from "./loop-host.js";
-import { settle } from "./settle.js";
 
 const HOST = fileURLToPath(new URL("./loop-host.ts", import.meta.url));
 
@@ -11,8 +10,7 @@ const HOST = fileURLToPath(new URL("./loop-host.ts", import.meta.url));
  * process, LangGraph.js's MemorySaver (a whole checkpoint per step) grows a heap of hundreds of
  * MB, and every major GC of tenxgraph's runs then marks it: that measured the other runtime's
  * garbage, 1.3-1.6x at 50 and 200 turns. Each run is still timed inside its runtime's process
- * (the IPC is outside the timing), and the bench still takes turns between them. After each
- * run the child is left to settle (see `settle`), so its GC does not land on the next run.
+ * (the IPC is outside the timing), and the bench still takes turns between them.
  */
 export async function openIsolatedLoop(host: HostSpec): Promise<Loop> {
   const child = fork(HOST, [JSON.stringify(host)], {
@@ -23,11 +21,7 @@ export async function openIsolatedLoop(host: HostSpec): Promise<Loop> {
   await requests.ready;
   return {
     runtime: host.runtime,
-    run: async (threadId) => {
-      const { run } = await requests.send({ run: threadId });
-      await settle(child.pid!);
-      return run!;
-    },
+    run: async (threadId) => (await requests.send({ run: threadId })).run!,
     close: async () => {
       await requests.send({ close: true });
     },
