@@ -9,6 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { testPostgresDsn } from "@tenxgraph/test-servers/vitest";
 import { dropSchema, freshSchema, sharedStore } from "./support/pg-store.js";
 import { sql } from "./support/pg-inspect.js";
+import { STEP, stepArgs } from "./support/step-call.js";
 
 const dsn = testPostgresDsn();
 const schema = freshSchema("step_append");
@@ -26,36 +27,6 @@ afterAll(async () => {
   await store.close();
   await dropSchema(dsn, schema);
 });
-
-/** A step of thread `threadId` from version `expected`, appending `messages`, as SQL. */
-function stepArgs(
-  threadId: string,
-  expected: number,
-  { messages = [] as Message[], userId = null as string | null, parent = expected } = {},
-): unknown[] {
-  return [
-    threadId,
-    "life",
-    userId,
-    expected,
-    parent,
-    "MAIN",
-    "run-1",
-    "running",
-    JSON.stringify({ step: expected + 1 }),
-    messages.map((message) => message.id),
-    JSON.stringify(messages),
-    [],
-    "[]",
-    [],
-    "[]",
-    "[]",
-    null,
-  ];
-}
-
-const STEP = `SELECT * FROM tenxgraph_put_checkpoint($1, $2, $3, $4, $5, $6, $7, $8, $9::jsonb,
-  $10, $11::jsonb, $12, $13::jsonb, $14, $15::jsonb, $16::jsonb, $17)`;
 
 /** Index scans of `threads` so far in the client's transaction. */
 async function threadScans(): Promise<number> {

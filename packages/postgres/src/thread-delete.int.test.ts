@@ -10,6 +10,7 @@ import { testPostgresDsn } from "@tenxgraph/test-servers/vitest";
 import { ownedWrite } from "./support/owned-write.js";
 import { dropSchema, freshSchema, sharedStore } from "./support/pg-store.js";
 import { sql, threadRowCounts } from "./support/pg-inspect.js";
+import { STEP, stepArgs } from "./support/step-call.js";
 
 const dsn = testPostgresDsn();
 const schema = freshSchema("thread_delete");
@@ -28,31 +29,11 @@ afterAll(async () => {
   await dropSchema(dsn, schema);
 });
 
-/** The step function's arguments for an append of `message` to `threadId` at `expected`. */
+/** A step appending `message` to alice's `threadId` at `expected`, as a store would send it. */
 function appendArgs(threadId: string, expected: number, message: Message): unknown[] {
-  return [
-    threadId,
-    `alice's life of ${threadId}`,
-    "alice",
-    expected,
-    expected,
-    "MAIN",
-    "run-1",
-    "running",
-    "{}",
-    [message.id],
-    JSON.stringify([message]),
-    [],
-    "[]",
-    [],
-    "[]",
-    "[]",
-    null,
-  ];
+  const owner = { messages: [message], userId: "alice", life: `alice's life of ${threadId}` };
+  return stepArgs(threadId, expected, { ...owner, record: "{}" });
 }
-
-const STEP = `SELECT * FROM tenxgraph_put_checkpoint($1, $2, $3, $4, $5, $6, $7, $8, $9::jsonb,
-  $10, $11::jsonb, $12, $13::jsonb, $14, $15::jsonb, $16::jsonb, $17)`;
 
 /** Whether a session waits for a lock (the delete, for the step's thread row). */
 async function someoneWaits(): Promise<boolean> {
