@@ -46,6 +46,31 @@ describe("LangChain's serialized messages", () => {
     }
   });
 
+  it("reads per-call data written keyed by call id, as releases before pairs wrote it", () => {
+    const older = {
+      type: "ai",
+      id: "m3",
+      content: "",
+      tool_calls: [{ id: "c1", name: "charge", args: { order_id: "5" }, type: "tool_call" }],
+      additional_kwargs: {
+        tenxgraph: {
+          created_at: at,
+          provider_metadata: { c1: { google: { sig: "x" } } },
+          raw_arguments: { c1: '{ "order_id": "5" }' },
+        },
+      },
+    };
+    expect(fromLcMessage(older, ["m"])).toMatchObject({
+      toolCalls: [
+        {
+          id: "c1",
+          arguments: '{ "order_id": "5" }',
+          providerMetadata: { google: { sig: "x" } },
+        },
+      ],
+    });
+  });
+
   it("shows tool calls with args objects, and tool results with tool_call_id", () => {
     const lc = toLcMessage(messages[2]!);
     expect(lc).toMatchObject({

@@ -49,9 +49,14 @@ export interface LcMessage {
 interface TenxgraphKwargs {
   created_at?: string;
   reasoning?: unknown;
-  provider_metadata?: Record<string, unknown>;
+  /**
+   * Each call's provider data as `[callId, data]` pairs. Pairs, not an object keyed by call id:
+   * LangChain copies kwargs by assignment, which drops a key named `__proto__`. An object of
+   * the older shape is still read.
+   */
+  provider_metadata?: CallPairs<unknown>;
   /** A call's arguments as the model wrote them, when `args` re-serialized differ (spacing). */
-  raw_arguments?: Record<string, string>;
+  raw_arguments?: CallPairs<string>;
   /** The calls' ids in the model's order, when invalid calls came between valid ones. */
   call_order?: string[];
   /** Our usage when it lacks a count: `usage_metadata` has all three, so it cannot say "unknown". */
@@ -96,15 +101,15 @@ export function toLcMessage(message: Message): LcMessage {
         error: "arguments are not a JSON object",
         type: "invalid_tool_call",
       }));
-    const providers = Object.fromEntries(
-      calls.filter((c) => c.providerMetadata).map((c) => [c.id, c.providerMetadata]),
-    );
-    if (Object.keys(providers).length > 0) extra.provider_metadata = providers;
+    const providers = calls
+      .filter((c) => c.providerMetadata)
+      .map((c): [string, unknown] => [c.id, c.providerMetadata]);
+    if (providers.length > 0) extra.provider_metadata = providers;
     const raw = parsed.filter(
       (p) => p.args !== null && JSON.stringify(p.args) !== p.call.arguments,
     );
     if (raw.length > 0)
-      extra.raw_arguments = Object.fromEntries(raw.map((p) => [p.call.id, p.call.arguments]));
+      extra.raw_arguments = raw.map((p): [string, string] => [p.call.id, p.call.arguments]);
     const listed = [...out.tool_calls, ...out.invalid_tool_calls].map((c) => c.id);
     if (listed.some((callId, i) => callId !== calls[i]!.id))
       extra.call_order = calls.map((c) => c.id);
@@ -255,7 +260,6 @@ function toolCallsOf(
   extra: TenxgraphKwargs,
   where: string[],
 ): ToolCall[] {
-  const providers = (extra.provider_metadata ?? {}) as Record<string, ToolCall["providerMetadata"]>;
   const calls: ToolCall[] = [];
   const listed = [
     ...(Array.isArray(m.tool_calls) ? m.tool_calls : []),
@@ -266,9 +270,9 @@ function toolCallsOf(
       throw badMessage([...where, "tool_calls", String(i), "name"], "a tool call needs a name");
     const callId = typeof call.id === "string" && call.id !== "" ? call.id : `call_${uuidv7()}`;
     const args =
-      ownValue(extra.raw_arguments, callId) ??
+      callValue(extra.raw_arguments, callId) ??
       (typeof call.args === "string" ? call.args : JSON.stringify(call.args ?? {}));
-    const provider = ownValue(providers, callId);
+    const provider = callValue(extra.provider_metadata, callId) as ToolCall["providerMetadata"];
     calls.push({
       id: callId,
       name: call.name,
@@ -280,6 +284,15 @@ function toolCallsOf(
   if (!Array.isArray(order)) return calls;
   const rank = (call: ToolCall) => order.indexOf(call.id);
   return calls.sort((a, b) => rank(a) - rank(b));
+}
+
+/** Per-call values: `[callId, value]` pairs, or (as written before) an object keyed by call id. */
+type CallPairs<T> = [string, T][] | Record<string, T>;
+
+/** The value for `callId` in either shape. */
+function callValue<T>(pairs: CallPairs<T> | undefined, callId: string): T | undefined {
+  if (Array.isArray(pairs)) return pairs.find((pair) => pair[0] === callId)?.[1];
+  return ownValue(pairs, callId);
 }
 
 /** `record[key]` when the record holds it: a call id may be any text (`constructor`). */

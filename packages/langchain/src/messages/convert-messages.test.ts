@@ -87,6 +87,27 @@ describe("messages between tenxgraph and LangChain", () => {
     );
   });
 
+  it("keeps a call's provider data and raw arguments when its id is __proto__", () => {
+    // fast-check's counterexample: LangChain copies kwargs by assignment, which drops this key.
+    const message: Message = {
+      id: "m1",
+      role: "assistant",
+      content: "",
+      createdAt: "2026-12-05T12:00:00.000Z",
+      toolCalls: [
+        {
+          id: "__proto__",
+          name: "charge",
+          arguments: '{ "order": "5" }',
+          providerMetadata: { google: { thoughtSignature: "sig" } },
+        },
+      ],
+    };
+    const lc = toLangChain(message);
+    expect(fromLangChain(lc)).toEqual(message);
+    expect(fromLangChain(JSON.parse(JSON.stringify(lc)))).toEqual(message);
+  });
+
   it("makes each role LangChain's class, with tool calls, ids and usage where LangChain keeps them", () => {
     const call = { id: "c1", name: "charge", arguments: '{"order":"5"}' };
     const ai = toLangChain({
