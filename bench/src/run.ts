@@ -17,7 +17,8 @@ import { renderPostgres } from "./report/render-postgres.js";
 import { renderSqlite } from "./report/render-sqlite.js";
 import type { PgStore, PgWorkload } from "./tenxgraph/pg-stores.js";
 import { packageVersions } from "./versions.js";
-import { measureWorkers, workersPlan } from "./workers/measure-workers.js";
+import { measureWorkers } from "./workers/measure-workers.js";
+import { workersPlan } from "./workers/workers-plan.js";
 import type { Workload } from "./workload.js";
 
 /**

@@ -42,7 +42,8 @@ export function renderWorkers(w: WorkersResults): string[] {
         ],
         [
           `${most.workers} worker processes at least ${GOALS.minScaling}x the runs per second of 1`,
-          `${times(w.scaling)} (${w.throughput.map((r) => `${r.workers}: ${fixed(r.runsPerSecond, 1)} runs/s`).join(", ")})`,
+          `${times(w.scaling)} (${w.throughput.map((r) => `${r.workers}: ${fixed(r.runsPerSecond, 1)} runs/s`).join(", ")}); ` +
+            `the machine's floor, CPU work alone in ${most.workers} processes: ${times(w.cpuFloorScaling)} the work of 1`,
           yesNo(w.scaling >= GOALS.minScaling),
         ],
       ],
@@ -100,6 +101,8 @@ export function renderWorkers(w: WorkersResults): string[] {
       ]),
     ),
     "",
+    ...cpuFloorLines(w),
+    "",
     "How: each set (takeover, latency, each throughput round) on a fresh database of one",
     "PostgreSQL server (fsync on) holding both the threads (`PgCheckpointer`) and the runs",
     "(`PgRunStore`, graphile-worker's queue); runs are POSTed to `serve()` on 127.0.0.1 in the",
@@ -118,5 +121,21 @@ export function renderWorkers(w: WorkersResults): string[] {
     "own, a few ms) is inside the time. The counts take turns round by round; the median is given.",
     "CPU: utime + stime of the worker processes and of PostgreSQL's processes (/proc) from go to",
     "the end, over the runs; machine busy is /proc/stat's busy share of both CPUs, anyone's work.",
+  ];
+}
+
+/**
+ * The machine's floor for the scaling goal: the same fixed CPU work in 1 and in N processes.
+ * No runtime's N workers can do more than this times the runs of one, with CPU as the limit.
+ */
+function cpuFloorLines(w: WorkersResults): string[] {
+  const [one, most] = [w.cpuFloor[0]!, w.cpuFloor.at(-1)!];
+  return [
+    `The machine's floor: after each round, ${w.plan.cpuFloorUnits} units of fixed CPU work (about 1 ms each:`,
+    "objects made, turned into JSON and back; no I/O, nothing shared) in each of 1 and then",
+    `${most.processes} processes at once. ${most.processes} processes finished ${times(w.cpuFloorScaling)} the units per second of 1`,
+    `(${w.cpuFloor.map((r) => `${r.processes}: ${whole(r.unitsPerSecond)}/s`).join(", ")}), and each unit took ${times(most.cpuMsPerUnit / one.cpuMsPerUnit)} the CPU`,
+    `(${w.cpuFloor.map((r) => `${r.processes}: ${fixed(r.cpuMsPerUnit, 3)} ms`).join(", ")}): the cores slow each other. Worker processes are`,
+    "bounded by this ratio once the machine is busy; medians over the rounds.",
   ];
 }

@@ -2,43 +2,12 @@ import os from "node:os";
 import { setTimeout as sleep } from "node:timers/promises";
 import pg from "pg";
 import { PostgresServer } from "@tenxgraph/test-servers";
-import {
-  clockTicks,
-  machineCpuMs,
-  postgresCpuMs,
-  processTicks,
-} from "../accounting/cpu-sampler.js";
+import type { CpuScalingRow } from "../floor/cpu-scaling.js";
 import { p50p99, type P50P99 } from "../http/percentiles.js";
-import { median } from "../measure/median.js";
-import { RunsSet } from "./runs-set.js";
+import { measureThroughput, type WorkersThroughputRow } from "./measure-throughput.js";
+import { withRunsSet, type RunsSet } from "./runs-set.js";
+import type { WorkersPlan } from "./workers-plan.js";
 import type { BenchWorkerProcess, WorkerMessage } from "./worker-processes.js";
-
-/** How much of each "many workers" measurement to take. */
-export interface WorkersPlan {
-  takeoverTrials: number;
-  /** How long the takeover graph's node works: the SIGKILL lands inside it. */
-  takeoverNodeMs: number;
-  latencyWarmup: number;
-  latencySamples: number;
-  /** Runs queued up front per throughput round. */
-  throughputRuns: number;
-  /** Rounds per worker count, the counts taking turns; the median is reported. */
-  throughputRounds: number;
-  throughputWorkers: number[];
-}
-
-/** The "many workers" sizes: the full run, or `--quick` (a smoke run for CI). */
-export function workersPlan(quick: boolean): WorkersPlan {
-  return {
-    takeoverTrials: quick ? 5 : 20,
-    takeoverNodeMs: 2000,
-    latencyWarmup: quick ? 2 : 5,
-    latencySamples: quick ? 10 : 50,
-    throughputRuns: quick ? 40 : 200,
-    throughputRounds: quick ? 1 : 3,
-    throughputWorkers: [1, 4],
-  };
-}
 
 /** SIGKILL of the worker holding a run to the run's next attempt beginning on another. */
 export interface TakeoverResult {
@@ -64,28 +33,6 @@ export interface QueueLatencyResult {
   postMs: P50P99;
 }
 
-export interface ThroughputRound {
-  seconds: number;
-  runsPerSecond: number;
-  /** From "go" to the first attempt beginning (worker start-up inside `seconds`), ms. */
-  startupMs: number;
-  /** Runs each worker process ran. */
-  perWorker: number[];
-  /** CPU ms per run from "go" to the end: the worker processes together, and PostgreSQL (null when not started here). */
-  workerCpuMsPerRun: number;
-  postgresCpuMsPerRun: number | null;
-  /** Busy share of the machine's CPUs over the round (other tenants' work included), 0..1. */
-  machineBusy: number | null;
-}
-
-export interface WorkersThroughputRow {
-  workers: number;
-  runs: number;
-  rounds: ThroughputRound[];
-  /** Median over the rounds. */
-  runsPerSecond: number;
-}
-
 /** Everything the "many workers" bench found, as written to results.json. */
 export interface WorkersResults {
   postgresql: string;
@@ -96,6 +43,10 @@ export interface WorkersResults {
   throughput: WorkersThroughputRow[];
   /** Runs per second with the most workers over those with one. */
   scaling: number;
+  /** The machine's floor: fixed CPU work in as many processes as workers (medians of the rounds). */
+  cpuFloor: CpuScalingRow[];
+  /** Units per second of CPU work with the most processes over one: what no runtime can beat. */
+  cpuFloorScaling: number;
 }
 
 /**
@@ -115,9 +66,9 @@ export async function measureWorkers(plan: WorkersPlan): Promise<WorkersResults>
   const adminDsn = given ?? server!.dsn;
   try {
     const postgresql = await serverVersion(adminDsn);
-    const takeover = await withSet(adminDsn, "takeover", (set) => measureTakeover(set, plan));
-    const queueLatency = await withSet(adminDsn, "latency", (set) => measureLatency(set, plan));
-    const throughput = await measureThroughput(adminDsn, plan, server?.dataDir);
+    const takeover = await withRunsSet(adminDsn, "takeover", (set) => measureTakeover(set, plan));
+    const queueLatency = await withRunsSet(adminDsn, "latency", (set) => measureLatency(set, plan));
+    const { throughput, cpuFloor } = await measureThroughput(adminDsn, plan, server?.dataDir);
     const first = throughput[0]!.runsPerSecond;
     const last = throughput.at(-1)!.runsPerSecond;
     return {
@@ -128,22 +79,11 @@ export async function measureWorkers(plan: WorkersPlan): Promise<WorkersResults>
       queueLatency,
       throughput,
       scaling: last / first,
+      cpuFloor,
+      cpuFloorScaling: cpuFloor.at(-1)!.unitsPerSecond / cpuFloor[0]!.unitsPerSecond,
     };
   } finally {
     await server?.destroy();
-  }
-}
-
-async function withSet<T>(
-  adminDsn: string,
-  name: string,
-  measure: (set: RunsSet) => Promise<T>,
-): Promise<T> {
-  const set = await RunsSet.open(adminDsn, name);
-  try {
-    return await measure(set);
-  } finally {
-    await set.close();
   }
 }
 
@@ -280,106 +220,6 @@ async function measureLatency(set: RunsSet, plan: WorkersPlan): Promise<QueueLat
  * then the database clock is read and every worker told to go; the round ends at the last run's
  * end (`updated_at` of its row, written with its final status).
  */
-async function measureThroughput(
-  adminDsn: string,
-  plan: WorkersPlan,
-  postgresDataDir: string | undefined,
-): Promise<WorkersThroughputRow[]> {
-  const rounds = new Map<number, ThroughputRound[]>(plan.throughputWorkers.map((w) => [w, []]));
-  for (let round = 0; round < plan.throughputRounds; round++) {
-    for (const workers of plan.throughputWorkers) {
-      const result = await withSet(adminDsn, `tput${workers}`, (set) =>
-        throughputRound(set, workers, plan.throughputRuns, postgresDataDir),
-      );
-      console.error(
-        `bench workers: ${workers} worker(s), ${plan.throughputRuns} runs in ${result.seconds.toFixed(2)} s: ${result.runsPerSecond.toFixed(1)} runs/s`,
-      );
-      rounds.get(workers)!.push(result);
-    }
-  }
-  return plan.throughputWorkers.map((workers) => {
-    const mine = rounds.get(workers)!;
-    return {
-      workers,
-      runs: plan.throughputRuns,
-      rounds: mine,
-      runsPerSecond: median(mine.map((r) => r.runsPerSecond)),
-    };
-  });
-}
-
-async function throughputRound(
-  set: RunsSet,
-  workers: number,
-  runs: number,
-  postgresDataDir: string | undefined,
-): Promise<ThroughputRound> {
-  const processes = await set.startWorkers(workers, { nodeMs: 0, paused: true });
-  let next = 0;
-  await Promise.all(
-    Array.from({ length: 8 }, async () => {
-      while (next < runs) await set.postRun(`tput-${next++}`);
-    }),
-  );
-  const cpu = () => ({
-    workers: processes.reduce((sum, p) => sum + (processTicks(p.child.pid!) ?? 0), 0),
-    postgres: postgresDataDir ? postgresCpuMs(postgresDataDir) : null,
-    machine: machineCpuMs(),
-  });
-  const cpuAtGo = cpu();
-  const goAt = await set.dbNow();
-  for (const worker of processes) worker.send({ type: "go" });
-  const giveUp = Date.now() + 10 * 60_000;
-  let lastEnd: number;
-  for (;;) {
-    await sleep(50);
-    const { rows } = await set.store.pool.query<{
-      ended: string;
-      completed: string;
-      last: string | null;
-    }>(
-      `SELECT count(*) FILTER (WHERE status NOT IN ('pending', 'running')) AS ended,
-              count(*) FILTER (WHERE status = 'completed') AS completed,
-              extract(epoch FROM max(updated_at)) * 1000 AS last
-         FROM tenxgraph_runs`,
-    );
-    const row = rows[0]!;
-    if (Number(row.ended) === runs) {
-      if (Number(row.completed) !== runs)
-        throw new Error(`throughput: ${row.completed} of ${runs} runs completed`);
-      lastEnd = Number(row.last);
-      break;
-    }
-    if (Date.now() > giveUp)
-      throw new Error(`throughput: ${row.ended} of ${runs} runs ended after 10 min`);
-  }
-  const cpuAtEnd = cpu();
-  const first = await set.store.pool.query<{ ms: string }>(
-    `SELECT extract(epoch FROM min(created_at)) * 1000 AS ms FROM tenxgraph_run_events
-      WHERE event->>'type' = 'run_attempt'`,
-  );
-  const perWorker = await set.store.pool.query<{ n: string }>(
-    "SELECT count(*) AS n FROM tenxgraph_runs GROUP BY worker_id ORDER BY worker_id",
-  );
-  const seconds = (lastEnd - goAt) / 1000;
-  return {
-    seconds,
-    runsPerSecond: runs / seconds,
-    startupMs: Number(first.rows[0]!.ms) - goAt,
-    perWorker: perWorker.rows.map((r) => Number(r.n)),
-    workerCpuMsPerRun: ((cpuAtEnd.workers - cpuAtGo.workers) * 1000) / clockTicks() / runs,
-    postgresCpuMsPerRun:
-      cpuAtEnd.postgres === null || cpuAtGo.postgres === null
-        ? null
-        : (cpuAtEnd.postgres - cpuAtGo.postgres) / runs,
-    machineBusy:
-      cpuAtEnd.machine && cpuAtGo.machine && cpuAtEnd.machine.total > cpuAtGo.machine.total
-        ? (cpuAtEnd.machine.busy - cpuAtGo.machine.busy) /
-          (cpuAtEnd.machine.total - cpuAtGo.machine.total)
-        : null,
-  };
-}
-
 async function serverVersion(dsn: string): Promise<string> {
   const client = new pg.Client({ connectionString: dsn });
   await client.connect();

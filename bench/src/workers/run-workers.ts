@@ -2,7 +2,8 @@ import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import type { BenchResults } from "../report/bench-results.js";
 import { renderReport } from "../report/render-report.js";
 import { renderWorkers } from "../report/render-workers.js";
-import { measureWorkers, workersPlan } from "./measure-workers.js";
+import { measureWorkers } from "./measure-workers.js";
+import { workersPlan } from "./workers-plan.js";
 
 /**
  * `npm run bench:workers [-- --quick]`: only the "many workers" part of the bench (about 3

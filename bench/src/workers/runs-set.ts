@@ -127,3 +127,17 @@ export class RunsSet {
     await runSql(this.adminDsn, [`DROP DATABASE IF EXISTS "${this.database}" WITH (FORCE)`]);
   }
 }
+
+/** `measure` on a fresh {@link RunsSet} named `name`, closed (its database dropped) after. */
+export async function withRunsSet<T>(
+  adminDsn: string,
+  name: string,
+  measure: (set: RunsSet) => Promise<T>,
+): Promise<T> {
+  const set = await RunsSet.open(adminDsn, name);
+  try {
+    return await measure(set);
+  } finally {
+    await set.close();
+  }
+}
