@@ -5,9 +5,8 @@ import { ApiError } from "../http/api-error.js";
 import type { RunService, RunsContext } from "./runs-context.js";
 import type { AuthUser } from "../http/server-env.js";
 import { prepareRun } from "../invoke/run-request.js";
-import { authorizeThread } from "../threads/ownership.js";
+import { grantThread, type ThreadGrant } from "../threads/ownership.js";
 import type { createRunSchema } from "../wire/request-schemas.js";
-import type { ThreadCheckpoint } from "@tenxgraph/core/storage";
 import type { RunRecord, RunRequest } from "./run-record.js";
 
 export function requireRuns(ctx: RunsContext): RunService {
@@ -22,22 +21,22 @@ export function requireRuns(ctx: RunsContext): RunService {
 
 /**
  * Ownership of a thread's runs: the thread's owner once it exists; before its first write (a
- * run still queued), the user who queued its runs. Returns the thread's checkpoint as read
- * for the check (`null`: no thread yet), for a caller that needs it next.
+ * run still queued), the user who queued its runs. Returns the grant, with the thread's
+ * checkpoint as read for the check, for a caller that needs it next.
  */
 export async function authorizeRunThread(
   ctx: RunsContext,
   runs: RunService,
   user: AuthUser,
   threadId: string,
-): Promise<ThreadCheckpoint | null> {
-  const checkpoint = await authorizeThread(ctx.checkpointer, user, threadId, "run on");
-  if (checkpoint || !user.authenticated) return checkpoint;
+): Promise<ThreadGrant> {
+  const grant = await grantThread(ctx.checkpointer, user, threadId, "run on");
+  if (grant.checkpoint || !user.authenticated) return grant;
   const [latest] = await runs.store.listRuns(threadId, { limit: 1, offset: 0 });
   if (latest && latest.userId !== user.id) {
     throw new ApiError(403, "PERMISSION_DENIED", `Not authorized to run on thread '${threadId}'`);
   }
-  return checkpoint;
+  return grant;
 }
 
 /** The path's run, on the path's thread, if the caller may see it; else 403 or 404. */
@@ -71,8 +70,8 @@ export async function backgroundRequest(
   body: z.infer<typeof createRunSchema>,
   /** The POST's trace context, carried in the queued run for its attempts' spans. */
   traceContext: Context,
-  /** The thread's checkpoint as {@link authorizeRunThread} just read it (else read again). */
-  authorized?: ThreadCheckpoint | null,
+  /** The grant {@link authorizeRunThread} just gave (else the check is made again). */
+  grant?: ThreadGrant,
 ): Promise<RunRequest> {
   if ((body.config as { remote_tools?: unknown[] } | null | undefined)?.remote_tools?.length) {
     throw new ApiError(
@@ -98,7 +97,7 @@ export async function backgroundRequest(
     user,
     { ...body, config: { ...(body.config ?? {}), thread_id: threadId } },
     undefined,
-    authorized,
+    grant,
   );
   if (prepared.earlierAnswers.length > 0 || prepared.config.remoteTools?.length) {
     throw new ApiError(

@@ -41,7 +41,7 @@ export const runRoutes: Route<RunsContext>[] = [
       const user = c.get("user");
       // Ownership before the body: another user learns nothing about the thread, not even
       // whether their body would have been valid.
-      const read = await authorizeRunThread(ctx, runs, user, threadId);
+      const grant = await authorizeRunThread(ctx, runs, user, threadId);
       const body = await readBody(c, createRunSchema);
       const webhook = runWebhook(runs, body.webhook);
       const request = await backgroundRequest(
@@ -50,7 +50,7 @@ export const runRoutes: Route<RunsContext>[] = [
         threadId,
         body,
         requestTraceContext(c.req.raw),
-        read,
+        grant,
       );
       try {
         const run = await runs.store.createRun({

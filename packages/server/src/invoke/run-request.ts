@@ -3,7 +3,7 @@ import { uuidv7, type HostControls } from "@tenxgraph/core/host";
 import type { BaseState, Message, ResumeInput, RunConfig, RunInput } from "@tenxgraph/core";
 import type { ThreadCheckpoint } from "@tenxgraph/core/storage";
 import { validationError } from "../http/api-error.js";
-import { authorizeThread } from "../threads/ownership.js";
+import { grantedCheckpoint, type ThreadGrant } from "../threads/ownership.js";
 import { refusePrivilegedEdit } from "../threads/state-edit-policy.js";
 import { remoteAnswers, remoteToolSpecs, specsForPending } from "./remote-tools.js";
 import { generateThreadName, THREAD_NAME_FIELD } from "../threads/thread-name.js";
@@ -73,21 +73,15 @@ export async function prepareRun(
   body: GraphInput,
   /** The request's trace context: the run's span is its child (see `requestTraceContext`). */
   traceContext?: Context,
-  /**
-   * The thread's checkpoint as the caller read it when it ran `authorizeThread(…, "run on")`
-   * for this user and thread (`null`: no thread): the check is not made, nor the read, again.
-   */
-  authorized?: ThreadCheckpoint | null,
+  /** The caller's grant to run on the thread: its read stands in for the check's, if it fits. */
+  grant?: ThreadGrant,
 ): Promise<PreparedRun> {
   const parsed = runConfigSchema.safeParse(body.config ?? {});
   if (!parsed.success) throw validationError("body.config", parsed.error);
   const given = String(parsed.data.thread_id ?? "").trim();
   const threadId = given === "" || given === "0" ? uuidv7() : given;
   requireValidId(threadId, ["body", "config", "thread_id"]);
-  const checkpoint =
-    authorized === undefined || threadId !== given
-      ? await authorizeThread(ctx.checkpointer, user, threadId, "run on")
-      : authorized;
+  const checkpoint = await grantedCheckpoint(ctx.checkpointer, user, threadId, "run on", grant);
   if (checkpoint) refuseSubgraphThread(checkpoint, "run");
   else refuseChildThreadId(threadId);
   const inputMessages = body.messages.map(fromWireMessage);
