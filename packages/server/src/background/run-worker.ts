@@ -324,15 +324,18 @@ export class RunWorker {
   }
 }
 
-function checkTimings(options: {
-  heartbeatMs: number;
-  staleAfterMs: number;
-  concurrency: number;
-  pollIntervalMs: number;
-  eventBatchMs: number;
-}): void {
-  for (const [name, value] of Object.entries(options)) {
-    const least = name === "eventBatchMs" ? 0 : 1;
+/** The least each setting may be: 0 for the event batch (every event written at once). */
+const LEAST_SETTING = {
+  concurrency: 1,
+  heartbeatMs: 1,
+  staleAfterMs: 1,
+  pollIntervalMs: 1,
+  eventBatchMs: 0,
+} as const;
+
+function checkTimings(options: Record<keyof typeof LEAST_SETTING, number>): void {
+  for (const [name, least] of Object.entries(LEAST_SETTING)) {
+    const value = options[name as keyof typeof LEAST_SETTING];
     if (!Number.isInteger(value) || value < least) {
       const what = least === 0 ? "a whole number of ms" : "a positive integer";
       throw new TypeError(`RunWorker: ${name} must be ${what}, got ${String(value)}`);
