@@ -43,7 +43,7 @@ export function renderWorkers(w: WorkersResults): string[] {
         [
           `${most.workers} worker processes at least ${GOALS.minScaling}x the runs per second of 1`,
           `${times(w.scaling)} (${w.throughput.map((r) => `${r.workers}: ${fixed(r.runsPerSecond, 1)} runs/s`).join(", ")}); ` +
-            `the machine's floor, CPU work alone in ${most.workers} processes: ${times(w.cpuFloorScaling)} the work of 1`,
+            `at most ${times(w.scalingBound)} on this machine (see its floor below)`,
           yesNo(w.scaling >= GOALS.minScaling),
         ],
       ],
@@ -135,7 +135,9 @@ function cpuFloorLines(w: WorkersResults): string[] {
     "objects made, turned into JSON and back; no I/O, nothing shared) in each of 1 and then",
     `${most.processes} processes at once. ${most.processes} processes finished ${times(w.cpuFloorScaling)} the units per second of 1`,
     `(${w.cpuFloor.map((r) => `${r.processes}: ${whole(r.unitsPerSecond)}/s`).join(", ")}), and each unit took ${times(most.cpuMsPerUnit / one.cpuMsPerUnit)} the CPU`,
-    `(${w.cpuFloor.map((r) => `${r.processes}: ${fixed(r.cpuMsPerUnit, 3)} ms`).join(", ")}): the cores slow each other. Worker processes are`,
-    "bounded by this ratio once the machine is busy; medians over the rounds.",
+    `(${w.cpuFloor.map((r) => `${r.processes}: ${fixed(r.cpuMsPerUnit, 3)} ms`).join(", ")}): the cores slow each other. Medians over the rounds.`,
+    `So with ${most.processes} busy processes the machine does ${times(w.cpuFloorScaling)} the CPU work of one, and a run needs at`,
+    "least the CPU it took with one worker (worker and PostgreSQL, the cores to itself): the most",
+    `${most.processes} workers could reach is ${times(w.scalingBound)} one worker's runs per second, with no cost of their own to contend.`,
   ];
 }

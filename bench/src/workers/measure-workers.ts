@@ -4,6 +4,7 @@ import pg from "pg";
 import { PostgresServer } from "@tenxgraph/test-servers";
 import type { CpuScalingRow } from "../floor/cpu-scaling.js";
 import { p50p99, type P50P99 } from "../http/percentiles.js";
+import { median } from "../measure/median.js";
 import { measureThroughput, type WorkersThroughputRow } from "./measure-throughput.js";
 import { withRunsSet, type RunsSet } from "./runs-set.js";
 import type { WorkersPlan } from "./workers-plan.js";
@@ -47,6 +48,8 @@ export interface WorkersResults {
   cpuFloor: CpuScalingRow[];
   /** Units per second of CPU work with the most processes over one: what no runtime can beat. */
   cpuFloorScaling: number;
+  /** The most workers could scale here at one worker's CPU per run (null: PostgreSQL's unknown). */
+  scalingBound: number | null;
 }
 
 /**
@@ -69,6 +72,7 @@ export async function measureWorkers(plan: WorkersPlan): Promise<WorkersResults>
     const takeover = await withRunsSet(adminDsn, "takeover", (set) => measureTakeover(set, plan));
     const queueLatency = await withRunsSet(adminDsn, "latency", (set) => measureLatency(set, plan));
     const { throughput, cpuFloor } = await measureThroughput(adminDsn, plan, server?.dataDir);
+    const cpuFloorScaling = cpuFloor.at(-1)!.unitsPerSecond / cpuFloor[0]!.unitsPerSecond;
     const first = throughput[0]!.runsPerSecond;
     const last = throughput.at(-1)!.runsPerSecond;
     return {
@@ -80,7 +84,8 @@ export async function measureWorkers(plan: WorkersPlan): Promise<WorkersResults>
       throughput,
       scaling: last / first,
       cpuFloor,
-      cpuFloorScaling: cpuFloor.at(-1)!.unitsPerSecond / cpuFloor[0]!.unitsPerSecond,
+      cpuFloorScaling,
+      scalingBound: scalingBound(throughput[0]!, cpuFloorScaling),
     };
   } finally {
     await server?.destroy();
@@ -229,4 +234,18 @@ async function serverVersion(dsn: string): Promise<string> {
   } finally {
     await client.end();
   }
+}
+
+/**
+ * The most the workers' runs per second could grow over one worker's: once the machine is busy
+ * it does `floorScaling` times one process's CPU work per second, and a run needs at least the
+ * CPU (worker and PostgreSQL) it took with one worker, which had the cores to itself.
+ */
+function scalingBound(one: WorkersThroughputRow, floorScaling: number): number | null {
+  const cpuPerRun = one.rounds.map((r) =>
+    r.postgresCpuMsPerRun === null ? null : r.workerCpuMsPerRun + r.postgresCpuMsPerRun,
+  );
+  if (cpuPerRun.includes(null)) return null;
+  const runsPerSecond = (floorScaling * 1000) / median(cpuPerRun as number[]);
+  return runsPerSecond / one.runsPerSecond;
 }
