@@ -1,8 +1,7 @@
 import type { Message } from "@tenxgraph/core";
 
-/** One call of the step function, with its 17 arguments as placeholders (the tests' raw step). */
-export const STEP = `SELECT * FROM tenxgraph_put_checkpoint($1, $2, $3, $4, $5, $6, $7, $8, $9::jsonb,
-  $10, $11::jsonb, $12, $13::jsonb, $14, $15::jsonb, $16::jsonb, $17)`;
+/** The store's own step statement, which the tests send with {@link stepArgs}. */
+export { PUT_CHECKPOINT as STEP } from "../step-write.js";
 
 /**
  * The arguments of {@link STEP} for a step of `threadId` from version `expected` that appends
