@@ -13,7 +13,13 @@ import { caller, tokenFor, userMessage } from "./support/http.js";
 import { startTestServer, type TestServer } from "./support/test-server.js";
 
 /** Thread reads made through a checkpointer, by method. */
-const reads = { getCheckpoint: 0, listMessages: 0 };
+const NO_READS = {
+  getCheckpoint: 0,
+  getCheckpointAndStops: 0,
+  countStopRequests: 0,
+  listMessages: 0,
+};
+const reads = { ...NO_READS };
 
 /** The store, counting its thread reads (every other call passes through untouched). */
 function counting(store: Checkpointer): Checkpointer {
@@ -22,7 +28,7 @@ function counting(store: Checkpointer): Checkpointer {
       const value = Reflect.get(target, prop, target) as unknown;
       if (typeof value !== "function") return value;
       return (...args: unknown[]) => {
-        if (prop === "getCheckpoint" || prop === "listMessages") reads[prop]++;
+        if (typeof prop === "string" && prop in reads) reads[prop as keyof typeof reads]++;
         return (value as (...a: unknown[]) => unknown).apply(target, args);
       };
     },
@@ -48,12 +54,12 @@ describe.each(STORES)("thread reads per run on $label", ({ kind }) => {
   afterAll(() => t.close());
 
   const count = async (work: () => Promise<unknown>) => {
-    Object.assign(reads, { getCheckpoint: 0, listMessages: 0 });
+    Object.assign(reads, NO_READS);
     await work();
     return { ...reads };
   };
 
-  it("reads the thread once per invoke and stream, as in process", async () => {
+  it("reads the thread and its stop count once per invoke and stream, as in process", async () => {
     for (const id of ["local", "http-invoke", "http-stream"]) {
       await t.graph.invoke({ messages: [Message.user("hi")] }, { threadId: id, userId: "alice" });
     }
@@ -69,6 +75,8 @@ describe.each(STORES)("thread reads per run on $label", ({ kind }) => {
     const stream = await count(() => call("POST", "/v1/graph/stream", body("http-stream")));
     expect(invoke).toEqual(inProcess);
     expect(stream).toEqual(inProcess);
-    expect(inProcess.getCheckpoint).toBeGreaterThan(0);
+    // One read of the thread and its stop count, in one round trip (getCheckpointAndStops).
+    expect(inProcess).toMatchObject({ getCheckpoint: 0, getCheckpointAndStops: 1 });
+    expect(inProcess.countStopRequests).toBe(0);
   });
 });

@@ -121,6 +121,7 @@ const ENTRIES = {
     ],
     types: [
       "AttemptRef",
+      "CheckpointRead",
       "CheckpointRecord",
       "CheckpointWrite",
       "Checkpointer",

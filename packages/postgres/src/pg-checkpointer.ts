@@ -1,6 +1,7 @@
 import type { Message } from "@tenxgraph/core";
 import type {
   AttemptRef,
+  CheckpointRead,
   CheckpointWrite,
   ClaimResult,
   LedgerClaim,
@@ -27,11 +28,27 @@ import { migrate } from "./schema/setup.js";
 import { refusedWriteOr, writeStep, writtenCheckpoint } from "./step-write.js";
 import { copyThread } from "./thread-copy.js";
 
+/**
+ * Each read of the latest checkpoint also counts the thread's stop requests, at the cost of one
+ * index probe: a run notes the count with the checkpoint it starts from (`getCheckpointAndStops`),
+ * in the same round trip. Always one row: stop requests may exist before the thread does.
+ */
+const WITH_STOP_REQUESTS = `
+  FROM (SELECT $1::text AS thread_id) asked
+  LEFT JOIN stop_requests r ON r.thread_id = asked.thread_id`;
+
 const SELECT_CHECKPOINT = `
   SELECT t.thread_id, t.parent_thread_id, t.incarnation_id, t.user_id, t.version, t.incarnation, t.message_count,
-         t.updated_at, s.parent_version, s.node, s.run_id, s.status, s.record
-  FROM threads t JOIN states s ON s.thread_id = t.thread_id AND s.version = t.version
-  WHERE t.thread_id = $1`;
+         t.updated_at, s.parent_version, s.node, s.run_id, s.status, s.record, r.count AS stop_requests
+  ${WITH_STOP_REQUESTS}
+  LEFT JOIN (threads t JOIN states s ON s.thread_id = t.thread_id AND s.version = t.version)
+    ON t.thread_id = asked.thread_id`;
+
+/** The row a cached copy is checked against (see `#current`). */
+const SELECT_CURRENT = `
+  SELECT t.version, t.incarnation, t.parent_thread_id, r.count AS stop_requests
+  ${WITH_STOP_REQUESTS}
+  LEFT JOIN threads t ON t.thread_id = asked.thread_id`;
 
 /** Columns of a listing, most recently created or changed in status first (see `loadThreads`). */
 const THREAD_LISTING = `
@@ -127,9 +144,9 @@ export class PgCheckpointer extends BaseCheckpointer {
           // Rare (a run in progress, or one that crashed), so the extra read is cheap: a step
           // of a deleted thread whose id was reused must not be laid over the new thread.
           if (!cached) return null;
-          const current = await this.#current(threadId);
+          const { thread } = await this.#current(threadId);
           const sameLife =
-            current?.incarnation === cached.incarnation &&
+            thread?.incarnation === cached.incarnation &&
             typeof cached.value.incarnation === "string";
           return sameLife ? cached.value : null;
         });
@@ -162,15 +179,20 @@ export class PgCheckpointer extends BaseCheckpointer {
    * pass for a new thread of the same id at the same version.
    */
   protected async loadCheckpoint(threadId: string): Promise<ThreadCheckpoint | null> {
+    return (await this.loadCheckpointAndStops(threadId)).checkpoint;
+  }
+
+  protected override async loadCheckpointAndStops(threadId: string): Promise<CheckpointRead> {
     if (this.#cache) {
       const [cached, current] = await Promise.all([
         this.#cache.getCheckpoint(threadId),
         this.#current(threadId),
       ]);
-      if (current === null) return null;
+      const { thread, stopRequests } = current;
+      if (thread === null) return { checkpoint: null, stopRequests };
       if (
-        cached?.incarnation === current.incarnation &&
-        cached.value.version === current.version &&
+        cached?.incarnation === thread.incarnation &&
+        cached.value.version === thread.version &&
         // A copy cached by a release that did not know the life's id, or the version's place
         // in the history (parent, node, run), is read from PostgreSQL.
         typeof cached.value.incarnation === "string" &&
@@ -178,19 +200,21 @@ export class PgCheckpointer extends BaseCheckpointer {
       ) {
         // The parent comes from the row checked above, at no extra cost: a copy cached by a
         // release without the field, or by a later write that did not name it, reads the same.
-        return { ...cached.value, parentThreadId: current.parentThreadId };
+        const checkpoint = { ...cached.value, parentThreadId: thread.parentThreadId };
+        return { checkpoint, stopRequests };
       }
     }
-    const [row] = await this.#db.query<CheckpointRow>(
+    const [row] = await this.#db.query<Nullable<CheckpointRow> & StopRequestsColumn>(
       "getCheckpoint",
       "repeatable",
       SELECT_CHECKPOINT,
       [threadId],
     );
-    if (!row) return null;
-    const checkpoint = toCheckpoint(row);
-    this.#cache?.refresh(checkpoint, Number(row.incarnation));
-    return checkpoint;
+    const stopRequests = Number(row!.stop_requests ?? 0);
+    if (row!.thread_id === null) return { checkpoint: null, stopRequests };
+    const checkpoint = toCheckpoint(row as CheckpointRow);
+    this.#cache?.refresh(checkpoint, Number(row!.incarnation));
+    return { checkpoint, stopRequests };
   }
 
   /**
@@ -349,22 +373,28 @@ export class PgCheckpointer extends BaseCheckpointer {
    * The thread's version and incarnation in PostgreSQL, which a cached copy must match, and its
    * parent, which the row holds and a cached copy read back takes from it (see `loadCheckpoint`).
    */
-  async #current(threadId: string): Promise<CurrentThread | null> {
-    const [row] = await this.#db.query<{
-      version: string;
-      incarnation: string;
-      parent_thread_id: string | null;
-    }>(
-      "getCheckpoint",
-      "repeatable",
-      "SELECT version, incarnation, parent_thread_id FROM threads WHERE thread_id = $1",
-      [threadId],
-    );
-    if (!row) return null;
+  async #current(
+    threadId: string,
+  ): Promise<{ thread: CurrentThread | null; stopRequests: number }> {
+    const [row] = await this.#db.query<
+      Nullable<{ version: string; incarnation: string; parent_thread_id: string }> &
+        StopRequestsColumn
+    >("getCheckpoint", "repeatable", SELECT_CURRENT, [threadId]);
+    const stopRequests = Number(row!.stop_requests ?? 0);
+    if (row!.version === null) return { thread: null, stopRequests };
     // bigint arrives as a string; versions and incarnations stay far below 2^53.
-    const { version, incarnation, parent_thread_id: parentThreadId } = row;
-    return { version: Number(version), incarnation: Number(incarnation), parentThreadId };
+    const { version, incarnation, parent_thread_id: parentThreadId } = row!;
+    const thread = { version: Number(version), incarnation: Number(incarnation), parentThreadId };
+    return { thread, stopRequests };
   }
+}
+
+/** A row of a left join: every column may be `null`. */
+type Nullable<Row> = { [Column in keyof Row]: Row[Column] | null };
+
+/** The stop-request count each read of the latest checkpoint carries (`null`: none). */
+interface StopRequestsColumn {
+  stop_requests: string | null;
 }
 
 /** What `threads` holds of a thread that a cached copy is checked against and completed by. */

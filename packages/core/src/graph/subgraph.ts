@@ -79,7 +79,8 @@ export class Subgraph<
     // Each answer resumes the child once: an interrupt it raises again goes back to the caller.
     const resumed = new Set<string>();
     for (let first = true; ; first = false) {
-      const checkpoint = await deps.checkpointer.getCheckpoint(threadId);
+      const read = await deps.checkpointer.getCheckpointAndStops(threadId);
+      const { checkpoint } = read;
       // A thread already at the child's id must be this parent's own child, never a squatter's.
       if (first && checkpoint) requireOwnChild(checkpoint, ctx.threadId, ctx.userId);
       const input = this.#nextInput(checkpoint, state, ctx, namespace, resumed);
@@ -94,7 +95,7 @@ export class Subgraph<
         durableCheckpointEveryStep: true,
         // The parent's breakpoints name its own nodes, never the child's.
         breakpoints: NO_BREAKPOINTS,
-        loadedCheckpoint: checkpoint,
+        loadedThread: read,
         // The child's run span is a child of the subgraph node's step span.
         traceParent: ctx.runtime.traceContext,
       };

@@ -91,7 +91,7 @@ describe("drainSignal: stop at the next node boundary", () => {
 
   it("is no run option: invoke and stream refuse it, naming it and where it goes", async () => {
     const { app, checkpointer } = chargeAgent();
-    for (const option of ["drainSignal", "abandonSignal", "loadedCheckpoint"]) {
+    for (const option of ["drainSignal", "abandonSignal", "loadedThread"]) {
       const config = { threadId: "t1", [option]: new AbortController().signal };
       await expect(app.invoke(null, config)).rejects.toMatchObject({
         code: "OPTION_001",

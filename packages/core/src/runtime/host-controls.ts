@@ -1,5 +1,5 @@
 import type { Context } from "@opentelemetry/api";
-import type { ThreadCheckpoint } from "../storage/checkpointer.js";
+import type { CheckpointRead } from "../storage/checkpointer.js";
 
 /**
  * What a host (the HTTP server, a background-run worker) steers a run with, beside the user's
@@ -23,11 +23,12 @@ export interface HostControls {
    */
   abandonSignal?: AbortSignal;
   /**
-   * The thread's latest checkpoint (or `null`: no such thread) when the host has just read it,
-   * say to check who owns the thread: the run starts from it instead of reading it again. If a
-   * write landed in between, the run's first write fails with `StaleStateError`, as in any race.
+   * The thread as the host has just read it with `getCheckpointAndStops`, say to check who owns
+   * the thread: the run starts from it instead of reading it again, and a stop requested after
+   * that read stops the run. If a write landed in between, the run's first write fails with
+   * `StaleStateError`, as in any race.
    */
-  loadedCheckpoint?: ThreadCheckpoint | null;
+  loadedThread?: CheckpointRead;
   /**
    * The OpenTelemetry context the run's span is a child of (default: the active context when
    * the run was called): the context of the request that queued a background run, say.

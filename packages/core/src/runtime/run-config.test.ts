@@ -36,7 +36,7 @@ describe("defaults", () => {
       durableCheckpointEveryStep: true,
       signal: undefined,
       remoteTools: [],
-      loadedCheckpoint: undefined,
+      loadedThread: undefined,
       // No context is active outside a run: the run's span is a root.
       traceParent: ROOT_CONTEXT,
       graphId: null,

@@ -9,7 +9,7 @@ import { withFields, type Logger } from "../events/logger.js";
 import { MAX_ID_LENGTH } from "../storage/json-check.js";
 import type { IdGenerator } from "../messages/ids.js";
 import { checkRemoteToolSpec, type RemoteToolSpec } from "../node/remote-tool-spec.js";
-import type { ThreadCheckpoint } from "../storage/checkpointer.js";
+import type { CheckpointRead } from "../storage/checkpointer.js";
 import { NO_HOST_CONTROLS, type HostControls } from "./host-controls.js";
 import { NO_BREAKPOINTS, type BreakpointOptions, type Breakpoints } from "./breakpoints.js";
 
@@ -93,7 +93,7 @@ const RUN_CONFIG_HINTS: OptionHints = {
     "Use getState({ threadId, subgraphs: true }); a subgraph's stream events carry its namespace",
   drainSignal: HOST_CONTROL_HINT,
   abandonSignal: HOST_CONTROL_HINT,
-  loadedCheckpoint: HOST_CONTROL_HINT,
+  loadedThread: HOST_CONTROL_HINT,
   traceContext: HOST_CONTROL_HINT,
   graphId: HOST_CONTROL_HINT,
 };
@@ -119,7 +119,7 @@ export interface ResolvedRunConfig {
   abandonSignal: AbortSignal | undefined;
   /** Checked and copied: `ToolNode` makes them into tools (see `remoteToolsOf`). */
   remoteTools: readonly RemoteToolSpec[];
-  loadedCheckpoint: ThreadCheckpoint | null | undefined;
+  loadedThread: CheckpointRead | undefined;
   /** The context the run's span is a child of: the host's, else the caller's active one. */
   traceParent: Context;
   /** The host's id of the graph, for the run's span; `null` outside a host. */
@@ -194,7 +194,7 @@ export function resolveRunConfig(
     drainSignal: controls.drainSignal,
     abandonSignal: controls.abandonSignal,
     remoteTools: resolveRemoteTools(config.remoteTools),
-    loadedCheckpoint: resolveLoadedCheckpoint(controls.loadedCheckpoint, threadId),
+    loadedThread: resolveLoadedThread(controls.loadedThread, threadId),
     // Read now, while the caller's context is active: the run goes on after awaits.
     traceParent: controls.traceContext ?? context.active(),
     graphId: controls.graphId ?? null,
@@ -213,18 +213,22 @@ function resolveFromVersion(version: unknown): number | null {
   );
 }
 
-function resolveLoadedCheckpoint(
-  checkpoint: ThreadCheckpoint | null | undefined,
+function resolveLoadedThread(
+  read: CheckpointRead | undefined,
   threadId: string,
-): ThreadCheckpoint | null | undefined {
-  if (checkpoint === undefined || checkpoint === null) return checkpoint;
-  if (typeof checkpoint !== "object" || checkpoint.threadId !== threadId) {
-    throw new InvalidRunError(
-      "INPUT_001",
-      `controls.loadedCheckpoint must be thread '${threadId}'s checkpoint, got ${typeOf(checkpoint)}`,
-    );
-  }
-  return checkpoint;
+): CheckpointRead | undefined {
+  if (read === undefined) return read;
+  const fits =
+    typeof read === "object" &&
+    read !== null &&
+    (read.checkpoint === null || read.checkpoint?.threadId === threadId) &&
+    Number.isInteger(read.stopRequests) &&
+    read.stopRequests >= 0;
+  if (fits) return read;
+  throw new InvalidRunError(
+    "INPUT_001",
+    `controls.loadedThread must be what getCheckpointAndStops('${threadId}') answered, got ${typeOf(read)}`,
+  );
 }
 
 function resolveRemoteTools(specs: unknown): readonly RemoteToolSpec[] {

@@ -71,7 +71,7 @@ export class Run<S extends BaseState> {
   async #execute(input: RunInput<S>): Promise<RunResult<S>> {
     const begun = await this.#begin(input);
     if ("status" in begun) return begun;
-    const { start, stopRequestsAtStart } = begun;
+    const { start } = begun;
     let lease = begun.lease;
     this.#progress = start.progress;
     const trace = this.#trace!;
@@ -92,7 +92,7 @@ export class Run<S extends BaseState> {
     const watch = new RunWatch({
       checkpointer: this.#deps.checkpointer,
       threadId: this.#config.threadId,
-      stopRequestsAtStart,
+      stopRequestsAtStart: start.stopRequestsAtStart,
       intervalMs: this.#deps.stopPollIntervalMs,
       leaseMs: this.#deps.claimStaleAfterMs,
       logger: this.#logger,
@@ -141,13 +141,9 @@ export class Run<S extends BaseState> {
    */
   async #begin(
     input: RunInput<S>,
-  ): Promise<
-    RunResult<S> | { start: RunStart<S>; stopRequestsAtStart: number; lease: AttemptRef | null }
-  > {
+  ): Promise<RunResult<S> | { start: RunStart<S>; lease: AttemptRef | null }> {
     const { threadId } = this.#config;
     try {
-      // Stop requests are counted, never cleared: those made from now on are for this run.
-      const stopRequestsAtStart = await this.#deps.checkpointer.countStopRequests(threadId);
       if (this.#abort.signal.aborted) throw this.#abort.signal.reason;
       const start = await resolveStart(this.#deps, this.#config, input, this.#abort.signal);
       // Claimed before the start write, so of this run and a live one only one writes.
@@ -155,7 +151,7 @@ export class Run<S extends BaseState> {
         this.#needsLease(start) && start.progress.version > 0
           ? await claimLease(this.#deps, threadId, this.runId, start.lease?.attempt ?? 0)
           : null;
-      return { start, stopRequestsAtStart, lease };
+      return { start, lease };
     } catch (caught) {
       const error = this.#abandoned() ?? caught;
       // Stopped while it waited for a live run to end: nothing was written.

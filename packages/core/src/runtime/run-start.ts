@@ -8,7 +8,7 @@ import { uuidv7 } from "../messages/ids.js";
 import type { ResolvedRunConfig } from "./run-config.js";
 import { isResumeInput, type ResumeInput, type RunInput } from "./run-result.js";
 import type { LedgerEntry } from "../storage/ledger-entry.js";
-import type { Interrupt } from "../storage/checkpointer.js";
+import type { Interrupt, ThreadCheckpoint } from "../storage/checkpointer.js";
 import { awaitLease } from "./run-lease.js";
 import type { RunDependencies } from "./run-dependencies.js";
 import { applyCallerUpdate, requireJson, requireSchema, validateInput } from "./caller-input.js";
@@ -27,6 +27,11 @@ import {
  */
 export type RunStart<S extends BaseState> = StartPoint<S> & {
   lease: LedgerEntry | undefined;
+  /**
+   * The thread's stop requests, counted with the first read of it: they are counted, never
+   * cleared, and those made after that read are for this run.
+   */
+  stopRequestsAtStart: number;
   /** The run span that wrote the checkpoint the run starts from (`CheckpointRecord.trace`). */
   previousTrace: string | undefined;
 };
@@ -45,7 +50,12 @@ export async function resolveStart<S extends BaseState>(
   input: RunInput<S>,
   signal: AbortSignal,
 ): Promise<RunStart<S>> {
-  const { snapshot: latest, lease } = await loadWithoutLiveRun(deps, config, signal);
+  const {
+    snapshot: latest,
+    lease,
+    stopRequestsAtStart,
+  } = await loadWithoutLiveRun(deps, config, signal);
+  const begins = { lease, stopRequestsAtStart };
   const written =
     config.fromVersion === null
       ? latest
@@ -53,12 +63,13 @@ export async function resolveStart<S extends BaseState>(
   // A thread another version of the graph wrote, as this one runs it (see thread-migration.ts).
   const snapshot = migrateSnapshot(deps.graph, written);
   const previousTrace = snapshot?.checkpoint.trace;
-  if (input === null) return { ...continueRun<S>(deps, snapshot, config), lease, previousTrace };
+  if (input === null)
+    return { ...continueRun<S>(deps, snapshot, config), ...begins, previousTrace };
   if (isResumeInput(input)) {
-    return { ...resumeRun<S>(deps, snapshot, config, input), lease, previousTrace };
+    return { ...resumeRun<S>(deps, snapshot, config, input), ...begins, previousTrace };
   }
   // A Command without `resume` is refused by newTurn's input check.
-  return { ...newTurn(deps, snapshot, config, input as StateUpdate<S>), lease, previousTrace };
+  return { ...newTurn(deps, snapshot, config, input as StateUpdate<S>), ...begins, previousTrace };
 }
 
 /**
@@ -99,17 +110,26 @@ async function loadWithoutLiveRun<S extends BaseState>(
   deps: RunDependencies<S>,
   config: ResolvedRunConfig,
   signal: AbortSignal,
-): Promise<{ snapshot: ThreadSnapshot | null; lease: LedgerEntry | undefined }> {
-  // The caller's checkpoint stands in for the first read only: after a wait, read afresh.
-  let known = config.loadedCheckpoint;
+): Promise<{
+  snapshot: ThreadSnapshot | null;
+  lease: LedgerEntry | undefined;
+  stopRequestsAtStart: number;
+}> {
+  // The host's read stands in for the first one only: after a wait, read afresh.
+  const first =
+    config.loadedThread ?? (await deps.checkpointer.getCheckpointAndStops(config.threadId));
+  const stopRequestsAtStart = first.stopRequests;
+  let known: ThreadCheckpoint | null | undefined = first.checkpoint;
   for (;;) {
     const snapshot = await loadThread(deps.checkpointer, config.threadId, known);
     known = undefined;
     const mayBeLive = snapshot?.checkpoint.status === "running";
-    if (!mayBeLive && config.durableCheckpointEveryStep) return { snapshot, lease: undefined };
+    if (!mayBeLive && config.durableCheckpointEveryStep) {
+      return { snapshot, lease: undefined, stopRequestsAtStart };
+    }
     const lease = await awaitLease(deps, config.threadId, signal);
     // The holder ended (its terminal write is in) or another run took over: read again.
-    if (lease.kind === "free") return { snapshot, lease: lease.entry };
+    if (lease.kind === "free") return { snapshot, lease: lease.entry, stopRequestsAtStart };
   }
 }
 

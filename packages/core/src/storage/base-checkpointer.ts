@@ -4,6 +4,7 @@ import type { AttemptRef, ClaimResult, LedgerClaim, LedgerEntry } from "./ledger
 import type { Message } from "../messages/message.js";
 import type {
   Checkpointer,
+  CheckpointRead,
   CheckpointWrite,
   StepCommit,
   StepWrite,
@@ -12,7 +13,6 @@ import type {
   VersionPage,
 } from "./checkpointer.js";
 import {
-  type Page,
   closedError,
   optionalWhole,
   requireThreadId,
@@ -29,40 +29,21 @@ import {
 import { requireWellFormed } from "./well-formed.js";
 import { uuidv7 } from "../messages/ids.js";
 
+import type {
+  HistoryOptions,
+  MessagePage,
+  ThreadFilter,
+  VersionRange,
+} from "./base-checkpointer-types.js";
+
 export type { Page } from "./store-checks.js";
 export type { StoreWrite } from "./store-write.js";
-
-/** A page of a transcript: of the latest version, or of `version` when it is not `null`. */
-export interface MessagePage extends Page {
-  version: number | null;
-}
-
-/** A page of versions, newest first: at most `limit` (`null`: all), older than `before` (`null`: any). */
-export interface VersionRange {
-  limit: number | null;
-  before: number | null;
-}
-
-/** What every store does with old versions and expired threads, set by its options. */
-export interface HistoryOptions {
-  /**
-   * Keep at most this many versions per thread: each write deletes, in its own transaction,
-   * the versions it pushed out (their messages stay until `pruneVersions`). Default: keep all.
-   */
-  keepVersions?: number;
-  /**
-   * Run `deleteExpiredThreads` every this many milliseconds while the store is open (the timer
-   * does not keep the process alive). Default: never; call it yourself.
-   */
-  deleteExpiredEveryMs?: number;
-}
-
-/** A `listThreads` filter, paged like {@link Page}. */
-export interface ThreadFilter extends Page {
-  userId: string | undefined;
-  /** The thread whose direct children to list; `null`: the top-level threads. */
-  parentThreadId: string | null;
-}
+export type {
+  HistoryOptions,
+  MessagePage,
+  ThreadFilter,
+  VersionRange,
+} from "./base-checkpointer-types.js";
 
 /**
  * The base of every checkpointer: it does what each store would otherwise repeat, once, and
@@ -115,6 +96,14 @@ export abstract class BaseCheckpointer implements Checkpointer {
   /** Releases connections; called once by the first `close()`. */
   protected abstract shutdown(): Promise<void>;
   protected abstract loadCheckpoint(threadId: string): Promise<ThreadCheckpoint | null>;
+  /** Both reads at once by default; a store with round trips to save answers in one. */
+  protected async loadCheckpointAndStops(threadId: string): Promise<CheckpointRead> {
+    const [checkpoint, stopRequests] = await Promise.all([
+      this.loadCheckpoint(threadId),
+      this.loadStopRequests(threadId),
+    ]);
+    return { checkpoint, stopRequests };
+  }
   /**
    * `putCheckpoint` and `commitStep` both land here: `write` has well-formed ids, distinct new
    * message ids, and ledger writes checked as {@link StepLedgerWrites} says (empty lists for
@@ -194,6 +183,12 @@ export abstract class BaseCheckpointer implements Checkpointer {
     const operation = "getCheckpoint";
     requireThreadId(operation, threadId);
     return this.run(operation, () => this.loadCheckpoint(threadId));
+  }
+
+  async getCheckpointAndStops(threadId: string): Promise<CheckpointRead> {
+    const operation = "getCheckpointAndStops";
+    requireThreadId(operation, threadId);
+    return this.run(operation, () => this.loadCheckpointAndStops(threadId));
   }
 
   async putCheckpoint(write: CheckpointWrite): Promise<number> {

@@ -146,6 +146,13 @@ export interface StepCommit {
   claims: ClaimResult[];
 }
 
+/** A thread's latest checkpoint and its stop-request count, read at once (`getCheckpointAndStops`). */
+export interface CheckpointRead {
+  /** `null`: the thread does not exist (it may still have stop requests). */
+  checkpoint: ThreadCheckpoint | null;
+  stopRequests: number;
+}
+
 /** A thread in a listing. */
 export interface ThreadSummary {
   threadId: string;
@@ -171,6 +178,11 @@ export interface Checkpointer {
   // Threads and state.
   /** The latest checkpoint, or `null` when the thread does not exist. */
   getCheckpoint(threadId: string): Promise<ThreadCheckpoint | null>;
+  /**
+   * `getCheckpoint` and `countStopRequests` in one read: what a run starts from, and the count
+   * past which a stop request is meant for it. A store answers both in one round trip.
+   */
+  getCheckpointAndStops(threadId: string): Promise<CheckpointRead>;
   /**
    * Commits `write` as version `expectedVersion + 1`, appending `newMessages`, atomically.
    * Throws `StaleStateError` when the thread's version is not `expectedVersion` or its

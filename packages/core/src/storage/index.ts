@@ -7,6 +7,7 @@
  */
 export type {
   Checkpointer,
+  CheckpointRead,
   CheckpointRecord,
   CheckpointWrite,
   Frontier,

@@ -31,7 +31,7 @@ export async function authorizeRunThread(
   threadId: string,
 ): Promise<ThreadGrant> {
   const grant = await grantThread(ctx.checkpointer, user, threadId, "run on");
-  if (grant.checkpoint || !user.authenticated) return grant;
+  if (grant.read.checkpoint || !user.authenticated) return grant;
   const [latest] = await runs.store.listRuns(threadId, { limit: 1, offset: 0 });
   if (latest && latest.userId !== user.id) {
     throw new ApiError(403, "PERMISSION_DENIED", `Not authorized to run on thread '${threadId}'`);

@@ -10,7 +10,7 @@ import {
 } from "@tenxgraph/core";
 import { carriedTraceContext } from "../http/trace-context.js";
 import { streamAsHost, type HostControls } from "@tenxgraph/core/host";
-import type { ThreadCheckpoint } from "@tenxgraph/core/storage";
+import type { CheckpointRead, ThreadCheckpoint } from "@tenxgraph/core/storage";
 import { EventPump } from "./run-event-pump.js";
 import type { BackgroundRunEvent, ChunkMode, RunRecord, StopReason } from "./run-record.js";
 import type { AttemptOutcome, AttemptRef, PgRunStore } from "./run-store.js";
@@ -34,8 +34,8 @@ export interface ServedGraph {
 
 /** How {@link runAttempt} runs an attempt. */
 export interface AttemptOptions {
-  /** The thread's checkpoint, when the worker read it already for this attempt (else read). */
-  read?: ThreadCheckpoint | null;
+  /** The thread, when the worker read it already for this attempt (else read). */
+  read?: CheckpointRead;
   /** How long an event waits for the next ones before it is appended (`EVENT_BATCH_MS`). */
   eventBatchMs?: number;
 }
@@ -99,8 +99,8 @@ export async function runAttempt(
   try {
     // Read once and handed to the run: a thread created by someone else after this check makes
     // the run's first write stale instead of landing on it.
-    const checkpoint =
-      read === undefined ? await graph.checkpointer.getCheckpoint(run.threadId) : read;
+    const thread = read ?? (await graph.checkpointer.getCheckpointAndStops(run.threadId));
+    const { checkpoint } = thread;
     requireRunOwner(run, checkpoint);
     const input = await attemptInput(graph, run);
     const fork = forkVersion(run, checkpoint);
@@ -121,7 +121,7 @@ export async function runAttempt(
       if (continued !== "completed") unfinished = continued;
       else ended = await follow(streamOf(input, steer));
     } else {
-      const fromRead = { ...steer, loadedCheckpoint: checkpoint };
+      const fromRead = { ...steer, loadedThread: thread };
       ended = await follow(streamOf(input, fromRead));
     }
   } catch (error) {

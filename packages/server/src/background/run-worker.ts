@@ -13,7 +13,7 @@ import { EVENT_BATCH_MS } from "./run-event-pump.js";
 import { RUN_TASK, type AttemptRef, type PgRunStore } from "./run-store.js";
 import type { RunJobPayload } from "./run-db.js";
 import type { RunRecord } from "./run-record.js";
-import type { ThreadCheckpoint } from "@tenxgraph/core/storage";
+import type { CheckpointRead, ThreadCheckpoint } from "@tenxgraph/core/storage";
 import { fireTimer, queueTimer, TIMER_TASK } from "./run-timers.js";
 
 /** The end of a run naming a graph this worker does not serve: it fails, writing nothing. */
@@ -158,8 +158,8 @@ export class RunWorker {
     // Not pending (a job queued by an older version, whose run is read): nothing to run.
     if (threadId === null) return;
     // One read of the thread, for the check below and for the run (see `sharedRead`).
-    const read = await this.#graph.checkpointer.getCheckpoint(threadId);
-    if (await this.#declined(runId, threadId, read)) return;
+    const read = await this.#graph.checkpointer.getCheckpointAndStops(threadId);
+    if (await this.#declined(runId, threadId, read.checkpoint)) return;
     const run = await this.#store.beginAttempt(
       runId,
       this.workerId,
@@ -366,7 +366,7 @@ function declinedFlag(graph: CompiledGraph<BaseState>): string {
 }
 
 /**
- * The checkpoint read before the attempt began, for the run to start from, when it may: read
+ * The thread as read before the attempt began, for the run to start from, when it may: read
  * from the store the run's graph writes to, on the run's first attempt. Before the attempt
  * holds the run its thread is only written by what could write it after the read as well (an
  * edit, a lost worker of an earlier run), which the checkpoint's version fences either way:
@@ -378,8 +378,8 @@ function sharedRead(
   graph: CompiledGraph<BaseState>,
   checked: CompiledGraph<BaseState>,
   run: RunRecord,
-  read: ThreadCheckpoint | null,
-): ThreadCheckpoint | null | undefined {
+  read: CheckpointRead,
+): CheckpointRead | undefined {
   return run.attempts === 1 && graph.checkpointer === checked.checkpointer ? read : undefined;
 }
 

@@ -3,7 +3,7 @@ import { uuidv7, type HostControls } from "@tenxgraph/core/host";
 import type { BaseState, Message, ResumeInput, RunConfig, RunInput } from "@tenxgraph/core";
 import type { ThreadCheckpoint } from "@tenxgraph/core/storage";
 import { validationError } from "../http/api-error.js";
-import { grantedCheckpoint, type ThreadGrant } from "../threads/ownership.js";
+import { grantedRead, type ThreadGrant } from "../threads/ownership.js";
 import { refusePrivilegedEdit } from "../threads/state-edit-policy.js";
 import { remoteAnswers, remoteToolSpecs, specsForPending } from "./remote-tools.js";
 import { generateThreadName, THREAD_NAME_FIELD } from "../threads/thread-name.js";
@@ -81,7 +81,8 @@ export async function prepareRun(
   const given = String(parsed.data.thread_id ?? "").trim();
   const threadId = given === "" || given === "0" ? uuidv7() : given;
   requireValidId(threadId, ["body", "config", "thread_id"]);
-  const checkpoint = await grantedCheckpoint(ctx.checkpointer, user, threadId, "run on", grant);
+  const read = await grantedRead(ctx.checkpointer, user, threadId, "run on", grant);
+  const { checkpoint } = read;
   if (checkpoint) refuseSubgraphThread(checkpoint, "run");
   else refuseChildThreadId(threadId);
   const inputMessages = body.messages.map(fromWireMessage);
@@ -109,11 +110,11 @@ export async function prepareRun(
     ...(remoteTools.length > 0 ? { remoteTools } : {}),
     ...(parsed.data.from_version === undefined ? {} : { fromVersion: parsed.data.from_version }),
   };
-  // The run starts from the checkpoint read for ownership instead of reading it again, unless
+  // The run starts from the thread as read for ownership instead of reading it again, unless
   // earlier answers run first and move the thread.
   const controls: HostControls = {
     graphId: ctx.graphId,
-    ...(answers && answers.length > 1 ? {} : { loadedCheckpoint: checkpoint }),
+    ...(answers && answers.length > 1 ? {} : { loadedThread: read }),
     ...(traceContext ? { traceContext } : {}),
   };
   // A new thread's name is part of its first checkpoint: stored with the run's start write.
@@ -158,6 +159,6 @@ function runInput(
  * call `run.input` answers. Each recorded result replays in the runs after it.
  */
 export async function runEarlierAnswers(ctx: InvokeContext, run: PreparedRun): Promise<void> {
-  // No `loadedCheckpoint` here: prepareRun leaves it out when there are earlier answers.
+  // No `loadedThread` here: prepareRun leaves it out when there are earlier answers.
   for (const answer of run.earlierAnswers) await track(ctx, ctx.graph.invoke(answer, run.config));
 }

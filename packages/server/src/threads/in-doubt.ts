@@ -2,6 +2,7 @@ import type { InDoubtCall, InDoubtDecision, InDoubtDecisionResult } from "@tenxg
 import { IN_DOUBT_INTERRUPT_KIND, type Interrupt } from "@tenxgraph/core";
 import { invokeAsHost } from "@tenxgraph/core/host";
 import type { ThreadCheckpoint } from "@tenxgraph/core/storage";
+import type { ExistingThreadRead } from "./ownership.js";
 import { ApiError } from "../http/api-error.js";
 import { track } from "../http/shutdown.js";
 import type { ThreadsContext } from "./threads-context.js";
@@ -47,16 +48,17 @@ export async function inDoubtCalls(
 
 /**
  * Carries out `decision` on the in-doubt call `key` by resuming the thread's run (404 when no
- * in-doubt interrupt asks about that call). The run starts from `checkpoint`, read by the
- * caller: one read of the thread per decision.
+ * in-doubt interrupt asks about that call). The run starts from `read`, the caller's read of
+ * the thread: one read per decision.
  */
 export async function decideInDoubt(
   ctx: ThreadsContext,
   user: AuthUser,
-  checkpoint: ThreadCheckpoint,
+  read: ExistingThreadRead,
   key: string,
   decision: InDoubtDecision,
 ): Promise<InDoubtDecisionResult> {
+  const { checkpoint } = read;
   const { threadId } = checkpoint;
   const asked = askedCalls(checkpoint).find((p) => p.question.key === key);
   if (!asked) {
@@ -73,7 +75,7 @@ export async function decideInDoubt(
       ctx.graph,
       { resume: decision, interruptId: asked.id },
       { threadId, userId: user.id },
-      { loadedCheckpoint: checkpoint, graphId: ctx.graphId },
+      { loadedThread: read, graphId: ctx.graphId },
     ),
   );
   return {

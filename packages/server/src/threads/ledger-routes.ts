@@ -6,7 +6,7 @@ import {
 } from "../wire/response-schemas.js";
 import type { ThreadsContext } from "./threads-context.js";
 import { ok } from "../http/envelope.js";
-import { requireThread } from "./ownership.js";
+import { requireThread, requireThreadRead } from "./ownership.js";
 import { pathId, readBody } from "../http/request-input.js";
 import { inDoubtDecisionBodySchema } from "../wire/request-schemas.js";
 import { refuseSubgraphThread } from "./subgraph-threads.js";
@@ -56,11 +56,11 @@ export const ledgerRoutes: Route<ThreadsContext>[] = [
       const user = c.get("user");
       // Ownership before the body: another user learns nothing about the thread, not even
       // whether their body would have been valid.
-      const checkpoint = await requireThread(ctx.checkpointer, user, threadId, "decide on");
+      const read = await requireThreadRead(ctx.checkpointer, user, threadId, "decide on");
       // The decision runs the served graph, which is not a subgraph's: its parent decides.
-      refuseSubgraphThread(checkpoint, "have an in-doubt call decided");
+      refuseSubgraphThread(read.checkpoint, "have an in-doubt call decided");
       const decision = await readBody(c, inDoubtDecisionBodySchema);
-      return ok(c, await decideInDoubt(ctx, user, checkpoint, key, decision));
+      return ok(c, await decideInDoubt(ctx, user, read, key, decision));
     },
   },
 ];

@@ -1,21 +1,20 @@
-import type { Checkpointer } from "@tenxgraph/core/storage";
-import type { ThreadCheckpoint } from "@tenxgraph/core/storage";
+import type { Checkpointer, CheckpointRead, ThreadCheckpoint } from "@tenxgraph/core/storage";
 import { ApiError } from "../http/api-error.js";
 import type { AuthUser } from "../http/server-env.js";
 
 declare const grantMark: unique symbol;
 
 /**
- * What {@link grantThread} found: `user` may `action` the thread, whose checkpoint this is as it
- * was read for the check (`null`: no thread yet). It names whom and what it was granted for, so
- * code handed one for another user, thread or action makes the check again instead of trusting
- * it (see {@link grantedCheckpoint}).
+ * What {@link grantThread} found: `user` may `action` the thread, which `read` holds as it was
+ * read for the check (checkpoint `null`: no thread yet), with its stop count, so a run can start
+ * from it. It names whom and what it was granted for, so code handed one for another user,
+ * thread or action makes the check again instead of trusting it (see {@link grantedRead}).
  */
 export interface ThreadGrant {
   readonly user: AuthUser;
   readonly threadId: string;
   readonly action: string;
-  readonly checkpoint: ThreadCheckpoint | null;
+  readonly read: CheckpointRead;
   readonly [grantMark]: true;
 }
 
@@ -30,7 +29,8 @@ export async function grantThread(
   threadId: string,
   action: string,
 ): Promise<ThreadGrant> {
-  const checkpoint = await checkpointer.getCheckpoint(threadId);
+  const read = await checkpointer.getCheckpointAndStops(threadId);
+  const { checkpoint } = read;
   if (user.authenticated && checkpoint !== null && checkpoint.userId !== user.id) {
     throw new ApiError(
       403,
@@ -38,7 +38,7 @@ export async function grantThread(
       `Not authorized to ${action} thread '${threadId}'`,
     );
   }
-  return { user, threadId, action, checkpoint } as ThreadGrant;
+  return { user, threadId, action, read } as ThreadGrant;
 }
 
 /** The thread's checkpoint if `user` may act on it, else a 403 (see {@link grantThread}). */
@@ -48,27 +48,30 @@ export async function authorizeThread(
   threadId: string,
   action: string,
 ): Promise<ThreadCheckpoint | null> {
-  return (await grantThread(checkpointer, user, threadId, action)).checkpoint;
+  return (await grantThread(checkpointer, user, threadId, action)).read.checkpoint;
 }
 
 /**
- * The checkpoint `grant` read, when it was granted to this `user` for this thread and action;
- * else the check is made (and the checkpoint read) again.
+ * What `grant` read, when it was granted to this `user` for this thread and action; else the
+ * check is made (and the thread read) again.
  */
-export async function grantedCheckpoint(
+export async function grantedRead(
   checkpointer: Checkpointer,
   user: AuthUser,
   threadId: string,
   action: string,
   grant: ThreadGrant | undefined,
-): Promise<ThreadCheckpoint | null> {
+): Promise<CheckpointRead> {
   const fits =
     grant !== undefined &&
     grant.user === user &&
     grant.threadId === threadId &&
     grant.action === action;
-  return fits ? grant.checkpoint : authorizeThread(checkpointer, user, threadId, action);
+  return fits ? grant.read : (await grantThread(checkpointer, user, threadId, action)).read;
 }
+
+/** A read of a thread that exists. */
+export type ExistingThreadRead = CheckpointRead & { checkpoint: ThreadCheckpoint };
 
 /** Like {@link authorizeThread}, but a thread that does not exist is a 404. */
 export async function requireThread(
@@ -77,7 +80,18 @@ export async function requireThread(
   threadId: string,
   action: string,
 ): Promise<ThreadCheckpoint> {
-  const checkpoint = await authorizeThread(checkpointer, user, threadId, action);
+  return (await requireThreadRead(checkpointer, user, threadId, action)).checkpoint;
+}
+
+/** {@link requireThread} with the thread's stop count, for a run to start from. */
+export async function requireThreadRead(
+  checkpointer: Checkpointer,
+  user: AuthUser,
+  threadId: string,
+  action: string,
+): Promise<ExistingThreadRead> {
+  const { read } = await grantThread(checkpointer, user, threadId, action);
+  const { checkpoint, stopRequests } = read;
   if (checkpoint === null) throw new ApiError(404, "NOT_FOUND", `Thread '${threadId}' not found`);
-  return checkpoint;
+  return { checkpoint, stopRequests };
 }

@@ -162,7 +162,8 @@ export class TimerScheduler {
     if (this.#stopped) return;
     const ctx = this.#ctx;
     try {
-      const checkpoint = await ctx.checkpointer.getCheckpoint(threadId);
+      const read = await ctx.checkpointer.getCheckpointAndStops(threadId);
+      const { checkpoint } = read;
       const wake = checkpoint?.version === version ? earliestTimer(checkpoint) : null;
       if (!checkpoint || !wake) return; // answered, resumed or deleted meanwhile
       if (wake.at > Date.now()) return void (await this.#consider(threadId));
@@ -174,7 +175,7 @@ export class TimerScheduler {
           served.graph,
           { resume: null, interruptId: wake.interruptId },
           { threadId, ...(checkpoint.userId === null ? {} : { userId: checkpoint.userId }) },
-          { loadedCheckpoint: checkpoint, graphId: served.id },
+          { loadedThread: read, graphId: served.id },
         ),
       );
       ctx.logger.info(

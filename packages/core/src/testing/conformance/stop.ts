@@ -45,6 +45,38 @@ export function stopConformance(get: GetCheckpointer, test: TestApi, getPeer: Ge
       expect(await checkpointer.countStopRequests(threadId)).toBe(1);
     });
 
+    it("reads the latest checkpoint and the stop count at once, with or without the thread", async () => {
+      // What a run starts from: stops counted past this read are meant for it.
+      const checkpointer = get();
+      const threadId = newThreadId();
+      expect(await checkpointer.getCheckpointAndStops(threadId)).toEqual({
+        checkpoint: null,
+        stopRequests: 0,
+      });
+      await getPeer().requestStop(threadId);
+      expect(await checkpointer.getCheckpointAndStops(threadId)).toEqual({
+        checkpoint: null,
+        stopRequests: 1,
+      });
+      await checkpointer.putCheckpoint(checkpointWrite(threadId, 0));
+      await checkpointer.putCheckpoint(checkpointWrite(threadId, 1));
+      await checkpointer.requestStop(threadId);
+      // Twice: a store with a cache answers the second from it.
+      for (let read = 0; read < 2; read++) {
+        const both = await checkpointer.getCheckpointAndStops(threadId);
+        expect(both).toEqual({
+          checkpoint: await checkpointer.getCheckpoint(threadId),
+          stopRequests: 2,
+        });
+        expect(both.checkpoint).toMatchObject({ threadId, version: 2 });
+      }
+      const other = await createThread(checkpointer);
+      expect(await checkpointer.getCheckpointAndStops(other)).toMatchObject({
+        checkpoint: { threadId: other, version: 1 },
+        stopRequests: 0,
+      });
+    });
+
     it("keeps stop requests per thread", async () => {
       const checkpointer = get();
       const stopped = await createThread(checkpointer);
