@@ -27,6 +27,7 @@ import type { CheckpointRow, ThreadRow } from "./rows.js";
 import { migrate } from "./schema/setup.js";
 import { refusedWriteOr, writeStep, writtenCheckpoint } from "./step-write.js";
 import { copyThread } from "./thread-copy.js";
+import { deleteFamily } from "./thread-delete.js";
 
 /**
  * Each read of the latest checkpoint also counts the thread's stop requests, at the cost of one
@@ -63,34 +64,6 @@ const SELECT_TOP_LEVEL_THREADS = `${THREAD_LISTING}
 const SELECT_CHILD_THREADS = `${THREAD_LISTING}
   WHERE parent_thread_id = $4 AND ($1::text IS NULL OR user_id = $1)
   ORDER BY write_seq DESC LIMIT $2 OFFSET $3`;
-
-/**
- * The thread `$1` and its descendants (by recorded parent), each row locked `FOR UPDATE`: a step
- * in flight on one holds its row, so this waits for it to commit, and no step can write to one
- * after. UNION takes each thread once, so a parent named before it existed cannot loop the walk.
- */
-const LOCK_FAMILY = `
-  WITH RECURSIVE family AS (
-    SELECT thread_id FROM threads WHERE thread_id = $1
-    UNION
-    SELECT t.thread_id FROM threads t JOIN family f ON t.parent_thread_id = f.thread_id
-  )
-  SELECT t.thread_id FROM threads t WHERE t.thread_id IN (SELECT thread_id FROM family)
-  FOR UPDATE OF t`;
-
-/**
- * The locked threads `$2` deleted with their states and messages (which have no foreign key,
- * migration 13), their ledger (which cascades), and the stop requests of `$1` and of them; a
- * statement after the lock, so its snapshot holds every row the steps waited for committed.
- */
-const DELETE_FAMILY = `
-  WITH stops AS (
-    DELETE FROM stop_requests WHERE thread_id = $1 OR thread_id = ANY ($2)
-  ),
-  state_rows AS (DELETE FROM states WHERE thread_id = ANY ($2)),
-  message_rows AS (DELETE FROM messages WHERE thread_id = ANY ($2))
-  DELETE FROM threads WHERE thread_id = ANY ($2)
-  RETURNING thread_id`;
 
 /**
  * The store for many workers on many machines: PostgreSQL holds threads durably, with every
@@ -294,12 +267,7 @@ export class PgCheckpointer extends BaseCheckpointer {
    * new incarnation, and reads check it.
    */
   protected async removeThread(threadId: string): Promise<string[]> {
-    const rows = await this.#db.transaction("deleteThread", "repeatable", async (client) => {
-      const locked = await client.query<{ thread_id: string }>(LOCK_FAMILY, [threadId]);
-      const ids = locked.rows.map((row) => row.thread_id);
-      return (await client.query<{ thread_id: string }>(DELETE_FAMILY, [threadId, ids])).rows;
-    });
-    const deleted = rows.map((row) => row.thread_id);
+    const deleted = await deleteFamily(this.#db, threadId);
     await Promise.all([...new Set([threadId, ...deleted])].map((id) => this.#cache?.forget(id)));
     return deleted;
   }
