@@ -30,6 +30,8 @@ export interface CompareHeader {
   next: string;
   rounds: number;
   threshold: number;
+  /** The workloads past the threshold after `rounds`, measured again for this many more. */
+  remeasured: { workloads: string[]; rounds: number };
 }
 
 const perStepUs = (sample: Sample, field: "cpuMs" | "wallMs") =>
@@ -84,5 +86,13 @@ export function renderCompare(rows: CompareRow[], header: CompareHeader): string
     ),
     "",
   ];
+  const { workloads, rounds } = header.remeasured;
+  if (workloads.length > 0) {
+    lines.push(
+      `Past the threshold after ${header.rounds} round(s), measured again for ${rounds} more ` +
+        `and judged on all ${header.rounds + rounds}: ${workloads.join(", ")}.`,
+      "",
+    );
+  }
   return `${lines.join("\n")}\n`;
 }

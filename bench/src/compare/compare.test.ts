@@ -37,8 +37,39 @@ describe("bench:compare verdict", () => {
     ]);
     expect(rows[1]!.cpuRatio).toBeCloseTo(1.3);
     expect(rows[0]!.cpuRatioRange).toEqual([0.98, 1.8]);
-    expect(renderCompare(rows, { base: "b", next: "n", rounds: 3, threshold: 1.25 })).toContain(
-      "| slower | 100.0 | 130.0 | 1.30x |",
+    const remeasured = { workloads: [], rounds: 4 };
+    const header = { base: "b", next: "n", rounds: 3, threshold: 1.25, remeasured };
+    expect(renderCompare(rows, header)).toContain("| slower | 100.0 | 130.0 | 1.30x |");
+  });
+
+  it("judges a workload measured again on all its rounds: noise passes, a slowdown fails", () => {
+    // CI's quick run once had 3 rounds of a short workload at 1.27x, 1.53x and 1.10x.
+    const quick: Array<[number, number]> = [
+      [100, 127],
+      [100, 153],
+      [100, 110],
+    ];
+    const noise = summarize(
+      ["noisy"],
+      samples("noisy", [...quick, [100, 101], [100, 97], [100, 104], [100, 99]]),
+      1.25,
+    );
+    expect(noise[0]!.regressed).toBe(false);
+    const slowdown = summarize(
+      ["slower"],
+      samples("slower", [...quick, [100, 131], [100, 128], [100, 135], [100, 129]]),
+      1.25,
+    );
+    expect(slowdown[0]!.regressed).toBe(true);
+    const header = {
+      base: "b",
+      next: "n",
+      rounds: 3,
+      threshold: 1.25,
+      remeasured: { workloads: ["slower"], rounds: 4 },
+    };
+    expect(renderCompare(slowdown, header)).toContain(
+      "Past the threshold after 3 round(s), measured again for 4 more and judged on all 7: slower.",
     );
   });
 

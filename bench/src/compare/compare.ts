@@ -26,6 +26,9 @@ export interface CompareWorkload {
   spec: Omit<ChildSpec, "postgresDsn" | "schema">;
 }
 
+/** Rounds run again for a workload past the threshold; the gate then judges all its rounds. */
+const CONFIRM_ROUNDS = 4;
+
 const WORKLOADS: CompareWorkload[] = [
   {
     name: "memory 5x1",
@@ -142,15 +145,12 @@ async function main(): Promise<number> {
   const base = prepareBaseTree(repoRoot, sha, options.keepBase);
   const postgres = await PostgresServer.start({ name: "bench-compare", fsync: true });
   const samples: Sample[] = [];
-  try {
-    // Both sides run this tree's child, so they time the very same workload code.
-    mkdirSync(dirname(join(base.root, CHILD_PATH)), { recursive: true });
-    copyFileSync(join(repoRoot, CHILD_PATH), join(base.root, CHILD_PATH));
+  const measure = async (chosen: CompareWorkload[], firstRound: number, rounds: number) => {
     const roots: Record<Side, string> = { base: base.root, new: repoRoot };
-    for (let round = 0; round < options.rounds; round++) {
+    for (let round = firstRound; round < firstRound + rounds; round++) {
       // Alternate who goes first, so neither side always meets a warmer or busier machine.
       const order: Side[] = round % 2 === 0 ? ["base", "new"] : ["new", "base"];
-      for (const workload of workloads) {
+      for (const workload of chosen) {
         for (const side of order) {
           const spec: ChildSpec = {
             ...workload.spec,
@@ -161,22 +161,41 @@ async function main(): Promise<number> {
           samples.push({ workload: workload.name, side, round, ...result });
         }
       }
-      process.stderr.write(`round ${round + 1}/${options.rounds} done\n`);
+      process.stderr.write(`round ${round + 1}/${firstRound + rounds} done\n`);
+    }
+  };
+  const names = workloads.map((w) => w.name);
+  const verdict = () => summarize(names, samples, options.threshold);
+  const remeasured: string[] = [];
+  try {
+    // Both sides run this tree's child, so they time the very same workload code.
+    mkdirSync(dirname(join(base.root, CHILD_PATH)), { recursive: true });
+    copyFileSync(join(repoRoot, CHILD_PATH), join(base.root, CHILD_PATH));
+    await measure(workloads, 0, options.rounds);
+    // A workload past the threshold is measured again before it fails the gate: a short one
+    // (3 loops of 200 turns) can cross it on a noisy round or two, a real slowdown stays.
+    const past = new Set(
+      verdict()
+        .filter((row) => row.regressed)
+        .map((row) => row.workload),
+    );
+    remeasured.push(...names.filter((name) => past.has(name)));
+    if (remeasured.length > 0) {
+      process.stderr.write(`past the threshold, measured again: ${remeasured.join(", ")}\n`);
+      const again = workloads.filter((w) => past.has(w.name));
+      await measure(again, options.rounds, CONFIRM_ROUNDS);
     }
   } finally {
     await postgres.destroy();
     base.release();
   }
-  const rows = summarize(
-    workloads.map((w) => w.name),
-    samples,
-    options.threshold,
-  );
+  const rows = verdict();
   const report = renderCompare(rows, {
     base: sha.startsWith(ref) ? sha.slice(0, 12) : `${ref} (${sha.slice(0, 12)})`,
     next: describeNewTree(),
     rounds: options.rounds,
     threshold: options.threshold,
+    remeasured: { workloads: remeasured, rounds: CONFIRM_ROUNDS },
   });
   process.stdout.write(report);
   writeFileSync(options.out, report);
