@@ -48,11 +48,11 @@ const WORKLOADS: CompareWorkload[] = [
   },
   {
     name: "memory 200x1",
-    spec: { store: "memory", turns: 200, toolsPerTurn: 1, warmup: 1, runs: 3 },
+    spec: { store: "memory", turns: 200, toolsPerTurn: 1, warmup: 1, runs: 6 },
   },
   {
     name: "memory 200x4",
-    spec: { store: "memory", turns: 200, toolsPerTurn: 4, warmup: 1, runs: 3 },
+    spec: { store: "memory", turns: 200, toolsPerTurn: 4, warmup: 1, runs: 6 },
   },
   {
     name: "sqlite FULL 50x1",
@@ -173,7 +173,7 @@ async function main(): Promise<number> {
     copyFileSync(join(repoRoot, CHILD_PATH), join(base.root, CHILD_PATH));
     await measure(workloads, 0, options.rounds);
     // A workload past the threshold is measured again before it fails the gate: a short one
-    // (3 loops of 200 turns) can cross it on a noisy round or two, a real slowdown stays.
+    // can cross it on a noisy round or two, a real slowdown stays.
     const past = new Set(
       verdict()
         .filter((row) => row.regressed)
