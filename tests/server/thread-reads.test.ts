@@ -79,4 +79,33 @@ describe.each(STORES)("thread reads per run on $label", ({ kind }) => {
     expect(inProcess).toMatchObject({ getCheckpoint: 0, getCheckpointAndStops: 1 });
     expect(inProcess.countStopRequests).toBe(0);
   });
+
+  it("reads once per run from the AI SDK's chat and LangGraph's runs, too", async () => {
+    // As a run in process: the thread and its stop count once, its transcript in one page.
+    const inProcess = { ...NO_READS, getCheckpointAndStops: 1, listMessages: 1 };
+    const text = (id: string) => ({ id, role: "user", parts: [{ type: "text", text: "hi" }] });
+    const chat = (id: string) => ({ id: "chat", trigger: "submit-message", messages: [text(id)] });
+    await drained(call("POST", "/v1/chat", chat("u1")));
+    // A chat turn reads the thread once, for its check and its run together.
+    expect(await count(() => drained(call("POST", "/v1/chat", chat("u2"))))).toEqual(inProcess);
+
+    const threadId = "00000000-0000-4000-8000-00000000aaaa";
+    const wait = { assistant_id: "agent", input: { messages: [{ role: "user", content: "hi" }] } };
+    await call("POST", "/threads", { thread_id: threadId });
+    await call("POST", `/threads/${threadId}/runs/wait`, wait);
+    const again = await count(() => call("POST", `/threads/${threadId}/runs/wait`, wait));
+    expect(again).toEqual(inProcess);
+  });
+
+  it("checks a read of the thread with one read of its checkpoint, without the stop count", async () => {
+    const details = await count(() => call("GET", "/v1/threads/local"));
+    expect(details).toEqual({ ...NO_READS, getCheckpoint: 1 });
+    const state = await count(() => call("GET", "/v1/threads/local/state"));
+    expect(state).toMatchObject({ getCheckpointAndStops: 0, countStopRequests: 0 });
+  });
 });
+
+/** Waits for a streamed answer to end (the run with it), whatever it held. */
+async function drained(response: Promise<{ status: number }>): Promise<void> {
+  expect((await response).status).toBe(200);
+}

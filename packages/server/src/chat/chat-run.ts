@@ -20,7 +20,7 @@ export async function startChatRun(
   user: AuthUser,
   turn: ChatTurn,
 ): Promise<LiveChat> {
-  const run = await prepareRun(ctx, user, turn.input);
+  const run = await prepareRun(ctx, user, turn.input, undefined, turn.grant);
   const started = await startStream(ctx, run, turn.input.recursion_limit);
   const chat = ctx.chats.open(run.threadId);
   const maker = new UiChunkMaker(turn.earlierCalls);

@@ -3,7 +3,7 @@ import type { ThreadCheckpoint } from "@tenxgraph/core/storage";
 import { ApiError } from "../http/api-error.js";
 import type { AuthUser } from "../http/server-env.js";
 import type { InvokeContext } from "../invoke/invoke-context.js";
-import { authorizeThread } from "../threads/ownership.js";
+import { grantThread, type ThreadGrant } from "../threads/ownership.js";
 import type { GraphInput } from "../wire/request-schemas.js";
 import {
   answeredToolParts,
@@ -21,6 +21,8 @@ export interface ChatTurn {
   replyId: string;
   /** The calls of the thread's last model reply, which a resumed run's tools answer. */
   earlierCalls: KnownCall[];
+  /** The check the turn was read under: the run starts from its read instead of reading again. */
+  grant?: ThreadGrant;
 }
 
 /** The assistant UI message that answers the user message `userMessageId`. */
@@ -40,7 +42,16 @@ export async function chatTurn(
   user: AuthUser,
   request: ChatRequest,
 ): Promise<ChatTurn> {
-  const checkpoint = await authorizeThread(ctx.checkpointer, user, request.id, "chat on");
+  const grant = await grantThread(ctx.checkpointer, user, request.id, "run on");
+  const turn = await turnOf(ctx, request, grant.read.checkpoint);
+  return { ...turn, grant };
+}
+
+async function turnOf(
+  ctx: InvokeContext,
+  request: ChatRequest,
+  checkpoint: ThreadCheckpoint | null,
+): Promise<ChatTurn> {
   const last = request.messages.at(-1)!;
   const where = `messages[${request.messages.length - 1}]`;
   if (request.trigger === "regenerate-message") {

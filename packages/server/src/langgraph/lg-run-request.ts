@@ -13,7 +13,7 @@ import type { ThreadCheckpoint } from "@tenxgraph/core/storage";
 import { ApiError } from "../http/api-error.js";
 import type { AuthUser } from "../http/server-env.js";
 import { requireValidId } from "../http/request-limits.js";
-import { authorizeThread } from "../threads/ownership.js";
+import { grantThread } from "../threads/ownership.js";
 import { refusePrivilegedEdit } from "../threads/state-edit-policy.js";
 import { refuseChildThreadId, refuseSubgraphThread } from "../threads/subgraph-threads.js";
 import { resolveAssistant, type LgAssistant } from "./lg-assistants.js";
@@ -199,12 +199,8 @@ export async function prepareLgRun(
   const { assistant, graph, breakpoints, modes, input, fromVersion } = checked;
   const stateless = threadIdOrNull === null;
   const threadId = requireValidId(threadIdOrNull ?? freshThreadId, ["path", "thread_id"]);
-  const checkpoint: ThreadCheckpoint | null = await authorizeThread(
-    ctx.checkpointer,
-    user,
-    threadId,
-    "run on",
-  );
+  const { read } = await grantThread(ctx.checkpointer, user, threadId, "run on");
+  const { checkpoint } = read;
   if (checkpoint) refuseSubgraphThread(checkpoint, "run");
   else refuseChildThreadId(threadId);
   if (!checkpoint && !stateless && body.if_not_exists !== "create")
@@ -232,7 +228,12 @@ export async function prepareLgRun(
     assistant,
     input,
     config,
-    controls: { graphId: assistant.graph_id },
+    // The check's read stands in for the run's first one while nothing has touched the thread
+    // since: not after creating it, nor after waiting for or stopping a running run.
+    controls: {
+      graphId: assistant.graph_id,
+      ...(checkpoint && checkpoint.status !== "running" ? { loadedThread: read } : {}),
+    },
     modes,
     body,
   };

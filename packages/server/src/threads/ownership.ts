@@ -19,9 +19,9 @@ export interface ThreadGrant {
 }
 
 /**
- * The grant to `action` the thread if `user` may, else a 403. A thread that does not exist is
- * allowed (the caller becomes its owner with its first run). Without auth there are no owners.
- * Ownership is the `userId` stored with the thread's checkpoints, set by the run that created it.
+ * The grant to `action` the thread if `user` may, else a 403, with the thread read for a run to
+ * start from (its checkpoint and stop count, in one round trip). Only a check a run starts from
+ * needs the stop count; every other check reads the checkpoint alone ({@link authorizeThread}).
  */
 export async function grantThread(
   checkpointer: Checkpointer,
@@ -30,7 +30,22 @@ export async function grantThread(
   action: string,
 ): Promise<ThreadGrant> {
   const read = await checkpointer.getCheckpointAndStops(threadId);
-  const { checkpoint } = read;
+  refuseOthers(user, threadId, read.checkpoint, action);
+  return { user, threadId, action, read } as ThreadGrant;
+}
+
+/**
+ * A 403 unless `user` may `action` the thread whose checkpoint is `checkpoint`. A thread that
+ * does not exist is allowed (the caller becomes its owner with its first run). Without auth
+ * there are no owners. Ownership is the `userId` stored with the thread's checkpoints, set by
+ * the run that created it.
+ */
+function refuseOthers(
+  user: AuthUser,
+  threadId: string,
+  checkpoint: ThreadCheckpoint | null,
+  action: string,
+): void {
   if (user.authenticated && checkpoint !== null && checkpoint.userId !== user.id) {
     throw new ApiError(
       403,
@@ -38,17 +53,18 @@ export async function grantThread(
       `Not authorized to ${action} thread '${threadId}'`,
     );
   }
-  return { user, threadId, action, read } as ThreadGrant;
 }
 
-/** The thread's checkpoint if `user` may act on it, else a 403 (see {@link grantThread}). */
+/** The thread's checkpoint (`null`: none yet) if `user` may act on it, else a 403. */
 export async function authorizeThread(
   checkpointer: Checkpointer,
   user: AuthUser,
   threadId: string,
   action: string,
 ): Promise<ThreadCheckpoint | null> {
-  return (await grantThread(checkpointer, user, threadId, action)).read.checkpoint;
+  const checkpoint = await checkpointer.getCheckpoint(threadId);
+  refuseOthers(user, threadId, checkpoint, action);
+  return checkpoint;
 }
 
 /**
@@ -80,7 +96,8 @@ export async function requireThread(
   threadId: string,
   action: string,
 ): Promise<ThreadCheckpoint> {
-  return (await requireThreadRead(checkpointer, user, threadId, action)).checkpoint;
+  const checkpoint = await authorizeThread(checkpointer, user, threadId, action);
+  return checkpoint ?? notFound(threadId);
 }
 
 /** {@link requireThread} with the thread's stop count, for a run to start from. */
@@ -92,6 +109,9 @@ export async function requireThreadRead(
 ): Promise<ExistingThreadRead> {
   const { read } = await grantThread(checkpointer, user, threadId, action);
   const { checkpoint, stopRequests } = read;
-  if (checkpoint === null) throw new ApiError(404, "NOT_FOUND", `Thread '${threadId}' not found`);
-  return { checkpoint, stopRequests };
+  return { checkpoint: checkpoint ?? notFound(threadId), stopRequests };
+}
+
+function notFound(threadId: string): never {
+  throw new ApiError(404, "NOT_FOUND", `Thread '${threadId}' not found`);
 }
