@@ -7,7 +7,7 @@
  *
  * Usage: `node --import tsx child.ts '<ChildSpec as JSON>'`; prints one JSON line (ChildResult).
  */
-import { mkdtempSync, rmSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { z } from "zod";
@@ -31,8 +31,13 @@ export interface ChildSpec {
   store: "memory" | "sqlite" | "postgres" | "http";
   turns: number;
   toolsPerTurn: number;
-  /** Untimed runs first: JIT, caches, connections. */
-  warmup: number;
+  /**
+   * Untimed node steps first (whole runs, at least one): connections, caches, and above all the
+   * JIT. V8 keeps compiling the engine's code on its background threads for thousands of steps;
+   * timed any earlier, the compiling is most of the CPU a child measures, and it varies from
+   * child to child far more than the engine's own work does.
+   */
+  warmupSteps: number;
   /** Timed runs. */
   runs: number;
   /** PostgreSQL server, and a schema no other child uses (store "postgres" only). */
@@ -44,7 +49,18 @@ export interface ChildSpec {
 export interface ChildResult {
   steps: number;
   cpuMs: number;
+  /** Of `cpuMs`, the main thread's (the rest is V8's compiler and GC helpers); Linux only. */
+  mainThreadCpuMs?: number;
   wallMs: number;
+}
+
+/** The main thread's CPU time in ms, from the scheduler's nanosecond count; Linux only. */
+function mainThreadCpuMs(): number | undefined {
+  try {
+    return Number(readFileSync("/proc/thread-self/schedstat", "utf8").split(" ")[0]) / 1e6;
+  } catch {
+    return undefined;
+  }
 }
 
 /** Runs one whole invocation on a fresh thread and returns the node steps it took. */
@@ -140,14 +156,19 @@ async function main(): Promise<void> {
   const spec = JSON.parse(process.argv[2] ?? "") as ChildSpec;
   const { run, close } = await open(spec);
   try {
-    for (let i = 0; i < spec.warmup; i++) await run(`warm-${i}`);
+    for (let i = 0, warm = 0; warm < spec.warmupSteps; i++) warm += await run(`warm-${i}`);
     let steps = 0;
     const cpuBefore = process.cpuUsage();
+    const mainBefore = mainThreadCpuMs();
     const started = performance.now();
     for (let i = 0; i < spec.runs; i++) steps += await run(`timed-${i}`);
     const wallMs = performance.now() - started;
     const cpu = process.cpuUsage(cpuBefore);
+    const mainAfter = mainThreadCpuMs();
     const result: ChildResult = { steps, cpuMs: (cpu.user + cpu.system) / 1000, wallMs };
+    if (mainBefore !== undefined && mainAfter !== undefined) {
+      result.mainThreadCpuMs = mainAfter - mainBefore;
+    }
     process.stdout.write(`${JSON.stringify(result)}\n`);
   } finally {
     await close();

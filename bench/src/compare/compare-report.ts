@@ -21,6 +21,12 @@ export interface CompareRow {
   baseWallUs: number;
   newWallUs: number;
   wallRatio: number;
+  /**
+   * Median share of the CPU spent outside the main thread (V8 compiling and collecting in the
+   * background), both sides; `null` where the children could not tell (not Linux). A large
+   * share means the children time the JIT's warm-up more than the engine.
+   */
+  backgroundShare: number | null;
   regressed: boolean;
 }
 
@@ -51,6 +57,9 @@ export function summarize(workloads: string[], samples: Sample[], threshold: num
       return b ? perStepUs(n, "cpuMs") / perStepUs(b, "cpuMs") : Number.NaN;
     });
     const cpuRatio = newCpuUs / baseCpuUs;
+    const shares = [...base, ...next]
+      .filter((s) => s.mainThreadCpuMs !== undefined)
+      .map((s) => 1 - s.mainThreadCpuMs! / s.cpuMs);
     return {
       workload,
       baseCpuUs,
@@ -60,6 +69,7 @@ export function summarize(workloads: string[], samples: Sample[], threshold: num
       baseWallUs,
       newWallUs,
       wallRatio: newWallUs / baseWallUs,
+      backgroundShare: shares.length > 0 ? median(shares) : null,
       regressed: cpuRatio > threshold,
     };
   });
@@ -69,19 +79,22 @@ export function summarize(workloads: string[], samples: Sample[], threshold: num
 export function renderCompare(rows: CompareRow[], header: CompareHeader): string {
   const us = (value: number) => value.toFixed(1);
   const x = (value: number) => `${value.toFixed(2)}x`;
+  const share = (value: number | null) => (value === null ? "–" : `${Math.round(value * 100)}%`);
   const lines = [
     "# bench:compare",
     "",
     `Base: ${header.base}. New: ${header.next}. ${header.rounds} round(s), base and new interleaved;`,
     `medians over rounds, per node step (HTTP: per request). CPU is the child process's user +`,
-    `system time. Gate: CPU new/base above ${x(header.threshold)} fails.`,
+    `system time, all threads; *other threads* is the median share of it outside the main thread`,
+    `(V8's compiler and GC helpers). Gate: CPU new/base above ${x(header.threshold)} fails.`,
     "",
-    "| workload | CPU µs/step base | CPU µs/step new | CPU new/base | per-round range | wall µs/step base | wall µs/step new | wall new/base | gate |",
-    "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- |",
+    "| workload | CPU µs/step base | CPU µs/step new | CPU new/base | per-round range | other threads | wall µs/step base | wall µs/step new | wall new/base | gate |",
+    "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- |",
     ...rows.map(
       (r) =>
         `| ${r.workload} | ${us(r.baseCpuUs)} | ${us(r.newCpuUs)} | ${x(r.cpuRatio)} | ` +
-        `${r.cpuRatioRange.map((v) => v.toFixed(2)).join("–")} | ${us(r.baseWallUs)} | ` +
+        `${r.cpuRatioRange.map((v) => v.toFixed(2)).join("–")} | ${share(r.backgroundShare)} | ` +
+        `${us(r.baseWallUs)} | ` +
         `${us(r.newWallUs)} | ${x(r.wallRatio)} | ${r.regressed ? "**REGRESSED**" : "ok"} |`,
     ),
     "",

@@ -73,6 +73,26 @@ describe("bench:compare verdict", () => {
     );
   });
 
+  it("gives the share of CPU outside the main thread, when the children could tell", () => {
+    const measured = samples("warm", [
+      [100, 100],
+      [100, 100],
+    ]).map((sample, i) => ({ ...sample, mainThreadCpuMs: sample.cpuMs * (i < 2 ? 0.9 : 0.7) }));
+    const [row] = summarize(["warm"], measured, 1.25);
+    expect(row!.backgroundShare).toBeCloseTo(0.2);
+    const [unknown] = summarize(["any"], samples("any", [[100, 100]]), 1.25);
+    expect(unknown!.backgroundShare).toBeNull();
+    const header = {
+      base: "b",
+      next: "n",
+      rounds: 2,
+      threshold: 1.25,
+      remeasured: { workloads: [], rounds: 4 },
+    };
+    expect(renderCompare([row!], header)).toContain("| 1.00–1.00 | 20% | 100.0 |");
+    expect(renderCompare([unknown!], header)).toContain("| 1.00–1.00 | – | 100.0 |");
+  });
+
   it("passes a ratio exactly at the threshold", () => {
     const [row] = summarize(["edge"], samples("edge", [[100, 125]]), 1.25);
     expect(row!.regressed).toBe(false);

@@ -32,39 +32,39 @@ const CONFIRM_ROUNDS = 4;
 const WORKLOADS: CompareWorkload[] = [
   {
     name: "memory 5x1",
-    spec: { store: "memory", turns: 5, toolsPerTurn: 1, warmup: 20, runs: 200 },
+    spec: { store: "memory", turns: 5, toolsPerTurn: 1, warmupSteps: 8000, runs: 1000 },
   },
   {
     name: "memory 5x4",
-    spec: { store: "memory", turns: 5, toolsPerTurn: 4, warmup: 20, runs: 200 },
+    spec: { store: "memory", turns: 5, toolsPerTurn: 4, warmupSteps: 8000, runs: 1000 },
   },
   {
     name: "memory 50x1",
-    spec: { store: "memory", turns: 50, toolsPerTurn: 1, warmup: 3, runs: 20 },
+    spec: { store: "memory", turns: 50, toolsPerTurn: 1, warmupSteps: 8000, runs: 100 },
   },
   {
     name: "memory 50x4",
-    spec: { store: "memory", turns: 50, toolsPerTurn: 4, warmup: 3, runs: 20 },
+    spec: { store: "memory", turns: 50, toolsPerTurn: 4, warmupSteps: 8000, runs: 100 },
   },
   {
     name: "memory 200x1",
-    spec: { store: "memory", turns: 200, toolsPerTurn: 1, warmup: 1, runs: 6 },
+    spec: { store: "memory", turns: 200, toolsPerTurn: 1, warmupSteps: 8000, runs: 25 },
   },
   {
     name: "memory 200x4",
-    spec: { store: "memory", turns: 200, toolsPerTurn: 4, warmup: 1, runs: 6 },
+    spec: { store: "memory", turns: 200, toolsPerTurn: 4, warmupSteps: 8000, runs: 25 },
   },
   {
     name: "sqlite FULL 50x1",
-    spec: { store: "sqlite", turns: 50, toolsPerTurn: 1, warmup: 1, runs: 5 },
+    spec: { store: "sqlite", turns: 50, toolsPerTurn: 1, warmupSteps: 4000, runs: 30 },
   },
   {
     name: "postgres 50x1",
-    spec: { store: "postgres", turns: 50, toolsPerTurn: 1, warmup: 1, runs: 5 },
+    spec: { store: "postgres", turns: 50, toolsPerTurn: 1, warmupSteps: 3000, runs: 20 },
   },
   {
     name: "http invoke",
-    spec: { store: "http", turns: 1, toolsPerTurn: 0, warmup: 50, runs: 300 },
+    spec: { store: "http", turns: 1, toolsPerTurn: 0, warmupSteps: 3000, runs: 3000 },
   },
 ];
 
@@ -199,6 +199,8 @@ async function main(): Promise<number> {
   });
   process.stdout.write(report);
   writeFileSync(options.out, report);
+  // Every child's totals beside the report, to look at the rounds behind a verdict.
+  writeFileSync(options.out.replace(/\.md$/, "") + ".samples.json", JSON.stringify(samples));
   const failed = rows.filter((row) => row.regressed);
   if (failed.length === 0) return 0;
   process.stderr.write(
