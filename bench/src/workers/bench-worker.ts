@@ -3,8 +3,11 @@
  * (its timings are the library's defaults unless the params set them) on a one-node graph whose
  * node reports `{ type: "node_start", threadId, at: Date.now() }` to the parent when it starts,
  * then sleeps `nodeMs` and answers. Reports `{ type: "ready" }` once connected and migrated;
- * with `paused` it starts taking runs only when the parent sends `{ type: "go" }`. SIGTERM
- * drains and exits 0; losing the parent exits at once.
+ * with `paused` it starts taking runs only when the parent sends `{ type: "go" }`, and
+ * `{ type: "pause" }` stops taking them (it drains its worker and readies a fresh one for the
+ * next "go", then reports `{ type: "paused" }`): a throughput round warms the process up on
+ * runs of its own, then fills the queue while the workers are paused. SIGTERM drains and exits
+ * 0; losing the parent exits at once.
  */
 import { setTimeout as sleep } from "node:timers/promises";
 import { END, Message, StateGraph, jsonLogger } from "@tenxgraph/core";
@@ -40,13 +43,15 @@ const graph = new StateGraph()
   .setEntryPoint("MAIN")
   .compile({ checkpointer, logger });
 const store = new PgRunStore({ postgresDsn: params.dsn });
-const worker = new RunWorker({
-  graph,
-  store,
-  workerId: params.workerId,
-  concurrency: params.concurrency,
-  logger,
-});
+const newWorker = () =>
+  new RunWorker({
+    graph,
+    store,
+    workerId: params.workerId,
+    concurrency: params.concurrency,
+    logger,
+  });
+let worker = newWorker();
 
 // Connected and migrated before "ready", so neither is timed.
 await checkpointer.setup();
@@ -62,6 +67,12 @@ process.once("SIGTERM", () => {
 if (params.paused) {
   process.on("message", (message: { type?: string }) => {
     if (message.type === "go") void worker.start().then(() => send({ type: "started" }));
+    if (message.type === "pause") {
+      void worker.drain().then(() => {
+        worker = newWorker();
+        send({ type: "paused" });
+      });
+    }
   });
 } else {
   await worker.start();

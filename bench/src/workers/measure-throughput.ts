@@ -8,6 +8,7 @@ import {
 import { measureCpuScaling, type CpuScalingRow } from "../floor/cpu-scaling.js";
 import { median } from "../measure/median.js";
 import { withRunsSet, type RunsSet } from "./runs-set.js";
+import type { BenchWorkerProcess } from "./worker-processes.js";
 import type { WorkersPlan } from "./workers-plan.js";
 
 /** One throughput round of one count of worker processes. */
@@ -47,7 +48,7 @@ export async function measureThroughput(
   for (let round = 0; round < plan.throughputRounds; round++) {
     for (const workers of plan.throughputWorkers) {
       const result = await withRunsSet(adminDsn, `tput${workers}`, (set) =>
-        throughputRound(set, workers, plan.throughputRuns, postgresDataDir),
+        throughputRound(set, workers, plan, postgresDataDir),
       );
       console.error(
         `bench workers: ${workers} worker(s), ${plan.throughputRuns} runs in ${result.seconds.toFixed(2)} s: ${result.runsPerSecond.toFixed(1)} runs/s`,
@@ -73,19 +74,25 @@ export async function measureThroughput(
   return { throughput, cpuFloor };
 }
 
+/** Timed runs' threads start with this; warm-up runs' with `warm-`. */
+const TIMED = "tput-";
+
+/**
+ * One round on a fresh database: the worker processes start paused and warm up
+ * ({@link warmUp}); `throughputRuns` one-step runs are POSTed on distinct threads, then the
+ * database clock is read and every worker told to go; the round ends at the last run's end
+ * (`updated_at` of its row, written with its final status).
+ */
 async function throughputRound(
   set: RunsSet,
   workers: number,
-  runs: number,
+  plan: WorkersPlan,
   postgresDataDir: string | undefined,
 ): Promise<ThroughputRound> {
+  const runs = plan.throughputRuns;
   const processes = await set.startWorkers(workers, { nodeMs: 0, paused: true });
-  let next = 0;
-  await Promise.all(
-    Array.from({ length: 8 }, async () => {
-      while (next < runs) await set.postRun(`tput-${next++}`);
-    }),
-  );
+  await warmUp(set, processes, plan.throughputWarmupRuns * workers);
+  await postRuns(set, TIMED, runs);
   const cpu = () => ({
     workers: processes.reduce((sum, p) => sum + (processTicks(p.child.pid!) ?? 0), 0),
     postgres: postgresDataDir ? postgresCpuMs(postgresDataDir) : null,
@@ -106,7 +113,8 @@ async function throughputRound(
       `SELECT count(*) FILTER (WHERE status NOT IN ('pending', 'running')) AS ended,
               count(*) FILTER (WHERE status = 'completed') AS completed,
               extract(epoch FROM max(updated_at)) * 1000 AS last
-         FROM tenxgraph_runs`,
+         FROM tenxgraph_runs WHERE starts_with(thread_id, $1)`,
+      [TIMED],
     );
     const row = rows[0]!;
     if (Number(row.ended) === runs) {
@@ -120,11 +128,15 @@ async function throughputRound(
   }
   const cpuAtEnd = cpu();
   const first = await set.store.pool.query<{ ms: string }>(
-    `SELECT extract(epoch FROM min(created_at)) * 1000 AS ms FROM tenxgraph_run_events
-      WHERE event->>'type' = 'run_attempt'`,
+    `SELECT extract(epoch FROM min(e.created_at)) * 1000 AS ms
+       FROM tenxgraph_run_events e JOIN tenxgraph_runs r USING (run_id)
+      WHERE e.event->>'type' = 'run_attempt' AND starts_with(r.thread_id, $1)`,
+    [TIMED],
   );
   const perWorker = await set.store.pool.query<{ n: string }>(
-    "SELECT count(*) AS n FROM tenxgraph_runs GROUP BY worker_id ORDER BY worker_id",
+    `SELECT count(*) AS n FROM tenxgraph_runs WHERE starts_with(thread_id, $1)
+      GROUP BY worker_id ORDER BY worker_id`,
+    [TIMED],
   );
   const seconds = (lastEnd - goAt) / 1000;
   return {
@@ -143,4 +155,58 @@ async function throughputRound(
           (cpuAtEnd.machine.total - cpuAtGo.machine.total)
         : null,
   };
+}
+
+/** POSTs `count` runs, each on a thread of its own named `prefix` and its number, 8 at a time. */
+async function postRuns(set: RunsSet, prefix: string, count: number): Promise<void> {
+  let next = 0;
+  await Promise.all(
+    Array.from({ length: 8 }, async () => {
+      while (next < count) await set.postRun(`${prefix}${next++}`);
+    }),
+  );
+}
+
+/**
+ * Runs `count` one-step runs through the paused `processes`, untimed, then pauses them again:
+ * the round then times warm processes, as a deployment's long-lived workers are. Each worker
+ * takes what it can, as in the timed part; the spread is printed.
+ */
+async function warmUp(set: RunsSet, processes: BenchWorkerProcess[], count: number): Promise<void> {
+  await postRuns(set, "warm-", count);
+  for (const worker of processes) worker.send({ type: "go" });
+  const giveUp = Date.now() + 10 * 60_000;
+  for (;;) {
+    await sleep(50);
+    const { rows } = await set.store.pool.query<{ open: string; completed: string }>(
+      `SELECT count(*) FILTER (WHERE status IN ('pending', 'running')) AS open,
+              count(*) FILTER (WHERE status = 'completed') AS completed
+         FROM tenxgraph_runs WHERE starts_with(thread_id, 'warm-')`,
+    );
+    const { open, completed } = rows[0]!;
+    if (Number(open) === 0) {
+      if (Number(completed) !== count)
+        throw new Error(`throughput warm-up: ${completed} of ${count} runs completed`);
+      break;
+    }
+    if (Date.now() > giveUp)
+      throw new Error(`throughput warm-up: ${open} of ${count} runs still open after 10 min`);
+  }
+  const paused = new Set<BenchWorkerProcess>();
+  await new Promise<void>((resolve) => {
+    const stop = set.onMessage((message, from) => {
+      if (message.type !== "paused") return;
+      paused.add(from);
+      if (paused.size === processes.length) {
+        stop();
+        resolve();
+      }
+    });
+    for (const worker of processes) worker.send({ type: "pause" });
+  });
+  const { rows } = await set.store.pool.query<{ n: string }>(
+    `SELECT count(*) AS n FROM tenxgraph_runs WHERE starts_with(thread_id, 'warm-')
+      GROUP BY worker_id ORDER BY worker_id`,
+  );
+  console.error(`bench workers: warm-up runs per worker ${rows.map((r) => r.n).join(" / ")}`);
 }

@@ -219,12 +219,6 @@ async function measureLatency(set: RunsSet, plan: WorkersPlan): Promise<QueueLat
   return { samples: plan.latencySamples, ms: p50p99(latency), postMs: p50p99(post) };
 }
 
-/**
- * For each worker count, rounds taking turns (1, 4, 1, 4, …), each on a fresh database: the
- * worker processes start paused, `throughputRuns` one-step runs are POSTed on distinct threads,
- * then the database clock is read and every worker told to go; the round ends at the last run's
- * end (`updated_at` of its row, written with its final status).
- */
 async function serverVersion(dsn: string): Promise<string> {
   const client = new pg.Client({ connectionString: dsn });
   await client.connect();

@@ -7,6 +7,11 @@ export interface WorkersPlan {
   latencySamples: number;
   /** Runs queued up front per throughput round. */
   throughputRuns: number;
+  /**
+   * Warm-up runs per worker process before each throughput round, untimed: a worker is a
+   * long-lived process, and a cold one spends its first runs compiling (see bench/README.md).
+   */
+  throughputWarmupRuns: number;
   /** Rounds per worker count, the counts taking turns; the median is reported. */
   throughputRounds: number;
   throughputWorkers: number[];
@@ -22,6 +27,7 @@ export function workersPlan(quick: boolean): WorkersPlan {
     latencyWarmup: quick ? 2 : 5,
     latencySamples: quick ? 10 : 50,
     throughputRuns: quick ? 40 : 200,
+    throughputWarmupRuns: quick ? 40 : 150,
     throughputRounds: quick ? 1 : 3,
     throughputWorkers: [1, 4],
     cpuFloorUnits: quick ? 100 : 400,
