@@ -89,7 +89,16 @@ export class RunDb {
  * its jobs one at a time, in order, which is "one active run per thread" for `enqueue` (and
  * keeps a taken-over run ahead of the runs queued behind it).
  */
-const QUEUE_PREFIX = "tenxgraph:thread:";
+export const QUEUE_PREFIX = "tenxgraph:thread:";
+
+/**
+ * The advisory lock (a key, in SQL) between queueing a run's job and collecting the threads'
+ * idle queues (`collectIdleQueues`): every job is queued holding it shared, and a collection
+ * runs only while no one holds it. graphile-worker's `add_job` makes the queue row in one
+ * statement and points the job at it in the next; a queue deleted between the two would leave
+ * the job outside its thread's queue, free to run beside the thread's other runs.
+ */
+export const QUEUE_COLLECTION_LOCK = "hashtextextended('tenxgraph_runs:queue_collection', 0)";
 
 /**
  * The run's job, keyed by the run so it is queued once: a job still waiting is replaced, and
@@ -125,10 +134,12 @@ export interface RunJobPayload {
  * other work.
  */
 export function addJobCall(runId: string, threadId: string, runAt: string, flags = "NULL"): string {
-  return `graphile_worker.add_job('${RUN_TASK}',
+  // The lock is taken in a subquery the call reads from, so it is held before add_job starts.
+  return `(SELECT graphile_worker.add_job('${RUN_TASK}',
     json_build_object('runId', ${runId}::text, 'threadId', ${threadId}::text),
     queue_name := '${QUEUE_PREFIX}' || ${threadId}::text, max_attempts := 1000,
-    job_key := 'tenxgraph_run:' || ${runId}, run_at := ${runAt}, flags := ${flags}::text[])`;
+    job_key := 'tenxgraph_run:' || ${runId}, run_at := ${runAt}, flags := ${flags}::text[])
+    FROM (SELECT pg_advisory_xact_lock_shared(${QUEUE_COLLECTION_LOCK})) AS queue_collection_lock)`;
 }
 
 /**

@@ -26,6 +26,7 @@ import {
   type RunDbOptions,
   type RunRow,
 } from "./run-db.js";
+import { collectIdleQueues } from "./run-queue-collection.js";
 import { anythingStale, sweepStaleRuns } from "./run-sweep.js";
 
 export { RUN_EVENTS_CHANNEL, RUN_TASK } from "./run-db.js";
@@ -307,6 +308,15 @@ export class PgRunStore {
     });
     if (!stale) return [];
     return this.#db.transaction("sweepStale", (client) => sweepStaleRuns(client, staleAfterMs));
+  }
+
+  /**
+   * Deletes the threads' idle graphile-worker queues (see `collectIdleQueues`); `null` when a
+   * job was being queued at that moment, and the collection was left to the next one.
+   */
+  async collectIdleQueues(): Promise<number | null> {
+    await this.setup();
+    return this.#db.transaction("collectIdleQueues", collectIdleQueues);
   }
 
   /**

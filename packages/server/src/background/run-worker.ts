@@ -15,6 +15,14 @@ import type { RunJobPayload } from "./run-db.js";
 import type { RunRecord } from "./run-record.js";
 import type { CheckpointRead, ThreadCheckpoint } from "@tenxgraph/core/storage";
 import { fireTimer, queueTimer, TIMER_TASK } from "./run-timers.js";
+import { checkTimings } from "./run-worker-settings.js";
+
+/**
+ * Every this many heartbeats (5 s by default) a worker deletes the threads' idle queues: each
+ * job pick-up locks every idle queue, so between two collections a pick-up's cost grows with
+ * the runs that ended (see `collectIdleQueues`).
+ */
+const QUEUE_COLLECTION_BEATS = 5;
 
 /** The end of a run naming a graph this worker does not serve: it fails, writing nothing. */
 function unknownGraph(graphId: string): AttemptEnd {
@@ -87,6 +95,7 @@ export class RunWorker {
   #beat: { startedAt: number } | null = null;
   #lastBeatOkAt = Date.now();
   #draining = false;
+  #beatsSinceCollection = 0;
   /** The flag of the jobs this worker's graph declined, which it skips (`forbiddenFlags`). */
   readonly #declinedFlag: string;
 
@@ -300,6 +309,14 @@ export class RunWorker {
     } catch (error) {
       this.#logger.warn({ err: error }, "Sweep for dead workers' runs failed");
     }
+    if (++this.#beatsSinceCollection < QUEUE_COLLECTION_BEATS) return;
+    this.#beatsSinceCollection = 0;
+    try {
+      const collected = await this.#store.collectIdleQueues();
+      this.#logger.debug({ queues: collected }, "Collected the idle queues of threads");
+    } catch (error) {
+      this.#logger.warn({ err: error }, "Collecting the idle queues of threads failed");
+    }
   }
 
   #abandonAll(why: string): void {
@@ -321,31 +338,6 @@ export class RunWorker {
   #stopTimer(): void {
     if (this.#timer) clearInterval(this.#timer);
     this.#timer = null;
-  }
-}
-
-/** The least each setting may be: 0 for the event batch (every event written at once). */
-const LEAST_SETTING = {
-  concurrency: 1,
-  heartbeatMs: 1,
-  staleAfterMs: 1,
-  pollIntervalMs: 1,
-  eventBatchMs: 0,
-} as const;
-
-function checkTimings(options: Record<keyof typeof LEAST_SETTING, number>): void {
-  for (const [name, least] of Object.entries(LEAST_SETTING)) {
-    const value = options[name as keyof typeof LEAST_SETTING];
-    if (!Number.isInteger(value) || value < least) {
-      const what = least === 0 ? "a whole number of ms" : "a positive integer";
-      throw new TypeError(`RunWorker: ${name} must be ${what}, got ${String(value)}`);
-    }
-  }
-  if (options.staleAfterMs < 2 * options.heartbeatMs) {
-    throw new TypeError(
-      `RunWorker: staleAfterMs (${options.staleAfterMs}) must be at least twice heartbeatMs ` +
-        `(${options.heartbeatMs}), or one late beat hands a live run to another worker`,
-    );
   }
 }
 

@@ -1,0 +1,161 @@
+/**
+ * The threads' idle graphile-worker queues are deleted, on a real PostgreSQL: each job
+ * pick-up locks every idle queue, so a queue left for every thread that ever had a run makes
+ * every pick-up slower. A queue with a job stays; a collection never runs while a job is being
+ * queued, and a job queued during one waits for it, so no job is left outside its thread's
+ * queue.
+ */
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import pg from "pg";
+import { END, Message, StateGraph, silentLogger } from "@tenxgraph/core";
+import { RunWorker } from "@tenxgraph/server";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { dropStore, freshStore } from "../../support/fresh-store.js";
+import { openStore } from "../../support/store-spec.js";
+import { caller, userMessage } from "../support/http.js";
+import { startRunsApi, type RunsApi } from "../support/runs-api.js";
+import { until } from "../../support/until.js";
+
+/** The collection's advisory lock, as the server takes it. */
+const COLLECTION_LOCK = "hashtextextended('tenxgraph_runs:queue_collection', 0)";
+
+describe("idle queue collection", () => {
+  const dir = mkdtempSync(join(tmpdir(), "tenxgraph-queue-collection-"));
+  const spec = freshStore("postgres", "queue_collection", dir);
+  const checkpointer = openStore(spec);
+  const graph = new StateGraph()
+    .addNode("MAIN", () => Message.assistant("ok"))
+    .addEdge("MAIN", END)
+    .setEntryPoint("MAIN")
+    .compile({ checkpointer, logger: silentLogger });
+  let api: RunsApi;
+  let db: pg.Pool;
+  let call: ReturnType<typeof caller>;
+
+  beforeAll(async () => {
+    // No worker of the API's own: each case starts one when it wants runs taken.
+    api = await startRunsApi(graph, "queue_collection", { worker: false });
+    db = new pg.Pool({ connectionString: api.dsn, max: 2 });
+    call = caller(api.server.url);
+  }, 60_000);
+
+  afterAll(async () => {
+    await db?.end();
+    await api?.close();
+    await checkpointer.close();
+    await dropStore(spec);
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  async function postRun(threadId: string): Promise<string> {
+    const posted = await call("POST", `/v1/threads/${threadId}/runs`, {
+      messages: [userMessage("hi")],
+    });
+    expect(posted.status).toBe(202);
+    return posted.body.data.run_id as string;
+  }
+
+  /** The queue rows named for these threads (or other names, given whole), by name. */
+  async function queues(...names: string[]): Promise<string[]> {
+    const { rows } = await db.query<{ queue_name: string }>(
+      `SELECT queue_name FROM graphile_worker._private_job_queues
+        WHERE queue_name = ANY($1::text[]) ORDER BY queue_name`,
+      [names.map((n) => (n.includes(":") ? n : `tenxgraph:thread:${n}`))],
+    );
+    return rows.map((r) => r.queue_name);
+  }
+
+  /** The queue the run's job is in, by name; null for a job in no queue. */
+  async function queueOfJob(runId: string): Promise<string | null> {
+    const { rows } = await db.query<{ queue_name: string | null }>(
+      `SELECT q.queue_name FROM graphile_worker._private_jobs j
+         LEFT JOIN graphile_worker._private_job_queues q ON q.id = j.job_queue_id
+        WHERE j.key = 'tenxgraph_run:' || $1`,
+      [runId],
+    );
+    expect(rows).toHaveLength(1);
+    return rows[0]!.queue_name;
+  }
+
+  async function withWorker<T>(work: () => Promise<T>): Promise<T> {
+    const worker = new RunWorker({
+      graph,
+      store: api.store,
+      heartbeatMs: 200,
+      staleAfterMs: 1000,
+      pollIntervalMs: 100,
+      logger: silentLogger,
+    });
+    await worker.start();
+    try {
+      return await work();
+    } finally {
+      await worker.drain();
+    }
+  }
+
+  async function joinRun(threadId: string, runId: string): Promise<string> {
+    const joined = await call("GET", `/v1/threads/${threadId}/runs/${runId}/join`);
+    return joined.body.data.status as string;
+  }
+
+  it("keeps a queue with a job; a worker deletes the queues of threads whose runs ended", async () => {
+    const first = await postRun("qc-1");
+    const second = await postRun("qc-2");
+    expect(await api.store.collectIdleQueues()).toBe(0);
+    expect(await queues("qc-1", "qc-2")).toHaveLength(2);
+
+    await withWorker(async () => {
+      expect(await joinRun("qc-1", first)).toBe("completed");
+      expect(await joinRun("qc-2", second)).toBe("completed");
+      // Every 5 heartbeats: 1 s here.
+      await until(async () => (await queues("qc-1", "qc-2")).length === 0, "the queues deleted");
+    });
+
+    // A thread whose queue was deleted gets a new one with its next run, which runs in it.
+    const again = await postRun("qc-1");
+    expect(await queueOfJob(again)).toBe("tenxgraph:thread:qc-1");
+    expect(await withWorker(() => joinRun("qc-1", again))).toBe("completed");
+  });
+
+  it("is skipped while a job is being queued, and deletes only the threads' queues", async () => {
+    await api.store.collectIdleQueues(); // what earlier cases left
+    await db.query(
+      `INSERT INTO graphile_worker._private_job_queues (queue_name)
+       VALUES ('tenxgraph:thread:qc-idle'), ('another-app:queue')`,
+    );
+    const queueing = await db.connect();
+    try {
+      await queueing.query("BEGIN");
+      await queueing.query(`SELECT pg_advisory_xact_lock_shared(${COLLECTION_LOCK})`);
+      expect(await api.store.collectIdleQueues()).toBeNull();
+      expect(await queues("qc-idle")).toEqual(["tenxgraph:thread:qc-idle"]);
+    } finally {
+      await queueing.query("ROLLBACK");
+      queueing.release();
+    }
+    expect(await api.store.collectIdleQueues()).toBe(1);
+    expect(await queues("qc-idle", "another-app:queue")).toEqual(["another-app:queue"]);
+  });
+
+  it("makes a job queued during a collection wait for it, and puts the job in its thread's queue", async () => {
+    const collecting = await db.connect();
+    let posted!: Promise<string>;
+    try {
+      await collecting.query("BEGIN");
+      await collecting.query(`SELECT pg_advisory_xact_lock(${COLLECTION_LOCK})`);
+      let settled = false;
+      posted = postRun("qc-3").finally(() => (settled = true));
+      await new Promise((resolve) => setTimeout(resolve, 500));
+      expect(settled).toBe(false);
+    } finally {
+      await collecting.query("ROLLBACK");
+      collecting.release();
+    }
+    const runId = await posted;
+    expect(await queueOfJob(runId)).toBe("tenxgraph:thread:qc-3");
+    expect(await withWorker(() => joinRun("qc-3", runId))).toBe("completed");
+  });
+});
