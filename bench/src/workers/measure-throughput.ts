@@ -158,7 +158,7 @@ async function throughputRound(
 }
 
 /** POSTs `count` runs, each on a thread of its own named `prefix` and its number, 8 at a time. */
-async function postRuns(set: RunsSet, prefix: string, count: number): Promise<void> {
+export async function postRuns(set: RunsSet, prefix: string, count: number): Promise<void> {
   let next = 0;
   await Promise.all(
     Array.from({ length: 8 }, async () => {
@@ -172,7 +172,7 @@ async function postRuns(set: RunsSet, prefix: string, count: number): Promise<vo
  * the round then times warm processes, as a deployment's long-lived workers are. Each worker
  * takes what it can, as in the timed part; the spread is printed.
  */
-async function warmUp(set: RunsSet, processes: BenchWorkerProcess[], count: number): Promise<void> {
+export async function warmUp(set: RunsSet, processes: BenchWorkerProcess[], count: number): Promise<void> {
   await postRuns(set, "warm-", count);
   for (const worker of processes) worker.send({ type: "go" });
   const giveUp = Date.now() + 10 * 60_000;

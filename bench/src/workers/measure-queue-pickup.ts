@@ -1,0 +1,96 @@
+/**
+ * `npm run bench:workers:queues --workspace bench`: what the queue table costs each job
+ * pick-up. graphile-worker's `get_job` locks every queue row that no job holds, and each
+ * thread has a queue, so its cost follows the queue table: one warm worker process runs
+ * one-step runs queued up front on distinct threads, with the table as a new deployment has
+ * it, with 10,000 idle queues that earlier threads left (as every deployment kept them before
+ * workers collected them), the same after a collection, and with a backlog of 1,000 runs
+ * waiting instead of 150 (a queue per thread with a run waiting, which no collection can
+ * remove). Runs per second and PostgreSQL's CPU per run, medians over the rounds. A worker
+ * collects idle queues every 5 heartbeats (5 s): a round that lasts longer than that with
+ * 10,000 idle queues has them collected part of the way (its seconds are printed).
+ */
+import { setTimeout as sleep } from "node:timers/promises";
+import { PostgresServer } from "@tenxgraph/test-servers";
+import { postgresCpuMs } from "../accounting/cpu-sampler.js";
+import { median } from "../measure/median.js";
+import { postRuns, warmUp } from "./measure-throughput.js";
+import { withRunsSet } from "./runs-set.js";
+
+interface Scenario {
+  name: string;
+  idleQueues: number;
+  collectFirst: boolean;
+  runs: number;
+}
+
+const SCENARIOS: Scenario[] = [
+  { name: "a new deployment", idleQueues: 0, collectFirst: false, runs: 150 },
+  { name: "10,000 idle queues", idleQueues: 10_000, collectFirst: false, runs: 150 },
+  {
+    name: "10,000 idle queues, collected first",
+    idleQueues: 10_000,
+    collectFirst: true,
+    runs: 150,
+  },
+  { name: "a backlog of 1,000 runs", idleQueues: 0, collectFirst: false, runs: 1000 },
+];
+const ROUNDS = 3;
+const WARMUP_RUNS = 150;
+
+const server = await PostgresServer.start({ name: "bench-queue-pickup", fsync: true });
+const results = new Map<
+  string,
+  { runsPerSecond: number; postgresMsPerRun: number; seconds: number }[]
+>();
+try {
+  for (let round = 0; round < ROUNDS; round++) {
+    for (const scenario of SCENARIOS) {
+      const result = await withRunsSet(server.dsn, "pickup", async (set) => {
+        const processes = await set.startWorkers(1, { nodeMs: 0, paused: true });
+        await warmUp(set, processes, WARMUP_RUNS);
+        await set.store.collectIdleQueues(); // the warm-up's own
+        await set.store.pool.query(
+          `INSERT INTO graphile_worker._private_job_queues (queue_name)
+           SELECT 'tenxgraph:thread:earlier-' || n FROM generate_series(1, $1::int) AS n`,
+          [scenario.idleQueues],
+        );
+        if (scenario.collectFirst) await set.store.collectIdleQueues();
+        await postRuns(set, "pick-", scenario.runs);
+        const cpuAtGo = postgresCpuMs(server.dataDir)!;
+        const goAt = Date.now();
+        for (const worker of processes) worker.send({ type: "go" });
+        for (;;) {
+          await sleep(20);
+          const { rows } = await set.store.pool.query<{ open: string }>(
+            `SELECT count(*) AS open FROM tenxgraph_runs
+              WHERE starts_with(thread_id, 'pick-') AND status IN ('pending', 'running')`,
+          );
+          if (rows[0]!.open === "0") break;
+        }
+        const seconds = (Date.now() - goAt) / 1000;
+        return {
+          seconds,
+          runsPerSecond: scenario.runs / seconds,
+          postgresMsPerRun: (postgresCpuMs(server.dataDir)! - cpuAtGo) / scenario.runs,
+        };
+      });
+      results.set(scenario.name, [...(results.get(scenario.name) ?? []), result]);
+    }
+  }
+} finally {
+  await server.stop();
+}
+
+console.log(
+  `\nOne warm worker, runs queued up front on distinct threads (${ROUNDS} rounds, medians):\n`,
+);
+console.log("| queue table | runs | runs/s | PostgreSQL CPU ms/run | seconds each round |");
+console.log("|---|---|---|---|---|");
+for (const scenario of SCENARIOS) {
+  const rounds = results.get(scenario.name)!;
+  console.log(
+    `| ${scenario.name} | ${scenario.runs} | ${median(rounds.map((r) => r.runsPerSecond)).toFixed(1)} | ` +
+      `${median(rounds.map((r) => r.postgresMsPerRun)).toFixed(2)} | ${rounds.map((r) => r.seconds.toFixed(1)).join(", ")} |`,
+  );
+}
