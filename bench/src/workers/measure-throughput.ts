@@ -172,7 +172,11 @@ export async function postRuns(set: RunsSet, prefix: string, count: number): Pro
  * the round then times warm processes, as a deployment's long-lived workers are. Each worker
  * takes what it can, as in the timed part; the spread is printed.
  */
-export async function warmUp(set: RunsSet, processes: BenchWorkerProcess[], count: number): Promise<void> {
+export async function warmUp(
+  set: RunsSet,
+  processes: BenchWorkerProcess[],
+  count: number,
+): Promise<void> {
   await postRuns(set, "warm-", count);
   for (const worker of processes) worker.send({ type: "go" });
   const giveUp = Date.now() + 10 * 60_000;
