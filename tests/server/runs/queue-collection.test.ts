@@ -10,12 +10,11 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import pg from "pg";
 import { END, Message, StateGraph, silentLogger } from "@tenxgraph/core";
-import { RunWorker } from "@tenxgraph/server";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { dropStore, freshStore } from "../../support/fresh-store.js";
 import { openStore } from "../../support/store-spec.js";
 import { caller, userMessage } from "../support/http.js";
-import { startRunsApi, type RunsApi } from "../support/runs-api.js";
+import { startRunsApi, withTestWorker, type RunsApi } from "../support/runs-api.js";
 import { until } from "../../support/until.js";
 
 /** The collection's advisory lock, as the server takes it. */
@@ -79,22 +78,8 @@ describe("idle queue collection", () => {
     return rows[0]!.queue_name;
   }
 
-  async function withWorker<T>(work: () => Promise<T>): Promise<T> {
-    const worker = new RunWorker({
-      graph,
-      store: api.store,
-      heartbeatMs: 200,
-      staleAfterMs: 1000,
-      pollIntervalMs: 100,
-      logger: silentLogger,
-    });
-    await worker.start();
-    try {
-      return await work();
-    } finally {
-      await worker.drain();
-    }
-  }
+  const withWorker = <T>(work: () => Promise<T>): Promise<T> =>
+    withTestWorker(graph, api.store, work);
 
   async function joinRun(threadId: string, runId: string): Promise<string> {
     const joined = await call("GET", `/v1/threads/${threadId}/runs/${runId}/join`);

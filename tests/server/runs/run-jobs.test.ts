@@ -9,12 +9,11 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import pg from "pg";
 import { END, Message, StateGraph, silentLogger } from "@tenxgraph/core";
-import { RunWorker } from "@tenxgraph/server";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { dropStore, freshStore } from "../../support/fresh-store.js";
 import { openStore } from "../../support/store-spec.js";
 import { caller, userMessage } from "../support/http.js";
-import { startRunsApi, type RunsApi } from "../support/runs-api.js";
+import { startRunsApi, withTestWorker, type RunsApi } from "../support/runs-api.js";
 import { until } from "../../support/until.js";
 import { readRunStream } from "./run-stream-client.js";
 
@@ -61,23 +60,8 @@ describe("background run jobs", () => {
     return rows[0]!.payload;
   }
 
-  async function withWorker<T>(work: () => Promise<T>, eventBatchMs?: number): Promise<T> {
-    const worker = new RunWorker({
-      graph,
-      store: api.store,
-      heartbeatMs: 200,
-      staleAfterMs: 1000,
-      pollIntervalMs: 100,
-      eventBatchMs,
-      logger: silentLogger,
-    });
-    await worker.start();
-    try {
-      return await work();
-    } finally {
-      await worker.drain();
-    }
-  }
+  const withWorker = <T>(work: () => Promise<T>, eventBatchMs?: number): Promise<T> =>
+    withTestWorker(graph, api.store, work, { eventBatchMs });
 
   it("queues a job naming the run and its thread; a job naming only the run still runs", async () => {
     const posted = await call("POST", "/v1/threads/jobs-1/runs", {

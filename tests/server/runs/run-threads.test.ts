@@ -6,13 +6,13 @@
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { silentLogger, type BaseState, type CompiledGraph } from "@tenxgraph/core";
-import { RunWorker, serve, type RunRecord, type RunningServer } from "@tenxgraph/server";
+import { silentLogger } from "@tenxgraph/core";
+import { serve, type RunRecord, type RunWorker, type RunningServer } from "@tenxgraph/server";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { dropStore, freshStore } from "../../support/fresh-store.js";
 import { openStore } from "../../support/store-spec.js";
 import { caller, TEST_JWT_SECRET, tokenFor, userMessage } from "../support/http.js";
-import { startRunsApi, type RunsApi } from "../support/runs-api.js";
+import { startRunsApi, testWorker, type RunsApi } from "../support/runs-api.js";
 import { buildTestGraph } from "../support/test-graph.js";
 import { until } from "../../support/until.js";
 
@@ -62,14 +62,7 @@ describe("background runs and their threads", () => {
 
   async function startWorker(): Promise<RunWorker> {
     if (worker) return worker;
-    worker = new RunWorker({
-      graph: graph as unknown as CompiledGraph<BaseState>,
-      store: api.store,
-      heartbeatMs: 200,
-      staleAfterMs: 1000,
-      pollIntervalMs: 100,
-      logger: silentLogger,
-    });
+    worker = testWorker(graph, api.store);
     await worker.start();
     return worker;
   }

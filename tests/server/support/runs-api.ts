@@ -22,6 +22,41 @@ export interface RunsApi {
   close(): Promise<void>;
 }
 
+/** A worker on `graph` with the tests' timings (a heartbeat every 200 ms), not started. */
+export function testWorker(
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any
+  graph: CompiledGraph<any>,
+  store: PgRunStore,
+  options: Partial<RunWorkerOptions> = {},
+): RunWorker {
+  return new RunWorker({
+    graph: graph as CompiledGraph<BaseState>,
+    store,
+    heartbeatMs: 200,
+    staleAfterMs: 1000,
+    pollIntervalMs: 100,
+    logger: silentLogger,
+    ...options,
+  });
+}
+
+/** `work` with a {@link testWorker} taking runs, drained after. */
+export async function withTestWorker<T>(
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any
+  graph: CompiledGraph<any>,
+  store: PgRunStore,
+  work: () => Promise<T>,
+  options: Partial<RunWorkerOptions> = {},
+): Promise<T> {
+  const worker = testWorker(graph, store, options);
+  await worker.start();
+  try {
+    return await work();
+  } finally {
+    await worker.drain();
+  }
+}
+
 /**
  * `serve()` with background runs on a fresh database named after `name` (so tests never share
  * graphile-worker's queue), and an in-process worker with test timings unless `worker` is
@@ -37,18 +72,7 @@ export async function startRunsApi(
   const store = new PgRunStore({ postgresDsn: dsn });
   await store.setup();
   const follower = new RunEventFollower(dsn);
-  const worker =
-    options.worker === false
-      ? null
-      : new RunWorker({
-          graph: graph as CompiledGraph<BaseState>,
-          store,
-          heartbeatMs: 200,
-          staleAfterMs: 1000,
-          pollIntervalMs: 100,
-          logger: silentLogger,
-          ...options.worker,
-        });
+  const worker = options.worker === false ? null : testWorker(graph, store, options.worker);
   await worker?.start();
   const server = await serve({ graph, port: 0, logger: silentLogger, runs: { store, follower } });
   return {
