@@ -2,7 +2,7 @@ import type pg from "pg";
 import { QUEUE_COLLECTION_LOCK, QUEUE_PREFIX } from "./run-db.js";
 
 /** The most idle queues one collection deletes, so that its transaction stays short. */
-export const QUEUE_COLLECTION_BATCH = 10_000;
+const QUEUE_COLLECTION_BATCH = 10_000;
 
 /**
  * Deletes the idle queues of threads (in the caller's transaction): the queue rows with no job
