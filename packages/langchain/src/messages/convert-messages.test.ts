@@ -108,6 +108,23 @@ describe("messages between tenxgraph and LangChain", () => {
     expect(fromLangChain(JSON.parse(JSON.stringify(lc)))).toEqual(message);
   });
 
+  it("keeps arguments with an lc key through LangChain's JSON, which escapes them", () => {
+    // fast-check's counterexample: LangChain's JSON wraps { lc: ... } as { __lc_escaped__: ... }.
+    const message: Message = {
+      id: "m1",
+      role: "assistant",
+      content: [],
+      createdAt: "2026-12-07T12:00:00.000Z",
+      toolCalls: [
+        { id: "c1", name: "tag", arguments: '{" ":{"lc":""}}' },
+        { id: "c2", name: "tag", arguments: '{"a":[{"__lc_escaped__":1}],"lc":2}' },
+      ],
+    };
+    const json = JSON.parse(JSON.stringify(toLangChain(message)));
+    expect(json.kwargs.tool_calls[0].args).toEqual({ " ": { __lc_escaped__: { lc: "" } } });
+    expect(fromLangChain(json)).toEqual(message);
+  });
+
   it("makes each role LangChain's class, with tool calls, ids and usage where LangChain keeps them", () => {
     const call = { id: "c1", name: "charge", arguments: '{"order":"5"}' };
     const ai = toLangChain({

@@ -68,9 +68,26 @@ function serialized(message: unknown): unknown {
   if (BaseMessage.isInstance(message)) return fieldsOf(message);
   if (isConstructorJson(message)) {
     const className = message.id.at(-1) ?? "";
-    return { ...message.kwargs, type: TYPE_OF_CLASS[className] ?? className };
+    const kwargs = unescaped(message.kwargs) as Record<string, unknown>;
+    return { ...kwargs, type: TYPE_OF_CLASS[className] ?? className };
   }
   return message;
+}
+
+const LC_ESCAPED = "__lc_escaped__";
+
+/**
+ * LangChain's JSON wraps a plain object that has an `lc` key (a call's arguments, say) as
+ * `{ __lc_escaped__: object }`, so it cannot pass for a serialized class; its `load()` unwraps
+ * it, and so must we, or the wrapper would become part of the user's data.
+ */
+function unescaped(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(unescaped);
+  if (typeof value !== "object" || value === null) return value;
+  const record = value as Record<string, unknown>;
+  const keys = Object.keys(record);
+  if (keys.length === 1 && keys[0] === LC_ESCAPED) return record[LC_ESCAPED];
+  return Object.fromEntries(keys.map((key) => [key, unescaped(record[key])]));
 }
 
 const TYPE_OF_CLASS: Record<string, LcMessage["type"]> = {
