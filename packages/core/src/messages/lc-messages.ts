@@ -106,7 +106,8 @@ export function toLcMessage(message: Message): LcMessage {
       .map((c): [string, unknown] => [c.id, c.providerMetadata]);
     if (providers.length > 0) extra.provider_metadata = providers;
     const raw = parsed.filter(
-      (p) => p.args !== null && JSON.stringify(p.args) !== p.call.arguments,
+      (p) =>
+        p.args !== null && (JSON.stringify(p.args) !== p.call.arguments || holdsProtoKey(p.args)),
     );
     if (raw.length > 0)
       extra.raw_arguments = raw.map((p): [string, string] => [p.call.id, p.call.arguments]);
@@ -155,6 +156,16 @@ function lcContent(content: Message["content"]): LcMessage["content"] {
       ...(block.filename ? { metadata: { filename: block.filename } } : {}),
     };
   });
+}
+
+/**
+ * Whether an object holds a key named `__proto__` at any depth: LangChain's JSON copies objects
+ * by assignment, which drops that key, so such arguments need their raw text to come back.
+ */
+function holdsProtoKey(value: unknown): boolean {
+  if (typeof value !== "object" || value === null) return false;
+  if (Object.prototype.hasOwnProperty.call(value, "__proto__")) return true;
+  return Object.values(value).some(holdsProtoKey);
 }
 
 /** The arguments as an object, or `null` when the model's text is not a JSON object. */

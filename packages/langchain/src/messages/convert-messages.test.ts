@@ -108,7 +108,7 @@ describe("messages between tenxgraph and LangChain", () => {
     expect(fromLangChain(JSON.parse(JSON.stringify(lc)))).toEqual(message);
   });
 
-  it("keeps arguments with an lc key through LangChain's JSON, which escapes them", () => {
+  it("keeps arguments with an lc or __proto__ key through LangChain's JSON", () => {
     // fast-check's counterexample: LangChain's JSON wraps { lc: ... } as { __lc_escaped__: ... }.
     const message: Message = {
       id: "m1",
@@ -118,6 +118,9 @@ describe("messages between tenxgraph and LangChain", () => {
       toolCalls: [
         { id: "c1", name: "tag", arguments: '{" ":{"lc":""}}' },
         { id: "c2", name: "tag", arguments: '{"a":[{"__lc_escaped__":1}],"lc":2}' },
+        // LangChain's JSON copies by assignment, which drops a __proto__ key (fast-check's too).
+        { id: "c3", name: "tag", arguments: '{"__proto__":0}' },
+        { id: "c4", name: "tag", arguments: '{"a":[{"__proto__":{"b":1}}]}' },
       ],
     };
     const json = JSON.parse(JSON.stringify(toLangChain(message)));
