@@ -27,7 +27,7 @@ import {
   type RunRow,
 } from "./run-db.js";
 import { collectIdleQueues } from "./run-queue-collection.js";
-import { anythingStale, sweepStaleRuns } from "./run-sweep.js";
+import { anythingStale, sweepStaleRuns, type SweepResult } from "./run-sweep.js";
 
 export { RUN_EVENTS_CHANNEL, RUN_TASK } from "./run-db.js";
 export { RunEndedError, ThreadBusyError } from "./run-errors.js";
@@ -298,15 +298,16 @@ export class PgRunStore {
   /**
    * Hands the runs of workers whose heartbeat is older than `staleAfterMs` back to the queue:
    * each becomes `pending` again, the dead worker's graphile-worker locks are released, and the
-   * run's job is queued anew (which wakes an idle worker through LISTEN/NOTIFY). One
+   * run's job is queued anew (which wakes an idle worker through LISTEN/NOTIFY); and unlocks
+   * the threads' queues a run's end left locked (see `STRANDED_QUEUES` in run-sweep.ts). One
    * transaction, so any worker may sweep and a run is handed back once.
    */
-  async sweepStale(staleAfterMs: number): Promise<string[]> {
+  async sweepStale(staleAfterMs: number): Promise<SweepResult> {
     await this.setup();
     const stale = await anythingStale(this.#db.pool, staleAfterMs).catch((error: unknown) => {
       throw hostDatabaseError("sweepStale", this.#db.pool, error);
     });
-    if (!stale) return [];
+    if (!stale) return { runs: [], queues: [] };
     return this.#db.transaction("sweepStale", (client) => sweepStaleRuns(client, staleAfterMs));
   }
 

@@ -302,9 +302,12 @@ export class RunWorker {
     }
     if (this.#draining) return;
     try {
-      const handedBack = await this.#store.sweepStale(this.#options.staleAfterMs);
-      if (handedBack.length > 0) {
-        this.#logger.warn({ runs: handedBack }, "Handed runs of a dead worker back to the queue");
+      const { runs, queues } = await this.#store.sweepStale(this.#options.staleAfterMs);
+      if (runs.length > 0) {
+        this.#logger.warn({ runs }, "Handed runs of a dead worker back to the queue");
+      }
+      if (queues.length > 0) {
+        this.#logger.warn({ queues }, "Unlocked thread queues left locked by an ended run");
       }
     } catch (error) {
       this.#logger.warn({ err: error }, "Sweep for dead workers' runs failed");

@@ -1,0 +1,144 @@
+/**
+ * A worker that was only slow, not dead, must not leave its thread's queue locked. Frozen past
+ * the stale window (SIGSTOP: a long GC pause, a starved machine), its run is handed to another
+ * worker; when it wakes it gives the run up, and graphile-worker then deletes the job by its id,
+ * though the other worker holds it now. That worker's own completion then finds no job, so it
+ * never unlocks the queue, and graphile-worker frees such a lock only after 4 hours: every later
+ * run of the thread would wait that long. The sweep unlocks a queue locked past the stale window
+ * with no job locked in it and no live run on its thread.
+ */
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import type { PgRunStore } from "@tenxgraph/server";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { readEffects } from "../../support/effect-log.js";
+import { dropStore, freshStore } from "../../support/fresh-store.js";
+import { openStore } from "../../support/store-spec.js";
+import { until } from "../../support/until.js";
+import { WorkerProcess } from "../../support/worker-process.js";
+import { caller, userMessage } from "../support/http.js";
+import type { RunWorkerParams } from "../support/run-worker.js";
+import { startRunsApi, withTestWorker, type RunsApi } from "../support/runs-api.js";
+import { buildTestGraph, type Effect } from "../support/test-graph.js";
+
+const RUN_WORKER = new URL("../support/run-worker.ts", import.meta.url);
+/** How long send_receipt takes: the first worker is frozen, and the second works, within it. */
+const MAILER_DELAY_MS = 3000;
+
+describe("a worker frozen past the stale window, then woken", () => {
+  const dir = mkdtempSync(join(tmpdir(), "tenxgraph-takeover-queue-"));
+  const spec = freshStore("postgres", "takeover_queue_lock", dir);
+  const effectLog = join(dir, "effects.jsonl");
+  const checkpointer = openStore(spec);
+  const graph = buildTestGraph({ effectLog }, checkpointer);
+  const started: WorkerProcess[] = [];
+  let api: RunsApi;
+  let store: PgRunStore;
+  let call: ReturnType<typeof caller>;
+
+  beforeAll(async () => {
+    api = await startRunsApi(graph, "takeover_queue_lock", { worker: false });
+    store = api.store;
+    call = caller(api.server.url);
+  }, 60_000);
+
+  afterAll(async () => {
+    await Promise.all(started.map((worker) => worker.kill()));
+    await api?.close();
+    await checkpointer.close();
+    await dropStore(spec);
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  async function startWorker(workerId: string): Promise<WorkerProcess> {
+    const params: RunWorkerParams = {
+      store: spec,
+      runsDsn: api.dsn,
+      effectLog,
+      mailerDelayMs: MAILER_DELAY_MS,
+      workerId,
+      heartbeatMs: 200,
+      staleAfterMs: 1000,
+      pollIntervalMs: 100,
+    };
+    const worker = new WorkerProcess(RUN_WORKER, params);
+    started.push(worker);
+    await worker.waitForType("ready", 60_000);
+    return worker;
+  }
+
+  async function postRun(threadId: string, order: number, strategy = "reject"): Promise<string> {
+    const posted = await call("POST", `/v1/threads/${threadId}/runs`, {
+      messages: [userMessage(`charge order ${order}`)],
+      multitask_strategy: strategy,
+    });
+    expect(posted.status, posted.text).toBe(202);
+    return posted.body.data.run_id as string;
+  }
+
+  async function run(threadId: string, runId: string) {
+    const answer = await call("GET", `/v1/threads/${threadId}/runs/${runId}`);
+    expect(answer.status, answer.text).toBe(200);
+    return answer.body.data as { status: string; worker_id: string | null; attempts: number };
+  }
+
+  /** The thread's queue row as graphile-worker keeps it. */
+  async function queueOf(threadId: string) {
+    const { rows } = await store.pool.query<{ locked_by: string | null }>(
+      `SELECT locked_by FROM graphile_worker._private_job_queues WHERE queue_name = $1`,
+      [`tenxgraph:thread:${threadId}`],
+    );
+    return rows[0] ?? null;
+  }
+
+  it("leaves its thread's queue unlocked once the run ends: the thread's next run runs after it", async () => {
+    const slow = await startWorker("slow");
+    const first = await postRun("frozen-1", 8001);
+    // The charge is recorded; the receipt is being sent when the worker freezes.
+    await until(
+      () => readEffects<Effect>(effectLog).some((e) => e.line.includes("charged")),
+      "the charge",
+    );
+    slow.child.kill("SIGSTOP");
+    const other = await startWorker("other");
+    try {
+      // The other worker hands the run back and takes it (attempt 2, in send_receipt again).
+      await until(async () => {
+        const now = await run("frozen-1", first);
+        return now.worker_id === "other" && now.status === "running" ? now : null;
+      }, "the run taken over by the other worker");
+    } finally {
+      slow.child.kill("SIGCONT");
+    }
+    await until(
+      () => slow.stderr.includes("Run lost to another worker"),
+      "the woken worker to give the run up",
+    );
+    // Its job is gone now, though attempt 2 still runs: the thread's next run, queued now, must
+    // wait for it (the queue stays locked while a live run is on the thread), then run.
+    const next = await postRun("frozen-1", 8002, "enqueue");
+    await withTestWorker(graph, store, () =>
+      until(async () => (await run("frozen-1", next)).status === "completed", "the next run", {
+        timeoutMs: 20_000,
+      }),
+    );
+    expect(await run("frozen-1", first)).toMatchObject({
+      status: "completed",
+      attempts: 2,
+      worker_id: "other",
+    });
+    const { rows } = await store.pool.query<{ first_end: Date; next_start: Date }>(
+      `SELECT (SELECT updated_at FROM tenxgraph_runs WHERE run_id = $1) AS first_end,
+              (SELECT min(created_at) FROM tenxgraph_run_events
+                WHERE run_id = $2 AND event->>'type' = 'run_attempt') AS next_start`,
+      [first, next],
+    );
+    expect(rows[0]!.next_start.getTime()).toBeGreaterThanOrEqual(rows[0]!.first_end.getTime());
+    expect((await queueOf("frozen-1"))?.locked_by ?? null).toBeNull();
+    await Promise.all([slow.kill(), other.kill()]);
+    expect(readEffects<Effect>(effectLog).filter((e) => e.line.includes("charged"))).toHaveLength(
+      2,
+    );
+  }, 90_000);
+});
