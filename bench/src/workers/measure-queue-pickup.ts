@@ -10,7 +10,6 @@
  * collects idle queues every 5 heartbeats (5 s): a round that lasts longer than that with
  * 10,000 idle queues has them collected part of the way (its seconds are printed).
  */
-import { setTimeout as sleep } from "node:timers/promises";
 import { PostgresServer } from "@tenxgraph/test-servers";
 import { postgresCpuMs } from "../accounting/cpu-sampler.js";
 import { median } from "../measure/median.js";
@@ -60,14 +59,7 @@ try {
         const cpuAtGo = postgresCpuMs(server.dataDir)!;
         const goAt = Date.now();
         for (const worker of processes) worker.send({ type: "go" });
-        for (;;) {
-          await sleep(20);
-          const { rows } = await set.store.pool.query<{ open: string }>(
-            `SELECT count(*) AS open FROM tenxgraph_runs
-              WHERE starts_with(thread_id, 'pick-') AND status IN ('pending', 'running')`,
-          );
-          if (rows[0]!.open === "0") break;
-        }
+        await set.untilRunsEnd("pick-", scenario.runs, "queue pick-up", 20);
         const seconds = (Date.now() - goAt) / 1000;
         return {
           seconds,

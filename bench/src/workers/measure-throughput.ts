@@ -1,4 +1,3 @@
-import { setTimeout as sleep } from "node:timers/promises";
 import {
   clockTicks,
   machineCpuMs,
@@ -101,31 +100,7 @@ async function throughputRound(
   const cpuAtGo = cpu();
   const goAt = await set.dbNow();
   for (const worker of processes) worker.send({ type: "go" });
-  const giveUp = Date.now() + 10 * 60_000;
-  let lastEnd: number;
-  for (;;) {
-    await sleep(50);
-    const { rows } = await set.store.pool.query<{
-      ended: string;
-      completed: string;
-      last: string | null;
-    }>(
-      `SELECT count(*) FILTER (WHERE status NOT IN ('pending', 'running')) AS ended,
-              count(*) FILTER (WHERE status = 'completed') AS completed,
-              extract(epoch FROM max(updated_at)) * 1000 AS last
-         FROM tenxgraph_runs WHERE starts_with(thread_id, $1)`,
-      [TIMED],
-    );
-    const row = rows[0]!;
-    if (Number(row.ended) === runs) {
-      if (Number(row.completed) !== runs)
-        throw new Error(`throughput: ${row.completed} of ${runs} runs completed`);
-      lastEnd = Number(row.last);
-      break;
-    }
-    if (Date.now() > giveUp)
-      throw new Error(`throughput: ${row.ended} of ${runs} runs ended after 10 min`);
-  }
+  const lastEnd = await set.untilRunsEnd(TIMED, runs, "throughput");
   const cpuAtEnd = cpu();
   const first = await set.store.pool.query<{ ms: string }>(
     `SELECT extract(epoch FROM min(e.created_at)) * 1000 AS ms
@@ -179,23 +154,7 @@ export async function warmUp(
 ): Promise<void> {
   await postRuns(set, "warm-", count);
   for (const worker of processes) worker.send({ type: "go" });
-  const giveUp = Date.now() + 10 * 60_000;
-  for (;;) {
-    await sleep(50);
-    const { rows } = await set.store.pool.query<{ open: string; completed: string }>(
-      `SELECT count(*) FILTER (WHERE status IN ('pending', 'running')) AS open,
-              count(*) FILTER (WHERE status = 'completed') AS completed
-         FROM tenxgraph_runs WHERE starts_with(thread_id, 'warm-')`,
-    );
-    const { open, completed } = rows[0]!;
-    if (Number(open) === 0) {
-      if (Number(completed) !== count)
-        throw new Error(`throughput warm-up: ${completed} of ${count} runs completed`);
-      break;
-    }
-    if (Date.now() > giveUp)
-      throw new Error(`throughput warm-up: ${open} of ${count} runs still open after 10 min`);
-  }
+  await set.untilRunsEnd("warm-", count, "throughput warm-up");
   const paused = new Set<BenchWorkerProcess>();
   await new Promise<void>((resolve) => {
     const stop = set.onMessage((message, from) => {

@@ -1,4 +1,5 @@
 import { randomBytes } from "node:crypto";
+import { setTimeout as sleep } from "node:timers/promises";
 import { END, Message, StateGraph, silentLogger } from "@tenxgraph/core";
 import { PgCheckpointer } from "@tenxgraph/postgres";
 import { PgRunStore, RunEventFollower, serve, type RunningServer } from "@tenxgraph/server";
@@ -107,6 +108,40 @@ export class RunsSet {
     const body = (await response.json()) as { data: { status: string; attempts: number } };
     if (response.status !== 200) throw new Error(`join ${runId}: ${response.status}`);
     return body.data;
+  }
+
+  /**
+   * Waits until the `count` runs on threads named `prefix…` have all ended, polling every
+   * `pollMs`; the last one's end (`updated_at` of its row, written with its final status), epoch
+   * ms on the database's clock. Throws, naming `what`, when one ended other than completed, or
+   * when they have not all ended after 10 minutes.
+   */
+  async untilRunsEnd(prefix: string, count: number, what: string, pollMs = 50): Promise<number> {
+    const giveUp = Date.now() + 10 * 60_000;
+    for (;;) {
+      await sleep(pollMs);
+      const { rows } = await this.store.pool.query<{
+        ended: string;
+        completed: string;
+        last: string | null;
+      }>(
+        `SELECT count(*) FILTER (WHERE status NOT IN ('pending', 'running')) AS ended,
+                count(*) FILTER (WHERE status = 'completed') AS completed,
+                extract(epoch FROM max(updated_at)) * 1000 AS last
+           FROM tenxgraph_runs WHERE starts_with(thread_id, $1)`,
+        [prefix],
+      );
+      const { ended, completed, last } = rows[0]!;
+      if (Number(ended) === count) {
+        if (Number(completed) !== count) {
+          throw new Error(`${what}: ${completed} of ${count} runs completed`);
+        }
+        return Number(last);
+      }
+      if (Date.now() > giveUp) {
+        throw new Error(`${what}: ${ended} of ${count} runs ended after 10 min`);
+      }
+    }
   }
 
   /** The database's clock now (`clock_timestamp()`), epoch ms with microseconds. */
