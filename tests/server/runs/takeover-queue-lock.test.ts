@@ -4,8 +4,8 @@
  * worker; when it wakes it gives the run up, and graphile-worker then deletes the job by its id,
  * though the other worker holds it now. That worker's own completion then finds no job, so it
  * never unlocks the queue, and graphile-worker frees such a lock only after 4 hours: every later
- * run of the thread would wait that long. The sweep unlocks a queue locked past the stale window
- * with no job locked in it and no live run on its thread.
+ * run of the thread would wait that long. Every 5 heartbeats a worker unlocks a queue locked past
+ * the stale window with no job locked in it and no live run on its thread.
  */
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";

@@ -1,5 +1,5 @@
 import type pg from "pg";
-import { QUEUE_COLLECTION_LOCK, QUEUE_PREFIX } from "./run-db.js";
+import { QUEUE_COLLECTION_LOCK, QUEUE_PREFIX, type Queryable } from "./run-db.js";
 
 /** The most idle queues one collection deletes, so that its transaction stays short. */
 const QUEUE_COLLECTION_BATCH = 10_000;
@@ -36,4 +36,43 @@ export async function collectIdleQueues(client: pg.PoolClient): Promise<number |
     [QUEUE_PREFIX, QUEUE_COLLECTION_BATCH],
   );
   return rowCount ?? 0;
+}
+
+/**
+ * Unlocks the threads' queues locked longer than `staleAfterMs` with no job locked in them and
+ * no live run on their thread; returns their names.
+ *
+ * Why: graphile-worker deletes a job by its id when its task ends, even when another worker
+ * holds it by then. A worker that was only slow (a long pause, a starved machine) has its run
+ * handed to another worker; when it wakes, it gives the run up, and its task's end deletes the
+ * job the other worker is running. The other's own completion then finds no job, so it never
+ * unlocks the queue, and graphile-worker frees such a lock only after 4 hours, holding back
+ * every later run of the thread. A queue is locked together with a job in it, so one locked
+ * past the stale window with no job locked is such a queue. While a live run is on its thread it
+ * stays locked, so the thread's runs still run one at a time.
+ *
+ * One statement, each queue row locked with SKIP LOCKED, so workers doing it at once do not wait
+ * on each other. It reads every locked queue row (about 1 ms with 10,000 thread queues), so a
+ * worker does it with its idle-queue collection, not every heartbeat.
+ */
+export async function unlockStrandedQueues(db: Queryable, staleAfterMs: number): Promise<string[]> {
+  const { rows } = await db.query<{ queue_name: string }>(
+    `UPDATE graphile_worker._private_job_queues SET locked_by = NULL, locked_at = NULL
+      WHERE id IN (
+        SELECT q.id FROM graphile_worker._private_job_queues AS q
+         WHERE q.locked_by IS NOT NULL AND starts_with(q.queue_name, $1)
+           AND q.locked_at < now() - make_interval(secs => $2 / 1000.0)
+           AND NOT EXISTS (
+             SELECT 1 FROM graphile_worker._private_jobs AS j
+              WHERE j.job_queue_id = q.id AND j.locked_by IS NOT NULL)
+           AND NOT EXISTS (
+             SELECT 1 FROM tenxgraph_runs AS live
+              WHERE live.thread_id = substr(q.queue_name, length($1) + 1)
+                AND live.status = 'running'
+                AND live.heartbeat_at >= now() - make_interval(secs => $2 / 1000.0))
+         FOR UPDATE OF q SKIP LOCKED)
+      RETURNING queue_name`,
+    [QUEUE_PREFIX, staleAfterMs],
+  );
+  return rows.map((r) => r.queue_name);
 }

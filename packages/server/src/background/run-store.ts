@@ -26,8 +26,8 @@ import {
   type RunDbOptions,
   type RunRow,
 } from "./run-db.js";
-import { collectIdleQueues } from "./run-queue-collection.js";
-import { anythingStale, sweepStaleRuns, type SweepResult } from "./run-sweep.js";
+import { collectIdleQueues, unlockStrandedQueues } from "./run-queue-collection.js";
+import { anythingStale, sweepStaleRuns } from "./run-sweep.js";
 
 export { RUN_EVENTS_CHANNEL, RUN_TASK } from "./run-db.js";
 export { RunEndedError, ThreadBusyError } from "./run-errors.js";
@@ -298,26 +298,30 @@ export class PgRunStore {
   /**
    * Hands the runs of workers whose heartbeat is older than `staleAfterMs` back to the queue:
    * each becomes `pending` again, the dead worker's graphile-worker locks are released, and the
-   * run's job is queued anew (which wakes an idle worker through LISTEN/NOTIFY); and unlocks
-   * the threads' queues a run's end left locked (see `STRANDED_QUEUES` in run-sweep.ts). One
+   * run's job is queued anew (which wakes an idle worker through LISTEN/NOTIFY). One
    * transaction, so any worker may sweep and a run is handed back once.
    */
-  async sweepStale(staleAfterMs: number): Promise<SweepResult> {
+  async sweepStale(staleAfterMs: number): Promise<string[]> {
     await this.setup();
     const stale = await anythingStale(this.#db.pool, staleAfterMs).catch((error: unknown) => {
       throw hostDatabaseError("sweepStale", this.#db.pool, error);
     });
-    if (!stale) return { runs: [], queues: [] };
+    if (!stale) return [];
     return this.#db.transaction("sweepStale", (client) => sweepStaleRuns(client, staleAfterMs));
   }
 
-  /**
-   * Deletes the threads' idle graphile-worker queues (see `collectIdleQueues`); `null` when a
-   * job was being queued at that moment, and the collection was left to the next one.
-   */
+  /** Deletes the threads' idle queues (see `collectIdleQueues`); `null`: left to the next one. */
   async collectIdleQueues(): Promise<number | null> {
     await this.setup();
     return this.#db.transaction("collectIdleQueues", collectIdleQueues);
+  }
+
+  /** Unlocks the threads' queues a takeover's end left locked (see `unlockStrandedQueues`). */
+  async unlockStrandedQueues(staleAfterMs: number): Promise<string[]> {
+    await this.setup();
+    return unlockStrandedQueues(this.#db.pool, staleAfterMs).catch((error: unknown) => {
+      throw hostDatabaseError("unlockStrandedQueues", this.#db.pool, error);
+    });
   }
 
   /**

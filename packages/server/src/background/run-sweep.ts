@@ -1,6 +1,6 @@
 import type pg from "pg";
 import type { StopReason } from "./run-record.js";
-import { addJob, endPending, QUEUE_PREFIX, RUN_TASK, updateRun, type Queryable } from "./run-db.js";
+import { addJob, endPending, RUN_TASK, updateRun, type Queryable } from "./run-db.js";
 
 /** Runs held by a worker whose heartbeat is older than `$1` ms. */
 const STALE_RUNS = `FROM tenxgraph_runs
@@ -18,43 +18,13 @@ const ORPHANED_JOBS = `FROM graphile_worker.jobs j
          AND live.heartbeat_at >= now() - make_interval(secs => $1 / 1000.0))`;
 
 /**
- * Threads' queues locked longer than `$1` ms with no job locked in them and no live run on
- * their thread. graphile-worker deletes a job by its id when its task ends, even when another
- * worker holds it by then: a worker that was only slow (a long pause, a starved machine) gives
- * up its run once another took it over, and deletes the job the other one is running. The
- * other's own completion then finds no job, so it never unlocks the queue, and graphile-worker
- * frees such a lock only after 4 hours, holding back every later run of the thread. A queue is
- * locked together with a job in it, so one locked past the stale window with no job locked is
- * such a queue; while a live run is on its thread it stays locked, so the thread's runs still
- * run one at a time.
- */
-const STRANDED_QUEUES = `FROM graphile_worker._private_job_queues q
-  WHERE q.locked_by IS NOT NULL AND starts_with(q.queue_name, '${QUEUE_PREFIX}')
-    AND q.locked_at < now() - make_interval(secs => $1 / 1000.0)
-    AND NOT EXISTS (
-      SELECT 1 FROM graphile_worker._private_jobs j
-       WHERE j.job_queue_id = q.id AND j.locked_by IS NOT NULL)
-    AND NOT EXISTS (
-      SELECT 1 FROM tenxgraph_runs live
-       WHERE live.thread_id = substr(q.queue_name, ${QUEUE_PREFIX.length + 1})
-         AND live.status = 'running'
-         AND live.heartbeat_at >= now() - make_interval(secs => $1 / 1000.0))`;
-
-/** What a sweep did: the runs it handed back or freed, and the stranded queues it unlocked. */
-export interface SweepResult {
-  runs: string[];
-  queues: string[];
-}
-
-/**
  * Whether a sweep has anything to hand back: one statement, outside a transaction, so the
  * sweep every worker runs every heartbeat costs one round trip while all are alive.
  */
 export async function anythingStale(db: Queryable, staleAfterMs: number): Promise<boolean> {
   const { rows } = await db.query<{ stale: boolean }>({
     name: "tenxgraph_runs_anything_stale",
-    text: `SELECT EXISTS (SELECT 1 ${STALE_RUNS}) OR EXISTS (SELECT 1 ${ORPHANED_JOBS})
-                OR EXISTS (SELECT 1 ${STRANDED_QUEUES}) AS stale`,
+    text: `SELECT EXISTS (SELECT 1 ${STALE_RUNS}) OR EXISTS (SELECT 1 ${ORPHANED_JOBS}) AS stale`,
     values: [staleAfterMs],
   });
   return rows[0]?.stale === true;
@@ -63,25 +33,12 @@ export async function anythingStale(db: Queryable, staleAfterMs: number): Promis
 /**
  * Hands the runs of workers whose heartbeat is older than `staleAfterMs` back to the queue (in
  * the caller's transaction): each becomes `pending` again, the dead worker's graphile-worker
- * locks are released, and the run's job is queued anew; then unlocks the stranded queues (see
- * {@link STRANDED_QUEUES}).
+ * locks are released, and the run's job is queued anew. Returns the runs handed back or freed.
  */
 export async function sweepStaleRuns(
   client: pg.PoolClient,
   staleAfterMs: number,
-): Promise<SweepResult> {
-  const runs = await handBackStaleRuns(client, staleAfterMs);
-  const { rows } = await client.query<{ queue_name: string }>(
-    `UPDATE graphile_worker._private_job_queues SET locked_by = NULL, locked_at = NULL
-      WHERE id IN (SELECT q.id ${STRANDED_QUEUES} FOR UPDATE OF q SKIP LOCKED)
-      RETURNING queue_name`,
-    [staleAfterMs],
-  );
-  return { runs, queues: rows.map((r) => r.queue_name) };
-}
-
-/** The runs of dead workers back to the queue, and their locks released; their ids. */
-async function handBackStaleRuns(client: pg.PoolClient, staleAfterMs: number): Promise<string[]> {
+): Promise<string[]> {
   const { rows } = await client.query<{
     run_id: string;
     thread_id: string;

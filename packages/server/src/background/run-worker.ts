@@ -20,7 +20,8 @@ import { checkTimings } from "./run-worker-settings.js";
 /**
  * Every this many heartbeats (5 s by default) a worker deletes the threads' idle queues: each
  * job pick-up locks every idle queue, so between two collections a pick-up's cost grows with
- * the runs that ended (see `collectIdleQueues`).
+ * the runs that ended (see `collectIdleQueues`). It also unlocks the queues a takeover's end
+ * left locked (see `unlockStrandedQueues`).
  */
 const QUEUE_COLLECTION_BEATS = 5;
 
@@ -302,12 +303,9 @@ export class RunWorker {
     }
     if (this.#draining) return;
     try {
-      const { runs, queues } = await this.#store.sweepStale(this.#options.staleAfterMs);
-      if (runs.length > 0) {
-        this.#logger.warn({ runs }, "Handed runs of a dead worker back to the queue");
-      }
-      if (queues.length > 0) {
-        this.#logger.warn({ queues }, "Unlocked thread queues left locked by an ended run");
+      const handedBack = await this.#store.sweepStale(this.#options.staleAfterMs);
+      if (handedBack.length > 0) {
+        this.#logger.warn({ runs: handedBack }, "Handed runs of a dead worker back to the queue");
       }
     } catch (error) {
       this.#logger.warn({ err: error }, "Sweep for dead workers' runs failed");
@@ -315,10 +313,14 @@ export class RunWorker {
     if (++this.#beatsSinceCollection < QUEUE_COLLECTION_BEATS) return;
     this.#beatsSinceCollection = 0;
     try {
+      const unlocked = await this.#store.unlockStrandedQueues(this.#options.staleAfterMs);
+      if (unlocked.length > 0) {
+        this.#logger.warn({ queues: unlocked }, "Unlocked thread queues an ended run left locked");
+      }
       const collected = await this.#store.collectIdleQueues();
       this.#logger.debug({ queues: collected }, "Collected the idle queues of threads");
     } catch (error) {
-      this.#logger.warn({ err: error }, "Collecting the idle queues of threads failed");
+      this.#logger.warn({ err: error }, "Upkeep of the threads' queues failed");
     }
   }
 
