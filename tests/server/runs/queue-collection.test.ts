@@ -3,7 +3,8 @@
  * pick-up locks every idle queue, so a queue left for every thread that ever had a run makes
  * every pick-up slower. A queue with a job stays; a collection never runs while a job is being
  * queued, and a job queued during one waits for it, so no job is left outside its thread's
- * queue.
+ * queue. A queue left locked with no job locked in it is unlocked once no live run is on its
+ * thread.
  */
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -142,5 +143,46 @@ describe("idle queue collection", () => {
     const runId = await posted;
     expect(await queueOfJob(runId)).toBe("tenxgraph:thread:qc-3");
     expect(await withWorker(() => joinRun("qc-3", runId))).toBe("completed");
+  });
+
+  it("unlocks a thread's queue left locked with no job locked in it, unless a live run is on the thread", async () => {
+    // A slow worker's task end can delete a job another worker holds, whose own completion then
+    // leaves the queue locked (graphile-worker frees it after 4 hours): made here directly.
+    const stranded = await postRun("qc-stranded");
+    const live = await postRun("qc-live");
+    const held = await postRun("qc-held");
+    const lockQueue = (thread: string) =>
+      db.query(
+        `UPDATE graphile_worker._private_job_queues
+            SET locked_by = 'gone-worker', locked_at = now() - interval '1 minute'
+          WHERE queue_name = $1`,
+        [`tenxgraph:thread:${thread}`],
+      );
+    await lockQueue("qc-stranded");
+    // The same, with a live run on the thread: its queue stays locked until the run ends.
+    await lockQueue("qc-live");
+    await db.query(
+      `UPDATE tenxgraph_runs SET status = 'running', heartbeat_at = now() WHERE run_id = $1`,
+      [live],
+    );
+    // A queue locked with its job (an orphaned job: the sweep's to free) is not this.
+    await lockQueue("qc-held");
+    await db.query(
+      `UPDATE graphile_worker._private_jobs
+          SET locked_by = 'gone-worker', locked_at = now() - interval '1 minute'
+        WHERE key = 'tenxgraph_run:' || $1`,
+      [held],
+    );
+    expect(await api.store.unlockStrandedQueues(1000)).toEqual(["tenxgraph:thread:qc-stranded"]);
+    expect(await api.store.unlockStrandedQueues(1000)).toEqual([]);
+
+    await db.query(`UPDATE tenxgraph_runs SET status = 'pending' WHERE run_id = $1`, [live]);
+    expect(await api.store.unlockStrandedQueues(1000)).toEqual(["tenxgraph:thread:qc-live"]);
+    await db.query("SELECT graphile_worker.force_unlock_workers(ARRAY['gone-worker'])");
+    await withWorker(async () => {
+      expect(await joinRun("qc-stranded", stranded)).toBe("completed");
+      expect(await joinRun("qc-live", live)).toBe("completed");
+      expect(await joinRun("qc-held", held)).toBe("completed");
+    });
   });
 });

@@ -1,11 +1,11 @@
 /**
- * A worker that was only slow, not dead, must not leave its thread's queue locked. Frozen past
- * the stale window (SIGSTOP: a long GC pause, a starved machine), its run is handed to another
- * worker; when it wakes it gives the run up, and graphile-worker then deletes the job by its id,
- * though the other worker holds it now. That worker's own completion then finds no job, so it
- * never unlocks the queue, and graphile-worker frees such a lock only after 4 hours: every later
- * run of the thread would wait that long. Every 5 heartbeats a worker unlocks a queue locked past
- * the stale window with no job locked in it and no live run on its thread.
+ * A worker that was only slow, not dead (SIGSTOP here: a long GC pause, a starved machine), has
+ * its run handed to another worker; when it wakes, it gives the run up, and graphile-worker then
+ * deletes the job of its task by the job's id. The hand-back used to queue the same job again,
+ * so that deletion took the run's job: held by the other worker by then, whose own completion
+ * then found no job and left the thread's queue locked (for 4 hours: every later run of the
+ * thread waited), or still waiting, leaving the run pending with no job, forever. The hand-back
+ * now queues a new job.
  */
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -140,5 +140,34 @@ describe("a worker frozen past the stale window, then woken", () => {
     expect(readEffects<Effect>(effectLog).filter((e) => e.line.includes("charged"))).toHaveLength(
       2,
     );
+  }, 90_000);
+
+  it("keeps the run's job when it wakes before another worker took the run: the run still ends", async () => {
+    const slow = await startWorker("slow-2");
+    const first = await postRun("frozen-2", 8101);
+    await until(
+      () => readEffects<Effect>(effectLog).some((e) => e.line.includes("order 8101")),
+      "the charge",
+    );
+    slow.child.kill("SIGSTOP");
+    // The other worker is busy with another thread's run when it hands this one back, so the
+    // run's job waits in the queue while the frozen worker wakes and gives the run up.
+    await postRun("busy-2", 8102);
+    const other = await startWorker("other-2");
+    try {
+      await until(async () => (await run("frozen-2", first)).status === "pending", "the hand-back");
+    } finally {
+      slow.child.kill("SIGCONT");
+    }
+    await until(
+      () => slow.stderr.includes("Run lost to another worker"),
+      "the woken worker to give the run up",
+    );
+    await until(async () => (await run("frozen-2", first)).status === "completed", "the run", {
+      timeoutMs: 20_000,
+      context: () => `slow:\n${slow.stderr.slice(-1500)}\nother:\n${other.stderr.slice(-1500)}`,
+    });
+    expect((await run("frozen-2", first)).attempts).toBe(2);
+    await Promise.all([slow.kill(), other.kill()]);
   }, 90_000);
 });

@@ -83,6 +83,10 @@ export async function sweepStaleRuns(
       [row.run_id],
       [{ type: "run_requeued", reason: "worker_lost", workerId: row.worker_id }],
     );
+    // A new job, not the old one queued again: graphile-worker deletes a job by its id when its
+    // task ends, and a worker that was only slow ends its task (giving the run up) when it
+    // wakes. Kept, the job would go with it, and the run would wait with no job, forever.
+    await client.query("SELECT graphile_worker.remove_job('tenxgraph_run:' || $1)", [row.run_id]);
     await addJob(client, row.run_id, row.thread_id);
   }
   const freed = orphaned.rows.flatMap((r) => (r.run_id ? [r.run_id] : []));
