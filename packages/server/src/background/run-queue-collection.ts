@@ -43,13 +43,13 @@ export async function collectIdleQueues(client: pg.PoolClient): Promise<number |
  * no live run on their thread; returns their names.
  *
  * Why: graphile-worker deletes a job by its id when its task ends, even when another worker
- * holds it by then. A worker that was only slow (a long pause, a starved machine) has its run
- * handed to another worker; when it wakes, it gives the run up, and its task's end deletes the
- * job the other worker is running. The other's own completion then finds no job, so it never
- * unlocks the queue, and graphile-worker frees such a lock only after 4 hours, holding back
- * every later run of the thread. A queue is locked together with a job in it, so one locked
- * past the stale window with no job locked is such a queue. While a live run is on its thread it
- * stays locked, so the thread's runs still run one at a time.
+ * holds it by then, and that worker's own completion then finds no job and never unlocks the
+ * queue: graphile-worker frees such a lock only after 4 hours, holding back every later run of
+ * the thread. A hand-back queues a new job so that a slow worker waking up cannot do this (see
+ * `sweepStaleRuns`), but a job freed as orphaned is the same job, so this is the last guard. A
+ * queue is locked together with a job in it, so one locked past the stale window with no job
+ * locked is such a queue. While a live run is on its thread it stays locked, so the thread's
+ * runs still run one at a time.
  *
  * One statement, each queue row locked with SKIP LOCKED, so workers doing it at once do not wait
  * on each other. It reads every locked queue row (about 1 ms with 10,000 thread queues), so a
