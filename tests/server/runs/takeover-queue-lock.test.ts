@@ -170,4 +170,40 @@ describe("a worker frozen past the stale window, then woken", () => {
     expect((await run("frozen-2", first)).attempts).toBe(2);
     await Promise.all([slow.kill(), other.kill()]);
   }, 90_000);
+
+  it("gives a pending run whose job was freed as orphaned a new job, which its old taker cannot begin", async () => {
+    // A worker took the run's job, then froze before beginning the attempt (made directly here):
+    // the job is locked past the stale window by a worker with no live run.
+    const runId = await postRun("orphaned-1", 8201);
+    const jobOf = async () =>
+      (
+        await store.pool.query<{ id: string; locked_by: string | null }>(
+          `SELECT id::text AS id, locked_by FROM graphile_worker._private_jobs
+            WHERE key = 'tenxgraph_run:' || $1`,
+          [runId],
+        )
+      ).rows;
+    const [taken] = await jobOf();
+    await store.pool.query(
+      `UPDATE graphile_worker._private_jobs
+          SET locked_by = 'frozen-taker', locked_at = now() - interval '1 minute' WHERE id = $1`,
+      [taken!.id],
+    );
+    expect(await store.sweepStale(1000)).toEqual([runId]);
+    const [fresh] = await jobOf();
+    expect(fresh).toMatchObject({ locked_by: null });
+    expect(fresh!.id).not.toBe(taken!.id);
+    // The frozen worker wakes: its job is not locked by it any more, so it does not begin.
+    const begun = await store.beginAttempt(
+      runId,
+      "frozen-worker",
+      { id: taken!.id, lockedBy: "frozen-taker" },
+      async () => 0,
+    );
+    expect(begun).toBeNull();
+    expect(await run("orphaned-1", runId)).toMatchObject({ status: "pending", attempts: 0 });
+    await withTestWorker(graph, store, () =>
+      until(async () => (await run("orphaned-1", runId)).status === "completed", "the run"),
+    );
+  });
 });

@@ -13,7 +13,8 @@ import { streamAsHost, type HostControls } from "@tenxgraph/core/host";
 import type { CheckpointRead, ThreadCheckpoint } from "@tenxgraph/core/storage";
 import { EventPump } from "./run-event-pump.js";
 import type { BackgroundRunEvent, ChunkMode, RunRecord, StopReason } from "./run-record.js";
-import type { AttemptOutcome, AttemptRef, PgRunStore } from "./run-store.js";
+import type { AttemptOutcome, AttemptRef } from "./run-record.js";
+import type { PgRunStore } from "./run-store.js";
 
 /** How the worker steers an attempt from outside: its heartbeat and its shutdown fire these. */
 export interface AttemptControls {

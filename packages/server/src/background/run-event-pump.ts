@@ -1,6 +1,7 @@
 import type { Logger } from "@tenxgraph/core";
 import type { BackgroundRunEvent } from "./run-record.js";
-import type { AttemptRef, PgRunStore } from "./run-store.js";
+import type { AttemptRef } from "./run-record.js";
+import type { PgRunStore } from "./run-store.js";
 
 /**
  * How long an event waits for the ones after it before the pump sends them (default 10 ms): a

@@ -45,8 +45,9 @@ export async function collectIdleQueues(client: pg.PoolClient): Promise<number |
  * Why: graphile-worker deletes a job by its id when its task ends, even when another worker
  * holds it by then, and that worker's own completion then finds no job and never unlocks the
  * queue: graphile-worker frees such a lock only after 4 hours, holding back every later run of
- * the thread. A hand-back queues a new job so that a slow worker waking up cannot do this (see
- * `sweepStaleRuns`), but a job freed as orphaned is the same job, so this is the last guard. A
+ * the thread. A run handed back or freed gets a new job so that a slow worker waking up cannot
+ * do this (see `queueNewJob`), but the job of an ended run, freed as orphaned, is the same job,
+ * so this is the last guard. A
  * queue is locked together with a job in it, so one locked past the stale window with no job
  * locked is such a queue. While a live run is on its thread it stays locked, so the thread's
  * runs still run one at a time.

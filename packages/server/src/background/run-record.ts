@@ -150,3 +150,31 @@ export function toWireRun(run: RunRecord): BackgroundRun {
     ...(run.error ? { error: run.error } : {}),
   };
 }
+
+/** What a worker is told about its runs at a heartbeat. */
+export interface HeartbeatAnswer {
+  /** Runs still held, with any stop asked for them. */
+  held: Map<string, StopReason | null>;
+}
+
+/** How an attempt ended, for {@link PgRunStore.finishAttempt}. */
+export type AttemptOutcome =
+  | {
+      kind: "final";
+      status: Exclude<BackgroundRunStatus, "pending" | "running">;
+      error?: RunRecord["error"];
+    }
+  | { kind: "requeue"; reason: "drain" };
+
+/** The attempt a worker holds: the fence of every write it makes to the run. */
+export interface AttemptRef {
+  runId: string;
+  attempt: number;
+  workerId: string;
+}
+
+/** The graphile-worker job an attempt is taken through, and the worker that locked it. */
+export interface QueueJob {
+  id: string;
+  lockedBy: string;
+}

@@ -4,11 +4,15 @@ import { RunEndedError, ThreadBusyError } from "./run-errors.js";
 import { migrateRunSchema } from "./run-schema.js";
 import {
   needsBaseVersion,
+  type AttemptOutcome,
+  type AttemptRef,
+  type HeartbeatAnswer,
   type MultitaskStrategy,
   type BackgroundRunEvent,
+  type BackgroundRunStatus,
+  type QueueJob,
   type RunRecord,
   type RunRequest,
-  type BackgroundRunStatus,
   type StopReason,
   type StoredRunEvent,
 } from "./run-record.js";
@@ -31,28 +35,6 @@ import { anythingStale, sweepStaleRuns } from "./run-sweep.js";
 
 export { RUN_EVENTS_CHANNEL, RUN_TASK } from "./run-db.js";
 export { RunEndedError, ThreadBusyError } from "./run-errors.js";
-
-/** What a worker is told about its runs at a heartbeat. */
-export interface HeartbeatAnswer {
-  /** Runs still held, with any stop asked for them. */
-  held: Map<string, StopReason | null>;
-}
-
-/** How an attempt ended, for {@link PgRunStore.finishAttempt}. */
-export type AttemptOutcome =
-  | {
-      kind: "final";
-      status: Exclude<BackgroundRunStatus, "pending" | "running">;
-      error?: RunRecord["error"];
-    }
-  | { kind: "requeue"; reason: "drain" };
-
-/** The attempt a worker holds: the fence of every write it makes to the run. */
-export interface AttemptRef {
-  runId: string;
-  attempt: number;
-  workerId: string;
-}
 
 /**
  * Background runs on PostgreSQL: the run rows (status, owner, attempts, heartbeats), their
@@ -225,14 +207,16 @@ export class PgRunStore {
   }
 
   /**
-   * Begins an attempt on a pending run for `workerId`: the run is then `running`, held by the
-   * worker's heartbeats, and every later write of the attempt is fenced by its number. `null`
-   * when the run is not pending (ended, cancelled, or held by another worker).
+   * Begins an attempt on a pending run for `workerId`, taken through graphile-worker's `job`
+   * (`null`: none): the run is then `running`, held by the worker's heartbeats, and every later
+   * write of the attempt is fenced by its number. `null` when the run is not pending (ended,
+   * cancelled, or held by another worker), or when `job` is no longer locked by the worker that
+   * took it (a sweep freed it: the worker was too slow, and the run has a new job).
    */
   async beginAttempt(
     runId: string,
     workerId: string,
-    queueWorkerId: string | null,
+    job: QueueJob | null,
     threadVersion: (threadId: string) => Promise<number>,
   ): Promise<RunRecord | null> {
     await this.setup();
@@ -243,10 +227,13 @@ export class PgRunStore {
       {
         set: `status = 'running', worker_id = $3, queue_worker_id = $4, attempts = attempts + 1,
               heartbeat_at = now(), updated_at = now()`,
-        where: "status = 'pending'",
+        where: job
+          ? `status = 'pending' AND EXISTS (SELECT 1 FROM graphile_worker._private_jobs AS j
+                                             WHERE j.id = $5::bigint AND j.locked_by = $4)`
+          : "status = 'pending'",
         wakeWorker: true,
       },
-      [runId, workerId, queueWorkerId],
+      job ? [runId, workerId, job.lockedBy, job.id] : [runId, workerId, null],
       [{ type: "run_attempt", attempt: 0, workerId }],
     );
     if (!held) return null;

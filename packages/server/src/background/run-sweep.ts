@@ -55,10 +55,12 @@ export async function sweepStaleRuns(
   // frees a lock only after 4 hours, so the run stays `pending` (and its thread's queue
   // locked) that long. A live worker holds such a job for a moment; one held past the stale
   // window, by a worker with no live run, is a dead worker's.
-  const orphaned = await client.query<{ locked_by: string; run_id: string | null }>(
-    `SELECT j.locked_by, r.run_id ${ORPHANED_JOBS}`,
-    [staleAfterMs],
-  );
+  const orphaned = await client.query<{
+    locked_by: string;
+    run_id: string | null;
+    thread_id: string | null;
+    status: string | null;
+  }>(`SELECT j.locked_by, r.run_id, r.thread_id, r.status ${ORPHANED_JOBS}`, [staleAfterMs]);
   if (rows.length === 0 && orphaned.rows.length === 0) return [];
   const queueWorkers = [
     ...new Set(
@@ -83,12 +85,25 @@ export async function sweepStaleRuns(
       [row.run_id],
       [{ type: "run_requeued", reason: "worker_lost", workerId: row.worker_id }],
     );
-    // A new job, not the old one queued again: graphile-worker deletes a job by its id when its
-    // task ends, and a worker that was only slow ends its task (giving the run up) when it
-    // wakes. Kept, the job would go with it, and the run would wait with no job, forever.
-    await client.query("SELECT graphile_worker.remove_job('tenxgraph_run:' || $1)", [row.run_id]);
-    await addJob(client, row.run_id, row.thread_id);
+    await queueNewJob(client, row.run_id, row.thread_id);
+  }
+  // A pending run's job freed as orphaned gets a new one too (its worker may only be slow).
+  for (const job of orphaned.rows) {
+    if (job.status === "pending") await queueNewJob(client, job.run_id!, job.thread_id!);
   }
   const freed = orphaned.rows.flatMap((r) => (r.run_id ? [r.run_id] : []));
   return [...rows.map((r) => r.run_id), ...freed];
+}
+
+/**
+ * Queues a new job for the run, not its old one again: graphile-worker deletes a job by its id
+ * when its task ends, and a worker that was only slow ends its task (giving the run up, as
+ * `beginAttempt` refuses a worker that no longer holds its job) when it wakes. Kept, the job
+ * would go with it: from under the worker running it by then, whose completion would then leave
+ * the thread's queue locked, or from the queue, leaving the run pending with no job, forever.
+ * The old job is unlocked by now (`force_unlock_workers`), so `remove_job` deletes it.
+ */
+async function queueNewJob(client: pg.PoolClient, runId: string, threadId: string): Promise<void> {
+  await client.query("SELECT graphile_worker.remove_job('tenxgraph_run:' || $1)", [runId]);
+  await addJob(client, runId, threadId);
 }

@@ -10,7 +10,8 @@ import { createHash } from "node:crypto";
 import { hostname } from "node:os";
 import { runAttempt, type AttemptControls, type AttemptEnd } from "./run-attempt.js";
 import { EVENT_BATCH_MS } from "./run-event-pump.js";
-import { RUN_TASK, type AttemptRef, type PgRunStore } from "./run-store.js";
+import type { AttemptRef } from "./run-record.js";
+import { RUN_TASK, type PgRunStore } from "./run-store.js";
 import type { RunJobPayload } from "./run-db.js";
 import type { RunRecord } from "./run-record.js";
 import type { CheckpointRead, ThreadCheckpoint } from "@tenxgraph/core/storage";
@@ -170,10 +171,11 @@ export class RunWorker {
     // One read of the thread, for the check below and for the run (see `sharedRead`).
     const read = await this.#graph.checkpointer.getCheckpointAndStops(threadId);
     if (await this.#declined(runId, threadId, read.checkpoint)) return;
+    const { id, locked_by: lockedBy } = helpers.job;
     const run = await this.#store.beginAttempt(
       runId,
       this.workerId,
-      helpers.job.locked_by,
+      lockedBy ? { id, lockedBy } : null,
       async (threadId) => (await this.#graph.checkpointer.getCheckpoint(threadId))?.version ?? 0,
     );
     // Not pending: it ended, was cancelled, or another worker holds it (a duplicate job).
