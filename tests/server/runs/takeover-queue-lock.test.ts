@@ -68,6 +68,25 @@ describe("a worker frozen past the stale window, then woken", () => {
     return worker;
   }
 
+  /**
+   * Freezes `worker` (SIGSTOP) while `work` runs, wakes it (SIGCONT) whatever happened, then
+   * waits for it to give up the run it held, which was taken over meanwhile.
+   */
+  async function frozenWhile<T>(worker: WorkerProcess, work: () => Promise<T>): Promise<T> {
+    worker.child.kill("SIGSTOP");
+    let result: T;
+    try {
+      result = await work();
+    } finally {
+      worker.child.kill("SIGCONT");
+    }
+    await until(
+      () => worker.stderr.includes("Run lost to another worker"),
+      "the woken worker to give the run up",
+    );
+    return result;
+  }
+
   async function postRun(threadId: string, order: number, strategy = "reject"): Promise<string> {
     const posted = await call("POST", `/v1/threads/${threadId}/runs`, {
       messages: [userMessage(`charge order ${order}`)],
@@ -100,21 +119,15 @@ describe("a worker frozen past the stale window, then woken", () => {
       () => readEffects<Effect>(effectLog).some((e) => e.line.includes("charged")),
       "the charge",
     );
-    slow.child.kill("SIGSTOP");
-    const other = await startWorker("other");
-    try {
+    const other = await frozenWhile(slow, async () => {
+      const other = await startWorker("other");
       // The other worker hands the run back and takes it (attempt 2, in send_receipt again).
       await until(async () => {
         const now = await run("frozen-1", first);
         return now.worker_id === "other" && now.status === "running" ? now : null;
       }, "the run taken over by the other worker");
-    } finally {
-      slow.child.kill("SIGCONT");
-    }
-    await until(
-      () => slow.stderr.includes("Run lost to another worker"),
-      "the woken worker to give the run up",
-    );
+      return other;
+    });
     // Its job is gone now, though attempt 2 still runs: the thread's next run, queued now, must
     // wait for it (the queue stays locked while a live run is on the thread), then run.
     const next = await postRun("frozen-1", 8002, "enqueue");
@@ -149,20 +162,14 @@ describe("a worker frozen past the stale window, then woken", () => {
       () => readEffects<Effect>(effectLog).some((e) => e.line.includes("order 8101")),
       "the charge",
     );
-    slow.child.kill("SIGSTOP");
     // The other worker is busy with another thread's run when it hands this one back, so the
     // run's job waits in the queue while the frozen worker wakes and gives the run up.
-    await postRun("busy-2", 8102);
-    const other = await startWorker("other-2");
-    try {
+    const other = await frozenWhile(slow, async () => {
+      await postRun("busy-2", 8102);
+      const other = await startWorker("other-2");
       await until(async () => (await run("frozen-2", first)).status === "pending", "the hand-back");
-    } finally {
-      slow.child.kill("SIGCONT");
-    }
-    await until(
-      () => slow.stderr.includes("Run lost to another worker"),
-      "the woken worker to give the run up",
-    );
+      return other;
+    });
     await until(async () => (await run("frozen-2", first)).status === "completed", "the run", {
       timeoutMs: 20_000,
       context: () => `slow:\n${slow.stderr.slice(-1500)}\nother:\n${other.stderr.slice(-1500)}`,
