@@ -5,7 +5,7 @@
  * so that deletion took the run's job: held by the other worker by then, whose own completion
  * then found no job and left the thread's queue locked (for 4 hours: every later run of the
  * thread waited), or still waiting, leaving the run pending with no job, forever. The hand-back
- * now queues a new job.
+ * now queues a new job, and a freed job whose run ended is deleted.
  */
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -212,5 +212,41 @@ describe("a worker frozen past the stale window, then woken", () => {
     await withTestWorker(graph, store, () =>
       until(async () => (await run("orphaned-1", runId)).status === "completed", "the run"),
     );
+  });
+
+  it("deletes the job of an ended run freed as orphaned: its old taker's completion has nothing to take", async () => {
+    // A worker ended the run, then froze before marking its job done (made directly here): the
+    // job and the thread's queue stay locked past the stale window by a worker with no live run.
+    const ended = await postRun("orphaned-2", 8301);
+    const { rows: taken } = await store.pool.query<{ id: string; job_queue_id: number }>(
+      `UPDATE graphile_worker._private_jobs
+          SET locked_by = 'frozen-ender', locked_at = now() - interval '1 minute'
+        WHERE key = 'tenxgraph_run:' || $1
+        RETURNING id::text AS id, job_queue_id`,
+      [ended],
+    );
+    await store.pool.query(
+      `UPDATE graphile_worker._private_job_queues
+          SET locked_by = 'frozen-ender', locked_at = now() - interval '1 minute' WHERE id = $1`,
+      [taken[0]!.job_queue_id],
+    );
+    await store.pool.query(
+      `UPDATE tenxgraph_runs SET status = 'completed', updated_at = now() WHERE run_id = $1`,
+      [ended],
+    );
+    const next = await postRun("orphaned-2", 8302);
+    expect(await store.sweepStale(1000)).toEqual([ended]);
+    // Kept (only unlocked), the job would be taken again, and the frozen worker's completion,
+    // which deletes its job by id, could take it from under that worker.
+    const { rows: left } = await store.pool.query(
+      `SELECT 1 FROM graphile_worker._private_jobs WHERE id = $1`,
+      [taken[0]!.id],
+    );
+    expect(left).toHaveLength(0);
+    expect((await queueOf("orphaned-2"))?.locked_by ?? null).toBeNull();
+    await withTestWorker(graph, store, () =>
+      until(async () => (await run("orphaned-2", next)).status === "completed", "the next run"),
+    );
+    expect((await run("orphaned-2", ended)).status).toBe("completed");
   });
 });

@@ -45,11 +45,10 @@ export async function collectIdleQueues(client: pg.PoolClient): Promise<number |
  * Why: graphile-worker deletes a job by its id when its task ends, even when another worker
  * holds it by then, and that worker's own completion then finds no job and never unlocks the
  * queue: graphile-worker frees such a lock only after 4 hours, holding back every later run of
- * the thread. A run handed back or freed gets a new job so that a slow worker waking up cannot
- * do this (see `queueNewJob`), but the job of an ended run, freed as orphaned, is the same job,
- * so this is the last guard. A
- * queue is locked together with a job in it, so one locked past the stale window with no job
- * locked is such a queue. While a live run is on its thread it stays locked, so the thread's
+ * the thread. The sweep leaves no freed job for a slow worker to delete this way (a pending
+ * run's gets a new job, see `queueNewJob`; an ended run's is deleted), so this is a last guard,
+ * for a path not foreseen. A queue is locked together with a job in it, so one locked past the
+ * stale window with no job locked is such a queue. While a live run is on its thread it stays locked, so the thread's
  * runs still run one at a time.
  *
  * One statement, each queue row locked with SKIP LOCKED, so workers doing it at once do not wait

@@ -56,11 +56,14 @@ export async function sweepStaleRuns(
   // locked) that long. A live worker holds such a job for a moment; one held past the stale
   // window, by a worker with no live run, is a dead worker's.
   const orphaned = await client.query<{
+    job_id: string;
     locked_by: string;
     run_id: string | null;
     thread_id: string | null;
     status: string | null;
-  }>(`SELECT j.locked_by, r.run_id, r.thread_id, r.status ${ORPHANED_JOBS}`, [staleAfterMs]);
+  }>(`SELECT j.id::text AS job_id, j.locked_by, r.run_id, r.thread_id, r.status ${ORPHANED_JOBS}`, [
+    staleAfterMs,
+  ]);
   if (rows.length === 0 && orphaned.rows.length === 0) return [];
   const queueWorkers = [
     ...new Set(
@@ -87,7 +90,13 @@ export async function sweepStaleRuns(
     );
     await queueNewJob(client, row.run_id, row.thread_id);
   }
-  // A pending run's job freed as orphaned gets a new one too (its worker may only be slow).
+  // A job freed as orphaned does not stay in the queue either (its worker may only be slow):
+  // a pending run's gets a new one, and an ended run's (or one whose run is gone) is done, so
+  // it is deleted, as the task would have on finding its run not pending.
+  const done = orphaned.rows.filter((job) => job.status !== "pending").map((job) => job.job_id);
+  if (done.length > 0) {
+    await client.query("SELECT graphile_worker.complete_jobs($1::bigint[])", [done]);
+  }
   for (const job of orphaned.rows) {
     if (job.status === "pending") await queueNewJob(client, job.run_id!, job.thread_id!);
   }
