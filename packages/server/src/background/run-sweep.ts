@@ -55,15 +55,10 @@ export async function sweepStaleRuns(
   // frees a lock only after 4 hours, so the run stays `pending` (and its thread's queue
   // locked) that long. A live worker holds such a job for a moment; one held past the stale
   // window, by a worker with no live run, is a dead worker's.
-  const orphaned = await client.query<{
-    job_id: string;
-    locked_by: string;
-    run_id: string | null;
-    thread_id: string | null;
-    status: string | null;
-  }>(`SELECT j.id::text AS job_id, j.locked_by, r.run_id, r.thread_id, r.status ${ORPHANED_JOBS}`, [
-    staleAfterMs,
-  ]);
+  const orphaned = await client.query<OrphanedJob>(
+    `SELECT j.id::text AS job_id, j.locked_by, r.run_id, r.thread_id, r.status ${ORPHANED_JOBS}`,
+    [staleAfterMs],
+  );
   if (rows.length === 0 && orphaned.rows.length === 0) return [];
   const queueWorkers = [
     ...new Set(
@@ -90,18 +85,30 @@ export async function sweepStaleRuns(
     );
     await queueNewJob(client, row.run_id, row.thread_id);
   }
-  // A job freed as orphaned does not stay in the queue either (its worker may only be slow):
-  // a pending run's gets a new one, and an ended run's (or one whose run is gone) is done, so
-  // it is deleted, as the task would have on finding its run not pending.
-  const done = orphaned.rows.filter((job) => job.status !== "pending").map((job) => job.job_id);
+  await settleOrphanedJobs(client, orphaned.rows);
+  const freed = orphaned.rows.flatMap((r) => (r.run_id ? [r.run_id] : []));
+  return [...rows.map((r) => r.run_id), ...freed];
+}
+
+/** A job freed as orphaned, with its run unless the run is gone. */
+type OrphanedJob = { job_id: string; locked_by: string } & (
+  | { run_id: string; thread_id: string; status: string }
+  | { run_id: null; thread_id: null; status: null }
+);
+
+/**
+ * A job freed as orphaned does not stay in the queue either (its worker may only be slow, see
+ * `queueNewJob`): a pending run's gets a new one, and the job of an ended run, or of one that is
+ * gone, is done, so it is deleted, as its task would have on finding the run not pending.
+ */
+async function settleOrphanedJobs(client: pg.PoolClient, jobs: OrphanedJob[]): Promise<void> {
+  const done = jobs.filter((job) => job.status !== "pending").map((job) => job.job_id);
   if (done.length > 0) {
     await client.query("SELECT graphile_worker.complete_jobs($1::bigint[])", [done]);
   }
-  for (const job of orphaned.rows) {
-    if (job.status === "pending") await queueNewJob(client, job.run_id!, job.thread_id!);
+  for (const job of jobs) {
+    if (job.status === "pending") await queueNewJob(client, job.run_id, job.thread_id);
   }
-  const freed = orphaned.rows.flatMap((r) => (r.run_id ? [r.run_id] : []));
-  return [...rows.map((r) => r.run_id), ...freed];
 }
 
 /**
