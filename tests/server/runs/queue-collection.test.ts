@@ -3,8 +3,9 @@
  * pick-up locks every idle queue, so a queue left for every thread that ever had a run makes
  * every pick-up slower. A queue with a job stays; a collection never runs while a job is being
  * queued, and a job queued during one waits for it, so no job is left outside its thread's
- * queue. A queue left locked with no job locked in it is unlocked once no live run is on its
- * thread.
+ * queue. A worker deletes the queue of each job it completes soon after, not only every 5
+ * heartbeats. A queue left locked with no job locked in it is unlocked once no live run is on
+ * its thread.
  */
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -15,7 +16,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { dropStore, freshStore } from "../../support/fresh-store.js";
 import { openStore } from "../../support/store-spec.js";
 import { caller, userMessage } from "../support/http.js";
-import { startRunsApi, withTestWorker, type RunsApi } from "../support/runs-api.js";
+import { startRunsApi, testWorker, withTestWorker, type RunsApi } from "../support/runs-api.js";
 import { until } from "../../support/until.js";
 
 /** The collection's advisory lock, as the server takes it. */
@@ -104,6 +105,43 @@ describe("idle queue collection", () => {
     const again = await postRun("qc-1");
     expect(await queueOfJob(again)).toBe("tenxgraph:thread:qc-1");
     expect(await withWorker(() => joinRun("qc-1", again))).toBe("completed");
+  });
+
+  it("deletes a thread's queue soon after its run's job completes, long before the periodic collection", async () => {
+    const runId = await postRun("qc-soon");
+    // Heartbeats 60 s apart: the periodic collection (every 5 beats) cannot be what deletes it.
+    const worker = testWorker(graph, api.store, { heartbeatMs: 60_000, staleAfterMs: 120_000 });
+    await worker.start();
+    try {
+      expect(await joinRun("qc-soon", runId)).toBe("completed");
+      await until(async () => (await queues("qc-soon")).length === 0, "the queue deleted", {
+        timeoutMs: 5_000,
+      });
+    } finally {
+      await worker.drain();
+    }
+  });
+
+  it("deletes only the given queues, and only those that are idle", async () => {
+    await api.store.collectIdleQueues(); // what earlier cases left
+    const waiting = await postRun("qc-given-waiting");
+    await db.query(
+      `INSERT INTO graphile_worker._private_job_queues (queue_name)
+       VALUES ('tenxgraph:thread:qc-given'), ('tenxgraph:thread:qc-other'),
+              ('another-app:given')`,
+    );
+    const { rows } = await db.query<{ id: number }>(
+      `SELECT id FROM graphile_worker._private_job_queues
+        WHERE queue_name IN ('tenxgraph:thread:qc-given', 'tenxgraph:thread:qc-given-waiting',
+                             'another-app:given')`,
+    );
+    expect(await api.store.collectIdleQueues(rows.map((r) => r.id))).toBe(1);
+    expect(await queues("qc-given", "qc-other", "qc-given-waiting", "another-app:given")).toEqual([
+      "another-app:given",
+      "tenxgraph:thread:qc-given-waiting",
+      "tenxgraph:thread:qc-other",
+    ]);
+    expect(await withWorker(() => joinRun("qc-given-waiting", waiting))).toBe("completed");
   });
 
   it("is skipped while a job is being queued, and deletes only the threads' queues", async () => {

@@ -297,10 +297,15 @@ export class PgRunStore {
     return this.#db.transaction("sweepStale", (client) => sweepStaleRuns(client, staleAfterMs));
   }
 
-  /** Deletes the threads' idle queues (see `collectIdleQueues`); `null`: left to the next one. */
-  async collectIdleQueues(): Promise<number | null> {
+  /**
+   * Deletes the threads' idle queues, or only those in `queueIds` (see `collectIdleQueues`);
+   * `null`: left to the next one.
+   */
+  async collectIdleQueues(queueIds?: readonly number[]): Promise<number | null> {
     await this.setup();
-    return this.#db.transaction("collectIdleQueues", collectIdleQueues);
+    return this.#db.transaction("collectIdleQueues", (client) =>
+      collectIdleQueues(client, queueIds),
+    );
   }
 
   /** Unlocks the threads' queues a takeover's end left locked (see `unlockStrandedQueues`). */

@@ -10,6 +10,7 @@ import { createHash } from "node:crypto";
 import { hostname } from "node:os";
 import { runAttempt, type AttemptControls, type AttemptEnd } from "./run-attempt.js";
 import { EVENT_BATCH_MS } from "./run-event-pump.js";
+import { QueueCollectionAfterJobs } from "./run-queue-collection.js";
 import type { AttemptRef } from "./run-record.js";
 import { RUN_TASK, type PgRunStore } from "./run-store.js";
 import type { RunJobPayload } from "./run-db.js";
@@ -20,9 +21,9 @@ import { checkTimings } from "./run-worker-settings.js";
 
 /**
  * Every this many heartbeats (5 s by default) a worker deletes the threads' idle queues: each
- * job pick-up locks every idle queue, so between two collections a pick-up's cost grows with
- * the runs that ended (see `collectIdleQueues`). It also unlocks the queues a takeover's end
- * left locked (see `unlockStrandedQueues`).
+ * job pick-up locks every idle queue (see `collectIdleQueues`). The queues of the jobs it
+ * completes it collects sooner (`QueueCollectionAfterJobs`); this collects the rest. It also
+ * unlocks the queues a takeover's end left locked (see `unlockStrandedQueues`).
  */
 const QUEUE_COLLECTION_BEATS = 5;
 
@@ -93,6 +94,7 @@ export class RunWorker {
   readonly #logger: Logger;
   readonly #attempts = new Map<string, ActiveAttempt>();
   #runner: Runner | null = null;
+  #collection: QueueCollectionAfterJobs | null = null;
   #timer: NodeJS.Timeout | null = null;
   #beat: { startedAt: number } | null = null;
   #lastBeatOkAt = Date.now();
@@ -126,6 +128,10 @@ export class RunWorker {
 
   async start(): Promise<void> {
     await this.#store.setup();
+    this.#collection = new QueueCollectionAfterJobs(
+      (queueIds) => this.#store.collectIdleQueues(queueIds),
+      (error) => this.#logger.debug({ err: error }, "Collecting completed jobs' queues failed"),
+    );
     this.#runner = await runQueue({
       pgPool: this.#store.pool,
       concurrency: this.#options.concurrency,
@@ -133,6 +139,7 @@ export class RunWorker {
       noHandleSignals: true,
       logger: queueLogger(this.#logger),
       forbiddenFlags: [this.#declinedFlag],
+      events: this.#collection.events,
       taskList: {
         [RUN_TASK]: (payload, helpers) => this.#handle(payload, helpers),
         [TIMER_TASK]: (payload) => fireTimer(this.#store, this.#graph, payload, this.#logger),
@@ -154,6 +161,7 @@ export class RunWorker {
     this.#logger.info({ runs: this.activeRuns }, "Draining: handing running runs back");
     for (const { controls } of this.#attempts.values()) controls.drain.abort();
     await this.#runner?.stop();
+    this.#collection?.stop();
     this.#stopTimer();
   }
 
