@@ -93,13 +93,21 @@ export class PgObserver {
 
   /** Transaction commit records in the WAL between two positions: every writing commit. */
   async commitsBetween(from: string, to: string): Promise<number | null> {
+    return this.walRecordsBetween(from, to, "Transaction/COMMIT");
+  }
+
+  /**
+   * WAL records of one kind (pg_walinspect's `resource_manager/record_type`, e.g.
+   * `Heap/LOCK`, a row lock) between two positions; null without pg_walinspect.
+   */
+  async walRecordsBetween(from: string, to: string, type: string): Promise<number | null> {
     if (!(await this.facts()).walInspect) return null;
     // pg_walinspect refuses a start at the end of the WAL, which is where an empty range is.
     if (from === to) return 0;
     const count = await this.#one<string | null>(
       `SELECT sum(count) FROM pg_get_wal_stats($1, $2, true)
-       WHERE "resource_manager/record_type" = 'Transaction/COMMIT'`,
-      [from, to],
+       WHERE "resource_manager/record_type" = $3`,
+      [from, to, type],
     );
     return Number(count ?? 0);
   }

@@ -6,12 +6,15 @@
  * it, with 10,000 idle queues that earlier threads left (as every deployment kept them before
  * workers collected them), the same after a collection, and with a backlog of 1,000 runs
  * waiting instead of 150 (a queue per thread with a run waiting, which no collection can
- * remove). Runs per second and PostgreSQL's CPU per run, medians over the rounds. A worker
- * collects idle queues every 5 heartbeats (5 s): a round that lasts longer than that with
- * 10,000 idle queues has them collected part of the way (its seconds are printed).
+ * remove). Runs per second, PostgreSQL's CPU per run, and the WAL a run writes with the row
+ * locks in it (each lock `get_job` takes is a `Heap/LOCK` record), medians over the rounds. A
+ * worker collects idle queues every 5 heartbeats (5 s), and the queues of the jobs it completes
+ * about 100 ms later: a round that lasts longer than 5 s with 10,000 idle queues has them
+ * collected part of the way (its seconds are printed).
  */
-import { PostgresServer } from "@tenxgraph/test-servers";
 import { postgresCpuMs } from "../accounting/cpu-sampler.js";
+import { PgObserver } from "../accounting/pg-observer.js";
+import { startObservablePostgres } from "../servers/bench-servers.js";
 import { median } from "../measure/median.js";
 import { postRuns, warmUp } from "./measure-throughput.js";
 import { withRunsSet } from "./runs-set.js";
@@ -37,11 +40,17 @@ const SCENARIOS: Scenario[] = [
 const ROUNDS = 3;
 const WARMUP_RUNS = 150;
 
-const server = await PostgresServer.start({ name: "bench-queue-pickup", fsync: true });
-const results = new Map<
-  string,
-  { runsPerSecond: number; postgresMsPerRun: number; seconds: number }[]
->();
+interface PickupRound {
+  runsPerSecond: number;
+  postgresMsPerRun: number;
+  walBytesPerRun: number;
+  rowLocksPerRun: number;
+  seconds: number;
+}
+
+const server = await startObservablePostgres("bench-queue-pickup");
+const observer = await PgObserver.open(server.dsn);
+const results = new Map<string, PickupRound[]>();
 try {
   for (let round = 0; round < ROUNDS; round++) {
     for (const scenario of SCENARIOS) {
@@ -57,32 +66,44 @@ try {
         if (scenario.collectFirst) await set.store.collectIdleQueues();
         await postRuns(set, "pick-", scenario.runs);
         const cpuAtGo = postgresCpuMs(server.dataDir)!;
+        const walAtGo = await observer.walPosition();
         const goAt = Date.now();
         for (const worker of processes) worker.send({ type: "go" });
         await set.untilRunsEnd("pick-", scenario.runs, "queue pick-up", 20);
         const seconds = (Date.now() - goAt) / 1000;
+        const cpu = postgresCpuMs(server.dataDir)! - cpuAtGo;
+        const walAtEnd = await observer.walPosition();
+        const locks = await observer.walRecordsBetween(walAtGo, walAtEnd, "Heap/LOCK");
         return {
           seconds,
           runsPerSecond: scenario.runs / seconds,
-          postgresMsPerRun: (postgresCpuMs(server.dataDir)! - cpuAtGo) / scenario.runs,
+          postgresMsPerRun: cpu / scenario.runs,
+          walBytesPerRun: (await observer.walBytesBetween(walAtGo, walAtEnd)) / scenario.runs,
+          rowLocksPerRun: (locks ?? NaN) / scenario.runs,
         };
       });
       results.set(scenario.name, [...(results.get(scenario.name) ?? []), result]);
     }
   }
 } finally {
-  await server.stop();
+  await observer.close();
+  await server.destroy();
 }
 
 console.log(
   `\nOne warm worker, runs queued up front on distinct threads (${ROUNDS} rounds, medians):\n`,
 );
-console.log("| queue table | runs | runs/s | PostgreSQL CPU ms/run | seconds each round |");
-console.log("|---|---|---|---|---|");
+console.log(
+  "| queue table | runs | runs/s | PostgreSQL CPU ms/run | WAL bytes/run | row locks/run | seconds each round |",
+);
+console.log("|---|---|---|---|---|---|---|");
 for (const scenario of SCENARIOS) {
   const rounds = results.get(scenario.name)!;
+  const of = (pick: (r: PickupRound) => number, digits: number) =>
+    median(rounds.map(pick)).toFixed(digits);
   console.log(
-    `| ${scenario.name} | ${scenario.runs} | ${median(rounds.map((r) => r.runsPerSecond)).toFixed(1)} | ` +
-      `${median(rounds.map((r) => r.postgresMsPerRun)).toFixed(2)} | ${rounds.map((r) => r.seconds.toFixed(1)).join(", ")} |`,
+    `| ${scenario.name} | ${scenario.runs} | ${of((r) => r.runsPerSecond, 1)} | ` +
+      `${of((r) => r.postgresMsPerRun, 2)} | ${of((r) => r.walBytesPerRun, 0)} | ` +
+      `${of((r) => r.rowLocksPerRun, 0)} | ${rounds.map((r) => r.seconds.toFixed(1)).join(", ")} |`,
   );
 }
