@@ -110,8 +110,8 @@ export class QueueCollectionAfterJobs {
  * the thread. The sweep leaves no freed job for a slow worker to delete this way (a pending
  * run's gets a new job, see `queueNewJob`; an ended run's is deleted), so this is a last guard,
  * for a path not foreseen. A queue is locked together with a job in it, so one locked past the
- * stale window with no job locked is such a queue. While a live run is on its thread it stays locked, so the thread's
- * runs still run one at a time.
+ * stale window with no job locked is such a queue. While a live run is on its thread it stays
+ * locked, so the thread's runs still run one at a time.
  *
  * One statement, each queue row locked with SKIP LOCKED, so workers doing it at once do not wait
  * on each other. It reads every locked queue row (about 1 ms with 10,000 thread queues), so a
