@@ -114,11 +114,14 @@ describe("a worker frozen past the stale window, then woken", () => {
   it("leaves its thread's queue unlocked once the run ends: the thread's next run runs after it", async () => {
     const slow = await startWorker("slow");
     const first = await postRun("frozen-1", 8001);
-    // The charge is recorded; the receipt is being sent when the worker freezes.
-    await until(
-      () => readEffects<Effect>(effectLog).some((e) => e.line.includes("charged")),
-      "the charge",
-    );
+    // The charge is recorded; the receipt is being sent when the worker freezes. Recorded, not
+    // only made: a freeze between the charge and its record would leave it in doubt, and the
+    // other worker would charge again, as after a crash there.
+    await until(async () => {
+      const ledger = await call("GET", "/v1/threads/frozen-1/ledger");
+      const entries = (ledger.body?.data?.entries ?? []) as { tool_name: string; status: string }[];
+      return entries.some((e) => e.tool_name === "charge_card" && e.status === "completed");
+    }, "the charge recorded");
     const other = await frozenWhile(slow, async () => {
       const other = await startWorker("other");
       // The other worker hands the run back and takes it (attempt 2, in send_receipt again).
