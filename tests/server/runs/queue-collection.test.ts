@@ -1,11 +1,12 @@
 /**
  * The threads' idle graphile-worker queues are deleted, on a real PostgreSQL: each job
  * pick-up locks every idle queue, so a queue left for every thread that ever had a run makes
- * every pick-up slower. A queue with a job stays; a collection never runs while a job is being
- * queued, and a job queued during one waits for it, so no job is left outside its thread's
- * queue. A worker deletes the queue of each job it completes soon after, not only every 5
- * heartbeats. A queue left locked with no job locked in it is unlocked once no live run is on
- * its thread.
+ * every pick-up slower. (A thread gets a queue only when a run waits behind another: the first
+ * runs outside it, see queue-hold.test.ts.) A queue with a job stays; a collection never runs
+ * while a job is being queued, and a job queued during one waits for it, so no job is left
+ * outside its thread's queue. A worker deletes the queue of each job it completes soon after,
+ * not only every 5 heartbeats. A queue left locked with no job locked in it is unlocked once no
+ * live run is on its thread.
  */
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -50,12 +51,22 @@ describe("idle queue collection", () => {
     rmSync(dir, { recursive: true, force: true });
   });
 
-  async function postRun(threadId: string): Promise<string> {
+  async function postRun(threadId: string, strategy = "reject"): Promise<string> {
     const posted = await call("POST", `/v1/threads/${threadId}/runs`, {
       messages: [userMessage("hi")],
+      multitask_strategy: strategy,
     });
     expect(posted.status).toBe(202);
     return posted.body.data.run_id as string;
+  }
+
+  /**
+   * A run in its thread's queue: posted behind a first run (which runs outside it), both
+   * pending; returns both. The queue is held for the first until it ends.
+   */
+  async function postQueuedRun(threadId: string): Promise<{ first: string; queued: string }> {
+    const first = await postRun(threadId);
+    return { first, queued: await postRun(threadId, "enqueue") };
   }
 
   /** The queue rows named for these threads (or other names, given whole), by name. */
@@ -89,26 +100,27 @@ describe("idle queue collection", () => {
   }
 
   it("keeps a queue with a job; a worker deletes the queues of threads whose runs ended", async () => {
-    const first = await postRun("qc-1");
-    const second = await postRun("qc-2");
+    const one = await postQueuedRun("qc-1");
+    const two = await postQueuedRun("qc-2");
     expect(await api.store.collectIdleQueues()).toBe(0);
     expect(await queues("qc-1", "qc-2")).toHaveLength(2);
 
     await withWorker(async () => {
-      expect(await joinRun("qc-1", first)).toBe("completed");
-      expect(await joinRun("qc-2", second)).toBe("completed");
+      expect(await joinRun("qc-1", one.queued)).toBe("completed");
+      expect(await joinRun("qc-2", two.queued)).toBe("completed");
       // Every 5 heartbeats: 1 s here.
       await until(async () => (await queues("qc-1", "qc-2")).length === 0, "the queues deleted");
     });
 
-    // A thread whose queue was deleted gets a new one with its next run, which runs in it.
-    const again = await postRun("qc-1");
-    expect(await queueOfJob(again)).toBe("tenxgraph:thread:qc-1");
-    expect(await withWorker(() => joinRun("qc-1", again))).toBe("completed");
+    // A thread whose queue was deleted gets a new one with its next waiting run, which runs in it.
+    const again = await postQueuedRun("qc-1");
+    expect(await queueOfJob(again.first)).toBeNull();
+    expect(await queueOfJob(again.queued)).toBe("tenxgraph:thread:qc-1");
+    expect(await withWorker(() => joinRun("qc-1", again.queued))).toBe("completed");
   });
 
   it("deletes a thread's queue soon after its run's job completes, long before the periodic collection", async () => {
-    const runId = await postRun("qc-soon");
+    const { queued: runId } = await postQueuedRun("qc-soon");
     // Heartbeats 60 s apart: the periodic collection (every 5 beats) cannot be what deletes it.
     const worker = testWorker(graph, api.store, { heartbeatMs: 60_000, staleAfterMs: 120_000 });
     await worker.start();
@@ -124,7 +136,7 @@ describe("idle queue collection", () => {
 
   it("deletes only the given queues, and only those that are idle", async () => {
     await api.store.collectIdleQueues(); // what earlier cases left
-    const waiting = await postRun("qc-given-waiting");
+    const { queued: waiting } = await postQueuedRun("qc-given-waiting");
     await db.query(
       `INSERT INTO graphile_worker._private_job_queues (queue_name)
        VALUES ('tenxgraph:thread:qc-given'), ('tenxgraph:thread:qc-other'),
@@ -165,13 +177,14 @@ describe("idle queue collection", () => {
   });
 
   it("makes a job queued during a collection wait for it, and puts the job in its thread's queue", async () => {
+    const first = await postRun("qc-3");
     const collecting = await db.connect();
     let posted!: Promise<string>;
     try {
       await collecting.query("BEGIN");
       await collecting.query(`SELECT pg_advisory_xact_lock(${COLLECTION_LOCK})`);
       let settled = false;
-      posted = postRun("qc-3").finally(() => (settled = true));
+      posted = postRun("qc-3", "enqueue").finally(() => (settled = true));
       await new Promise((resolve) => setTimeout(resolve, 500));
       expect(settled).toBe(false);
     } finally {
@@ -179,6 +192,7 @@ describe("idle queue collection", () => {
       collecting.release();
     }
     const runId = await posted;
+    expect(await queueOfJob(first)).toBeNull();
     expect(await queueOfJob(runId)).toBe("tenxgraph:thread:qc-3");
     expect(await withWorker(() => joinRun("qc-3", runId))).toBe("completed");
   });
@@ -186,9 +200,17 @@ describe("idle queue collection", () => {
   it("unlocks a thread's queue left locked with no job locked in it, unless a live run is on the thread", async () => {
     // A slow worker's task end can delete a job another worker holds, whose own completion then
     // leaves the queue locked (graphile-worker frees it after 4 hours): made here directly.
-    const stranded = await postRun("qc-stranded");
-    const live = await postRun("qc-live");
-    const held = await postRun("qc-held");
+    const stranded = await postQueuedRun("qc-stranded");
+    const live = await postQueuedRun("qc-live");
+    const held = await postQueuedRun("qc-held");
+    // Their first runs ended (cancelled), which releases each queue held for its first run.
+    for (const [thread, { first }] of Object.entries({
+      "qc-stranded": stranded,
+      "qc-live": live,
+      "qc-held": held,
+    })) {
+      expect((await call("POST", `/v1/threads/${thread}/runs/${first}/cancel`)).status).toBe(202);
+    }
     const lockQueue = (thread: string) =>
       db.query(
         `UPDATE graphile_worker._private_job_queues
@@ -201,7 +223,7 @@ describe("idle queue collection", () => {
     await lockQueue("qc-live");
     await db.query(
       `UPDATE tenxgraph_runs SET status = 'running', heartbeat_at = now() WHERE run_id = $1`,
-      [live],
+      [live.queued],
     );
     // A queue locked with its job (an orphaned job: the sweep's to free) is not this.
     await lockQueue("qc-held");
@@ -209,18 +231,18 @@ describe("idle queue collection", () => {
       `UPDATE graphile_worker._private_jobs
           SET locked_by = 'gone-worker', locked_at = now() - interval '1 minute'
         WHERE key = 'tenxgraph_run:' || $1`,
-      [held],
+      [held.queued],
     );
     expect(await api.store.unlockStrandedQueues(1000)).toEqual(["tenxgraph:thread:qc-stranded"]);
     expect(await api.store.unlockStrandedQueues(1000)).toEqual([]);
 
-    await db.query(`UPDATE tenxgraph_runs SET status = 'pending' WHERE run_id = $1`, [live]);
+    await db.query(`UPDATE tenxgraph_runs SET status = 'pending' WHERE run_id = $1`, [live.queued]);
     expect(await api.store.unlockStrandedQueues(1000)).toEqual(["tenxgraph:thread:qc-live"]);
     await db.query("SELECT graphile_worker.force_unlock_workers(ARRAY['gone-worker'])");
     await withWorker(async () => {
-      expect(await joinRun("qc-stranded", stranded)).toBe("completed");
-      expect(await joinRun("qc-live", live)).toBe("completed");
-      expect(await joinRun("qc-held", held)).toBe("completed");
+      expect(await joinRun("qc-stranded", stranded.queued)).toBe("completed");
+      expect(await joinRun("qc-live", live.queued)).toBe("completed");
+      expect(await joinRun("qc-held", held.queued)).toBe("completed");
     });
   });
 });

@@ -150,17 +150,23 @@ describe("run workers in processes: SIGKILL, SIGTERM, restart of every worker", 
     return run;
   }
 
-  /** Locks the run's job and its queue as a graphile-worker that then died would have. */
+  /**
+   * Locks the run's job, and its queue if it is in one (a thread's first run is not), as a
+   * graphile-worker that then died would have.
+   */
   async function lockJobAsDeadWorker(runId: string): Promise<void> {
     const locked = await store.pool.query(
       `WITH job AS (
          UPDATE graphile_worker._private_jobs SET locked_at = now(), locked_by = 'dead-queue-worker'
-          WHERE key = $1 AND locked_at IS NULL RETURNING job_queue_id)
-       UPDATE graphile_worker._private_job_queues SET locked_at = now(), locked_by = 'dead-queue-worker'
-        WHERE id IN (SELECT job_queue_id FROM job) RETURNING id`,
+          WHERE key = $1 AND locked_at IS NULL RETURNING job_queue_id),
+       queue AS (
+         UPDATE graphile_worker._private_job_queues
+            SET locked_at = now(), locked_by = 'dead-queue-worker'
+          WHERE id IN (SELECT job_queue_id FROM job))
+       SELECT 1 FROM job`,
       [`tenxgraph_run:${runId}`],
     );
-    expect(locked.rowCount, "locked the run's job and its queue").toBe(1);
+    expect(locked.rowCount, "locked the run's job").toBe(1);
   }
 
   /** Every worker's stderr, for failure messages. */
@@ -418,7 +424,7 @@ describe("run workers in processes: SIGKILL, SIGTERM, restart of every worker", 
     expect((await getRun("restart-mid", midRun)).status, "its worker is dead").toBe("running");
 
     // A worker that died after graphile-worker locked a run's job but before the run began
-    // (its row never said `running`) left the job, and its thread's queue, locked.
+    // (its row never said `running`) left the job locked.
     const orphaned = await postRun("restart-locked", 7003);
     await lockJobAsDeadWorker(orphaned);
 

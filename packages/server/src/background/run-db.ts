@@ -85,11 +85,33 @@ export class RunDb {
 }
 
 /**
- * Runs of one thread share a graphile-worker queue, named this and the thread: the queue runs
- * its jobs one at a time, in order, which is "one active run per thread" for `enqueue` (and
- * keeps a taken-over run ahead of the runs queued behind it).
+ * A thread's runs run one at a time, in order, which is "one active run per thread" for
+ * `enqueue` (and keeps a taken-over run ahead of the runs queued behind it). A run posted to a
+ * thread with no active run (the common case) gets a job outside any queue: graphile-worker's
+ * job pick-up locks every queue row it could take from, so a queue per waiting thread costs
+ * every pick-up a lock each, and a backlog of runs on distinct threads made them
+ * quadratic. A run posted while another is active waits in its thread's graphile-worker queue,
+ * named this and the thread, which runs its jobs one at a time in `run_at` order. While the
+ * thread's first run (`queued` false) is active, the queue is held for it: locked by
+ * {@link QUEUE_HOLD_PREFIX} and its id (a trigger of run-schema.ts locks it when a run joins
+ * the queue, and another unlocks it when the first run ends or is deleted, whatever ends it).
  */
 export const QUEUE_PREFIX = "tenxgraph:thread:";
+
+/**
+ * The name of the queue of the thread `threadId` (SQL text), in SQL. graphile-worker's queue
+ * names fit in 128 characters and thread ids in 256, so a longer id is named by its digest,
+ * marked by a `#` (and so is an id that starts with one, so that no id passes for another's
+ * digest).
+ */
+export function threadQueueName(threadId: string): string {
+  const fits = 128 - QUEUE_PREFIX.length;
+  return `('${QUEUE_PREFIX}' || CASE WHEN length(${threadId}) <= ${fits}
+    AND NOT starts_with(${threadId}, '#') THEN ${threadId} ELSE '#' || md5(${threadId}) END)`;
+}
+
+/** The `locked_by` of a thread's queue held for the run named after it (see {@link QUEUE_PREFIX}). */
+export const QUEUE_HOLD_PREFIX = "tenxgraph:run:";
 
 /**
  * The advisory lock (a key, in SQL) between queueing a run's job and collecting the threads'
@@ -101,21 +123,14 @@ export const QUEUE_PREFIX = "tenxgraph:thread:";
 export const QUEUE_COLLECTION_LOCK = "hashtextextended('tenxgraph_runs:queue_collection', 0)";
 
 /**
- * The run's job, keyed by the run so it is queued once: a job still waiting is replaced, and
- * one locked by a worker that is handing the run back keeps running to its end beside it.
- * Due when the run was created, whenever it is queued: a thread's queue takes its jobs in
- * `run_at` order, so a run handed back (takeover, drain) keeps its place ahead of the runs
- * queued behind it instead of going to the back.
+ * Queues the run's job again (its job's key is the run's, so a job still waiting is replaced,
+ * and one locked by a worker that is handing the run back keeps running to its end beside it),
+ * in its thread's queue if it was queued there. Nothing is queued for a run that is gone.
  */
-export async function addJob(
-  client: pg.PoolClient,
-  runId: string,
-  threadId: string,
-): Promise<void> {
-  await client.query(
-    `SELECT ${addJobCall("$1", "$2", "(SELECT created_at FROM tenxgraph_runs WHERE run_id = $1)")}`,
-    [runId, threadId],
-  );
+export async function addJob(client: pg.PoolClient, runId: string): Promise<void> {
+  await client.query(`SELECT ${addJobCall("r")} FROM tenxgraph_runs AS r WHERE r.run_id = $1`, [
+    runId,
+  ]);
 }
 
 /**
@@ -129,16 +144,19 @@ export interface RunJobPayload {
 }
 
 /**
- * The SQL call of {@link addJob} for the run `runId` of the thread `threadId` (SQL text
- * values), in the thread's queue, due at `runAt`: for a statement that queues a run's job with
- * other work.
+ * The SQL call that queues the job of the run `run` (the SQL name of a `tenxgraph_runs` row),
+ * for a statement that queues a run's job with other work. The job is in the thread's queue
+ * when the run is `queued`, and due when the run was created, whenever it is queued: a
+ * thread's queue takes its jobs in `run_at` order, so a run handed back (takeover, drain) keeps
+ * its place ahead of the runs queued behind it instead of going to the back.
  */
-export function addJobCall(runId: string, threadId: string, runAt: string, flags = "NULL"): string {
+export function addJobCall(run: string, flags = "NULL"): string {
   // The lock is taken in a subquery the call reads from, so it is held before add_job starts.
   return `(SELECT graphile_worker.add_job('${RUN_TASK}',
-    json_build_object('runId', ${runId}::text, 'threadId', ${threadId}::text),
-    queue_name := '${QUEUE_PREFIX}' || ${threadId}::text, max_attempts := 1000,
-    job_key := 'tenxgraph_run:' || ${runId}, run_at := ${runAt}, flags := ${flags}::text[])
+    json_build_object('runId', ${run}.run_id, 'threadId', ${run}.thread_id),
+    queue_name := CASE WHEN ${run}.queued THEN ${threadQueueName(`${run}.thread_id`)} END,
+    max_attempts := 1000, job_key := 'tenxgraph_run:' || ${run}.run_id,
+    run_at := ${run}.created_at, flags := ${flags}::text[])
     FROM (SELECT pg_advisory_xact_lock_shared(${QUEUE_COLLECTION_LOCK})) AS queue_collection_lock)`;
 }
 
@@ -148,20 +166,15 @@ export function addJobCall(runId: string, threadId: string, runAt: string, flags
  * (graphile-worker's `forbiddenFlags`), so another version's worker takes it. Due when the run
  * was created, as always: it keeps its place in the thread's queue. No attempt is counted.
  */
-export async function declineJob(
-  client: Queryable,
-  runId: string,
-  threadId: string,
-  flag: string,
-): Promise<void> {
+export async function declineJob(client: Queryable, runId: string, flag: string): Promise<void> {
   const flags = `ARRAY(SELECT jsonb_object_keys(coalesce((SELECT flags FROM graphile_worker._private_jobs
-      WHERE key = 'tenxgraph_run:' || $1), '{}'::jsonb)) UNION SELECT $3::text)`;
+      WHERE key = 'tenxgraph_run:' || $1), '{}'::jsonb)) UNION SELECT $2::text)`;
   // Only a run still pending goes back: the worker decides before it reads the run, and a run
   // that ended, or that another worker holds (a duplicate job), must not be queued again.
   await client.query(
-    `SELECT ${addJobCall("$1", "$2", "r.created_at", flags)}
+    `SELECT ${addJobCall("r", flags)}
        FROM tenxgraph_runs AS r WHERE r.run_id = $1 AND r.status = 'pending'`,
-    [runId, threadId, flag],
+    [runId, flag],
   );
 }
 

@@ -1,6 +1,12 @@
 import { EventEmitter } from "node:events";
 import type pg from "pg";
-import { QUEUE_COLLECTION_LOCK, QUEUE_PREFIX, type Queryable } from "./run-db.js";
+import {
+  QUEUE_COLLECTION_LOCK,
+  QUEUE_HOLD_PREFIX,
+  QUEUE_PREFIX,
+  threadQueueName,
+  type Queryable,
+} from "./run-db.js";
 
 /** The most idle queues one collection deletes, so that its transaction stays short. */
 const QUEUE_COLLECTION_BATCH = 10_000;
@@ -111,7 +117,10 @@ export class QueueCollectionAfterJobs {
  * run's gets a new job, see `queueNewJob`; an ended run's is deleted), so this is a last guard,
  * for a path not foreseen. A queue is locked together with a job in it, so one locked past the
  * stale window with no job locked is such a queue. While a live run is on its thread it stays
- * locked, so the thread's runs still run one at a time.
+ * locked, so the thread's runs still run one at a time; so does a queue held for the thread's
+ * first run while that run is pending or running (it may wait for a worker after a takeover),
+ * unless the run's own job is in it (queued there by a version before the hold, which would
+ * wait for itself).
  *
  * One statement, each queue row locked with SKIP LOCKED, so workers doing it at once do not wait
  * on each other. It reads every locked queue row (about 1 ms with 10,000 thread queues), so a
@@ -129,12 +138,20 @@ export async function unlockStrandedQueues(db: Queryable, staleAfterMs: number):
               WHERE j.job_queue_id = q.id AND j.locked_by IS NOT NULL)
            AND NOT EXISTS (
              SELECT 1 FROM tenxgraph_runs AS live
-              WHERE live.thread_id = substr(q.queue_name, length($1) + 1)
+              WHERE ${threadQueueName("live.thread_id")} = q.queue_name
                 AND live.status = 'running'
                 AND live.heartbeat_at >= now() - make_interval(secs => $2 / 1000.0))
+           AND NOT EXISTS (
+             SELECT 1 FROM tenxgraph_runs AS first
+              WHERE starts_with(q.locked_by, $3)
+                AND first.run_id = substr(q.locked_by, length($3) + 1)
+                AND first.status IN ('pending', 'running')
+                AND NOT EXISTS (
+                  SELECT 1 FROM graphile_worker._private_jobs AS own
+                   WHERE own.key = 'tenxgraph_run:' || first.run_id AND own.job_queue_id = q.id))
          FOR UPDATE OF q SKIP LOCKED)
       RETURNING queue_name`,
-    [QUEUE_PREFIX, staleAfterMs],
+    [QUEUE_PREFIX, staleAfterMs, QUEUE_HOLD_PREFIX],
   );
   return rows.map((r) => r.queue_name);
 }

@@ -5,7 +5,7 @@ import {
   type MigrationStep,
 } from "@tenxgraph/postgres";
 import { Logger as QueueLogger, runMigrations } from "graphile-worker";
-import type { RunDb } from "./run-db.js";
+import { QUEUE_HOLD_PREFIX, threadQueueName, type RunDb } from "./run-db.js";
 import { WEBHOOK_MIGRATIONS, WEBHOOK_SCHEMA_TABLE } from "../webhooks/webhook-schema.js";
 
 /** The advisory lock every setup of the runs' database takes, in any process. */
@@ -44,6 +44,54 @@ const MIGRATIONS: readonly MigrationStep[] = [
      created_at timestamptz NOT NULL DEFAULT now(),
      PRIMARY KEY (run_id, seq)
    );`,
+    ],
+  },
+  // A run posted to a thread with no active run gets a job outside the thread's queue (see
+  // QUEUE_PREFIX in run-db.ts). The triggers hold the queue for it while it is active, so that
+  // the runs queued behind it wait, whichever version queued them and whatever ends it. Their
+  // functions' names do not start with `tenxgraph_`: a checkpointer sharing the schema drops
+  // every such function it does not know (`installFunctions` of @tenxgraph/postgres).
+  {
+    name: "a thread's first run outside its thread's queue",
+    statements: [
+      // Runs created before this step were all queued in their thread's queue.
+      `ALTER TABLE tenxgraph_runs ADD COLUMN queued boolean NOT NULL DEFAULT true`,
+      `CREATE FUNCTION hold_tenxgraph_thread_queue() RETURNS trigger LANGUAGE plpgsql AS $$
+       DECLARE front text;
+       BEGIN
+         -- FOR SHARE: an end of the front run being written is waited for, then seen.
+         SELECT run_id INTO front FROM tenxgraph_runs
+          WHERE thread_id = NEW.thread_id AND run_id <> NEW.run_id AND NOT queued
+            AND status IN ('pending', 'running')
+          LIMIT 1 FOR SHARE;
+         IF front IS NOT NULL THEN
+           -- Taken from a job of an ended run still completing too: graphile-worker unlocks
+           -- only a queue its own worker holds.
+           INSERT INTO graphile_worker._private_job_queues AS q (queue_name, locked_by, locked_at)
+           VALUES (${threadQueueName("NEW.thread_id")}, '${QUEUE_HOLD_PREFIX}' || front, now())
+           ON CONFLICT (queue_name) DO UPDATE
+             SET locked_by = EXCLUDED.locked_by, locked_at = EXCLUDED.locked_at;
+         END IF;
+         RETURN NULL;
+       END $$`,
+      `CREATE TRIGGER tenxgraph_runs_hold_thread_queue AFTER INSERT ON tenxgraph_runs
+         FOR EACH ROW WHEN (NEW.queued) EXECUTE FUNCTION hold_tenxgraph_thread_queue()`,
+      `CREATE FUNCTION release_tenxgraph_thread_queue() RETURNS trigger LANGUAGE plpgsql AS $$
+       BEGIN
+         UPDATE graphile_worker._private_job_queues SET locked_by = NULL, locked_at = NULL
+          WHERE queue_name = ${threadQueueName("OLD.thread_id")}
+            AND locked_by = '${QUEUE_HOLD_PREFIX}' || OLD.run_id;
+         -- Wakes idle workers: the queue's next job is theirs to take.
+         IF FOUND THEN PERFORM pg_notify('jobs:insert', '{"count":1}'); END IF;
+         RETURN NULL;
+       END $$`,
+      `CREATE TRIGGER tenxgraph_runs_release_thread_queue AFTER UPDATE OF status ON tenxgraph_runs
+         FOR EACH ROW WHEN (NOT OLD.queued AND OLD.status IN ('pending', 'running')
+                            AND NEW.status NOT IN ('pending', 'running'))
+         EXECUTE FUNCTION release_tenxgraph_thread_queue()`,
+      `CREATE TRIGGER tenxgraph_runs_release_thread_queue_on_delete AFTER DELETE ON tenxgraph_runs
+         FOR EACH ROW WHEN (NOT OLD.queued AND OLD.status IN ('pending', 'running'))
+         EXECUTE FUNCTION release_tenxgraph_thread_queue()`,
     ],
   },
 ];

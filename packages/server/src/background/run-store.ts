@@ -100,17 +100,19 @@ export class PgRunStore {
       }
       // The run and its job in one statement; the job is due when the run was created. A
       // `reject` run is only inserted if the thread has no active run (read under the lock).
+      // A run with one ahead of it waits in the thread's queue; the first runs outside it (see
+      // QUEUE_PREFIX).
       const { rows } = await client.query<RunRow>(
-        `WITH run AS (
+        `WITH ahead AS (
+           SELECT EXISTS (SELECT 1 FROM tenxgraph_runs
+                           WHERE thread_id = $2 AND status IN ('pending', 'running')) AS any),
+         run AS (
            INSERT INTO tenxgraph_runs
-                  (run_id, thread_id, user_id, status, multitask_strategy, request)
-           SELECT $1::text, $2::text, $3::text, 'pending', $4::text, $5::jsonb
-            WHERE $4::text <> 'reject' OR NOT EXISTS (
-              SELECT 1 FROM tenxgraph_runs
-               WHERE thread_id = $2 AND status IN ('pending', 'running'))
+                  (run_id, thread_id, user_id, status, multitask_strategy, request, queued)
+           SELECT $1::text, $2::text, $3::text, 'pending', $4::text, $5::jsonb, ahead.any
+             FROM ahead WHERE $4::text <> 'reject' OR NOT ahead.any
            RETURNING *)
-         SELECT run.*, (${addJobCall("run.run_id", "run.thread_id", "run.created_at")}).id AS job_id
-           FROM run`,
+         SELECT run.*, (${addJobCall("run")}).id AS job_id FROM run`,
         [run.runId, run.threadId, run.userId, run.strategy, JSON.stringify(run.request)],
       );
       if (!rows[0]) throw new ThreadBusyError(run.threadId, (await active()).rows[0]!.run_id);
@@ -258,8 +260,8 @@ export class PgRunStore {
    * continue its thread (a rolling deploy), so the job is flagged `flag`, which that worker
    * and its like skip, for a worker of another version (see `declineJob`).
    */
-  async declineRun(runId: string, threadId: string, flag: string): Promise<void> {
-    await this.#db.transaction("declineRun", (client) => declineJob(client, runId, threadId, flag));
+  async declineRun(runId: string, flag: string): Promise<void> {
+    await this.#db.transaction("declineRun", (client) => declineJob(client, runId, flag));
   }
 
   /**
@@ -357,7 +359,7 @@ export class PgRunStore {
         { type: "run_requeued", reason: outcome.reason, workerId: ref.workerId },
       ]);
       if (!run) return false;
-      await addJob(client, ref.runId, run.thread_id);
+      await addJob(client, ref.runId);
       return true;
     });
   }

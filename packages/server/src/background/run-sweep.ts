@@ -41,12 +41,11 @@ export async function sweepStaleRuns(
 ): Promise<string[]> {
   const { rows } = await client.query<{
     run_id: string;
-    thread_id: string;
     worker_id: string | null;
     queue_worker_id: string | null;
     stop_requested: StopReason | null;
   }>(
-    `SELECT run_id, thread_id, worker_id, queue_worker_id, stop_requested ${STALE_RUNS}
+    `SELECT run_id, worker_id, queue_worker_id, stop_requested ${STALE_RUNS}
       FOR UPDATE SKIP LOCKED`,
     [staleAfterMs],
   );
@@ -56,7 +55,7 @@ export async function sweepStaleRuns(
   // locked) that long. A live worker holds such a job for a moment; one held past the stale
   // window, by a worker with no live run, is a dead worker's.
   const orphaned = await client.query<OrphanedJob>(
-    `SELECT j.id::text AS job_id, j.locked_by, r.run_id, r.thread_id, r.status ${ORPHANED_JOBS}`,
+    `SELECT j.id::text AS job_id, j.locked_by, r.run_id, r.status ${ORPHANED_JOBS}`,
     [staleAfterMs],
   );
   if (rows.length === 0 && orphaned.rows.length === 0) return [];
@@ -83,7 +82,7 @@ export async function sweepStaleRuns(
       [row.run_id],
       [{ type: "run_requeued", reason: "worker_lost", workerId: row.worker_id }],
     );
-    await queueNewJob(client, row.run_id, row.thread_id);
+    await queueNewJob(client, row.run_id);
   }
   await settleOrphanedJobs(client, orphaned.rows);
   const freed = orphaned.rows.flatMap((r) => (r.run_id ? [r.run_id] : []));
@@ -92,8 +91,7 @@ export async function sweepStaleRuns(
 
 /** A job freed as orphaned, with its run unless the run is gone. */
 type OrphanedJob = { job_id: string; locked_by: string } & (
-  | { run_id: string; thread_id: string; status: string }
-  | { run_id: null; thread_id: null; status: null }
+  { run_id: string; status: string } | { run_id: null; status: null }
 );
 
 /**
@@ -107,7 +105,7 @@ async function settleOrphanedJobs(client: pg.PoolClient, jobs: OrphanedJob[]): P
     await client.query("SELECT graphile_worker.complete_jobs($1::bigint[])", [done]);
   }
   for (const job of jobs) {
-    if (job.status === "pending") await queueNewJob(client, job.run_id, job.thread_id);
+    if (job.status === "pending") await queueNewJob(client, job.run_id);
   }
 }
 
@@ -119,7 +117,7 @@ async function settleOrphanedJobs(client: pg.PoolClient, jobs: OrphanedJob[]): P
  * the thread's queue locked, or from the queue, leaving the run pending with no job, forever.
  * The old job is unlocked by now (`force_unlock_workers`), so `remove_job` deletes it.
  */
-async function queueNewJob(client: pg.PoolClient, runId: string, threadId: string): Promise<void> {
+async function queueNewJob(client: pg.PoolClient, runId: string): Promise<void> {
   await client.query("SELECT graphile_worker.remove_job('tenxgraph_run:' || $1)", [runId]);
-  await addJob(client, runId, threadId);
+  await addJob(client, runId);
 }

@@ -253,7 +253,7 @@ export class RunWorker {
       "Declined a run this graph version cannot continue: back to the queue for another version",
     );
     // Queued again only if still pending: an ended run, or one another worker holds, is not.
-    await this.#store.declineRun(runId, threadId, this.#declinedFlag);
+    await this.#store.declineRun(runId, this.#declinedFlag);
     return true;
   }
 
