@@ -1,16 +1,17 @@
 /**
  * `npm run bench:workers:queues --workspace bench`: what the queue table costs each job
- * pick-up. graphile-worker's `get_job` locks every queue row that no job holds, and each
- * thread has a queue, so its cost follows the queue table: one warm worker process runs
- * one-step runs queued up front on distinct threads, with the table as a new deployment has
- * it, with 10,000 idle queues that earlier threads left (as every deployment kept them before
- * workers collected them), the same after a collection, and with a backlog of 1,000 runs
- * waiting instead of 150 (a queue per thread with a run waiting, which no collection can
- * remove). Runs per second, PostgreSQL's CPU per run, and the WAL a run writes with the row
- * locks in it (each lock `get_job` takes is a `Heap/LOCK` record), medians over the rounds. A
- * worker collects idle queues every 5 heartbeats (5 s), and the queues of the jobs it completes
- * about 100 ms later: a round that lasts longer than 5 s with 10,000 idle queues has them
- * collected part of the way (its seconds are printed).
+ * pick-up. graphile-worker's `get_job` locks every queue row that no job holds, for the jobs
+ * in a queue: a thread's first run has a job in no queue, and a run posted behind an active
+ * one waits in its thread's queue. One warm worker process runs one-step runs queued up front
+ * on distinct threads, with the table as a new deployment has it, with 10,000 idle queues that
+ * earlier threads left (as every deployment kept them before workers collected them), the same
+ * after a collection, with a backlog of 1,000 runs waiting instead of 150, and with 500 threads
+ * of two runs each, the second queued behind the first (a queue per thread with a run waiting,
+ * which no collection can remove). Runs per second, PostgreSQL's CPU per run, and the WAL a
+ * run writes with the row locks in it (each lock `get_job` takes is a `Heap/LOCK` record),
+ * medians over the rounds. A worker collects idle queues every 5 heartbeats (5 s), and the
+ * queues of the jobs it completes about 100 ms later: a round that lasts longer than 5 s with
+ * 10,000 idle queues has them collected part of the way (its seconds are printed).
  */
 import { postgresCpuMs } from "../accounting/cpu-sampler.js";
 import { PgObserver } from "../accounting/pg-observer.js";
@@ -24,6 +25,8 @@ interface Scenario {
   idleQueues: number;
   collectFirst: boolean;
   runs: number;
+  /** Runs per thread: the first in no queue, the others queued behind it. */
+  perThread?: 2;
 }
 
 const SCENARIOS: Scenario[] = [
@@ -36,6 +39,13 @@ const SCENARIOS: Scenario[] = [
     runs: 150,
   },
   { name: "a backlog of 1,000 runs", idleQueues: 0, collectFirst: false, runs: 1000 },
+  {
+    name: "1,000 runs, two on each thread",
+    idleQueues: 0,
+    collectFirst: false,
+    runs: 1000,
+    perThread: 2,
+  },
 ];
 const ROUNDS = 3;
 const WARMUP_RUNS = 150;
@@ -64,7 +74,13 @@ try {
           [scenario.idleQueues],
         );
         if (scenario.collectFirst) await set.store.collectIdleQueues();
-        await postRuns(set, "pick-", scenario.runs);
+        if (scenario.perThread) {
+          const threads = scenario.runs / scenario.perThread;
+          await postRuns(set, "pick-", threads);
+          for (let n = 0; n < threads; n++) await set.postRun(`pick-${n}`, "enqueue");
+        } else {
+          await postRuns(set, "pick-", scenario.runs);
+        }
         const cpuAtGo = postgresCpuMs(server.dataDir)!;
         const walAtGo = await observer.walPosition();
         const goAt = Date.now();

@@ -86,13 +86,17 @@ export class RunsSet {
     return started;
   }
 
-  /** `POST /v1/threads/{threadId}/runs` with one user message; the run's id. */
-  async postRun(threadId: string): Promise<string> {
+  /**
+   * `POST /v1/threads/{threadId}/runs` with one user message; the run's id. `enqueue` posts it
+   * behind the thread's active run (its message gets an id of its own).
+   */
+  async postRun(threadId: string, strategy: "reject" | "enqueue" = "reject"): Promise<string> {
     const response = await fetch(`${this.server.url}/v1/threads/${threadId}/runs`, {
       method: "POST",
       headers: { "content-type": "application/json" },
       body: JSON.stringify({
-        messages: [{ role: "user", content: [{ type: "text", text: "hi" }], message_id: "0" }],
+        messages: [{ role: "user", content: [{ type: "text", text: "hi" }], message_id: strategy }],
+        multitask_strategy: strategy,
       }),
     });
     const body = (await response.json()) as { data?: { run_id?: string } };
