@@ -88,9 +88,8 @@ export class RunDb {
  * A thread's runs run one at a time, in order, which is "one active run per thread" for
  * `enqueue` (and keeps a taken-over run ahead of the runs queued behind it). A run posted to a
  * thread with no active run (the common case) gets a job outside any queue: graphile-worker's
- * job pick-up locks every queue row it could take from, so a queue per waiting thread costs
- * every pick-up a lock each, and a backlog of runs on distinct threads made them
- * quadratic. A run posted while another is active waits in its thread's graphile-worker queue,
+ * job pick-up locks every queue row it could take from, so a queue per waiting thread cost
+ * every pick-up one lock per thread with a run waiting (a WAL record each). A run posted while another is active waits in its thread's graphile-worker queue,
  * named this and the thread, which runs its jobs one at a time in `run_at` order. While the
  * thread's first run (`queued` false) is active, the queue is held for it: locked by
  * {@link QUEUE_HOLD_PREFIX} and its id (a trigger of run-schema.ts locks it when a run joins

@@ -65,8 +65,8 @@ const MIGRATIONS: readonly MigrationStep[] = [
             AND status IN ('pending', 'running')
           LIMIT 1 FOR SHARE;
          IF front IS NOT NULL THEN
-           -- Taken from a job of an ended run still completing too: graphile-worker unlocks
-           -- only a queue its own worker holds.
+           -- Taken over even from a worker still completing an ended run's job there: a
+           -- worker's completion unlocks a queue only while its own id holds it.
            INSERT INTO graphile_worker._private_job_queues AS q (queue_name, locked_by, locked_at)
            VALUES (${threadQueueName("NEW.thread_id")}, '${QUEUE_HOLD_PREFIX}' || front, now())
            ON CONFLICT (queue_name) DO UPDATE
