@@ -10,10 +10,10 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import pg from "pg";
-import { END, Message, StateGraph, silentLogger } from "@tenxgraph/core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { dropStore, freshStore } from "../../support/fresh-store.js";
 import { openStore } from "../../support/store-spec.js";
+import { gatedGraph } from "../support/gated-graph.js";
 import { caller, userMessage } from "../support/http.js";
 import { startRunsApi, testWorker, withTestWorker, type RunsApi } from "../support/runs-api.js";
 import { until } from "../../support/until.js";
@@ -22,22 +22,7 @@ describe("a thread's queue, held for its first run", () => {
   const dir = mkdtempSync(join(tmpdir(), "tenxgraph-queue-hold-"));
   const spec = freshStore("postgres", "queue_hold", dir);
   const checkpointer = openStore(spec);
-  /** WAIT waits for this, so a case can hold a run between its nodes. */
-  let gate: Promise<void> = Promise.resolve();
-  let openGate = () => {};
-  const closeGate = () => {
-    gate = new Promise((resolve) => (openGate = resolve));
-  };
-  const graph = new StateGraph()
-    .addNode("MAIN", () => Message.assistant("ok"))
-    .addNode("WAIT", async () => {
-      await gate;
-      return Message.assistant("done");
-    })
-    .addEdge("MAIN", "WAIT")
-    .addEdge("WAIT", END)
-    .setEntryPoint("MAIN")
-    .compile({ checkpointer, logger: silentLogger });
+  const { graph, close: closeGate, open: openGate } = gatedGraph(checkpointer);
   let api: RunsApi;
   let db: pg.Pool;
   let call: ReturnType<typeof caller>;
@@ -110,6 +95,30 @@ describe("a thread's queue, held for its first run", () => {
          FROM run`,
       [runId, threadId],
     );
+  }
+
+  /**
+   * Does `first` in a transaction left open, starts `second` beside it, checks that `second`
+   * has not finished 300 ms later (it waits for the transaction), then commits and awaits it.
+   */
+  async function expectToWaitFor(
+    first: (client: pg.PoolClient) => Promise<unknown>,
+    second: () => Promise<unknown>,
+    what: string,
+  ): Promise<void> {
+    const client = await db.connect();
+    try {
+      await client.query("BEGIN");
+      await first(client);
+      let done = false;
+      const waiting = second().finally(() => (done = true));
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      expect(done, what).toBe(false);
+      await client.query("COMMIT");
+      await waiting;
+    } finally {
+      client.release();
+    }
   }
 
   it("runs the first run outside any queue, and the one posted behind it after it, in the thread's queue", async () => {
@@ -197,42 +206,21 @@ describe("a thread's queue, held for its first run", () => {
   it("an end racing a run being queued behind the first run: whichever commits first, the queue is not left held", async () => {
     // The run is queued first: the first run's end waits for it, then releases the hold.
     const first = await postRun("hold-race-1");
-    const queueing = await db.connect();
-    try {
-      await queueing.query("BEGIN");
-      await queueAsOlderVersion(queueing, "hold-race-1", "race-run-1");
-      let ended = false;
-      const end = db
-        .query("UPDATE tenxgraph_runs SET status = 'completed' WHERE run_id = $1", [first])
-        .finally(() => (ended = true));
-      await new Promise((resolve) => setTimeout(resolve, 300));
-      expect(ended, "the end waits for the run being queued").toBe(false);
-      await queueing.query("COMMIT");
-      await end;
-    } finally {
-      queueing.release();
-    }
+    await expectToWaitFor(
+      (queueing) => queueAsOlderVersion(queueing, "hold-race-1", "race-run-1"),
+      () => db.query("UPDATE tenxgraph_runs SET status = 'completed' WHERE run_id = $1", [first]),
+      "the end waits for the run being queued",
+    );
     expect(await queueHolder("hold-race-1")).toBeNull();
 
     // The end is written first: the run queued behind waits for it, then sees no first run.
     const other = await postRun("hold-race-2");
-    const ending = await db.connect();
-    try {
-      await ending.query("BEGIN");
-      await ending.query("UPDATE tenxgraph_runs SET status = 'completed' WHERE run_id = $1", [
-        other,
-      ]);
-      let queued = false;
-      const queue = queueAsOlderVersion(db, "hold-race-2", "race-run-2").finally(
-        () => (queued = true),
-      );
-      await new Promise((resolve) => setTimeout(resolve, 300));
-      expect(queued, "the run being queued waits for the end").toBe(false);
-      await ending.query("COMMIT");
-      await queue;
-    } finally {
-      ending.release();
-    }
+    await expectToWaitFor(
+      (ending) =>
+        ending.query("UPDATE tenxgraph_runs SET status = 'completed' WHERE run_id = $1", [other]),
+      () => queueAsOlderVersion(db, "hold-race-2", "race-run-2"),
+      "the run being queued waits for the end",
+    );
     expect(await queueHolder("hold-race-2")).toBeNull();
     const worker = testWorker(graph, api.store);
     await worker.start();

@@ -8,10 +8,10 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import pg from "pg";
-import { END, Message, StateGraph, silentLogger } from "@tenxgraph/core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { dropStore, freshStore } from "../../support/fresh-store.js";
 import { openStore } from "../../support/store-spec.js";
+import { gatedGraph } from "../support/gated-graph.js";
 import { caller, userMessage } from "../support/http.js";
 import { startRunsApi, withTestWorker, type RunsApi } from "../support/runs-api.js";
 import { until } from "../../support/until.js";
@@ -21,18 +21,7 @@ describe("background run jobs", () => {
   const dir = mkdtempSync(join(tmpdir(), "tenxgraph-run-jobs-"));
   const spec = freshStore("postgres", "run_jobs", dir);
   const checkpointer = openStore(spec);
-  /** WAIT waits for this, so a case can hold a run between its nodes. */
-  let gate: Promise<void> = Promise.resolve();
-  const graph = new StateGraph()
-    .addNode("MAIN", () => Message.assistant("ok"))
-    .addNode("WAIT", async () => {
-      await gate;
-      return Message.assistant("done");
-    })
-    .addEdge("MAIN", "WAIT")
-    .addEdge("WAIT", END)
-    .setEntryPoint("MAIN")
-    .compile({ checkpointer, logger: silentLogger });
+  const { graph, close: closeGate, open: openGate } = gatedGraph(checkpointer);
   let api: RunsApi;
   let db: pg.Pool;
   let call: ReturnType<typeof caller>;
@@ -116,8 +105,7 @@ describe("background run jobs", () => {
   });
 
   it("streams from the start and rejoined mid-run get every batched event once, in order, the status last", async () => {
-    let open!: () => void;
-    gate = new Promise((resolve) => (open = resolve));
+    closeGate();
     const runId = await postRun("jobs-3");
     const whole = readRunStream(api.server.url, "jobs-3", runId);
     const [fromStart, first, rest, stored] = await withWorker(async () => {
@@ -127,7 +115,7 @@ describe("background run jobs", () => {
       const rest = readRunStream(api.server.url, "jobs-3", runId, {
         lastEventId: first.at(-1)!.id,
       });
-      open();
+      openGate();
       await until(async () => {
         const { status } = (await call("GET", `/v1/threads/jobs-3/runs/${runId}`)).body.data;
         return status !== "pending" && status !== "running";
