@@ -26,7 +26,11 @@ describe("the web inspector in Chromium", { timeout: 60_000 }, () => {
   const dir = mkdtempSync(join(tmpdir(), "tenxgraph-inspector-"));
   const store = freshStore("sqlite", "inspector", dir);
   const effectLog = join(dir, "effects.jsonl");
+  // The team graph (a supervisor with a WORKER subgraph) for the subgraph-threads test.
+  const teamStore = freshStore("sqlite", "inspector_team", dir);
+  const teamEffects = join(dir, "team-effects.jsonl");
   let server: InspectorServerProcess;
+  let team: InspectorServerProcess;
   let browser: Browser;
   let alice: string;
   const pageErrors: string[][] = [];
@@ -34,13 +38,19 @@ describe("the web inspector in Chromium", { timeout: 60_000 }, () => {
   beforeAll(async () => {
     alice = await tokenFor("alice");
     await leaveChargeInDoubt("order-9", "charge 9");
-    server = await startInspectorServer({ store, effectLog });
-    browser = await launchBrowser();
+    // Processes start here, not in a test: on a loaded CI machine a start alone can take much of
+    // a test's 60 s.
+    [server, team, browser] = await Promise.all([
+      startInspectorServer({ store, effectLog }),
+      startInspectorServer({ store: teamStore, effectLog: teamEffects, team: true }),
+      launchBrowser(),
+    ]);
   }, 120_000);
 
   afterAll(async () => {
     await browser?.close();
     if (server) await stopInspectorServer(server);
+    if (team) await stopInspectorServer(team);
     rmSync(dir, { recursive: true, force: true });
   });
 
@@ -66,11 +76,11 @@ describe("the web inspector in Chromium", { timeout: 60_000 }, () => {
     await run;
   }
 
-  async function open(path = "/inspector/"): Promise<Page> {
+  async function open(path = "/inspector/", base = server.base): Promise<Page> {
     const { page, errors } = await newPage(browser);
     pageErrors.push(errors);
     page.setDefaultTimeout(15_000);
-    await signIn(page, server.base, alice, path);
+    await signIn(page, base, alice, path);
     return page;
   }
 
@@ -242,43 +252,29 @@ describe("the web inspector in Chromium", { timeout: 60_000 }, () => {
   });
 
   it("lists a thread's subgraph threads; a child's page shows its ledger and links back", async () => {
-    const teamStore = freshStore("sqlite", "inspector_team", dir);
-    const teamEffects = join(dir, "team-effects.jsonl");
-    const team = await startInspectorServer({
-      store: teamStore,
-      effectLog: teamEffects,
-      team: true,
-    });
-    try {
-      const client = new TenxgraphClient({ baseUrl: team.base, token: alice });
-      await client.invoke("charge 3", { threadId: "team-1" });
-      const { page, errors } = await newPage(browser);
-      pageErrors.push(errors);
-      page.setDefaultTimeout(15_000);
-      await signIn(page, team.base, alice, "/inspector/threads/team-1");
-      const child = page.locator(
-        "[data-panel=child-threads] tr[data-child-thread='team-1|WORKER@0']",
-      );
-      await child.waitFor();
-      expect(await child.locator("td").nth(1).textContent()).toBe("completed");
-      // The worker's call is in the child's ledger, not the supervisor's.
-      expect(await page.locator("tr[data-key='charge_card:order-3-charge']").count()).toBe(0);
-      await child.locator("a").click();
-      await page.locator("tr[data-key='charge_card:order-3-charge']").waitFor();
-      await page.getByText("Done: Charged order 3").first().waitFor();
-      expect(await page.locator("[data-panel=child-threads]").count()).toBe(0);
-      // It runs only through its parent: no composer, and no picture of the parent's graph.
-      expect(await page.locator("[data-panel=run]").count()).toBe(0);
-      expect(await page.locator("[data-panel=graph]").count()).toBe(0);
-      await screenshot(page, "child-thread");
-      await page.locator("[data-parent-thread='team-1'] a").click();
-      await child.waitFor();
-      expect(readEffects<{ line: string }>(teamEffects).map((e) => e.line)).toEqual([
-        "charged order 3",
-      ]);
-    } finally {
-      await stopInspectorServer(team);
-    }
+    const client = new TenxgraphClient({ baseUrl: team.base, token: alice });
+    await client.invoke("charge 3", { threadId: "team-1" });
+    const page = await open("/inspector/threads/team-1", team.base);
+    const child = page.locator(
+      "[data-panel=child-threads] tr[data-child-thread='team-1|WORKER@0']",
+    );
+    await child.waitFor();
+    expect(await child.locator("td").nth(1).textContent()).toBe("completed");
+    // The worker's call is in the child's ledger, not the supervisor's.
+    expect(await page.locator("tr[data-key='charge_card:order-3-charge']").count()).toBe(0);
+    await child.locator("a").click();
+    await page.locator("tr[data-key='charge_card:order-3-charge']").waitFor();
+    await page.getByText("Done: Charged order 3").first().waitFor();
+    expect(await page.locator("[data-panel=child-threads]").count()).toBe(0);
+    // It runs only through its parent: no composer, and no picture of the parent's graph.
+    expect(await page.locator("[data-panel=run]").count()).toBe(0);
+    expect(await page.locator("[data-panel=graph]").count()).toBe(0);
+    await screenshot(page, "child-thread");
+    await page.locator("[data-parent-thread='team-1'] a").click();
+    await child.waitFor();
+    expect(readEffects<{ line: string }>(teamEffects).map((e) => e.line)).toEqual([
+      "charged order 3",
+    ]);
   });
 });
 
