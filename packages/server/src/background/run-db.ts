@@ -89,11 +89,12 @@ export class RunDb {
  * `enqueue` (and keeps a taken-over run ahead of the runs queued behind it). A run posted to a
  * thread with no active run (the common case) gets a job outside any queue: graphile-worker's
  * job pick-up locks every queue row it could take from, so a queue per waiting thread cost
- * every pick-up one lock per thread with a run waiting (a WAL record each). A run posted while another is active waits in its thread's graphile-worker queue,
- * named this and the thread, which runs its jobs one at a time in `run_at` order. While the
- * thread's first run (`queued` false) is active, the queue is held for it: locked by
- * {@link QUEUE_HOLD_PREFIX} and its id (a trigger of run-schema.ts locks it when a run joins
- * the queue, and another unlocks it when the first run ends or is deleted, whatever ends it).
+ * every pick-up one lock per thread with a run waiting (a WAL record each). A run posted while
+ * another is active waits in its thread's graphile-worker queue, named this and the thread,
+ * which runs its jobs one at a time in `run_at` order. While the thread's first run (`queued`
+ * false) is active, the queue is held for it: locked by {@link QUEUE_HOLD_PREFIX} and its id (a
+ * trigger of run-schema.ts locks it when a run joins the queue, and another unlocks it when the
+ * first run ends or is deleted, whatever ends it).
  */
 export const QUEUE_PREFIX = "tenxgraph:thread:";
 
@@ -101,7 +102,9 @@ export const QUEUE_PREFIX = "tenxgraph:thread:";
  * The name of the queue of the thread `threadId` (SQL text), in SQL. graphile-worker's queue
  * names fit in 128 characters and thread ids in 256, so a longer id is named by its digest,
  * marked by a `#` (and so is an id that starts with one, so that no id passes for another's
- * digest).
+ * digest). The triggers of run-schema.ts hold this SQL as it was when their migration step
+ * ran: a change of the naming needs a new step that recreates them, or they hold and release
+ * queues by the old names.
  */
 export function threadQueueName(threadId: string): string {
   const fits = 128 - QUEUE_PREFIX.length;
