@@ -237,7 +237,9 @@ describe("run workers in processes: SIGKILL, SIGTERM, restart of every worker", 
   /**
    * The effect log agrees with the ledger for `order`: every call recorded, charge_card with its
    * domain key, each side effect once unless its call was in doubt (ledger attempt ≥ 2, and then
-   * no more times than it was claimed), and every in-doubt call reported by a worker.
+   * no more times than it was claimed), and every repeat of a side effect reported IN DOUBT by a
+   * worker. A claim can be taken again without being in doubt: a live worker that lost its run
+   * (a heartbeat late on a loaded machine) hands back the claims whose tools had not begun.
    */
   async function checkEffects(threadId: string, order: number): Promise<LedgerEntryJson[]> {
     const at = `order ${order} (${threadId})`;
@@ -270,13 +272,11 @@ describe("run workers in processes: SIGKILL, SIGTERM, restart of every worker", 
       ).toBeLessThanOrEqual(entry.attempt);
       if (done.length > 1) {
         expect(entry.attempt, `${at}: ${tool} ran twice without being in doubt`).toBeGreaterThan(1);
+        expect(
+          inDoubtReports(entry.key).length,
+          `${at}: ${tool} took effect ${done.length} times: each repeat reported IN DOUBT`,
+        ).toBeGreaterThanOrEqual(done.length - 1);
       }
-    }
-    for (const entry of ledger.filter((e) => e.attempt > 1)) {
-      expect(
-        inDoubtReports(entry.key).length,
-        `${at}: ${entry.tool_name} claimed ${entry.attempt} times: each takeover reported IN DOUBT`,
-      ).toBeGreaterThanOrEqual(entry.attempt - 1);
     }
     return ledger;
   }
@@ -337,7 +337,7 @@ describe("run workers in processes: SIGKILL, SIGTERM, restart of every worker", 
       // In-doubt calls reach the run's stream too (tool_in_doubt), not only the workers' logs.
       // Counted over all runs: the event of an attempt killed before its next append is lost
       // with it, as every event not yet written is.
-      for (const entry of ledger.filter((e) => e.attempt > 1)) {
+      for (const entry of ledger.filter((e) => inDoubtReports(e.key).length > 0)) {
         inDoubtCalls += 1;
         if (stream.some((e) => e.event.type === "tool_in_doubt" && e.event.key === entry.key)) {
           inDoubtInStreams += 1;
