@@ -39,11 +39,13 @@ describe("the web inspector in Chromium", { timeout: 60_000 }, () => {
     alice = await tokenFor("alice");
     await leaveChargeInDoubt("order-9", "charge 9");
     // Processes start here, not in a test: on a loaded CI machine a start alone can take much of
-    // a test's 60 s.
-    [server, team, browser] = await Promise.all([
-      startInspectorServer({ store, effectLog }),
-      startInspectorServer({ store: teamStore, effectLog: teamEffects, team: true }),
-      launchBrowser(),
+    // a test's 60 s. Each is kept as it comes, so afterAll stops it even if another fails.
+    await Promise.all([
+      startInspectorServer({ store, effectLog }).then((started) => (server = started)),
+      startInspectorServer({ store: teamStore, effectLog: teamEffects, team: true }).then(
+        (started) => (team = started),
+      ),
+      launchBrowser().then((launched) => (browser = launched)),
     ]);
   }, 120_000);
 
